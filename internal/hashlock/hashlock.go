@@ -1,0 +1,220 @@
+// Package hashlock is the reentrant hash lock the exclusive lock kinds
+// share: one hash per lock, field = owner id, value = hold count, with a
+// fencing token minted on every fresh hold. It makes single attempts and
+// releases; how to wait between attempts is up to the lock kind.
+package hashlock
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal"
+	"github.com/lockkit/lockkit/watchdog"
+)
+
+// ReleaseWindow is how long a released token is remembered, so that a
+// retried Unlock whose first reply was lost reports success.
+const ReleaseWindow = 10 * time.Second
+
+var (
+	//go:embed acquire.lua
+	acquireLua    string
+	acquireScript = redis.NewScript(acquireLua)
+
+	//go:embed release.lua
+	releaseLua    string
+	releaseScript = redis.NewScript(releaseLua)
+
+	//go:embed renew.lua
+	renewLua    string
+	renewScript = redis.NewScript(renewLua)
+
+	//go:embed forceunlock.lua
+	forceLua    string
+	forceScript = redis.NewScript(forceLua)
+)
+
+// Lock is one owner's handle on a hash lock.
+type Lock struct {
+	client  redis.UniversalClient
+	name    string
+	keys    internal.Keys
+	opts    internal.Options
+	channel string // where releases are published; empty for none
+	holder  *internal.Holder
+
+	// op serialises this owner's acquires and releases, so the holder stays
+	// in step with Redis when several goroutines share the owner.
+	op sync.Mutex
+}
+
+// New returns the hash lock name for the owner in opts, which must have
+// been validated. Releases are published on the lock's channel when
+// publish is true.
+func New(client redis.UniversalClient, name string, opts internal.Options, publish bool) *Lock {
+	l := &Lock{client: client, name: name, keys: internal.NewKeys(opts.Prefix, name), opts: opts}
+	if publish {
+		l.channel = l.keys.Channel
+	}
+	var wd *watchdog.Watchdog
+	if opts.Watched() {
+		wd = watchdog.For(client)
+	}
+	ttl := opts.TTL()
+	l.holder = internal.NewHolder(name, ttl, wd, func(token int64) watchdog.Lease {
+		return watchdog.Lease{
+			Script: renewScript,
+			Keys:   []string{l.keys.Lock},
+			Args:   []any{opts.Owner, token, ttl.Milliseconds()},
+			TTL:    ttl,
+		}
+	})
+	return l
+}
+
+// Keys returns the lock's Redis names.
+func (l *Lock) Keys() internal.Keys { return l.keys }
+
+// Owner returns the owner id.
+func (l *Lock) Owner() string { return l.opts.Owner }
+
+// Attempt tries once to take or re-enter the lock. When another owner holds
+// it, it returns that hold's remaining lease as the wait (see
+// internal.Attempt).
+func (l *Lock) Attempt(ctx context.Context) (bool, time.Duration, error) {
+	l.op.Lock()
+	defer l.op.Unlock()
+	pre := l.holder.Prepare()
+	sent := time.Now()
+	res, err := acquireScript.Run(ctx, l.client, []string{l.keys.Lock, l.keys.Fence},
+		l.opts.Owner, l.opts.TTL().Milliseconds()).Int64Slice()
+	if err == nil && len(res) != 2 {
+		err = errors.New("unexpected reply from acquire script")
+	}
+	if err != nil {
+		l.holder.Abort(pre)
+		return false, 0, internal.Op("lock", l.name, err)
+	}
+	if res[0] == 0 {
+		l.holder.Abort(pre)
+		return false, PTTLWait(res[1]), nil
+	}
+	l.holder.Acquired(pre, res[0], res[1], sent)
+	return true, 0, nil
+}
+
+// PTTLWait turns a PTTL reply into an internal.Attempt wait: -2 (the key
+// just vanished) means try again now, -1 (no expiry) means no bound.
+func PTTLWait(pttl int64) time.Duration {
+	switch {
+	case pttl == -2:
+		return 0
+	case pttl < 0:
+		return -1
+	}
+	return time.Duration(pttl) * time.Millisecond
+}
+
+// Unlock undoes one acquire of this owner; see reentrant.Mutex.Unlock.
+func (l *Lock) Unlock(ctx context.Context) error {
+	l.op.Lock()
+	defer l.op.Unlock()
+	h := l.holder.Current()
+	if h == nil {
+		return internal.NotHeld(l.name)
+	}
+	if h.Err() != nil {
+		return l.holder.Forget(h)
+	}
+	id := l.holder.NextUnlockID(h)
+	l.holder.Suspend(h)
+	n, err := releaseScript.Run(ctx, l.client, []string{l.keys.Lock, l.keys.Released},
+		l.opts.Owner, h.Token, id, ReleaseWindow.Milliseconds(), l.channel).Int64()
+	switch {
+	case err != nil:
+		// The release may or may not have happened; h.UnlockID stays so
+		// the next Unlock asks again without releasing twice.
+		l.holder.Resume(h)
+		return internal.Op("unlock", l.name, err)
+	case n < 0:
+		return l.holder.Gone(h)
+	case n == 0:
+		l.holder.Released(h)
+	default:
+		h.Count = n
+		h.UnlockID = ""
+		l.holder.Resume(h)
+	}
+	return nil
+}
+
+// ForceUnlock deletes the lock whoever holds it and wakes every waiter. It
+// reports whether a hold was removed.
+func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
+	l.op.Lock()
+	defer l.op.Unlock()
+	h := l.holder.Current()
+	if h != nil {
+		l.holder.Suspend(h)
+	}
+	n, err := forceScript.Run(ctx, l.client, []string{l.keys.Lock}, l.channel).Int64()
+	if err != nil {
+		if h != nil {
+			l.holder.Resume(h)
+		}
+		return false, internal.Op("force unlock", l.name, err)
+	}
+	if h != nil {
+		l.holder.Released(h)
+	}
+	return n == 1, nil
+}
+
+// IsLocked reports whether any owner holds the lock.
+func (l *Lock) IsLocked(ctx context.Context) (bool, error) {
+	n, err := l.client.Exists(ctx, l.keys.Lock).Result()
+	if err != nil {
+		return false, internal.Op("is locked", l.name, err)
+	}
+	return n == 1, nil
+}
+
+// HoldCount returns how many times this owner holds the lock in Redis.
+func (l *Lock) HoldCount(ctx context.Context) (int, error) {
+	s, err := l.client.HGet(ctx, l.keys.Lock, l.opts.Owner).Result()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, internal.Op("hold count", l.name, err)
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, internal.Op("hold count", l.name, err)
+	}
+	return n, nil
+}
+
+// TTL returns the lock's remaining lease, or 0 when it is free.
+func (l *Lock) TTL(ctx context.Context) (time.Duration, error) {
+	d, err := l.client.PTTL(ctx, l.keys.Lock).Result()
+	if err != nil {
+		return 0, internal.Op("ttl", l.name, err)
+	}
+	if d < 0 {
+		return 0, nil
+	}
+	return d, nil
+}
+
+// Token returns the fencing token of this owner's live hold, or 0.
+func (l *Lock) Token() int64 { return l.holder.Token() }
+
+// Lost returns the current hold's lost signal; nil when nothing is held.
+func (l *Lock) Lost() <-chan struct{} { return l.holder.Lost() }

@@ -1,0 +1,357 @@
+package notify
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Messages published on a lock's channel.
+const (
+	// WakeOne wakes the first waiter of each process.
+	WakeOne = "1"
+	// WakeAll wakes every waiter.
+	WakeAll = "*"
+)
+
+// healthInterval is how long the receive loop waits for a message before it
+// pings the connection to check that it is alive.
+const healthInterval = 30 * time.Second
+
+var (
+	registryMu sync.Mutex
+	registry   = map[redis.UniversalClient]*Notifier{}
+)
+
+// For returns the Notifier shared by everything in the process that uses
+// client. It does no I/O: the PubSub connection and its receiving goroutine
+// start with the first subscription and stop after the last one ends.
+func For(client redis.UniversalClient) *Notifier {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	n := registry[client]
+	if n == nil {
+		n = &Notifier{client: client, channels: map[string]*channel{}, pending: map[string]int{}}
+		registry[client] = n
+	}
+	return n
+}
+
+// Notifier multiplexes lock channels over one PubSub connection. Use [For]
+// to get the one for a client.
+type Notifier struct {
+	client redis.UniversalClient
+
+	// subMu serialises SUBSCRIBE and UNSUBSCRIBE writes and the life of ps,
+	// so that an unsubscribe can never overtake a later subscribe.
+	subMu sync.Mutex
+
+	mu       sync.Mutex          // guards the fields below
+	ps       *redis.PubSub       // nil while no channel is subscribed; written under subMu and mu
+	stop     chan struct{}       // closed to stop the receive loop of ps
+	done     chan struct{}       // closed when the receive loop of ps has returned
+	channels map[string]*channel // by channel name
+	pending  map[string]int      // SUBSCRIBE commands sent and not yet confirmed
+}
+
+type channel struct {
+	name      string
+	refs      int           // waiters that joined and have not left
+	confirmed bool          // Redis confirmed the subscription
+	ready     chan struct{} // closed when confirmed
+	waiters   list.List     // of *Waiter, in arrival order
+}
+
+// Waiter is one goroutine's place in a channel's FIFO. It is not safe for
+// concurrent use: one goroutine subscribes, waits and leaves.
+type Waiter struct {
+	n      *Notifier
+	ch     *channel
+	elem   *list.Element
+	signal chan struct{} // holds at most one pending wake-up
+	woken  bool          // the last Wait returned because of a wake-up
+	left   bool
+}
+
+// Subscribe joins the FIFO of waiters on channel and returns once Redis has
+// confirmed the subscription, so a message published after Subscribe
+// returns will reach the waiter. The caller must call [Waiter.Leave].
+// If ctx ends first, Subscribe leaves and returns ctx.Err().
+func (n *Notifier) Subscribe(ctx context.Context, channelName string) (*Waiter, error) {
+	n.mu.Lock()
+	ch := n.channels[channelName]
+	first := ch == nil
+	if first {
+		ch = &channel{name: channelName, ready: make(chan struct{})}
+		n.channels[channelName] = ch
+	}
+	ch.refs++
+	w := &Waiter{n: n, ch: ch, signal: make(chan struct{}, 1)}
+	w.elem = ch.waiters.PushBack(w)
+	n.mu.Unlock()
+
+	if first {
+		if err := n.subscribe(ctx, channelName); err != nil {
+			w.Leave(false)
+			return nil, err
+		}
+	}
+	select {
+	case <-ch.ready:
+		return w, nil
+	case <-ctx.Done():
+		w.Leave(false)
+		return nil, ctx.Err()
+	}
+}
+
+// subscribe sends SUBSCRIBE, opening the connection if needed.
+func (n *Notifier) subscribe(ctx context.Context, name string) error {
+	n.subMu.Lock()
+	defer n.subMu.Unlock()
+	n.mu.Lock()
+	if _, ok := n.channels[name]; !ok {
+		// Everyone left before we got here.
+		n.mu.Unlock()
+		return nil
+	}
+	if n.ps == nil {
+		n.ps = n.client.Subscribe(context.Background())
+		n.stop = make(chan struct{})
+		n.done = make(chan struct{})
+		go n.receive(n.ps, n.stop, n.done)
+	}
+	ps := n.ps
+	n.pending[name]++
+	n.mu.Unlock()
+	// A failed write is not final: go-redis reconnects and resubscribes
+	// every channel it was asked for, and the confirmation then arrives.
+	return ps.Subscribe(ctx, name)
+}
+
+// unsubscribe sends UNSUBSCRIBE unless the channel has waiters again, and
+// closes the connection when no channel is left.
+func (n *Notifier) unsubscribe(name string) {
+	n.subMu.Lock()
+	defer n.subMu.Unlock()
+	n.mu.Lock()
+	_, again := n.channels[name]
+	ps, idle := n.ps, len(n.channels) == 0
+	var stop, done chan struct{}
+	if idle && ps != nil {
+		n.ps, stop, done = nil, n.stop, n.done
+		clear(n.pending)
+	}
+	n.mu.Unlock()
+	if ps == nil || again {
+		return
+	}
+	if idle {
+		close(stop)
+		_ = ps.Close()
+		<-done
+		return
+	}
+	_ = ps.Unsubscribe(context.Background(), name)
+}
+
+// receive dispatches messages from ps until stop is closed.
+func (n *Notifier) receive(ps *redis.PubSub, stop, done chan struct{}) {
+	defer close(done)
+	ctx := context.Background()
+	backoff := time.Duration(0)
+	for {
+		msg, err := ps.ReceiveTimeout(ctx, healthInterval)
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				_ = ps.Ping(ctx)
+				continue
+			}
+			// The connection broke: messages may have been lost. Wake every
+			// waiter to re-check now; each is woken again when its channel
+			// is confirmed on the new connection.
+			n.disconnected()
+			backoff = min(max(2*backoff, 10*time.Millisecond), time.Second)
+			t := time.NewTimer(backoff)
+			select {
+			case <-stop:
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			continue
+		}
+		backoff = 0
+		switch m := msg.(type) {
+		case *redis.Subscription:
+			if m.Kind == "subscribe" {
+				n.confirmed(m.Channel)
+			}
+		case *redis.Message:
+			n.deliver(m.Channel, m.Payload)
+		}
+	}
+}
+
+func (n *Notifier) disconnected() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	// Confirmations owed by the old connection will never come; go-redis
+	// resubscribes every channel on the new one.
+	clear(n.pending)
+	for _, ch := range n.channels {
+		ch.wakeAll()
+	}
+}
+
+func (n *Notifier) confirmed(name string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.pending[name] > 1 {
+		n.pending[name]--
+	} else {
+		delete(n.pending, name)
+	}
+	ch := n.channels[name]
+	switch {
+	case ch == nil:
+	case !ch.confirmed:
+		if n.pending[name] == 0 {
+			ch.confirmed = true
+			close(ch.ready)
+		}
+	default:
+		// Subscribed anew after a reconnect: releases may have been missed.
+		ch.wakeAll()
+	}
+}
+
+func (n *Notifier) deliver(name, payload string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	ch := n.channels[name]
+	if ch == nil {
+		return
+	}
+	if payload == WakeAll {
+		ch.wakeAll()
+		return
+	}
+	ch.wakeOne(nil)
+}
+
+// wakeOne signals the first waiter, other than skip, that has no wake-up
+// pending. n.mu held.
+func (ch *channel) wakeOne(skip *Waiter) {
+	for e := ch.waiters.Front(); e != nil; e = e.Next() {
+		w := e.Value.(*Waiter)
+		if w == skip || len(w.signal) > 0 {
+			continue
+		}
+		w.wake()
+		return
+	}
+}
+
+// wakeAll signals every waiter. n.mu held.
+func (ch *channel) wakeAll() {
+	for e := ch.waiters.Front(); e != nil; e = e.Next() {
+		e.Value.(*Waiter).wake()
+	}
+}
+
+func (w *Waiter) wake() {
+	select {
+	case w.signal <- struct{}{}:
+	default:
+	}
+}
+
+// Wait blocks until the waiter is woken, timeout elapses or ctx ends. A
+// negative timeout means no timeout; zero returns at once. It returns
+// ctx.Err() if ctx ended first and nil otherwise; a wake-up that arrived
+// before Wait was called is consumed at once.
+func (w *Waiter) Wait(ctx context.Context, timeout time.Duration) error {
+	w.woken = false
+	select {
+	case <-w.signal:
+		w.woken = true
+		return nil
+	default:
+	}
+	if timeout == 0 {
+		return nil
+	}
+	var fire <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		fire = t.C
+	}
+	select {
+	case <-w.signal:
+		w.woken = true
+		return nil
+	case <-fire:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Leave removes the waiter from its FIFO. acquired reports whether the
+// waiter got what it waited for; if not, a wake-up it holds or last acted
+// on is passed to the next waiter, so a release is never swallowed by a
+// waiter that gave up. The last waiter to leave a channel unsubscribes it.
+// Leave is idempotent.
+func (w *Waiter) Leave(acquired bool) {
+	n, ch := w.n, w.ch
+	n.mu.Lock()
+	if w.left {
+		n.mu.Unlock()
+		return
+	}
+	w.left = true
+	ch.waiters.Remove(w.elem)
+	if !acquired && (w.woken || len(w.signal) > 0) {
+		ch.wakeOne(w)
+	}
+	ch.refs--
+	last := ch.refs == 0
+	if last {
+		delete(n.channels, ch.name)
+	}
+	n.mu.Unlock()
+	if last {
+		n.unsubscribe(ch.name)
+	}
+}
+
+// Waiters returns the number of local waiters on channel.
+func (n *Notifier) Waiters(channelName string) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if ch := n.channels[channelName]; ch != nil {
+		return ch.waiters.Len()
+	}
+	return 0
+}
+
+// Channels returns the number of channels with local waiters; when it is
+// zero the PubSub connection is closed.
+func (n *Notifier) Channels() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.channels)
+}

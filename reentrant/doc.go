@@ -1,0 +1,43 @@
+// Package reentrant provides [Mutex], a reentrant distributed lock on Redis,
+// woken by pub/sub and kept alive by a watchdog.
+//
+// It is the distributed counterpart of [sync.Mutex], except that the owner is
+// the value returned by [New], not a goroutine, and that the owner may lock
+// again while it holds the lock (each Lock needs its Unlock). For strict
+// first-come first-served hand-off see package fair; for shared readers see
+// package rwlock.
+//
+// # Redis layout
+//
+// The lock is one hash, PREFIX:{NAME}: field = owner id, value = hold count,
+// plus the fencing token of the hold in field ':token'. Releases are
+// published on PREFIX:{NAME}:ch; fencing tokens come from the counter
+// PREFIX:{NAME}:fence. The {NAME} hash tag keeps every key and the channel
+// in one Cluster slot.
+//
+// # Waiting
+//
+// Lock first tries without subscribing, so an uncontended lock costs one
+// round trip. On contention it subscribes to the lock's channel through the
+// process-wide notifier (package notify), waits for Redis to confirm, tries
+// again, and then sleeps until a release wakes it or the holder's lease runs
+// out, whichever comes first. Each release wakes one waiter per process, so
+// waiters never stampede, and it never polls on a fixed timer.
+//
+// # Leases
+//
+// By default a hold has a 30 s lease that the watchdog (package watchdog)
+// renews every 10 s until Unlock, so a crashed process frees the lock within
+// 30 s. With [WithLease] the hold has a fixed lease instead and expires on
+// its own. When the watchdog finds a hold gone, the channel from
+// [Mutex.Lost] is closed and Unlock returns [ErrLost].
+//
+// # Guarantees and limits
+//
+// While its lease lives, a lock has one owner, and every fresh hold gets a
+// [Mutex.Token] larger than any before it for the same name. A process that
+// pauses (GC, swap, a stopped VM) for longer than its lease can still think
+// it holds the lock after it expired; so can a holder whose Redis primary
+// fails over before the lock was replicated. Pass the fencing token to the
+// resource you protect and let it reject stale tokens when that matters.
+package reentrant

@@ -1,0 +1,310 @@
+package watchdog
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// DefaultTimeout is the lease locks use while the watchdog keeps them alive;
+// it is renewed every DefaultTimeout/3.
+const DefaultTimeout = 30 * time.Second
+
+// maxCallTimeout bounds one pipelined renewal round trip.
+const maxCallTimeout = 5 * time.Second
+
+var (
+	registryMu sync.Mutex
+	registry   = map[redis.UniversalClient]*Watchdog{}
+)
+
+// For returns the Watchdog shared by everything in the process that uses
+// client. It does no I/O and starts nothing until a hold is registered.
+func For(client redis.UniversalClient) *Watchdog {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	w := registry[client]
+	if w == nil {
+		w = &Watchdog{client: client, holds: map[*Hold]struct{}{}, kick: make(chan struct{}, 1)}
+		w.cond.L = &w.mu
+		registry[client] = w
+	}
+	return w
+}
+
+// Lease says how to renew one hold.
+type Lease struct {
+	// Script renews the hold. It must return 1 when it renewed the lease and
+	// 0 when the hold is gone.
+	Script *redis.Script
+	Keys   []string
+	Args   []any
+	// TTL is the lease the script sets; the hold is renewed every TTL/3.
+	TTL time.Duration
+	// OnLost is called at most once, from the watchdog's goroutine, when the
+	// hold is found gone (cause nil) or renewals kept failing until the lease
+	// lapsed (cause is the last error). It must not block.
+	OnLost func(cause error)
+}
+
+// Watchdog renews the leases of one client's holds. Use [For] to get it.
+type Watchdog struct {
+	client redis.UniversalClient
+	kick   chan struct{} // wakes the goroutine to look at new holds
+
+	mu      sync.Mutex
+	cond    sync.Cond          // on mu; signalled when a renewal round ends
+	holds   map[*Hold]struct{} // every hold not stopped; guarded by mu
+	running bool               // the goroutine is running; guarded by mu
+}
+
+type state int
+
+const (
+	pending state = iota
+	active
+	suspended
+	stopped
+)
+
+// Hold is one lock hold known to the watchdog.
+type Hold struct {
+	w *Watchdog
+
+	// Guarded by w.mu.
+	state    state
+	inflight bool
+	lease    Lease
+	due      time.Time // next renewal
+	expires  time.Time // when the lease lapses unless renewed
+}
+
+// Register adds a hold that is not renewed until [Hold.Start]. Call it
+// before sending the acquire, and Stop it if the acquire fails.
+func (w *Watchdog) Register() *Hold {
+	h := &Hold{w: w}
+	w.mu.Lock()
+	w.holds[h] = struct{}{}
+	if !w.running {
+		w.running = true
+		go w.run()
+	}
+	w.mu.Unlock()
+	return h
+}
+
+// Start begins renewing h. since is when the acquire that set the lease was
+// sent; the first renewal is due at since + TTL/3.
+func (h *Hold) Start(l Lease, since time.Time) {
+	w := h.w
+	w.mu.Lock()
+	if h.state == stopped {
+		w.mu.Unlock()
+		return
+	}
+	h.lease = l
+	h.state = active
+	h.expires = since.Add(l.TTL)
+	h.due = since.Add(l.TTL / 3)
+	w.mu.Unlock()
+	w.wake()
+}
+
+// Suspend stops renewing h until Resume or Stop. It waits for a renewal of
+// h that is in flight, so once it returns nothing will touch the lease.
+func (h *Hold) Suspend() {
+	w := h.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for h.inflight {
+		w.cond.Wait()
+	}
+	if h.state == active {
+		h.state = suspended
+	}
+}
+
+// Resume renews h again after Suspend, with the lease lapsing no earlier
+// than it did before.
+func (h *Hold) Resume() {
+	w := h.w
+	w.mu.Lock()
+	if h.state == suspended {
+		h.state = active
+	}
+	w.mu.Unlock()
+	w.wake()
+}
+
+// Stop forgets h. Like Suspend it waits for a renewal in flight; afterwards
+// h is never renewed again and its OnLost is not called. Stop is idempotent.
+func (h *Hold) Stop() {
+	w := h.w
+	w.mu.Lock()
+	for h.inflight {
+		w.cond.Wait()
+	}
+	h.state = stopped
+	delete(w.holds, h)
+	w.mu.Unlock()
+	w.wake()
+}
+
+// Len returns the number of holds registered and not stopped.
+func (w *Watchdog) Len() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.holds)
+}
+
+func (w *Watchdog) wake() {
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// run renews due leases until no hold is left.
+func (w *Watchdog) run() {
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		w.mu.Lock()
+		if len(w.holds) == 0 {
+			w.running = false
+			w.mu.Unlock()
+			return
+		}
+		now := time.Now()
+		var batch []*Hold
+		var next time.Time
+		for h := range w.holds {
+			if h.state != active {
+				continue
+			}
+			// Renew early what falls due within half a period, so holds
+			// taken close together share a round trip.
+			if !h.due.After(now.Add(h.lease.TTL / 6)) {
+				h.inflight = true
+				batch = append(batch, h)
+			} else if next.IsZero() || h.due.Before(next) {
+				next = h.due
+			}
+		}
+		w.mu.Unlock()
+
+		if len(batch) == 0 {
+			var fire <-chan time.Time
+			if !next.IsZero() {
+				if timer == nil {
+					timer = time.NewTimer(time.Until(next))
+				} else {
+					timer.Reset(time.Until(next))
+				}
+				fire = timer.C
+			}
+			select {
+			case <-w.kick:
+			case <-fire:
+			}
+			continue
+		}
+		w.renew(batch)
+	}
+}
+
+// renew sends one pipelined renewal for batch and records the outcome.
+func (w *Watchdog) renew(batch []*Hold) {
+	sent := time.Now()
+	results := w.send(batch)
+
+	var lost []func()
+	w.mu.Lock()
+	now := time.Now()
+	for i, h := range batch {
+		h.inflight = false
+		if h.state != active {
+			continue
+		}
+		renewed, err := results[i].renewed, results[i].err
+		switch {
+		case err == nil && renewed:
+			h.expires = sent.Add(h.lease.TTL)
+			h.due = sent.Add(h.lease.TTL / 3)
+		case err == nil || !now.Before(h.expires):
+			// Gone, or failing for as long as the lease could last.
+			h.state = stopped
+			delete(w.holds, h)
+			if f := h.lease.OnLost; f != nil {
+				lost = append(lost, func() { f(err) })
+			}
+		default:
+			// Transient failure: retry soon, well before the lease lapses.
+			h.due = now.Add(min(h.lease.TTL/10, time.Second))
+		}
+	}
+	w.cond.Broadcast()
+	w.mu.Unlock()
+	for _, f := range lost {
+		f()
+	}
+}
+
+type result struct {
+	renewed bool
+	err     error
+}
+
+// send runs the renew scripts of batch in one pipeline, loading scripts the
+// server does not know and trying those again.
+func (w *Watchdog) send(batch []*Hold) []result {
+	timeout := maxCallTimeout
+	for _, h := range batch {
+		timeout = min(timeout, max(h.lease.TTL/3, 10*time.Millisecond))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+
+	results := make([]result, len(batch))
+	todo := make([]int, len(batch))
+	for i := range todo {
+		todo[i] = i
+	}
+	for try := 0; try < 2 && len(todo) > 0; try++ {
+		pipe := w.client.Pipeline()
+		cmds := make([]*redis.Cmd, len(todo))
+		for j, i := range todo {
+			l := batch[i].lease
+			cmds[j] = l.Script.EvalSha(ctx, pipe, l.Keys, l.Args...)
+		}
+		_, _ = pipe.Exec(ctx)
+		var again []int
+		loaded := map[*redis.Script]error{}
+		for j, i := range todo {
+			n, err := cmds[j].Int64()
+			if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") && try == 0 {
+				s := batch[i].lease.Script
+				lerr, seen := loaded[s]
+				if !seen {
+					lerr = s.Load(ctx, w.client).Err()
+					loaded[s] = lerr
+				}
+				if lerr != nil {
+					results[i] = result{err: lerr}
+				} else {
+					again = append(again, i)
+				}
+				continue
+			}
+			results[i] = result{renewed: err == nil && n == 1, err: err}
+		}
+		todo = again
+	}
+	return results
+}
