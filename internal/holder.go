@@ -20,8 +20,6 @@ type Holder struct {
 	// renew describes the renewal of the hold with a given token.
 	renew func(token int64) watchdog.Lease
 
-	unlockSeq atomic.Uint64
-
 	mu sync.Mutex // guards h
 	h  *Hold      // the current hold, lost or not; nil when nothing is held
 }
@@ -33,12 +31,16 @@ func NewHolder(name string, ttl time.Duration, wd *watchdog.Watchdog, renew func
 	return &Holder{name: name, ttl: ttl, wd: wd, renew: renew}
 }
 
+var unlockSeq atomic.Uint64
+
 // Hold is one hold: from the acquire that minted its token to the release
 // that freed it or the moment it was found lost.
 type Hold struct {
 	// Token is the fencing token minted when the hold began.
 	Token int64
-	// Count is the hold count as of the last acquire or release.
+	// Count is how many acquires of this holder the hold stands for and
+	// that were not released yet. It differs from the count in Redis when
+	// holders share an owner id.
 	Count int64
 	// UnlockID identifies an Unlock whose outcome is unknown (its reply was
 	// lost), so that the next Unlock retries it rather than unlocking twice.
@@ -97,20 +99,20 @@ func (r *Holder) Abort(pre *watchdog.Hold) {
 	}
 }
 
-// Acquired records a successful acquire sent at sent that returned count and
+// Acquired records a successful acquire, sent at sent, of the hold with
 // token. A token other than the live hold's begins a new hold (the old one,
 // if any, is marked lost); the same token re-enters it.
-func (r *Holder) Acquired(pre *watchdog.Hold, count, token int64, sent time.Time) *Hold {
+func (r *Holder) Acquired(pre *watchdog.Hold, token int64, sent time.Time) *Hold {
 	r.mu.Lock()
 	old := r.h
 	if old != nil && old.Err() == nil && old.Token == token {
-		old.Count = count
+		old.Count++
 		old.UnlockID = ""
 		r.mu.Unlock()
 		r.Abort(pre)
 		return old
 	}
-	h := &Hold{Token: token, Count: count, lost: make(chan struct{})}
+	h := &Hold{Token: token, Count: 1, lost: make(chan struct{})}
 	r.h = h
 	r.mu.Unlock()
 	if old != nil {
@@ -147,7 +149,9 @@ func (r *Holder) Lose(h *Hold, cause error) {
 // NextUnlockID returns h.UnlockID, choosing a new one if it is empty.
 func (r *Holder) NextUnlockID(h *Hold) string {
 	if h.UnlockID == "" {
-		h.UnlockID = strconv.FormatUint(r.unlockSeq.Add(1), 10)
+		// Unique across processes: holders that share an owner id (see
+		// Options.Owner) must not mistake each other's unlocks for retries.
+		h.UnlockID = processID + ":u" + strconv.FormatUint(unlockSeq.Add(1), 10)
 	}
 	return h.UnlockID
 }

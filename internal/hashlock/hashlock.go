@@ -105,7 +105,7 @@ func (l *Lock) Attempt(ctx context.Context) (bool, time.Duration, error) {
 		l.holder.Abort(pre)
 		return false, PTTLWait(res[1]), nil
 	}
-	l.holder.Acquired(pre, res[0], res[1], sent)
+	l.holder.Acquired(pre, res[1], sent)
 	return true, 0, nil
 }
 
@@ -147,9 +147,14 @@ func (l *Lock) Unlock(ctx context.Context) error {
 	case n == 0:
 		l.holder.Released(h)
 	default:
-		h.Count = n
+		// Still held: by this owner's other Locks, or by another holder
+		// sharing the owner id once this one's are all undone.
 		h.UnlockID = ""
-		l.holder.Resume(h)
+		if h.Count--; h.Count > 0 {
+			l.holder.Resume(h)
+		} else {
+			l.holder.Released(h)
+		}
 	}
 	return nil
 }
