@@ -3,9 +3,11 @@ package reentrant_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -25,7 +27,9 @@ type backend struct {
 func backends() []backend {
 	return []backend{
 		{"miniredis", func(t *testing.T) redis.UniversalClient {
-			_, c := redistest.Mini(t)
+			mr, c := redistest.Mini(t)
+			minis.Store(c, mr)
+			t.Cleanup(func() { minis.Delete(c) })
 			return c
 		}},
 		{"standalone", func(t *testing.T) redis.UniversalClient {
@@ -35,6 +39,26 @@ func backends() []backend {
 			return redistest.StartCluster(t).Client(t)
 		}},
 	}
+}
+
+// minis maps the miniredis backends' clients to their servers.
+var minis sync.Map
+
+// miniFor returns the miniredis behind c, if c is a miniredis backend.
+func miniFor(c redis.UniversalClient) (*miniredis.Miniredis, bool) {
+	mr, ok := minis.Load(c)
+	if !ok {
+		return nil, false
+	}
+	return mr.(*miniredis.Miniredis), true
+}
+
+// countingMini returns a miniredis client whose commands are counted.
+func countingMini(t *testing.T) (*redis.Client, *redistest.Counter) {
+	_, c := redistest.Mini(t)
+	counter := redistest.NewCounter()
+	c.AddHook(counter.Hook())
+	return c, counter
 }
 
 // forEachBackend runs f as a subtest on every backend.

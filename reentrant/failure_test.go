@@ -1,0 +1,341 @@
+package reentrant_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/notify"
+	"github.com/lockkit/lockkit/reentrant"
+)
+
+func TestLease_fixed_expires_by_itself(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+		name := redistest.Unique(t)
+		const lease = 300 * time.Millisecond
+		a := reentrant.New(c, name, reentrant.WithLease(lease))
+		mustLock(t, a)
+		b := reentrant.New(c, name)
+		if mr, ok := miniFor(c); ok {
+			// miniredis TTLs do not count down by themselves.
+			mr.FastForward(lease)
+		}
+		// b gets the lock although a never unlocks.
+		if err := b.Lock(ctxT(t, lease+2*time.Second)); err != nil {
+			t.Fatalf("Lock after the fixed lease: %v", err)
+		}
+		select {
+		case <-a.Lost():
+		case <-time.After(5 * time.Second):
+			t.Fatal("lost signal of the expired hold did not fire")
+		}
+		if err := a.Unlock(ctxT(t, time.Second)); !errors.Is(err, reentrant.ErrLost) {
+			t.Fatalf("Unlock after the lease ended = %v, want ErrLost", err)
+		}
+		// The late Unlock did not free b's newer hold.
+		wantHoldCount(t, b, 1)
+		mustUnlock(t, b)
+	})
+}
+
+func TestWatchdog_keeps_lock_past_several_leases(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	name := redistest.Unique(t)
+	const lease = 300 * time.Millisecond
+	a := reentrant.New(c, name, reentrant.WithWatchdogTimeout(lease))
+	mustLock(t, a)
+	// Another owner waits for more than three leases while a sleeps; it
+	// must not get the lock.
+	ctx, cancel := context.WithTimeout(context.Background(), 4*lease)
+	defer cancel()
+	err := reentrant.New(c, name).Lock(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("other owner Lock = %v; want the deadline to pass while a holds", err)
+	}
+	select {
+	case <-a.Lost():
+		t.Fatal("hold reported lost")
+	default:
+	}
+	wantHoldCount(t, a, 1)
+	mustUnlock(t, a)
+}
+
+func TestLost_fires_after_redis_restart(t *testing.T) {
+	srv := redistest.StartServer(t)
+	c := srv.Client(t)
+	name := redistest.Unique(t)
+	const lease = 3 * time.Second // renewed every second
+	a := reentrant.New(c, name, reentrant.WithWatchdogTimeout(lease))
+	mustLock(t, a)
+	srv.Restart(t) // no persistence: the lock is gone
+	restarted := time.Now()
+	select {
+	case <-a.Lost():
+		if d := time.Since(restarted); d > lease/3+time.Second {
+			t.Fatalf("lost signal after %v; want within one watchdog period (%v) and some slack", d, lease/3)
+		}
+	case <-time.After(lease):
+		t.Fatal("lost signal did not fire within the lease")
+	}
+	err := a.Unlock(ctxT(t, 5*time.Second))
+	if !errors.Is(err, reentrant.ErrLost) || errors.Is(err, reentrant.ErrNotHeld) {
+		t.Fatalf("Unlock after restart = %v, want ErrLost", err)
+	}
+	if err := a.Unlock(ctxT(t, 5*time.Second)); !errors.Is(err, reentrant.ErrNotHeld) {
+		t.Fatalf("second Unlock = %v, want ErrNotHeld", err)
+	}
+}
+
+func TestLock_survives_pubsub_connection_kill(t *testing.T) {
+	srv := redistest.StartServer(t)
+	holderClient, c := srv.Client(t), srv.Client(t)
+	name := redistest.Unique(t)
+	holder := reentrant.New(holderClient, name)
+	mustLock(t, holder)
+
+	const G = 16
+	var (
+		wg       sync.WaitGroup
+		acquired atomic.Int32
+		inside   atomic.Int32
+	)
+	// The whole test must end long before a waiter could fall back on the
+	// holder's 30 s lease: only wake-ups can get them through in time.
+	ctx := ctxT(t, 15*time.Second)
+	for range G {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := reentrant.New(c, name)
+			if err := m.Lock(ctx); err != nil {
+				t.Error(err)
+				return
+			}
+			if inside.Add(1) != 1 {
+				t.Error("two holders at once")
+			}
+			acquired.Add(1)
+			inside.Add(-1)
+			if err := m.Unlock(ctx); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	channel := "lockkit:{" + name + "}:ch"
+	eventually(t, 10*time.Second, "16 waiters", func() bool { return notify.For(c).Waiters(channel) == G })
+
+	killed, err := holderClient.ClientKillByFilter(ctx, "TYPE", "pubsub").Result()
+	if err != nil || killed != 1 {
+		t.Fatalf("CLIENT KILL TYPE pubsub = %d, %v; want 1 connection killed", killed, err)
+	}
+	mustUnlock(t, holder)
+	wg.Wait()
+	if n := acquired.Load(); n != G {
+		t.Fatalf("%d of %d waiters acquired", n, G)
+	}
+}
+
+func TestLock_cancelled_mid_wait_leaves_nothing_behind(t *testing.T) {
+	for _, how := range []string{"cancel", "deadline"} {
+		t.Run(how, func(t *testing.T) {
+			srv := redistest.StartServer(t)
+			c := srv.Client(t)
+			name := redistest.Unique(t)
+			holder := reentrant.New(c, name)
+			mustLock(t, holder)
+
+			ctx, cancel := context.WithCancel(context.Background())
+			if how == "deadline" {
+				ctx, cancel = context.WithTimeout(context.Background(), 300*time.Millisecond)
+			}
+			defer cancel()
+			got := make(chan error, 1)
+			go func() { got <- reentrant.New(c, name).Lock(ctx) }()
+			channel := "lockkit:{" + name + "}:ch"
+			eventually(t, 10*time.Second, "the waiter to sleep", func() bool {
+				return notify.For(c).Waiters(channel) == 1
+			})
+			cancel()
+			var err error
+			select {
+			case err = <-got:
+			case <-time.After(5 * time.Second):
+				t.Fatal("Lock did not return after its ctx ended")
+			}
+			if !errors.Is(err, reentrant.ErrNotObtained) || !errors.Is(err, ctx.Err()) {
+				t.Fatalf("Lock = %v; want ErrNotObtained and %v", err, ctx.Err())
+			}
+			if n := notify.For(c).Channels(); n != 0 {
+				t.Fatalf("%d channels still subscribed locally", n)
+			}
+			eventually(t, 5*time.Second, "the server to drop the subscription", func() bool {
+				subs, err := c.PubSubNumSub(context.Background(), channel).Result()
+				return err == nil && subs[channel] == 0
+			})
+			mustUnlock(t, holder)
+		})
+	}
+}
+
+// TestLock_no_herd checks that waiters do not stampede: each release wakes
+// one waiter, and sleeping waiters send nothing.
+func TestLock_no_herd(t *testing.T) {
+	srv := redistest.StartServer(t)
+	holderClient, c := srv.Client(t), srv.Client(t)
+	counter := redistest.NewCounter()
+	c.AddHook(counter.Hook())
+	name := redistest.Unique(t)
+	holder := reentrant.New(holderClient, name)
+	mustLock(t, holder)
+
+	const G = 32
+	var wg sync.WaitGroup
+	ctx := ctxT(t, 30*time.Second)
+	for range G {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := reentrant.New(c, name)
+			if err := m.Lock(ctx); err != nil {
+				t.Error(err)
+				return
+			}
+			if err := m.Unlock(ctx); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	// Every waiter tries twice (before and after subscribing), then sleeps.
+	eventually(t, 10*time.Second, "32 waiters asleep", func() bool { return counter.Scripts() == 2*G })
+	counter.Reset()
+	// Sleeping waiters send nothing while the lock stays held.
+	quiet := time.Now()
+	for time.Since(quiet) < 200*time.Millisecond {
+		if n := counter.Total(); n != 0 {
+			t.Fatalf("waiters sent %d commands while the lock was held", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	mustUnlock(t, holder)
+	wg.Wait()
+	// Each acquisition costs its acquire; a waiter that loses a race to a
+	// newcomer tries again. Unlocks are one script each.
+	attempts := counter.Scripts() - G
+	if per := float64(attempts) / G; per > 2 {
+		t.Fatalf("%.2f acquire attempts per acquisition, want at most 2 (%d attempts for %d acquisitions)", per, attempts, G)
+	}
+	t.Logf("%d acquire attempts for %d acquisitions; %d commands in all", attempts, G, counter.Total())
+}
+
+// lossyHook makes the reply of the next matching command get lost: the
+// command runs on the server, but the caller sees an error.
+type lossyHook struct {
+	armed atomic.Bool
+}
+
+var errReplyLost = errors.New("reply lost")
+
+func (h *lossyHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *lossyHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (h *lossyHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if err == nil && h.armed.CompareAndSwap(true, false) {
+			cmd.SetErr(errReplyLost)
+			return errReplyLost
+		}
+		return err
+	}
+}
+
+func TestUnlock_retry_after_lost_reply(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+		hook := &lossyHook{}
+		c.AddHook(hook)
+		name := redistest.Unique(t)
+		m := reentrant.New(c, name)
+		mustLock(t, m)
+		mustLock(t, m)
+
+		// A partial unlock whose reply is lost, then retried: one unlock.
+		hook.armed.Store(true)
+		if err := m.Unlock(ctxT(t, time.Second)); !errors.Is(err, errReplyLost) {
+			t.Fatalf("Unlock with lost reply = %v", err)
+		}
+		mustUnlock(t, m)
+		wantHoldCount(t, m, 1)
+
+		// The final unlock's reply is lost, then retried: no false error.
+		hook.armed.Store(true)
+		if err := m.Unlock(ctxT(t, time.Second)); !errors.Is(err, errReplyLost) {
+			t.Fatalf("Unlock with lost reply = %v", err)
+		}
+		// Meanwhile someone else takes the lock; the retry must not free it.
+		other := reentrant.New(c, name)
+		mustLock(t, other)
+		mustUnlock(t, m)
+		if err := m.Unlock(ctxT(t, time.Second)); !errors.Is(err, reentrant.ErrNotHeld) {
+			t.Fatalf("Unlock after the retry settled = %v, want ErrNotHeld", err)
+		}
+		wantHoldCount(t, other, 1)
+		mustUnlock(t, other)
+	})
+}
+
+func TestNew_rejects_bad_input(t *testing.T) {
+	c, counter := countingMini(t)
+	var typedNil *redis.Client
+	cases := []struct {
+		name   string
+		client redis.UniversalClient
+		lock   string
+		opts   []reentrant.Option
+		want   string
+	}{
+		{"nil client", nil, "a", nil, "client must not be nil"},
+		{"typed nil client", typedNil, "a", nil, "client must not be nil"},
+		{"empty name", c, "", nil, "lock name must not be empty"},
+		{"zero lease", c, "a", []reentrant.Option{reentrant.WithLease(0)}, "WithLease"},
+		{"negative lease", c, "a", []reentrant.Option{reentrant.WithLease(-time.Second)}, "WithLease"},
+		{"zero watchdog timeout", c, "a", []reentrant.Option{reentrant.WithWatchdogTimeout(0)}, "WithWatchdogTimeout"},
+		{"negative watchdog timeout", c, "a", []reentrant.Option{reentrant.WithWatchdogTimeout(-1)}, "WithWatchdogTimeout"},
+		{"empty owner", c, "a", []reentrant.Option{reentrant.WithOwner("")}, "WithOwner"},
+		{"reserved owner", c, "a", []reentrant.Option{reentrant.WithOwner(":token")}, "WithOwner"},
+		{"empty prefix", c, "a", []reentrant.Option{reentrant.WithPrefix("")}, "WithPrefix"},
+		{"prefix with brace", c, "a", []reentrant.Option{reentrant.WithPrefix("a{b")}, "WithPrefix"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := reentrant.New(tc.client, tc.lock, tc.opts...)
+			ctx := ctxT(t, time.Second)
+			_, tryErr := m.TryLock(ctx)
+			_, forceErr := m.ForceUnlock(ctx)
+			_, lockedErr := m.IsLocked(ctx)
+			_, countErr := m.HoldCount(ctx)
+			_, ttlErr := m.TTL(ctx)
+			for i, err := range []error{m.Lock(ctx), tryErr, m.Unlock(ctx), forceErr, lockedErr, countErr, ttlErr} {
+				if !errors.Is(err, reentrant.ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("method %d: err = %v; want ErrInvalid mentioning %q", i, err, tc.want)
+				}
+			}
+			if m.Token() != 0 || m.Lost() != nil {
+				t.Fatal("invalid mutex reports a hold")
+			}
+		})
+	}
+	if n := counter.Total(); n != 0 {
+		t.Fatalf("%d commands sent for invalid input", n)
+	}
+}
+
