@@ -338,4 +338,3 @@ func TestNew_rejects_bad_input(t *testing.T) {
 		t.Fatalf("%d commands sent for invalid input", n)
 	}
 }
-
