@@ -1,0 +1,178 @@
+package notify_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/notify"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m) }
+
+func subscribe(t *testing.T, n *notify.Notifier, ch string) *notify.Waiter {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	w, err := n.Subscribe(ctx, ch)
+	if err != nil {
+		t.Fatalf("Subscribe: %v", err)
+	}
+	return w
+}
+
+// woken reports whether w is woken within d.
+func woken(w *notify.Waiter, d time.Duration) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return w.Wait(ctx, -1) == nil
+}
+
+func publish(t *testing.T, c redis.UniversalClient, ch, msg string) {
+	t.Helper()
+	if err := c.Publish(context.Background(), ch, msg).Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func clients(t *testing.T) map[string]redis.UniversalClient {
+	_, mini := redistest.Mini(t)
+	return map[string]redis.UniversalClient{
+		"miniredis":  mini,
+		"standalone": redistest.StartServer(t).Client(t),
+	}
+}
+
+func TestWakeOne_wakes_head_only(t *testing.T) {
+	for name, c := range clients(t) {
+		t.Run(name, func(t *testing.T) {
+			n := notify.For(c)
+			ch := redistest.Unique(t)
+			a, b := subscribe(t, n, ch), subscribe(t, n, ch)
+			publish(t, c, ch, notify.WakeOne)
+			if !woken(a, 5*time.Second) {
+				t.Fatal("head not woken")
+			}
+			if woken(b, 100*time.Millisecond) {
+				t.Fatal("second waiter woken by a wake-one message")
+			}
+			a.Leave(true)
+			b.Leave(false)
+			if n.Channels() != 0 {
+				t.Fatal("channel still subscribed after everyone left")
+			}
+		})
+	}
+}
+
+func TestWakeAll_wakes_every_waiter(t *testing.T) {
+	for name, c := range clients(t) {
+		t.Run(name, func(t *testing.T) {
+			n := notify.For(c)
+			ch := redistest.Unique(t)
+			ws := []*notify.Waiter{subscribe(t, n, ch), subscribe(t, n, ch), subscribe(t, n, ch)}
+			publish(t, c, ch, notify.WakeAll)
+			for i, w := range ws {
+				if !woken(w, 5*time.Second) {
+					t.Fatalf("waiter %d not woken", i)
+				}
+				w.Leave(true)
+			}
+		})
+	}
+}
+
+func TestWake_before_wait_is_kept(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	n := notify.For(c)
+	ch, marker := redistest.Unique(t), redistest.Unique(t)
+	w, m := subscribe(t, n, ch), subscribe(t, n, marker)
+	defer w.Leave(true)
+	defer m.Leave(true)
+	publish(t, c, ch, notify.WakeOne)
+	publish(t, c, marker, notify.WakeOne)
+	// Messages arrive in order on the one connection: once m is woken, the
+	// wake-up for w was delivered while w was not waiting.
+	if !woken(m, 5*time.Second) {
+		t.Fatal("marker waiter not woken")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := w.Wait(ctx, -1); err != nil {
+		t.Fatalf("Wait = %v; the wake-up that came before Wait was lost", err)
+	}
+}
+
+func TestLeave_passes_wakeup_on(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	n := notify.For(c)
+	ch := redistest.Unique(t)
+	a, b := subscribe(t, n, ch), subscribe(t, n, ch)
+	publish(t, c, ch, notify.WakeOne)
+	if !woken(a, 5*time.Second) {
+		t.Fatal("head not woken")
+	}
+	// a gives up without the lock: b must get the wake-up.
+	a.Leave(false)
+	if !woken(b, 5*time.Second) {
+		t.Fatal("wake-up not passed on by a waiter that left")
+	}
+	b.Leave(true)
+}
+
+func TestWait_timeout_and_ctx(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	n := notify.For(c)
+	w := subscribe(t, n, redistest.Unique(t))
+	defer w.Leave(false)
+	if err := w.Wait(context.Background(), time.Millisecond); err != nil {
+		t.Fatalf("Wait with timeout = %v, want nil", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := w.Wait(ctx, -1); err != context.Canceled {
+		t.Fatalf("Wait with cancelled ctx = %v", err)
+	}
+}
+
+func TestReconnect_wakes_every_waiter(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	n := notify.For(c)
+	ch := redistest.Unique(t)
+	a, b := subscribe(t, n, ch), subscribe(t, n, ch)
+	defer a.Leave(true)
+	defer b.Leave(true)
+	if err := c.ClientKillByFilter(context.Background(), "TYPE", "pubsub").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !woken(a, 5*time.Second) || !woken(b, 5*time.Second) {
+		t.Fatal("waiters not woken after the connection broke")
+	}
+	// Subscribed again: messages flow as before.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		publish(t, c, ch, notify.WakeAll)
+		if woken(a, 50*time.Millisecond) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no message after reconnect")
+		}
+	}
+}
+
+func TestSubscribe_ctx_ended(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	n := notify.For(c)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := n.Subscribe(ctx, redistest.Unique(t)); err == nil {
+		t.Fatal("Subscribe with ended ctx succeeded")
+	}
+	if n.Channels() != 0 {
+		t.Fatal("channel left behind")
+	}
+}

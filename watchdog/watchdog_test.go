@@ -1,0 +1,207 @@
+package watchdog_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/watchdog"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m) }
+
+// renewScript extends KEYS[1] by ARGV[1] ms if it exists.
+var renewScript = redis.NewScript(`
+if redis.call('exists', KEYS[1]) == 1 then
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  return 1
+end
+return 0`)
+
+// pipelineCounter counts pipelines sent through a client.
+type pipelineCounter struct{ n atomic.Int64 }
+
+func (p *pipelineCounter) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (p *pipelineCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (p *pipelineCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		p.n.Add(1)
+		return next(ctx, cmds)
+	}
+}
+
+func lease(key string, ttl time.Duration, lost chan<- error) watchdog.Lease {
+	return watchdog.Lease{
+		Script: renewScript,
+		Keys:   []string{key},
+		Args:   []any{ttl.Milliseconds()},
+		TTL:    ttl,
+		OnLost: func(cause error) { lost <- cause },
+	}
+}
+
+func TestWatchdog_renews_in_batches(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	pipes := &pipelineCounter{}
+	c.AddHook(pipes)
+	ctx := context.Background()
+	const ttl = 300 * time.Millisecond
+	w := watchdog.For(c)
+	lost := make(chan error, 10)
+	var holds []*watchdog.Hold
+	start := time.Now()
+	for i := range 10 {
+		key := redistest.Unique(t) + string(rune('a'+i))
+		if err := c.Set(ctx, key, 1, ttl).Err(); err != nil {
+			t.Fatal(err)
+		}
+		h := w.Register()
+		h.Start(lease(key, ttl, lost), start)
+		holds = append(holds, h)
+		defer func() {
+			if n, _ := c.Exists(ctx, key).Result(); n != 1 {
+				t.Errorf("key %s expired although renewed", key)
+			}
+		}()
+	}
+	// Several leases pass; the keys stay because they are renewed.
+	deadline := time.Now().Add(4 * ttl)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-lost:
+			t.Fatalf("hold lost: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	for _, h := range holds {
+		h.Stop()
+	}
+	if w.Len() != 0 {
+		t.Fatalf("%d holds left after Stop", w.Len())
+	}
+	// Ten holds due together share each round trip: about one pipeline per
+	// period (ttl/3) rather than ten.
+	if n := pipes.n.Load(); n > 20 {
+		t.Fatalf("%d pipelines for 10 holds over 4 leases; renewals are not batched", n)
+	}
+}
+
+func TestWatchdog_reports_hold_gone(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	ctx := context.Background()
+	key := redistest.Unique(t)
+	const ttl = 300 * time.Millisecond
+	c.Set(ctx, key, 1, ttl)
+	lost := make(chan error, 1)
+	h := watchdog.For(c).Register()
+	h.Start(lease(key, ttl, lost), time.Now())
+	c.Del(ctx, key)
+	select {
+	case cause := <-lost:
+		if cause != nil {
+			t.Fatalf("cause = %v, want nil for a vanished hold", cause)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("vanished hold not reported")
+	}
+	h.Stop() // idempotent after loss
+}
+
+func TestWatchdog_reports_persistent_errors_after_lease(t *testing.T) {
+	srv := redistest.StartServer(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	key := redistest.Unique(t)
+	const ttl = 600 * time.Millisecond
+	c.Set(ctx, key, 1, ttl)
+	lost := make(chan error, 1)
+	h := watchdog.For(c).Register()
+	started := time.Now()
+	h.Start(lease(key, ttl, lost), started)
+	srv.Stop(t)
+	select {
+	case cause := <-lost:
+		if cause == nil {
+			t.Fatal("cause is nil; want the Redis error")
+		}
+		if d := time.Since(started); d < ttl {
+			t.Fatalf("reported lost after %v, before the lease (%v) could have lapsed", d, ttl)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("hold with a dead server not reported")
+	}
+	h.Stop()
+}
+
+func TestWatchdog_loads_flushed_scripts(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	ctx := context.Background()
+	key := redistest.Unique(t)
+	const ttl = 300 * time.Millisecond
+	c.Set(ctx, key, 1, ttl)
+	if err := c.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	lost := make(chan error, 1)
+	h := watchdog.For(c).Register()
+	h.Start(lease(key, ttl, lost), time.Now())
+	defer h.Stop()
+	deadline := time.Now().Add(3 * ttl)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-lost:
+			t.Fatalf("hold lost after SCRIPT FLUSH: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if n, _ := c.Exists(ctx, key).Result(); n != 1 {
+		t.Fatal("key expired: renewal failed after SCRIPT FLUSH")
+	}
+}
+
+func TestHold_Suspend_stops_renewal(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	ctx := context.Background()
+	key := redistest.Unique(t)
+	const ttl = 300 * time.Millisecond
+	c.Set(ctx, key, 1, ttl)
+	lost := make(chan error, 1)
+	h := watchdog.For(c).Register()
+	h.Start(lease(key, ttl, lost), time.Now())
+	h.Suspend()
+	// Suspended: the key expires, and the loss is not reported.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		n, err := c.Exists(ctx, key).Result()
+		if err == nil && n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("suspended hold still renewed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	h.Stop()
+	select {
+	case err := <-lost:
+		t.Fatalf("OnLost called for a suspended, stopped hold: %v", err)
+	default:
+	}
+}
+
+func TestRegister_then_Stop_without_Start(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	w := watchdog.For(c)
+	h := w.Register()
+	if w.Len() != 1 {
+		t.Fatal("registered hold not counted")
+	}
+	h.Stop()
+	if w.Len() != 0 {
+		t.Fatal("stopped hold still counted")
+	}
+}
