@@ -8,18 +8,23 @@ import (
 )
 
 // Attempt makes one try at a lock. It reports whether the lock was taken
-// and, if not, how long the wait may last before it is worth trying again
-// without a wake-up: the blocker's remaining lease. A negative wait means no
-// bound (wait for a wake-up only); zero means try again at once.
+// and how long the lock may stay taken without a release message: when it
+// failed, the blocker's remaining lease; when it succeeded, the lease of the
+// new hold. A negative wait means no bound; zero means try again at once.
 type Attempt func(ctx context.Context) (acquired bool, wait time.Duration, err error)
 
 // Acquire runs the wait protocol shared by the pub/sub-woken locks:
 //
-//  1. attempt (an uncontended lock costs this one round trip);
-//  2. subscribe to channel and wait until Redis confirms it;
-//  3. attempt again, so a release between 1 and 2 is not missed;
-//  4. wait for a wake-up, for the lease returned by the attempt, or for ctx,
-//     and go back to 3.
+//  1. attempt, unless goroutines of this process already wait on channel
+//     (an uncontended lock costs this one round trip; a newcomer does not
+//     barge past local waiters, which keeps hand-off within a process in
+//     arrival order and waits short);
+//  2. join the channel's local FIFO and subscribe, waiting until Redis
+//     confirms the subscription;
+//  3. if first in the FIFO, attempt again, so a release between 1 and 2 is
+//     not missed;
+//  4. sleep until woken by a release, or, for the first in the FIFO, until
+//     the blocker's lease runs out; then attempt and go back to 4.
 //
 // When ctx ends first it returns NotObtained(name, ctx.Err()); an attempt's
 // Redis error is returned as is.
@@ -27,9 +32,11 @@ func Acquire(ctx context.Context, n *notify.Notifier, channel, name string, atte
 	if err := ctx.Err(); err != nil {
 		return NotObtained(name, err)
 	}
-	ok, _, err := attempt(ctx)
-	if ok || err != nil {
-		return ctxError(ctx, name, err)
+	if n.Waiters(channel) == 0 {
+		ok, _, err := attempt(ctx)
+		if ok || err != nil {
+			return ctxError(ctx, name, err)
+		}
 	}
 	w, err := n.Subscribe(ctx, channel)
 	if err != nil {
@@ -37,22 +44,24 @@ func Acquire(ctx context.Context, n *notify.Notifier, channel, name string, atte
 	}
 	acquired := false
 	defer func() { w.Leave(acquired) }()
+	try := w.Head()
 	for {
-		ok, wait, err := attempt(ctx)
-		if err != nil {
-			return ctxError(ctx, name, err)
+		if try {
+			ok, wait, err := attempt(ctx)
+			if err != nil {
+				return ctxError(ctx, name, err)
+			}
+			// Acquired: the next head times its wait by our lease.
+			w.SetDeadline(wait)
+			if ok {
+				acquired = true
+				return nil
+			}
 		}
-		if ok {
-			acquired = true
-			return nil
-		}
-		if wait > 0 {
-			// Let the server expire the key before we look again.
-			wait += time.Millisecond
-		}
-		if err := w.Wait(ctx, wait); err != nil {
+		if err := w.WaitTurn(ctx); err != nil {
 			return NotObtained(name, err)
 		}
+		try = true
 	}
 }
 

@@ -65,6 +65,10 @@ type channel struct {
 	confirmed bool          // Redis confirmed the subscription
 	ready     chan struct{} // closed when confirmed
 	waiters   list.List     // of *Waiter, in arrival order
+	// deadline is when the lock may be free without a message (its
+	// holder's lease runs out); zero when unknown or never.
+	deadline time.Time
+	sleeping int // waiters blocked in Wait or WaitTurn
 }
 
 // Waiter is one goroutine's place in a channel's FIFO. It is not safe for
@@ -74,8 +78,9 @@ type Waiter struct {
 	ch     *channel
 	elem   *list.Element
 	signal chan struct{} // holds at most one pending wake-up
+	rearm  chan struct{} // pokes a sleeping waiter to look at its timer again
 	woken  bool          // the last Wait returned because of a wake-up
-	left   bool
+	left   bool          // guarded by n.mu
 }
 
 // Subscribe joins the FIFO of waiters on channel and returns once Redis has
@@ -91,7 +96,7 @@ func (n *Notifier) Subscribe(ctx context.Context, channelName string) (*Waiter, 
 		n.channels[channelName] = ch
 	}
 	ch.refs++
-	w := &Waiter{n: n, ch: ch, signal: make(chan struct{}, 1)}
+	w := &Waiter{n: n, ch: ch, signal: make(chan struct{}, 1), rearm: make(chan struct{}, 1)}
 	w.elem = ch.waiters.PushBack(w)
 	n.mu.Unlock()
 
@@ -278,10 +283,38 @@ func (w *Waiter) wake() {
 	}
 }
 
+// Head reports whether w is first in its channel's FIFO.
+func (w *Waiter) Head() bool {
+	w.n.mu.Lock()
+	defer w.n.mu.Unlock()
+	return w.ch.waiters.Front() == w.elem
+}
+
+// SetDeadline records, for every waiter on the channel, when the lock may
+// become free without a message: now + wait, where wait is what an attempt
+// returned (negative: never, so no timer). The head's timer follows it.
+func (w *Waiter) SetDeadline(wait time.Duration) {
+	n, ch := w.n, w.ch
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch {
+	case wait < 0:
+		ch.deadline = time.Time{}
+	default:
+		// Let the server expire the key before the head looks again.
+		ch.deadline = time.Now().Add(wait + time.Millisecond)
+	}
+	if e := ch.waiters.Front(); e != nil && e != w.elem {
+		e.Value.(*Waiter).poke()
+	}
+}
+
 // Wait blocks until the waiter is woken, timeout elapses or ctx ends. A
-// negative timeout means no timeout; zero returns at once. It returns
-// ctx.Err() if ctx ended first and nil otherwise; a wake-up that arrived
-// before Wait was called is consumed at once.
+// negative timeout means no timeout; zero returns at once. A wake-up that
+// arrived before Wait was called is consumed at once. Wait returns
+// ctx.Err() if ctx ended first and nil otherwise. It suits a waiter alone
+// on its channel that keeps its own timer; waiters sharing a channel use
+// WaitTurn.
 func (w *Waiter) Wait(ctx context.Context, timeout time.Duration) error {
 	w.woken = false
 	select {
@@ -299,6 +332,8 @@ func (w *Waiter) Wait(ctx context.Context, timeout time.Duration) error {
 		defer t.Stop()
 		fire = t.C
 	}
+	w.sleep(1)
+	defer w.sleep(-1)
 	select {
 	case <-w.signal:
 		w.woken = true
@@ -307,6 +342,84 @@ func (w *Waiter) Wait(ctx context.Context, timeout time.Duration) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// sleep counts the waiter in or out of the sleeping ones.
+func (w *Waiter) sleep(delta int) {
+	w.n.mu.Lock()
+	w.ch.sleeping += delta
+	w.n.mu.Unlock()
+}
+
+// WaitTurn blocks until the waiter should try the lock again: it was woken,
+// or it is the head of the FIFO and the channel's deadline (see
+// SetDeadline) passed. Only the head keeps a timer; the others sleep until a
+// wake-up, and take the timer over when they become head. A wake-up that
+// arrived before WaitTurn was called is consumed at once. It returns
+// ctx.Err() if ctx ends first, else nil.
+func (w *Waiter) WaitTurn(ctx context.Context) error {
+	w.woken = false
+	w.sleep(1)
+	defer w.sleep(-1)
+	var t *time.Timer
+	defer func() {
+		if t != nil {
+			t.Stop()
+		}
+	}()
+	for {
+		select {
+		case <-w.signal:
+			w.woken = true
+			return nil
+		default:
+		}
+		var fire <-chan time.Time
+		if d, ok := w.timeout(); ok {
+			if d <= 0 {
+				return nil
+			}
+			if t == nil {
+				t = time.NewTimer(d)
+			} else {
+				t.Reset(d)
+			}
+			fire = t.C
+		}
+		select {
+		case <-w.signal:
+			w.woken = true
+			return nil
+		case <-fire:
+			return nil
+		case <-w.rearm:
+			if t != nil {
+				t.Stop()
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// timeout returns how long the waiter may sleep before trying again, and
+// false when it needs no timer: it is not the head, or the lock never
+// expires by itself.
+func (w *Waiter) timeout() (time.Duration, bool) {
+	n, ch := w.n, w.ch
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if ch.waiters.Front() != w.elem || ch.deadline.IsZero() {
+		return 0, false
+	}
+	return time.Until(ch.deadline), true
+}
+
+func (w *Waiter) poke() {
+	select {
+	case w.rearm <- struct{}{}:
+	default:
 	}
 }
 
@@ -323,9 +436,14 @@ func (w *Waiter) Leave(acquired bool) {
 		return
 	}
 	w.left = true
+	head := ch.waiters.Front() == w.elem
 	ch.waiters.Remove(w.elem)
 	if !acquired && (w.woken || len(w.signal) > 0) {
 		ch.wakeOne(w)
+	}
+	if e := ch.waiters.Front(); head && e != nil {
+		// The new head takes over the timer.
+		e.Value.(*Waiter).poke()
 	}
 	ch.refs--
 	last := ch.refs == 0
@@ -344,6 +462,17 @@ func (n *Notifier) Waiters(channelName string) int {
 	defer n.mu.Unlock()
 	if ch := n.channels[channelName]; ch != nil {
 		return ch.waiters.Len()
+	}
+	return 0
+}
+
+// Sleeping returns the number of local waiters on channel that are blocked
+// waiting for a wake-up or their timer.
+func (n *Notifier) Sleeping(channelName string) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if ch := n.channels[channelName]; ch != nil {
+		return ch.sleeping
 	}
 	return 0
 }

@@ -213,8 +213,8 @@ func TestLock_no_herd(t *testing.T) {
 			}
 		}()
 	}
-	// Every waiter tries twice (before and after subscribing), then sleeps.
-	eventually(t, 10*time.Second, "32 waiters asleep", func() bool { return counter.Scripts() == 2*G })
+	channel := "lockkit:{" + name + "}:ch"
+	eventually(t, 10*time.Second, "32 waiters asleep", func() bool { return notify.For(c).Sleeping(channel) == G })
 	counter.Reset()
 	// Sleeping waiters send nothing while the lock stays held.
 	quiet := time.Now()

@@ -84,8 +84,8 @@ func (l *Lock) Keys() internal.Keys { return l.keys }
 // Owner returns the owner id.
 func (l *Lock) Owner() string { return l.opts.Owner }
 
-// Attempt tries once to take or re-enter the lock. When another owner holds
-// it, it returns that hold's remaining lease as the wait (see
+// Attempt tries once to take or re-enter the lock. It returns the remaining
+// lease of the hold that blocks it, or of its own new hold (see
 // internal.Attempt).
 func (l *Lock) Attempt(ctx context.Context) (bool, time.Duration, error) {
 	l.op.Lock()
@@ -106,7 +106,7 @@ func (l *Lock) Attempt(ctx context.Context) (bool, time.Duration, error) {
 		return false, PTTLWait(res[1]), nil
 	}
 	l.holder.Acquired(pre, res[1], sent)
-	return true, 0, nil
+	return true, l.opts.TTL(), nil
 }
 
 // PTTLWait turns a PTTL reply into an internal.Attempt wait: -2 (the key
