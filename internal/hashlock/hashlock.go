@@ -129,13 +129,16 @@ func (l *Lock) Unlock(ctx context.Context) error {
 	if h == nil {
 		return internal.NotHeld(l.name)
 	}
+	id := l.holder.NextUnlockID(h)
 	if h.Err() != nil {
+		// The hold is lost to us, but its key may linger for a moment (a
+		// fixed lease ends by our clock a little before the server's):
+		// release it if so, for the waiters' sake. The token fences this.
+		_ = l.release(ctx, h, id).Err()
 		return l.holder.Forget(h)
 	}
-	id := l.holder.NextUnlockID(h)
 	l.holder.Suspend(h)
-	n, err := releaseScript.Run(ctx, l.client, []string{l.keys.Lock, l.keys.Released},
-		l.opts.Owner, h.Token, id, ReleaseWindow.Milliseconds(), l.channel).Int64()
+	n, err := l.release(ctx, h, id).Int64()
 	switch {
 	case err != nil:
 		// The release may or may not have happened; h.UnlockID stays so
@@ -157,6 +160,11 @@ func (l *Lock) Unlock(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+func (l *Lock) release(ctx context.Context, h *internal.Hold, id string) *redis.Cmd {
+	return releaseScript.Run(ctx, l.client, []string{l.keys.Lock, l.keys.Released},
+		l.opts.Owner, h.Token, id, ReleaseWindow.Milliseconds(), l.channel)
 }
 
 // ForceUnlock deletes the lock whoever holds it and wakes every waiter. It

@@ -1,0 +1,101 @@
+package reentrant_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/reentrant"
+)
+
+func Example() {
+	mr, _ := miniredis.Run()
+	defer mr.Close()
+	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer client.Close()
+	ctx := context.Background()
+
+	m := reentrant.New(client, "orders:42")
+	if err := m.Lock(ctx); err != nil {
+		panic(err)
+	}
+	fmt.Println("locked, token", m.Token())
+	// ... work on order 42, passing m.Token() to storage that checks it ...
+	if err := m.Unlock(ctx); err != nil {
+		panic(err)
+	}
+	fmt.Println("unlocked")
+	// Output:
+	// locked, token 1
+	// unlocked
+}
+
+func ExampleMutex_TryLock() {
+	mr, _ := miniredis.Run()
+	defer mr.Close()
+	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer client.Close()
+	ctx := context.Background()
+
+	a := reentrant.New(client, "report")
+	b := reentrant.New(client, "report")
+	ok, _ := a.TryLock(ctx)
+	fmt.Println("a:", ok)
+	ok, _ = b.TryLock(ctx)
+	fmt.Println("b:", ok)
+	err := b.Unlock(ctx)
+	fmt.Println(errors.Is(err, reentrant.ErrNotHeld))
+	_ = a.Unlock(ctx)
+	// Output:
+	// a: true
+	// b: false
+	// true
+}
+
+func ExampleMutex_Lock_timeout() {
+	mr, _ := miniredis.Run()
+	defer mr.Close()
+	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer client.Close()
+
+	holder := reentrant.New(client, "invoice:7")
+	_ = holder.Lock(context.Background())
+	defer holder.Unlock(context.Background())
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	err := reentrant.New(client, "invoice:7").Lock(ctx)
+	fmt.Println(errors.Is(err, reentrant.ErrNotObtained), errors.Is(err, context.DeadlineExceeded))
+	// Output:
+	// true true
+}
+
+// A worker stops its work when the lock is lost, instead of carrying on
+// without mutual exclusion.
+func ExampleMutex_Lost() {
+	mr, _ := miniredis.Run()
+	defer mr.Close()
+	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer client.Close()
+	ctx := context.Background()
+
+	m := reentrant.New(client, "job:9", reentrant.WithLease(100*time.Millisecond))
+	if err := m.Lock(ctx); err != nil {
+		panic(err)
+	}
+	select {
+	case <-m.Lost():
+		fmt.Println("lease over: stop working")
+	case <-time.After(10 * time.Second):
+		fmt.Println("work done")
+	}
+	err := m.Unlock(ctx)
+	fmt.Println(errors.Is(err, reentrant.ErrLost))
+	// Output:
+	// lease over: stop working
+	// true
+}
