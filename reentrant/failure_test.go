@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"go.uber.org/goleak"
 
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/notify"
@@ -46,26 +47,42 @@ func TestLease_fixed_expires_by_itself(t *testing.T) {
 }
 
 func TestWatchdog_keeps_lock_past_several_leases(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
-	name := redistest.Unique(t)
-	const lease = 300 * time.Millisecond
-	a := reentrant.New(c, name, reentrant.WithWatchdogTimeout(lease))
-	mustLock(t, a)
-	// Another owner waits for more than three leases while a sleeps; it
-	// must not get the lock.
-	ctx, cancel := context.WithTimeout(context.Background(), 4*lease)
-	defer cancel()
-	err := reentrant.New(c, name).Lock(ctx)
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("other owner Lock = %v; want the deadline to pass while a holds", err)
+	// Real servers only: miniredis TTLs do not count down by themselves.
+	for _, b := range backends()[1:] {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			c := b.client(t)
+			const lease = 300 * time.Millisecond
+			// Several holds in different slots, renewed together (on
+			// Cluster the pipeline is split by slot).
+			var holds []*reentrant.Mutex
+			for range 4 {
+				m := reentrant.New(c, redistest.Unique(t), reentrant.WithWatchdogTimeout(lease))
+				mustLock(t, m)
+				holds = append(holds, m)
+			}
+			// Another owner waits for more than three leases while the
+			// holders sleep; it must not get the lock.
+			ctx, cancel := context.WithTimeout(context.Background(), 4*lease)
+			defer cancel()
+			err := reentrant.New(c, holds[0].Name()).Lock(ctx)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("other owner Lock = %v; want the deadline to pass while the lock is held", err)
+			}
+			for _, m := range holds {
+				select {
+				case <-m.Lost():
+					t.Fatal("hold reported lost")
+				default:
+				}
+				if d, err := m.TTL(ctxT(t, time.Second)); err != nil || d <= 0 {
+					t.Fatalf("TTL = %v, %v; want a live lease", d, err)
+				}
+				wantHoldCount(t, m, 1)
+				mustUnlock(t, m)
+			}
+		})
 	}
-	select {
-	case <-a.Lost():
-		t.Fatal("hold reported lost")
-	default:
-	}
-	wantHoldCount(t, a, 1)
-	mustUnlock(t, a)
 }
 
 func TestLost_fires_after_redis_restart(t *testing.T) {
@@ -149,8 +166,9 @@ func TestLock_cancelled_mid_wait_leaves_nothing_behind(t *testing.T) {
 			srv := redistest.StartServer(t)
 			c := srv.Client(t)
 			name := redistest.Unique(t)
-			holder := reentrant.New(c, name)
+			holder := reentrant.New(c, name, reentrant.WithLease(time.Minute))
 			mustLock(t, holder)
+			before := goleak.IgnoreCurrent()
 
 			ctx, cancel := context.WithCancel(context.Background())
 			if how == "deadline" {
@@ -161,9 +179,11 @@ func TestLock_cancelled_mid_wait_leaves_nothing_behind(t *testing.T) {
 			go func() { got <- reentrant.New(c, name).Lock(ctx) }()
 			channel := "lockkit:{" + name + "}:ch"
 			eventually(t, 10*time.Second, "the waiter to sleep", func() bool {
-				return notify.For(c).Waiters(channel) == 1
+				return notify.For(c).Sleeping(channel) == 1
 			})
-			cancel()
+			if how == "cancel" {
+				cancel()
+			}
 			var err error
 			select {
 			case err = <-got:
@@ -180,6 +200,9 @@ func TestLock_cancelled_mid_wait_leaves_nothing_behind(t *testing.T) {
 				subs, err := c.PubSubNumSub(context.Background(), channel).Result()
 				return err == nil && subs[channel] == 0
 			})
+			// No goroutine of the waiter, the notifier or the watchdog
+			// is left.
+			goleak.VerifyNone(t, before)
 			mustUnlock(t, holder)
 		})
 	}
