@@ -14,6 +14,8 @@
 // the connection breaks every waiter is woken, and woken again when its
 // channel is subscribed anew, because messages may have been lost meanwhile.
 //
-// Waiters also bound every wait by the lock's remaining lease (see
-// [Waiter.Wait]), so a lost message delays a waiter by at most that long.
+// The head of each FIFO also bounds its wait by the lock's remaining lease
+// (see [Waiter.WaitTurn]); the next waiter takes that timer over when the
+// head leaves. So a lost message delays the queue by at most one lease, and
+// the waiters behind the head send nothing while they sleep.
 package notify

@@ -53,6 +53,13 @@ func (m *Mutex) Lock(ctx context.Context) error {
 	if m.err != nil {
 		return m.err
 	}
+	if m.lock.Token() != 0 {
+		// Re-entry is immediate: m must not queue behind waiters that
+		// wait for m.
+		if ok, _, err := m.lock.Attempt(ctx); ok || err != nil {
+			return err
+		}
+	}
 	return internal.Acquire(ctx, m.nt, m.lock.Keys().Channel, m.name, m.lock.Attempt)
 }
 

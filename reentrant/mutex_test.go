@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/notify"
 	"github.com/lockkit/lockkit/reentrant"
 )
 
@@ -221,5 +222,31 @@ func TestLock_ctx_deadline_matches_both_errors(t *testing.T) {
 			t.Fatalf("Lock past deadline = %v; want ErrNotObtained and DeadlineExceeded", err)
 		}
 		mustUnlock(t, a)
+	})
+}
+
+func TestLock_reenters_while_others_wait(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+		name := redistest.Unique(t)
+		a := reentrant.New(c, name)
+		mustLock(t, a)
+		b := reentrant.New(c, name)
+		got := make(chan error, 1)
+		go func() { got <- b.Lock(ctxT(t, 20*time.Second)) }()
+		channel := "lockkit:{" + name + "}:ch"
+		eventually(t, 10*time.Second, "the waiter to sleep", func() bool {
+			return notify.For(c).Sleeping(channel) == 1
+		})
+		// The holder re-enters at once, not behind the waiter.
+		if err := a.Lock(ctxT(t, 2*time.Second)); err != nil {
+			t.Fatalf("re-entry with a waiter queued: %v", err)
+		}
+		wantHoldCount(t, a, 2)
+		mustUnlock(t, a)
+		mustUnlock(t, a)
+		if err := <-got; err != nil {
+			t.Fatalf("waiter: %v", err)
+		}
+		mustUnlock(t, b)
 	})
 }
