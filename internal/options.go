@@ -21,6 +21,10 @@ type Options struct {
 	WatchdogTimeout time.Duration
 	// Owner is the owner id; empty means a fresh one from NewOwner.
 	Owner string
+	// OwnOwner is set by Validate when it chose a fresh owner id: then no
+	// other lock value holds under it, so a hold found under it that the
+	// value does not know of can only be the value's own.
+	OwnOwner bool
 	// Prefix starts every key of the lock.
 	Prefix string
 
@@ -100,6 +104,7 @@ func (o *Options) Validate(client redis.UniversalClient, name string) error {
 	}
 	if o.Owner == "" {
 		o.Owner = NewOwner()
+		o.OwnOwner = true
 	}
 	return nil
 }

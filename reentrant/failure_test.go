@@ -361,3 +361,33 @@ func TestNew_rejects_bad_input(t *testing.T) {
 		t.Fatalf("%d commands sent for invalid input", n)
 	}
 }
+
+func TestLock_lost_acquire_reply_leaves_no_stray_hold(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+		hook := &lossyHook{}
+		c.AddHook(hook)
+		name := redistest.Unique(t)
+		m := reentrant.New(c, name)
+
+		// A fresh hold whose reply is lost is taken back.
+		hook.armed.Store(true)
+		if ok, err := m.TryLock(ctxT(t, time.Second)); ok || !errors.Is(err, errReplyLost) {
+			t.Fatalf("TryLock with lost reply = %v, %v", ok, err)
+		}
+		if locked, _ := m.IsLocked(ctxT(t, time.Second)); locked {
+			t.Fatal("a hold nobody knows of blocks the lock")
+		}
+
+		// A re-entry whose reply is lost is cut back.
+		mustLock(t, m)
+		hook.armed.Store(true)
+		if err := m.Lock(ctxT(t, time.Second)); !errors.Is(err, errReplyLost) {
+			t.Fatalf("Lock with lost reply = %v", err)
+		}
+		wantHoldCount(t, m, 1)
+		mustUnlock(t, m)
+		if locked, _ := m.IsLocked(ctxT(t, time.Second)); locked {
+			t.Fatal("lock still held after the one known hold was released")
+		}
+	})
+}

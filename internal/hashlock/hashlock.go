@@ -38,7 +38,15 @@ var (
 	//go:embed forceunlock.lua
 	forceLua    string
 	forceScript = redis.NewScript(forceLua)
+
+	//go:embed undo.lua
+	undoLua    string
+	undoScript = redis.NewScript(undoLua)
 )
+
+// undoTimeout bounds the clean-up after an acquire whose outcome is
+// unknown; it runs on a context not cancelled with the caller's.
+const undoTimeout = 2 * time.Second
 
 // Lock is one owner's handle on a hash lock.
 type Lock struct {
@@ -68,14 +76,22 @@ func New(client redis.UniversalClient, name string, opts internal.Options, publi
 	}
 	ttl := opts.TTL()
 	l.holder = internal.NewHolder(name, ttl, wd, func(token int64) watchdog.Lease {
-		return watchdog.Lease{
-			Script: renewScript,
-			Keys:   []string{l.keys.Lock},
-			Args:   []any{opts.Owner, token, ttl.Milliseconds()},
-			TTL:    ttl,
-		}
+		return RenewLease(l.keys.Lock, opts.Owner, token, ttl)
 	})
 	return l
+}
+
+// RenewLease returns the watchdog lease that renews owner's hold with token
+// on the hash lock at key, ttl at a time. Lock kinds that keep this layout
+// (field = owner id, ':token') but take the lock by rules of their own
+// renew their holds with it.
+func RenewLease(key, owner string, token int64, ttl time.Duration) watchdog.Lease {
+	return watchdog.Lease{
+		Script: renewScript,
+		Keys:   []string{key},
+		Args:   []any{owner, token, ttl.Milliseconds()},
+		TTL:    ttl,
+	}
 }
 
 // Keys returns the lock's Redis names.
@@ -99,6 +115,7 @@ func (l *Lock) Attempt(ctx context.Context) (bool, time.Duration, error) {
 	}
 	if err != nil {
 		l.holder.Abort(pre)
+		l.undo(ctx)
 		return false, 0, internal.Op("lock", l.name, err)
 	}
 	if res[0] == 0 {
@@ -107,6 +124,26 @@ func (l *Lock) Attempt(ctx context.Context) (bool, time.Duration, error) {
 	}
 	l.holder.Acquired(pre, res[1], sent)
 	return true, l.opts.TTL(), nil
+}
+
+// undo cuts this owner's hold in Redis back to what the holder knows of,
+// after an acquire whose reply was lost (its ctx ended in flight, say): it
+// may have run and taken or re-entered the lock. Without this a fresh hold
+// nobody knows of would block every waiter for a whole lease. Only an owner
+// id chosen for this value is undone; a shared one may be another's. l.op
+// held.
+func (l *Lock) undo(ctx context.Context) {
+	if !l.opts.OwnOwner {
+		return
+	}
+	var token, count int64
+	if h := l.holder.Live(); h != nil {
+		token, count = h.Token, h.Count
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+	defer cancel()
+	// If this fails too, the stray hold expires with its lease.
+	_ = undoScript.Run(ctx, l.client, []string{l.keys.Lock}, l.opts.Owner, token, count, l.channel).Err()
 }
 
 // PTTLWait turns a PTTL reply into an internal.Attempt wait: -2 (the key
