@@ -1,0 +1,85 @@
+// Package fair provides [Mutex], a reentrant distributed lock on Redis that
+// is handed out strictly in the order callers started waiting for it,
+// across goroutines and processes.
+//
+// It keeps the contract of [github.com/lockkit/lockkit/reentrant.Mutex]
+// (the same methods, options, errors, watchdog, lost signal and fencing
+// token) and adds a queue: no caller can overtake one that has waited
+// longer, and each release wakes exactly the next waiter. Choose it when
+// waiters must not starve or when the order of turns matters; choose the
+// reentrant lock when throughput matters more than order, as its
+// releasing owner can often take the lock again at once, where a fair lock
+// always hands it to the next in line (one more round trip per hand-off).
+//
+// # Redis layout
+//
+// All keys carry the {NAME} hash tag, so they live in one Cluster slot:
+//
+//   - PREFIX:{NAME} is the lock, a hash laid out as the reentrant lock's:
+//     field = owner id, value = hold count, ':token' = fencing token of the
+//     hold, ':unlock' = id of the last partial unlock;
+//   - PREFIX:{NAME}:fence counts fencing tokens (no TTL), and
+//     PREFIX:{NAME}:released remembers recently released tokens, so a
+//     retried Unlock reports the outcome of the first;
+//   - PREFIX:{NAME}:queue lists the waiting owner ids, oldest first, and
+//     PREFIX:{NAME}:timeouts holds each waiter's deadline (score = server
+//     time in ms); both expire with the latest deadline;
+//   - PREFIX:{NAME}:ch:OWNER is each waiter's own wake-up channel.
+//
+// # Waiting
+//
+// Lock first tries without subscribing: a free lock with nobody waiting
+// costs one round trip. Otherwise that attempt puts the owner at the end
+// of the queue. Lock then subscribes to the owner's own channel through
+// the process-wide notifier (package notify), waits for Redis to confirm,
+// tries again (a release in between is not missed) and sleeps. A waiter
+// takes the lock only when it is free and the waiter is at the head of the
+// queue; the re-entry of a holder is immediate. A Mutex whose last Lock had
+// to wait subscribes before its first attempt the next time, so a
+// contended hand-off costs two acquire scripts and one release script.
+//
+// Unlock frees the lock and publishes on the channel of the waiter at the
+// head of the queue, and only there: every other waiter, in every process,
+// sleeps on. A waiter whose ctx ends takes its entry out of the queue
+// before Lock returns, and wakes the next one if it was first in line for
+// a free lock.
+//
+// # Dead waiters
+//
+// Every attempt pushes the waiter's deadline to now + the waiter timeout
+// ([WithWaiterTimeout], default 5 s), and a sleeping waiter wakes to
+// attempt at least every third of it, so a live waiter's entry never
+// expires. Deadlines are measured on the Redis server's clock (TIME
+// inside the scripts), never on a client's, so clock skew between
+// clients does not matter. The entry of a waiter whose process died is
+// evicted by the next script that looks once its deadline has passed; the
+// waiter behind it bounds its sleep by that deadline, so it takes over at
+// most one waiter timeout after the death, even when the release that
+// was meant for the dead waiter went unheard. A waiter also bounds its
+// sleep by the holder's remaining lease, so a crashed holder delays the
+// queue by at most its lease.
+//
+// # Leases
+//
+// By default a hold has a 30 s lease that the watchdog (package watchdog)
+// renews every 10 s until Unlock, so a crashed process frees the lock within
+// 30 s. With [WithLease] the hold has a fixed lease instead and expires on
+// its own. When the watchdog finds a hold gone, the channel from
+// [Mutex.Lost] is closed and Unlock returns [ErrLost].
+//
+// # Guarantees and limits
+//
+// While its lease lives, a lock has one owner, and every fresh hold gets a
+// [Mutex.Token] larger than any before it for the same name. Owners take
+// the lock in the order their first attempts reached Redis, except that a
+// waiter that stops attempting for longer than the waiter timeout (its
+// process died, or paused that long) loses its place and, if it comes
+// back, queues again at the end. Mutexes sharing an owner id
+// ([WithOwner]) share one place in the queue.
+//
+// A process that pauses (GC, swap, a stopped VM) for longer than its lease
+// can still think it holds the lock after it expired; so can a holder whose
+// Redis primary fails over before the lock was replicated, and a failover
+// can also lose or reorder the queue. Pass the fencing token to the
+// resource you protect and let it reject stale tokens when that matters.
+package fair

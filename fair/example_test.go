@@ -1,0 +1,118 @@
+package fair_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/fair"
+)
+
+func Example() {
+	mr, _ := miniredis.Run()
+	defer mr.Close()
+	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer client.Close()
+	ctx := context.Background()
+
+	m := fair.New(client, "orders:42")
+	if err := m.Lock(ctx); err != nil {
+		fmt.Println("lock:", err)
+		return
+	}
+	fmt.Println("locked with token", m.Token())
+	if err := m.Unlock(ctx); err != nil {
+		fmt.Println("unlock:", err)
+	}
+	// Output: locked with token 1
+}
+
+// Example_fifo shows that waiters take turns in the order they joined the
+// queue.
+func Example_fifo() {
+	mr, _ := miniredis.Run()
+	defer mr.Close()
+	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer client.Close()
+	ctx := context.Background()
+
+	first := fair.New(client, "jobs")
+	if err := first.Lock(ctx); err != nil {
+		fmt.Println("lock:", err)
+		return
+	}
+	turns := make(chan string, 3)
+	var wg sync.WaitGroup
+	for _, name := range []string{"alice", "bob", "carol"} {
+		m := fair.New(client, "jobs", fair.WithOwner(name))
+		wg.Go(func() {
+			if err := m.Lock(ctx); err != nil {
+				fmt.Println("lock:", err)
+				return
+			}
+			turns <- name
+			_ = m.Unlock(ctx)
+		})
+		// Let name join the queue before the next one starts.
+		for client.LPos(ctx, "lockkit:{jobs}:queue", name, redis.LPosArgs{}).Err() != nil {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	_ = first.Unlock(ctx)
+	wg.Wait()
+	close(turns)
+	for name := range turns {
+		fmt.Println(name)
+	}
+	// Output:
+	// alice
+	// bob
+	// carol
+}
+
+func ExampleMutex_TryLock() {
+	mr, _ := miniredis.Run()
+	defer mr.Close()
+	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer client.Close()
+	ctx := context.Background()
+
+	holder := fair.New(client, "report")
+	_ = holder.Lock(ctx)
+
+	m := fair.New(client, "report")
+	ok, _ := m.TryLock(ctx) // fails, and does not join the queue
+	fmt.Println("while held:", ok)
+
+	_ = holder.Unlock(ctx)
+	ok, _ = m.TryLock(ctx) // nobody holds it or waits for it
+	fmt.Println("once free:", ok)
+	_ = m.Unlock(ctx)
+	// Output:
+	// while held: false
+	// once free: true
+}
+
+// ExampleWithWaiterTimeout sets how soon the queue gets past a waiter whose
+// process died: its place is dropped two seconds after its last attempt.
+func ExampleWithWaiterTimeout() {
+	mr, _ := miniredis.Run()
+	defer mr.Close()
+	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	m := fair.New(client, "nightly-export", fair.WithWaiterTimeout(2*time.Second))
+	if err := m.Lock(ctx); err != nil {
+		fmt.Println("lock:", err)
+		return
+	}
+	defer m.Unlock(ctx)
+	fmt.Println("exporting")
+	// Output: exporting
+}
