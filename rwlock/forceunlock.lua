@@ -1,0 +1,15 @@
+-- forceunlock.lua: free the lock whoever holds it, for reading or writing.
+--
+-- KEYS     the five keys of the lock, in the order of common.lua
+-- ARGV[1]  readers' channel PREFIX:{NAME}:ch
+-- ARGV[2]  writers' channel PREFIX:{NAME}:wch
+--
+-- Waiting writers' intents are kept: they still wait.
+-- Returns 1 when holds were removed (every waiter is woken: '*' on both
+-- channels), 0 when the lock was free.
+if redis.call('del', HASH, LEASES) > 0 then
+  redis.call('publish', ARGV[1], '*')
+  redis.call('publish', ARGV[2], '*')
+  return 1
+end
+return 0

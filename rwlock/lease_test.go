@@ -1,0 +1,143 @@
+package rwlock_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/rwlock"
+)
+
+// On miniredis the scripts' clock (TIME) is set by the test, so lease
+// deadlines are exact. The watchdog renews every 10 s of real time, which
+// these tests never reach.
+
+func TestRLock_crashed_reader_never_pins_or_extends_others(t *testing.T) {
+	mr, c := redistest.Mini(t)
+	name := redistest.Unique(t)
+	t0 := time.Now()
+	mr.SetTime(t0)
+	crashed, live, w := rwlock.New(c, name), rwlock.New(c, name), rwlock.New(c, name)
+	mustRLock(t, crashed) // lease until t0+30s; it will never renew or unlock
+	mr.SetTime(t0.Add(20 * time.Second))
+	mustRLock(t, live) // lease until t0+50s
+	if s := state(t, w); s.Readers != 2 || s.TTL != 30*time.Second {
+		t.Fatalf("state = %+v; want 2 readers, TTL 30s (the longest live hold)", s)
+	}
+
+	mr.SetTime(t0.Add(31 * time.Second)) // the crashed reader's lease has ended
+	if s := state(t, w); s.Mode != rwlock.ReadLocked || s.Readers != 1 || s.TTL != 19*time.Second {
+		t.Fatalf("state = %+v; want 1 reader, TTL 19s (the live reader's own lease)", s)
+	}
+	if tryLock(t, w) {
+		t.Fatal("writer got the lock while the live reader holds it")
+	}
+	mustRUnlock(t, live)
+	wantState(t, w, rwlock.Unlocked, 0, 0, 0)
+	if !tryLock(t, w) {
+		t.Fatal("the crashed reader's expired hold still pins the lock")
+	}
+	mustUnlock(t, w)
+	if err := crashed.RUnlock(ctxT(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+		t.Fatalf("RUnlock of the expired hold = %v, want ErrLost", err)
+	}
+	for _, k := range []string{"", ":leases", ":writers"} {
+		if mr.Exists(lockKey(name) + k) {
+			t.Fatalf("key %s%s left behind by a freed lock", lockKey(name), k)
+		}
+	}
+}
+
+func TestTTL_follows_longest_live_hold(t *testing.T) {
+	mr, c := redistest.Mini(t)
+	name := redistest.Unique(t)
+	mr.SetTime(time.Now())
+	short := rwlock.New(c, name, rwlock.WithLease(10*time.Second))
+	long := rwlock.New(c, name, rwlock.WithLease(time.Minute))
+	mustRLock(t, short)
+	if d := state(t, short).TTL; d != 10*time.Second {
+		t.Fatalf("TTL = %v, want 10s", d)
+	}
+	mustRLock(t, long)
+	if d := state(t, short).TTL; d != time.Minute {
+		t.Fatalf("TTL = %v, want 1m (the longer hold)", d)
+	}
+	if d := mr.TTL(lockKey(name)); d != time.Minute {
+		t.Fatalf("the lock key expires in %v, want 1m", d)
+	}
+	mustRUnlock(t, long)
+	if d := state(t, short).TTL; d != 10*time.Second {
+		t.Fatalf("TTL after the longer hold ended = %v, want 10s", d)
+	}
+	if d := mr.TTL(lockKey(name)); d != 10*time.Second {
+		t.Fatalf("the lock key expires in %v, want 10s", d)
+	}
+	mustRUnlock(t, short)
+}
+
+// lockKey is the lock hash of name under the default prefix.
+func lockKey(name string) string { return "lockkit:{" + name + "}" }
+
+func TestRLock_each_reader_has_own_lease_on_redis(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	name := redistest.Unique(t)
+	// stale never renews (a fixed lease, as if it had crashed); live is
+	// renewed by the watchdog every 200 ms.
+	stale := rwlock.New(c, name, rwlock.WithLease(500*time.Millisecond))
+	live := rwlock.New(c, name, rwlock.WithWatchdogTimeout(600*time.Millisecond))
+	w := rwlock.New(c, name)
+	mustRLock(t, stale)
+	mustRLock(t, live)
+	select {
+	case <-stale.RLost():
+	case <-time.After(waitTimeout):
+		t.Fatal("the fixed read lease never ended")
+	}
+	eventually(t, waitTimeout, "the stale reader's hold to end", func() bool {
+		return state(t, w).Readers == 1
+	})
+	// live keeps reading past the stale lease, on its own renewed lease.
+	for range 3 {
+		s := state(t, live)
+		if s.RHoldCount != 1 || s.TTL > 600*time.Millisecond {
+			t.Fatalf("state = %+v; want live still reading, TTL within its own 600ms lease", s)
+		}
+		select {
+		case <-live.RLost():
+			t.Fatal("the renewed reader lost its hold")
+		case <-time.After(300 * time.Millisecond): // let renewals happen
+		}
+	}
+	if tryLock(t, w) {
+		t.Fatal("writer got the lock while the live reader holds it")
+	}
+	mustRUnlock(t, live)
+	if !tryLock(t, w) {
+		t.Fatal("the stale reader's ended hold still pins the lock")
+	}
+	mustUnlock(t, w)
+	if err := stale.RUnlock(ctxT(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+		t.Fatalf("RUnlock of the ended hold = %v, want ErrLost", err)
+	}
+}
+
+func TestLock_waits_out_a_vanished_reader_lease(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	name := redistest.Unique(t)
+	const lease = 700 * time.Millisecond
+	stale := rwlock.New(c, name, rwlock.WithLease(lease))
+	w := rwlock.New(c, name)
+	start := time.Now()
+	mustRLock(t, stale)
+	// Nobody releases: the writer must get the lock when the lease ends, by
+	// bounding its wait with the lock's TTL.
+	mustLock(t, w)
+	if waited := time.Since(start); waited < lease-50*time.Millisecond || waited > lease+time.Second {
+		t.Fatalf("writer acquired after %v; want about the reader's lease %v (within +1s)", waited, lease)
+	}
+	mustUnlock(t, w)
+	if err := stale.RUnlock(ctxT(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+		t.Fatalf("RUnlock of the ended hold = %v, want ErrLost", err)
+	}
+}

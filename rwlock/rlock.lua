@@ -1,0 +1,46 @@
+-- rlock.lua: take the read lock for an owner, or re-enter it.
+--
+-- KEYS     the five keys of the lock, in the order of common.lua
+-- ARGV[1]  owner id
+-- ARGV[2]  lease in ms
+-- ARGV[3]  '1' when waiting writers hold back new readers (writer
+--          preference), '0' when they do not
+--
+-- An owner that holds the read lock re-enters it, and the owner of the
+-- write lock may take the read lock too (a downgrade once it unlocks the
+-- write lock), whatever writers wait. Any other owner gets a read hold
+-- unless a writer holds the lock or, with ARGV[3] = '1', a writer waits.
+--
+-- Returns {count, token} when the owner now holds the read lock: count 1
+-- and a newly minted token for a fresh hold, count > 1 and the hold's token
+-- on re-entry.
+-- Returns {0, wait} when refused: wait is the lock's remaining lease in ms
+-- when a writer holds it, or the ms until the last
+-- waiting writer's intent lapses.
+purge()
+local owner, ms = ARGV[1], tonumber(ARGV[2])
+local r = owner .. ':r'
+if redis.call('hexists', HASH, r) == 1 then
+  local count = redis.call('hincrby', HASH, r, 1)
+  redis.call('hdel', HASH, r .. ':u')
+  lease(r, ms)
+  settle()
+  return {count, tonumber(redis.call('hget', HASH, r .. ':t'))}
+end
+if redis.call('hexists', HASH, owner .. ':w') == 0 then
+  if redis.call('hget', HASH, ':mode') == 'write' then
+    return {0, lease_left()}
+  end
+  if ARGV[3] == '1' then
+    local left = intent_left()
+    if left then
+      return {0, left}
+    end
+  end
+end
+local token = redis.call('incr', FENCE)
+redis.call('hsetnx', HASH, ':mode', 'read')
+redis.call('hset', HASH, r, 1, r .. ':t', token)
+lease(r, ms)
+settle()
+return {1, token}

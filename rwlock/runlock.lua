@@ -1,0 +1,38 @@
+-- runlock.lua: undo one RLock of an owner's read hold; the last one ends it.
+--
+-- KEYS     the five keys of the lock, in the order of common.lua
+-- ARGV[1]  owner id
+-- ARGV[2]  fencing token of the read hold being released
+-- ARGV[3]  unlock id: the same for every retry of one RUnlock
+-- ARGV[4]  how long released tokens are remembered, in ms
+-- ARGV[5]  writers' channel PREFIX:{NAME}:wch
+--
+-- Returns the owner's remaining read hold count: 0 when the read hold
+-- ended; if that freed the lock (the last reader left), one waiting writer
+-- per process is woken ('1' on ARGV[5]). n > 0 when the owner still holds
+-- it. A retry of an RUnlock that already took effect returns the same
+-- answer again. Returns -1 when the hold is not there: its lease ended, it
+-- was removed, or a newer hold took its place.
+purge()
+local r = ARGV[1] .. ':r'
+local count = redis.call('hget', HASH, r)
+if count and redis.call('hget', HASH, r .. ':t') == ARGV[2] then
+  if redis.call('hget', HASH, r .. ':u') == ARGV[3] then
+    return tonumber(count)
+  end
+  count = redis.call('hincrby', HASH, r, -1)
+  if count > 0 then
+    redis.call('hset', HASH, r .. ':u', ARGV[3])
+    return count
+  end
+  drop(r)
+  remember(ARGV[2], tonumber(ARGV[4]))
+  if not settle() then
+    redis.call('publish', ARGV[5], '1')
+  end
+  return 0
+end
+if redis.call('zscore', RELEASED, ARGV[2]) then
+  return 0
+end
+return -1

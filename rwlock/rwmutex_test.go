@@ -1,0 +1,418 @@
+package rwlock_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/notify"
+	"github.com/lockkit/lockkit/rwlock"
+)
+
+func TestRLock_readers_share_writer_excludes(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+		name := redistest.Unique(t)
+		a, b, w := rwlock.New(c, name), rwlock.New(c, name), rwlock.New(c, name)
+		mustRLock(t, a)
+		mustRLock(t, b)
+		wantState(t, a, rwlock.ReadLocked, 2, 0, 1)
+		if tryLock(t, w) {
+			t.Fatal("TryLock succeeded while two readers hold the lock")
+		}
+		mustRUnlock(t, a)
+		if tryLock(t, w) {
+			t.Fatal("TryLock succeeded while a reader holds the lock")
+		}
+		mustRUnlock(t, b)
+		if !tryLock(t, w) {
+			t.Fatal("TryLock failed on a free lock")
+		}
+		wantState(t, w, rwlock.WriteLocked, 0, 1, 0)
+		if tryRLock(t, a) {
+			t.Fatal("TryRLock succeeded while a writer holds the lock")
+		}
+		if tryLock(t, b) {
+			t.Fatal("a second writer got the lock")
+		}
+		mustUnlock(t, w)
+		wantState(t, w, rwlock.Unlocked, 0, 0, 0)
+	})
+}
+
+func TestLock_and_RLock_reenter_with_counts(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+		name := redistest.Unique(t)
+		r, w := rwlock.New(c, name), rwlock.New(c, name)
+		mustRLock(t, r)
+		tok := r.RToken()
+		mustRLock(t, r)
+		if !tryRLock(t, r) {
+			t.Fatal("TryRLock by a reader did not re-enter")
+		}
+		wantState(t, r, rwlock.ReadLocked, 1, 0, 3)
+		if r.RToken() != tok {
+			t.Fatalf("read re-entry changed the token %d -> %d", tok, r.RToken())
+		}
+		mustRUnlock(t, r)
+		mustRUnlock(t, r)
+		wantState(t, r, rwlock.ReadLocked, 1, 0, 1)
+		mustRUnlock(t, r)
+		wantState(t, r, rwlock.Unlocked, 0, 0, 0)
+		if r.RToken() != 0 {
+			t.Fatalf("RToken after release = %d, want 0", r.RToken())
+		}
+
+		mustLock(t, w)
+		wtok := w.Token()
+		if wtok <= tok {
+			t.Fatalf("write token %d not above the earlier read token %d", wtok, tok)
+		}
+		mustLock(t, w)
+		if !tryLock(t, w) {
+			t.Fatal("TryLock by the writer did not re-enter")
+		}
+		wantState(t, w, rwlock.WriteLocked, 0, 3, 0)
+		if w.Token() != wtok {
+			t.Fatalf("write re-entry changed the token %d -> %d", wtok, w.Token())
+		}
+		mustUnlock(t, w)
+		mustUnlock(t, w)
+		wantState(t, w, rwlock.WriteLocked, 0, 1, 0)
+		mustUnlock(t, w)
+		wantState(t, w, rwlock.Unlocked, 0, 0, 0)
+		if w.Token() != 0 {
+			t.Fatalf("Token after release = %d, want 0", w.Token())
+		}
+	})
+}
+
+func TestUnlock_downgrades_to_read(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+		name := redistest.Unique(t)
+		w, other, reader := rwlock.New(c, name), rwlock.New(c, name), rwlock.New(c, name)
+		mustLock(t, w)
+		mustRLock(t, w) // the writer may read
+		wantState(t, w, rwlock.WriteLocked, 1, 1, 1)
+		if tryRLock(t, reader) {
+			t.Fatal("another owner read while the downgrading writer still writes")
+		}
+		if w.RToken() <= w.Token() {
+			t.Fatalf("the writer's read hold token %d is not a fresh one above %d", w.RToken(), w.Token())
+		}
+		mustUnlock(t, w)
+		wantState(t, w, rwlock.ReadLocked, 1, 0, 1)
+		if w.Token() != 0 || w.RToken() == 0 {
+			t.Fatalf("after downgrade Token = %d, RToken = %d; want 0 and the read token", w.Token(), w.RToken())
+		}
+		if tryLock(t, other) {
+			t.Fatal("another writer got the lock while the downgraded owner reads")
+		}
+		if !tryRLock(t, reader) {
+			t.Fatal("another reader was refused after the downgrade")
+		}
+		mustRUnlock(t, reader)
+		mustRUnlock(t, w)
+		if !tryLock(t, other) {
+			t.Fatal("writer refused after the downgraded reader left")
+		}
+		mustUnlock(t, other)
+	})
+}
+
+func TestLock_by_reader_returns_ErrUpgrade_at_once(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+		name := redistest.Unique(t)
+		r, other := rwlock.New(c, name), rwlock.New(c, name)
+		mustRLock(t, r)
+		mustRLock(t, other)
+		// No deadline: a Lock that waited would hang the test, not time out.
+		err := await(t, async(t, func() error { return r.Lock(t.Context()) }), "Lock by a reader")
+		if !errors.Is(err, rwlock.ErrUpgrade) {
+			t.Fatalf("Lock by a reader = %v, want ErrUpgrade", err)
+		}
+		if ok, err := r.TryLock(ctxT(t, waitTimeout)); ok || !errors.Is(err, rwlock.ErrUpgrade) {
+			t.Fatalf("TryLock by a reader = %v, %v; want false, ErrUpgrade", ok, err)
+		}
+		// Nothing changed, and no intent holds readers back.
+		s := state(t, r)
+		if s.Mode != rwlock.ReadLocked || s.Readers != 2 || s.RHoldCount != 1 || s.HoldCount != 0 || s.WaitingWriters != 0 {
+			t.Fatalf("state after refused upgrade = %+v", s)
+		}
+		newcomer := rwlock.New(c, name)
+		if !tryRLock(t, newcomer) {
+			t.Fatal("a new reader was held back after a refused upgrade")
+		}
+		mustRUnlock(t, newcomer)
+		mustRUnlock(t, r)
+		mustRUnlock(t, other)
+		mustLock(t, r) // no longer a reader: allowed
+		mustUnlock(t, r)
+	})
+}
+
+func TestUnlock_not_held_returns_ErrNotHeld(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+		name := redistest.Unique(t)
+		a, b := rwlock.New(c, name), rwlock.New(c, name)
+		ctx := ctxT(t, waitTimeout)
+		for _, tc := range []struct {
+			what string
+			call func() error
+		}{
+			{"Unlock of a fresh owner", func() error { return a.Unlock(ctx) }},
+			{"RUnlock of a fresh owner", func() error { return a.RUnlock(ctx) }},
+		} {
+			if err := tc.call(); !errors.Is(err, rwlock.ErrNotHeld) || errors.Is(err, rwlock.ErrLost) {
+				t.Fatalf("%s = %v, want ErrNotHeld only", tc.what, err)
+			}
+		}
+		mustRLock(t, a)
+		if err := a.Unlock(ctx); !errors.Is(err, rwlock.ErrNotHeld) {
+			t.Fatalf("Unlock by a reader = %v, want ErrNotHeld", err)
+		}
+		if err := b.RUnlock(ctx); !errors.Is(err, rwlock.ErrNotHeld) {
+			t.Fatalf("RUnlock by another owner = %v, want ErrNotHeld", err)
+		}
+		wantState(t, a, rwlock.ReadLocked, 1, 0, 1)
+		mustRUnlock(t, a)
+		if err := a.RUnlock(ctx); !errors.Is(err, rwlock.ErrNotHeld) {
+			t.Fatalf("extra RUnlock = %v, want ErrNotHeld", err)
+		}
+		mustLock(t, b)
+		if err := b.RUnlock(ctx); !errors.Is(err, rwlock.ErrNotHeld) {
+			t.Fatalf("RUnlock by the writer = %v, want ErrNotHeld", err)
+		}
+		mustUnlock(t, b)
+		if err := b.Unlock(ctx); !errors.Is(err, rwlock.ErrNotHeld) {
+			t.Fatalf("extra Unlock = %v, want ErrNotHeld", err)
+		}
+	})
+}
+
+func TestForceUnlock_loses_holds_with_ErrLost(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+		name := redistest.Unique(t)
+		r1 := rwlock.New(c, name, rwlock.WithWatchdogTimeout(300*time.Millisecond))
+		r2 := rwlock.New(c, name)
+		admin := rwlock.New(c, name)
+		mustRLock(t, r1)
+		mustRLock(t, r2)
+		if ok, err := admin.ForceUnlock(ctxT(t, waitTimeout)); !ok || err != nil {
+			t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
+		}
+		wantState(t, admin, rwlock.Unlocked, 0, 0, 0)
+		// r1's watchdog renews every 100 ms and finds its hold gone.
+		select {
+		case <-r1.RLost():
+		case <-time.After(waitTimeout):
+			t.Fatal("RLost did not fire after the read hold was removed")
+		}
+		for _, r := range []*rwlock.RWMutex{r1, r2} {
+			if err := r.RUnlock(ctxT(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+				t.Fatalf("RUnlock after ForceUnlock = %v, want ErrLost", err)
+			}
+			if err := r.RUnlock(ctxT(t, waitTimeout)); !errors.Is(err, rwlock.ErrNotHeld) {
+				t.Fatalf("second RUnlock = %v, want ErrNotHeld", err)
+			}
+		}
+
+		w := rwlock.New(c, name, rwlock.WithWatchdogTimeout(300*time.Millisecond))
+		mustLock(t, w)
+		if ok, err := admin.ForceUnlock(ctxT(t, waitTimeout)); !ok || err != nil {
+			t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
+		}
+		select {
+		case <-w.Lost():
+		case <-time.After(waitTimeout):
+			t.Fatal("Lost did not fire after the write hold was removed")
+		}
+		if err := w.Unlock(ctxT(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+			t.Fatalf("Unlock after ForceUnlock = %v, want ErrLost", err)
+		}
+		if ok, err := admin.ForceUnlock(ctxT(t, waitTimeout)); ok || err != nil {
+			t.Fatalf("ForceUnlock of a free lock = %v, %v; want false", ok, err)
+		}
+	})
+}
+
+func TestUnlock_late_release_cannot_end_newer_hold(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+		name := redistest.Unique(t)
+		// Two values sharing an owner id: b's old hold is replaced by a's
+		// fresh one after a force unlock, and b's release must not end it.
+		a := rwlock.New(c, name, rwlock.WithOwner("job-1"))
+		b := rwlock.New(c, name, rwlock.WithOwner("job-1"))
+		admin := rwlock.New(c, name)
+		mustRLock(t, b)
+		if _, err := admin.ForceUnlock(ctxT(t, waitTimeout)); err != nil {
+			t.Fatal(err)
+		}
+		mustRLock(t, a)
+		if err := b.RUnlock(ctxT(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+			t.Fatalf("stale RUnlock = %v, want ErrLost", err)
+		}
+		wantState(t, a, rwlock.ReadLocked, 1, 0, 1)
+		mustRUnlock(t, a)
+	})
+}
+
+func TestLock_ctx_deadline_matches_both_errors_and_withdraws_intent(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+		name := redistest.Unique(t)
+		r, w := rwlock.New(c, name), rwlock.New(c, name)
+		mustRLock(t, r)
+		ctx := ctxT(t, 50*time.Millisecond)
+		err := w.Lock(ctx)
+		if !errors.Is(err, rwlock.ErrNotObtained) || !errors.Is(err, ctx.Err()) || ctx.Err() == nil {
+			t.Fatalf("Lock past its deadline = %v, want ErrNotObtained and %v", err, ctx.Err())
+		}
+		if s := state(t, w); s.WaitingWriters != 0 || s.HoldCount != 0 {
+			t.Fatalf("state after a Lock that gave up = %+v; want no intent, no hold", s)
+		}
+		newcomer := rwlock.New(c, name)
+		if !tryRLock(t, newcomer) {
+			t.Fatal("a new reader was held back by a writer that gave up")
+		}
+		mustRUnlock(t, newcomer)
+
+		// Now a writer waits: a reader's re-entry goes on, a new reader
+		// waits behind the writer until its own deadline.
+		done := async(t, func() error { return w.Lock(ctxT(t, waitTimeout)) })
+		eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, r).WaitingWriters == 1 })
+		if err := r.RLock(ctxT(t, waitTimeout)); err != nil {
+			t.Fatalf("RLock re-entry under a waiting writer = %v", err)
+		}
+		rctx := ctxT(t, 50*time.Millisecond)
+		err = newcomer.RLock(rctx)
+		if !errors.Is(err, rwlock.ErrNotObtained) || !errors.Is(err, rctx.Err()) || rctx.Err() == nil {
+			t.Fatalf("RLock past its deadline = %v, want ErrNotObtained and %v", err, rctx.Err())
+		}
+		if newcomer.RToken() != 0 {
+			t.Fatal("a failed RLock left a read hold")
+		}
+		mustRUnlock(t, r)
+		pending(t, done, "Lock while a reader holds")
+		mustRUnlock(t, r)
+		if err := await(t, done, "Lock after the last reader left"); err != nil {
+			t.Fatal(err)
+		}
+		mustUnlock(t, w)
+	})
+}
+
+func TestTryLock_leaves_no_intent(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+		name := redistest.Unique(t)
+		r, w := rwlock.New(c, name), rwlock.New(c, name)
+		mustRLock(t, r)
+		if tryLock(t, w) {
+			t.Fatal("TryLock succeeded under a reader")
+		}
+		if s := state(t, w); s.WaitingWriters != 0 {
+			t.Fatalf("TryLock left an intent: %+v", s)
+		}
+		newcomer := rwlock.New(c, name)
+		if !tryRLock(t, newcomer) {
+			t.Fatal("new reader refused after a failed TryLock")
+		}
+		mustRUnlock(t, newcomer)
+		mustRUnlock(t, r)
+	})
+}
+
+func TestRLocker_is_the_read_side(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+		name := redistest.Unique(t)
+		m := rwlock.New(c, name)
+		var l rwlock.Locker = m.RLocker()
+		ctx := ctxT(t, waitTimeout)
+		if err := l.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		wantState(t, m, rwlock.ReadLocked, 1, 0, 1)
+		if err := l.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Unlock(ctx); !errors.Is(err, rwlock.ErrNotHeld) {
+			t.Fatalf("extra RLocker Unlock = %v, want ErrNotHeld", err)
+		}
+		l = m
+		if err := l.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		wantState(t, m, rwlock.WriteLocked, 0, 1, 0)
+		if err := l.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestToken_strictly_increases_across_kinds(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+		name := redistest.Unique(t)
+		var last int64
+		check := func(what string, tok int64) {
+			t.Helper()
+			if tok <= last {
+				t.Fatalf("%s token %d not above %d", what, tok, last)
+			}
+			last = tok
+		}
+		for range 3 {
+			w := rwlock.New(c, name)
+			mustLock(t, w)
+			check("write", w.Token())
+			mustUnlock(t, w)
+			r1, r2 := rwlock.New(c, name), rwlock.New(c, name)
+			mustRLock(t, r1)
+			check("read", r1.RToken())
+			mustRLock(t, r2)
+			check("second read", r2.RToken())
+			mustRUnlock(t, r1)
+			mustRUnlock(t, r2)
+		}
+	})
+}
+
+func TestNotifier_idle_after_waits(t *testing.T) {
+	_, c := redistest.Mini(t)
+	name := redistest.Unique(t)
+	w, r := rwlock.New(c, name), rwlock.New(c, name)
+	mustLock(t, w)
+	done := async(t, func() error { return r.RLock(ctxT(t, waitTimeout)) })
+	eventually(t, waitTimeout, "the reader to wait", func() bool {
+		return notify.For(c).Channels() == 1
+	})
+	mustUnlock(t, w)
+	if err := await(t, done, "RLock"); err != nil {
+		t.Fatal(err)
+	}
+	mustRUnlock(t, r)
+	if n := notify.For(c).Channels(); n != 0 {
+		t.Fatalf("%d channels still subscribed after every wait ended", n)
+	}
+}
+
+func TestLock_reentry_with_ended_ctx_returns_ErrNotObtained(t *testing.T) {
+	_, c := redistest.Mini(t)
+	m := rwlock.New(c, redistest.Unique(t))
+	mustLock(t, m)
+	mustRLock(t, m)
+	ctx, cancel := context_WithCancel(t)
+	cancel()
+	for what, f := range map[string]func() error{
+		"Lock":  func() error { return m.Lock(ctx) },
+		"RLock": func() error { return m.RLock(ctx) },
+	} {
+		if err := f(); !errors.Is(err, rwlock.ErrNotObtained) || !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s with an ended ctx = %v, want ErrNotObtained and context.Canceled", what, err)
+		}
+	}
+	wantState(t, m, rwlock.WriteLocked, 1, 1, 1)
+	mustRUnlock(t, m)
+	mustUnlock(t, m)
+}

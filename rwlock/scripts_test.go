@@ -1,0 +1,417 @@
+package rwlock
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal"
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+// scriptRig runs the scripts directly on miniredis with its clock pinned,
+// and listens on the lock's channels.
+type scriptRig struct {
+	t   *testing.T
+	ctx context.Context
+	mr  *miniredis.Miniredis
+	c   *redis.Client
+	k   keys
+	t0  time.Time
+	ps  *redis.PubSub
+}
+
+func newRig(t *testing.T) *scriptRig {
+	mr, c := redistest.Mini(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	n := internal.NewKeys(internal.DefaultPrefix, redistest.Unique(t))
+	r := &scriptRig{
+		t: t, ctx: ctx, mr: mr, c: c, t0: time.Now().Truncate(time.Second),
+		k: keys{
+			all: []string{n.Lock, n.Sub("leases"), n.Sub("writers"), n.Fence, n.Released},
+			rch: n.Channel, wch: n.Sub("wch"),
+		},
+	}
+	mr.SetTime(r.t0)
+	r.ps = c.Subscribe(ctx, r.k.rch, r.k.wch)
+	t.Cleanup(func() { _ = r.ps.Close() })
+	for range 2 {
+		if _, err := r.ps.ReceiveTimeout(ctx, 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+// at sets the server clock to t0 + d.
+func (r *scriptRig) at(d time.Duration) { r.mr.SetTime(r.t0.Add(d)) }
+
+func (r *scriptRig) lock(owner string, intent time.Duration) acquired {
+	r.t.Helper()
+	a, err := lockWrite(r.ctx, r.c, r.k, owner, 30*time.Second, intent)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return a
+}
+
+func (r *scriptRig) rlock(owner string, prefer bool) acquired {
+	r.t.Helper()
+	a, err := lockRead(r.ctx, r.c, r.k, owner, 30*time.Second, prefer)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return a
+}
+
+func (r *scriptRig) unlock(owner string, token int64, id string) int64 {
+	r.t.Helper()
+	n, err := unlockWrite(r.ctx, r.c, r.k, owner, token, id)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return n
+}
+
+func (r *scriptRig) runlock(owner string, token int64, id string) int64 {
+	r.t.Helper()
+	n, err := unlockRead(r.ctx, r.c, r.k, owner, token, id)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return n
+}
+
+func (r *scriptRig) renew(hold string, token int64, lease time.Duration) int64 {
+	r.t.Helper()
+	n, err := renewScript.Run(r.ctx, r.c, r.k.all, hold, token, lease.Milliseconds()).Int64()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return n
+}
+
+func (r *scriptRig) state(owner string) State {
+	r.t.Helper()
+	s, err := readState(r.ctx, r.c, r.k, owner)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return s
+}
+
+// published returns the messages published since the last call, as
+// "channel payload" with the channel shortened to "r" or "w".
+func (r *scriptRig) published() []string {
+	r.t.Helper()
+	const mark = "mark"
+	if err := r.c.Publish(r.ctx, r.k.wch, mark).Err(); err != nil {
+		r.t.Fatal(err)
+	}
+	var got []string
+	for {
+		msg, err := r.ps.ReceiveMessage(r.ctx)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		if msg.Payload == mark {
+			return got
+		}
+		ch := "r"
+		if msg.Channel == r.k.wch {
+			ch = "w"
+		}
+		got = append(got, ch+" "+msg.Payload)
+	}
+}
+
+func (r *scriptRig) wantPublished(want ...string) {
+	r.t.Helper()
+	got := r.published()
+	if len(got) != len(want) {
+		r.t.Fatalf("published %q, want %q", got, want)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			r.t.Fatalf("published %q, want %q", got, want)
+		}
+	}
+}
+
+func TestLockScript_returns(t *testing.T) {
+	r := newRig(t)
+	a := r.lock("w1", 0)
+	if a.count != 1 || a.token != 1 {
+		t.Fatalf("fresh write hold = %+v, want {1, 1}", a)
+	}
+	if b := r.lock("w1", 0); b.count != 2 || b.token != 1 {
+		t.Fatalf("write re-entry = %+v, want {2, 1}", b)
+	}
+	r.at(10 * time.Second)
+	if b := r.lock("w2", time.Minute); b.count != 0 || b.token != 20_000 {
+		t.Fatalf("other writer = %+v, want {0, 20000}: the time left of the lease", b)
+	}
+	if s := r.state("w1"); s.WaitingWriters != 1 || s.Mode != WriteLocked || s.HoldCount != 2 {
+		t.Fatalf("state = %+v; want one intent, write-locked by w1 twice", s)
+	}
+	if r.mr.TTL(r.k.all[2]) != time.Minute {
+		t.Fatalf("intent set TTL = %v, want 1m", r.mr.TTL(r.k.all[2]))
+	}
+	if b := r.lock("w3", 0); b.count != 0 {
+		t.Fatalf("TryLock-style attempt = %+v, want refused", b)
+	}
+	if s := r.state(""); s.WaitingWriters != 1 {
+		t.Fatalf("an attempt without intent registered one: %+v", s)
+	}
+
+	// A reader asking for the write lock is refused at once.
+	r2 := newRig(t)
+	if b := r2.rlock("x", true); b.count != 1 {
+		t.Fatalf("rlock = %+v", b)
+	}
+	if b := r2.lock("x", time.Minute); b.count != -1 || b.token != 0 {
+		t.Fatalf("upgrade = %+v, want {-1, 0}", b)
+	}
+	if s := r2.state("x"); s.WaitingWriters != 0 {
+		t.Fatalf("refused upgrade registered an intent: %+v", s)
+	}
+	// A waiting writer's intent goes when it gets the lock.
+	if b := r2.lock("y", time.Minute); b.count != 0 {
+		t.Fatalf("writer under a reader = %+v, want refused", b)
+	}
+	r2.runlock("x", 1, "u1")
+	if b := r2.lock("y", time.Minute); b.count != 1 || b.token != 2 {
+		t.Fatalf("writer after the reader left = %+v, want {1, 2}", b)
+	}
+	if s := r2.state("y"); s.WaitingWriters != 0 {
+		t.Fatalf("intent left after acquiring: %+v", s)
+	}
+}
+
+func TestRLockScript_returns(t *testing.T) {
+	r := newRig(t)
+	if a := r.rlock("a", true); a.count != 1 || a.token != 1 {
+		t.Fatalf("fresh read hold = %+v, want {1, 1}", a)
+	}
+	if a := r.rlock("a", true); a.count != 2 || a.token != 1 {
+		t.Fatalf("read re-entry = %+v, want {2, 1}", a)
+	}
+	if a := r.rlock("b", true); a.count != 1 || a.token != 2 {
+		t.Fatalf("second reader = %+v, want {1, 2}", a)
+	}
+	r.at(5 * time.Second)
+	if a := r.lock("w", 20*time.Second); a.count != 0 {
+		t.Fatalf("writer = %+v, want refused", a)
+	}
+	if a := r.rlock("c", true); a.count != 0 || a.token != 20_000 {
+		t.Fatalf("new reader under an intent = %+v, want {0, 20000}: the intent's time left", a)
+	}
+	if a := r.rlock("a", true); a.count != 3 {
+		t.Fatalf("re-entry under an intent = %+v, want 3", a)
+	}
+	if a := r.rlock("c", false); a.count != 1 || a.token != 3 {
+		t.Fatalf("new reader without writer preference = %+v, want {1, 3}", a)
+	}
+	r.at(26 * time.Second) // the intent lapsed (the writer died)
+	if a := r.rlock("d", true); a.count != 1 {
+		t.Fatalf("new reader after the intent lapsed = %+v, want a hold", a)
+	}
+
+	w := newRig(t)
+	w.lock("w", 0)
+	w.at(time.Second)
+	if a := w.rlock("x", false); a.count != 0 || a.token != 29_000 {
+		t.Fatalf("reader under a writer = %+v, want {0, 29000}", a)
+	}
+	w.lock("v", time.Minute) // an intent does not stop the writer's own read
+	if a := w.rlock("w", true); a.count != 1 || a.token != 2 {
+		t.Fatalf("the writer's read (downgrade) = %+v, want {1, 2}", a)
+	}
+	if s := w.state("w"); s.Mode != WriteLocked || s.Readers != 1 || s.HoldCount != 1 || s.RHoldCount != 1 {
+		t.Fatalf("state = %+v; want write-locked with the writer's own read hold", s)
+	}
+}
+
+func TestUnlockScript_returns(t *testing.T) {
+	r := newRig(t)
+	r.lock("w", 0)
+	r.lock("w", 0)
+	r.rlock("w", true)       // downgrade: token 2
+	r.lock("v", time.Minute) // a waiting writer
+	r.published()            // nothing yet
+	if n := r.unlock("w", 1, "u1"); n != 1 {
+		t.Fatalf("partial unlock = %d, want 1", n)
+	}
+	if n := r.unlock("w", 1, "u1"); n != 1 {
+		t.Fatalf("retried partial unlock = %d, want 1 again", n)
+	}
+	r.wantPublished()
+	if n := r.unlock("w", 99, "u2"); n != -1 {
+		t.Fatalf("unlock with a wrong token = %d, want -1", n)
+	}
+	if n := r.unlock("w", 1, "u2"); n != 0 {
+		t.Fatalf("last unlock = %d, want 0", n)
+	}
+	r.wantPublished("r *", "w 1")
+	if s := r.state("w"); s.Mode != ReadLocked || s.RHoldCount != 1 || s.HoldCount != 0 || s.WaitingWriters != 0 {
+		t.Fatalf("state after downgrade = %+v; want read-locked by w, intents cleared", s)
+	}
+	if n := r.unlock("w", 1, "u2"); n != 0 {
+		t.Fatalf("retried last unlock = %d, want 0", n)
+	}
+	if n := r.unlock("w", 1, "u3"); n != 0 {
+		t.Fatalf("unlock of a released token = %d, want 0 (it is remembered)", n)
+	}
+	r.wantPublished()
+
+	e := newRig(t)
+	e.lock("w", 0)
+	e.at(31 * time.Second) // the lease ended
+	if n := e.unlock("w", 1, "u1"); n != -1 {
+		t.Fatalf("unlock after the lease = %d, want -1", n)
+	}
+	e.wantPublished()
+	if e.mr.Exists(e.k.all[0]) || e.mr.Exists(e.k.all[1]) {
+		t.Fatal("an expired hold was left in Redis")
+	}
+}
+
+func TestRUnlockScript_returns(t *testing.T) {
+	r := newRig(t)
+	r.rlock("a", true)
+	r.rlock("a", true)
+	r.rlock("b", true)
+	if n := r.runlock("a", 1, "u1"); n != 1 {
+		t.Fatalf("partial runlock = %d, want 1", n)
+	}
+	if n := r.runlock("a", 1, "u1"); n != 1 {
+		t.Fatalf("retried partial runlock = %d, want 1", n)
+	}
+	if n := r.runlock("a", 2, "u2"); n != -1 {
+		t.Fatalf("runlock with b's token = %d, want -1", n)
+	}
+	if n := r.runlock("a", 1, "u2"); n != 0 {
+		t.Fatalf("a's last runlock = %d, want 0", n)
+	}
+	r.wantPublished() // b still reads: nobody is woken
+	if n := r.runlock("b", 2, "u3"); n != 0 {
+		t.Fatalf("b's runlock = %d, want 0", n)
+	}
+	r.wantPublished("w 1") // the last reader left
+	if n := r.runlock("b", 2, "u3"); n != 0 {
+		t.Fatalf("retried runlock = %d, want 0", n)
+	}
+	r.wantPublished()
+
+	// The writer's own read hold ending wakes nobody: it still writes.
+	d := newRig(t)
+	d.lock("w", 0)
+	d.rlock("w", true)
+	if n := d.runlock("w", 2, "u1"); n != 0 {
+		t.Fatalf("runlock = %d, want 0", n)
+	}
+	d.wantPublished()
+	if s := d.state("w"); s.Mode != WriteLocked || s.Readers != 0 {
+		t.Fatalf("state = %+v; want write-locked, no reader", s)
+	}
+
+	// A reader whose lease ended has nothing to release.
+	e := newRig(t)
+	e.rlock("a", true)
+	e.at(30 * time.Second)
+	if n := e.runlock("a", 1, "u1"); n != -1 {
+		t.Fatalf("runlock after the lease = %d, want -1", n)
+	}
+}
+
+func TestRenewScript_returns(t *testing.T) {
+	r := newRig(t)
+	r.rlock("a", true) // until 30s
+	r.rlock("b", true) // until 30s
+	r.at(20 * time.Second)
+	if n := r.renew("a:r", 1, 30*time.Second); n != 1 {
+		t.Fatalf("renew = %d, want 1", n)
+	}
+	if s := r.state("a"); s.TTL != 30*time.Second || r.mr.TTL(r.k.all[0]) != 30*time.Second {
+		t.Fatalf("TTL = %v (key %v), want 30s", s.TTL, r.mr.TTL(r.k.all[0]))
+	}
+	if n := r.renew("a:r", 2, 30*time.Second); n != 0 {
+		t.Fatalf("renew with b's token = %d, want 0", n)
+	}
+	if n := r.renew("a:w", 1, 30*time.Second); n != 0 {
+		t.Fatalf("renew of a write hold a does not have = %d, want 0", n)
+	}
+	r.at(31 * time.Second) // b's lease ended; a's did not
+	if n := r.renew("b:r", 2, 30*time.Second); n != 0 {
+		t.Fatalf("renew after the lease ended = %d, want 0", n)
+	}
+	if s := r.state("a"); s.Readers != 1 || s.TTL != 19*time.Second {
+		t.Fatalf("state = %+v; want a alone, TTL 19s", s)
+	}
+}
+
+func TestWithdrawScript_returns(t *testing.T) {
+	r := newRig(t)
+	r.rlock("a", true)
+	r.lock("w1", time.Minute)
+	r.lock("w2", time.Minute)
+	r.published()
+	ok, err := withdraw(r.ctx, r.c, r.k, "w1")
+	if err != nil || !ok {
+		t.Fatalf("withdraw = %v, %v; want true", ok, err)
+	}
+	r.wantPublished() // w2 still holds readers back
+	if ok, _ := withdraw(r.ctx, r.c, r.k, "w1"); ok {
+		t.Fatal("second withdraw = true, want false")
+	}
+	if ok, _ := withdraw(r.ctx, r.c, r.k, "w2"); !ok {
+		t.Fatal("withdraw of w2 = false")
+	}
+	r.wantPublished("r *")
+}
+
+func TestForceUnlockScript_returns(t *testing.T) {
+	r := newRig(t)
+	r.rlock("a", true)
+	r.lock("w", time.Minute)
+	r.published()
+	if ok, err := forceUnlock(r.ctx, r.c, r.k); err != nil || !ok {
+		t.Fatalf("force unlock = %v, %v; want true", ok, err)
+	}
+	r.wantPublished("r *", "w *")
+	if s := r.state("a"); s.Mode != Unlocked || s.WaitingWriters != 1 {
+		t.Fatalf("state = %+v; want unlocked, the waiting writer's intent kept", s)
+	}
+	if ok, _ := forceUnlock(r.ctx, r.c, r.k); ok {
+		t.Fatal("force unlock of a free lock = true")
+	}
+	r.wantPublished()
+}
+
+func TestStateScript_returns(t *testing.T) {
+	r := newRig(t)
+	if s := r.state("a"); s != (State{}) {
+		t.Fatalf("free lock state = %+v, want zero", s)
+	}
+	r.rlock("a", true)
+	r.rlock("a", true)
+	r.at(10 * time.Second)
+	r.rlock("b", true)
+	r.lock("w", time.Minute)
+	want := State{Mode: ReadLocked, Readers: 2, WaitingWriters: 1, RHoldCount: 2, TTL: 30 * time.Second}
+	if s := r.state("a"); s != want {
+		t.Fatalf("state = %+v, want %+v", s, want)
+	}
+	r.at(35 * time.Second) // a's lease ended, unpurged: not counted
+	want = State{Mode: ReadLocked, Readers: 1, WaitingWriters: 1, TTL: 5 * time.Second}
+	if s := r.state("a"); s != want {
+		t.Fatalf("state = %+v, want %+v", s, want)
+	}
+	if Mode(7).String() != "Mode(7)" || WriteLocked.String() != "write" {
+		t.Fatalf("Mode strings: %q %q", Mode(7).String(), WriteLocked.String())
+	}
+}

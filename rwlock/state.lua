@@ -1,0 +1,35 @@
+-- state.lua: describe the lock as of now, counting live holds only. It
+-- writes nothing: holds whose lease has ended but that no script has
+-- purged yet are simply not counted.
+--
+-- KEYS     the five keys of the lock, in the order of common.lua
+-- ARGV[1]  owner id whose hold counts are wanted
+--
+-- Returns {mode, readers, writing, reading, pttl, waiting}:
+--   mode     0 unlocked, 1 read-locked, 2 write-locked
+--   readers  owners holding the read lock (a downgrading writer included)
+--   writing  the owner's write hold count (0 when none)
+--   reading  the owner's read hold count (0 when none)
+--   pttl     ms until the latest live lease ends; 0 when unlocked
+--   waiting  live intents: writers waiting with writer preference
+local live = redis.call('zrangebyscore', LEASES, '(' .. string.format('%d', NOW), '+inf', 'withscores')
+local mode, readers, writing, reading, pttl = 0, 0, 0, 0, 0
+for i = 1, #live, 2 do
+  local h = live[i]
+  if string.sub(h, -2) == ':w' then
+    mode = 2
+  else
+    readers = readers + 1
+  end
+  if h == ARGV[1] .. ':w' then
+    writing = tonumber(redis.call('hget', HASH, h)) or 0
+  elseif h == ARGV[1] .. ':r' then
+    reading = tonumber(redis.call('hget', HASH, h)) or 0
+  end
+  pttl = math.max(pttl, tonumber(live[i + 1]) - NOW)
+end
+if mode == 0 and readers > 0 then
+  mode = 1
+end
+local waiting = redis.call('zcount', WRITERS, '(' .. string.format('%d', NOW), '+inf')
+return {mode, readers, writing, reading, pttl, waiting}

@@ -1,0 +1,44 @@
+-- unlock.lua: undo one Lock of an owner's write hold; the last one ends it.
+--
+-- KEYS     the five keys of the lock, in the order of common.lua
+-- ARGV[1]  owner id
+-- ARGV[2]  fencing token of the write hold being released
+-- ARGV[3]  unlock id: the same for every retry of one Unlock
+-- ARGV[4]  how long released tokens are remembered, in ms
+-- ARGV[5]  readers' channel PREFIX:{NAME}:ch
+-- ARGV[6]  writers' channel PREFIX:{NAME}:wch
+--
+-- Returns the owner's remaining write hold count. 0: the write hold ended.
+-- The lock is free, or read-locked by the owner's own read hold (a
+-- downgrade). Every waiting writer's intent is cleared, so the readers held
+-- back get their turn before the next writer. Every waiting reader is woken
+-- ('*' on ARGV[5]), and so is one waiting writer per process ('1' on
+-- ARGV[6]). The writer takes the lock or registers its intent again.
+-- n > 0: the owner still holds the write lock.
+-- A retry of an Unlock that already took effect returns the same answer
+-- again instead of releasing twice. Returns -1 when the hold is not there:
+-- its lease ended, it was removed, or a newer hold took its place.
+purge()
+local w = ARGV[1] .. ':w'
+local count = redis.call('hget', HASH, w)
+if count and redis.call('hget', HASH, w .. ':t') == ARGV[2] then
+  if redis.call('hget', HASH, w .. ':u') == ARGV[3] then
+    return tonumber(count)
+  end
+  count = redis.call('hincrby', HASH, w, -1)
+  if count > 0 then
+    redis.call('hset', HASH, w .. ':u', ARGV[3])
+    return count
+  end
+  drop(w)
+  settle()
+  remember(ARGV[2], tonumber(ARGV[4]))
+  redis.call('del', WRITERS)
+  redis.call('publish', ARGV[5], '*')
+  redis.call('publish', ARGV[6], '1')
+  return 0
+end
+if redis.call('zscore', RELEASED, ARGV[2]) then
+  return 0
+end
+return -1
