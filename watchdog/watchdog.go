@@ -233,12 +233,14 @@ func (w *Watchdog) renew(batch []*Hold) {
 			continue
 		}
 		renewed, err := results[i].renewed, results[i].err
+		retry := min(h.lease.TTL/10, time.Second)
 		switch {
 		case err == nil && renewed:
 			h.expires = sent.Add(h.lease.TTL)
 			h.due = sent.Add(h.lease.TTL / 3)
-		case err == nil || !now.Before(h.expires):
-			// Gone, or failing for as long as the lease could last.
+		case err == nil || !now.Add(retry).Before(h.expires):
+			// Gone, or failing so long that the lease lapses before the
+			// next try: report it now rather than after the fact.
 			h.state = stopped
 			delete(w.holds, h)
 			if f := h.lease.OnLost; f != nil {
@@ -246,7 +248,7 @@ func (w *Watchdog) renew(batch []*Hold) {
 			}
 		default:
 			// Transient failure: retry soon, well before the lease lapses.
-			h.due = now.Add(min(h.lease.TTL/10, time.Second))
+			h.due = now.Add(retry)
 		}
 	}
 	w.cond.Broadcast()
