@@ -1,0 +1,101 @@
+package spin_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/spin"
+)
+
+func Example() {
+	mr, err := miniredis.Run()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer mr.Close()
+	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer client.Close()
+	ctx := context.Background()
+
+	m := spin.New(client, "orders:42")
+	if err := m.Lock(ctx); err != nil {
+		fmt.Println("lock:", err)
+		return
+	}
+	fmt.Println("locked with token", m.Token())
+
+	other := spin.New(client, "orders:42")
+	ok, err := other.TryLock(ctx)
+	fmt.Println("another owner got it:", ok, err)
+
+	if err := m.Unlock(ctx); err != nil {
+		fmt.Println("unlock:", err)
+	}
+	ok, err = other.TryLock(ctx)
+	fmt.Println("after Unlock, another owner got it:", ok, err, "with token", other.Token())
+	_ = other.Unlock(ctx)
+	// Output:
+	// locked with token 1
+	// another owner got it: false <nil>
+	// after Unlock, another owner got it: true <nil> with token 2
+}
+
+func ExampleWithBackoff() {
+	mr, err := miniredis.Run()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer mr.Close()
+	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer client.Close()
+	ctx := context.Background()
+
+	holder := spin.New(client, "report")
+	_ = holder.Lock(ctx)
+
+	// A waiter that checks every 5 to 50 ms.
+	waiter := spin.New(client, "report", spin.WithBackoff(5*time.Millisecond, 50*time.Millisecond))
+	done := make(chan error)
+	go func() { done <- waiter.Lock(ctx) }()
+
+	_ = holder.Unlock(ctx)
+	fmt.Println("waiter:", <-done)
+	_ = waiter.Unlock(ctx)
+	// Output:
+	// waiter: <nil>
+}
+
+func ExampleMutex_Lost() {
+	mr, err := miniredis.Run()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer mr.Close()
+	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer client.Close()
+	ctx := context.Background()
+
+	// A fixed lease: the lock frees itself after 50 ms.
+	m := spin.New(client, "batch", spin.WithLease(50*time.Millisecond))
+	if err := m.Lock(ctx); err != nil {
+		fmt.Println("lock:", err)
+		return
+	}
+	select {
+	case <-m.Lost():
+		fmt.Println("lease ended; stop working")
+	case <-time.After(5 * time.Second):
+		fmt.Println("work done")
+	}
+	fmt.Println(m.Unlock(ctx))
+	// Output:
+	// lease ended; stop working
+	// lockkit: lock lost: "batch": fixed lease ended
+}

@@ -1,0 +1,203 @@
+package spin_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/reentrant"
+	"github.com/lockkit/lockkit/spin"
+)
+
+// pubsubCommands are the commands a lock woken by pub/sub would send,
+// directly or from a script.
+var pubsubCommands = []string{"subscribe", "psubscribe", "ssubscribe", "publish", "spublish"}
+
+// pubsubCalls returns the server's call counts of pubsubCommands since the
+// last CONFIG RESETSTAT, from INFO commandstats (which counts commands run
+// by scripts too). go-redis hooks do not see SUBSCRIBE, so this asks the
+// server.
+func pubsubCalls(t *testing.T, c redis.UniversalClient) map[string]int {
+	t.Helper()
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]int{}
+	for line := range strings.Lines(info) {
+		stat, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok {
+			continue
+		}
+		cmd := strings.TrimPrefix(stat, "cmdstat_")
+		for _, want := range pubsubCommands {
+			if cmd != want {
+				continue
+			}
+			field, _, _ := strings.Cut(rest, ",")
+			n, err := strconv.Atoi(strings.TrimPrefix(field, "calls="))
+			if err != nil {
+				t.Fatalf("parsing %q: %v", line, err)
+			}
+			calls[cmd] = n
+		}
+	}
+	return calls
+}
+
+// TestLock_never_subscribes_or_publishes runs a contended spin lock (a
+// waiter in its backoff loop, a release, a force-unlock) on a dedicated
+// server and checks the server's own command statistics: no SUBSCRIBE of
+// any kind and no PUBLISH, not even from a script. The same scenario with
+// reentrant.Mutex is the control that shows the check sees them.
+func TestLock_never_subscribes_or_publishes(t *testing.T) {
+	ctx := testCtx(t)
+	s := redistest.StartServer(t)
+	admin, ca, cb := s.Client(t), s.Client(t), s.Client(t)
+	counter := redistest.NewCounter()
+	cb.AddHook(counter.Hook())
+
+	if err := admin.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	name := redistest.Unique(t)
+	a, b := spin.New(ca, name), spin.New(cb, name)
+	if err := a.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- b.Lock(ctx) }()
+	waitFor(t, "b to fail three attempts", func() bool { return counter.Scripts() >= 3 })
+	if chans, err := admin.PubSubChannels(ctx, "*").Result(); err != nil || len(chans) != 0 {
+		t.Fatalf("PUBSUB CHANNELS while b waits = %q, %v; want none", chans, err)
+	}
+	if err := a.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := a.ForceUnlock(ctx); !ok || err != nil {
+		t.Fatalf("ForceUnlock = %v, %v", ok, err)
+	}
+	mustErr(t, b.Unlock(ctx), spin.ErrLost)
+	for cmd, n := range pubsubCalls(t, admin) {
+		if n != 0 {
+			t.Errorf("the spin lock made the server run %s %d times", strings.ToUpper(cmd), n)
+		}
+	}
+
+	// Control: the pub/sub-woken lock in the same scenario.
+	if err := admin.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	name = redistest.Unique(t)
+	ra, rb := reentrant.New(ca, name), reentrant.New(cb, name)
+	if err := ra.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- rb.Lock(ctx) }()
+	waitFor(t, "the reentrant waiter to subscribe", func() bool {
+		n, _ := admin.PubSubNumSub(ctx, "lockkit:{"+name+"}:ch").Result()
+		return n["lockkit:{"+name+"}:ch"] == 1
+	})
+	if err := ra.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := rb.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	calls := pubsubCalls(t, admin)
+	if calls["subscribe"] == 0 || calls["publish"] == 0 {
+		t.Fatalf("control: reentrant lock made SUBSCRIBE %d and PUBLISH %d calls; the check cannot see them",
+			calls["subscribe"], calls["publish"])
+	}
+}
+
+// TestLock_on_cluster_excludes_without_pubsub hammers two spin locks,
+// in different slots, on a three-master cluster, and checks that no node
+// ran a pub/sub command.
+func TestLock_on_cluster_excludes_without_pubsub(t *testing.T) {
+	ctx := testCtx(t)
+	cl := redistest.StartCluster(t)
+	cc := cl.Client(t)
+	names := distinctMasters(t, cc, 2)
+	for _, s := range cl.Servers() {
+		if err := s.Client(t).ConfigResetStat(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const owners, rounds = 4, 15
+	errs := make(chan error, owners*len(names))
+	var inside [2]atomic.Int32
+	for i, name := range names {
+		for range owners {
+			go func() {
+				m := spin.New(cc, name)
+				for range rounds {
+					if err := m.Lock(ctx); err != nil {
+						errs <- err
+						return
+					}
+					if inside[i].Add(1) != 1 {
+						errs <- errOverlap
+						return
+					}
+					inside[i].Add(-1)
+					if err := m.Unlock(ctx); err != nil {
+						errs <- err
+						return
+					}
+				}
+				errs <- nil
+			}()
+		}
+	}
+	for range owners * len(names) {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range cl.Servers() {
+		for cmd, calls := range pubsubCalls(t, s.Client(t)) {
+			if calls != 0 {
+				t.Errorf("node %s ran %s %d times", s.Addr(), strings.ToUpper(cmd), calls)
+			}
+		}
+	}
+	for _, n := range names {
+		assertClean(t, cc, n)
+	}
+}
+
+// distinctMasters returns n unique lock names whose keys live on n
+// different masters of the cluster.
+func distinctMasters(t *testing.T, cc *redis.ClusterClient, n int) []string {
+	t.Helper()
+	var names []string
+	seen := map[string]bool{}
+	for range 1000 {
+		name := redistest.Unique(t)
+		node, err := cc.MasterForKey(context.Background(), "lockkit:{"+name+"}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if addr := node.Options().Addr; !seen[addr] {
+			seen[addr] = true
+			names = append(names, name)
+			if len(names) == n {
+				return names
+			}
+		}
+	}
+	t.Fatalf("found no %d names on distinct masters", n)
+	return nil
+}
