@@ -1,0 +1,107 @@
+package multilock_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/multilock"
+	"github.com/lockkit/lockkit/reentrant"
+	"github.com/lockkit/lockkit/spin"
+)
+
+func Example() {
+	mr, err := miniredis.Run()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer mr.Close()
+	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer client.Close()
+	ctx := context.Background()
+
+	// Move money from account 7 to account 3: hold both accounts. Any
+	// caller locking {3, 7} in any order takes account:3 first.
+	from := reentrant.New(client, "account:7")
+	to := reentrant.New(client, "account:3")
+	both := multilock.New([]multilock.Locker{from, to})
+	if err := both.Lock(ctx); err != nil {
+		fmt.Println("lock:", err)
+		return
+	}
+	fmt.Println("holding", both.Name())
+	if err := both.Unlock(ctx); err != nil {
+		fmt.Println("unlock:", err)
+	}
+	// Output:
+	// holding account:3+account:7
+}
+
+func ExampleMultiLock_TryLock() {
+	mr, err := miniredis.Run()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer mr.Close()
+	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer client.Close()
+	ctx := context.Background()
+
+	other := spin.New(client, "b")
+	_ = other.Lock(ctx)
+
+	a := reentrant.New(client, "a")
+	m := multilock.New([]multilock.Locker{a, spin.New(client, "b")})
+	ok, err := m.TryLock(ctx)
+	fmt.Println("got both:", ok, err)
+	locked, _ := a.IsLocked(ctx)
+	fmt.Println("a left locked:", locked)
+
+	_ = other.Unlock(ctx)
+	ok, err = m.TryLock(ctx)
+	fmt.Println("got both:", ok, err)
+	_ = m.Unlock(ctx)
+	// Output:
+	// got both: false <nil>
+	// a left locked: false
+	// got both: true <nil>
+}
+
+func ExampleNewRedLock() {
+	// Three independent masters (here embedded ones).
+	var clients []redis.UniversalClient
+	for range 3 {
+		mr, err := miniredis.Run()
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		defer mr.Close()
+		c := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+		defer c.Close()
+		clients = append(clients, c)
+	}
+	ctx := context.Background()
+
+	lock := multilock.NewRedLock(clients, "ledger")
+	if err := lock.Lock(ctx); err != nil {
+		fmt.Println("lock:", err)
+		return
+	}
+	fmt.Println("held on a quorum of", lock.Quorum(), "with token", lock.Token())
+
+	other := multilock.NewRedLock(clients, "ledger")
+	ok, err := other.TryLock(ctx)
+	fmt.Println("another owner got it:", ok, err)
+
+	if err := lock.Unlock(ctx); err != nil {
+		fmt.Println("unlock:", err)
+	}
+	// Output:
+	// held on a quorum of 2 with token 1
+	// another owner got it: false <nil>
+}
