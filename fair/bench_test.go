@@ -18,12 +18,6 @@ import (
 	"github.com/lockkit/lockkit/reentrant"
 )
 
-// locker is what the contended benchmark needs of a lock.
-type locker interface {
-	Lock(ctx context.Context) error
-	Unlock(ctx context.Context) error
-}
-
 // BenchmarkContended has G goroutines take turns on one lock, each holding
 // it for 1 ms, with the fair and the reentrant lock in the same run. One op
 // is one acquisition. Besides ns/op it reports:
@@ -50,10 +44,10 @@ func BenchmarkContended(b *testing.B) {
 	srv := redistest.StartServer(b)
 	kinds := []struct {
 		name string
-		make func(c redis.UniversalClient, name string) locker
+		make func(c redis.UniversalClient, name string) redistest.Locker
 	}{
-		{"fair", func(c redis.UniversalClient, name string) locker { return fair.New(c, name) }},
-		{"reentrant", func(c redis.UniversalClient, name string) locker { return reentrant.New(c, name) }},
+		{"fair", func(c redis.UniversalClient, name string) redistest.Locker { return fair.New(c, name) }},
+		{"reentrant", func(c redis.UniversalClient, name string) redistest.Locker { return reentrant.New(c, name) }},
 	}
 	for _, clients := range []int{1, G} {
 		for _, kind := range kinds {
@@ -64,7 +58,7 @@ func BenchmarkContended(b *testing.B) {
 	}
 }
 
-func benchContended(b *testing.B, srv *redistest.Server, clients, g int, hold time.Duration, mk func(redis.UniversalClient, string) locker) {
+func benchContended(b *testing.B, srv *redistest.Server, clients, g int, hold time.Duration, mk func(redis.UniversalClient, string) redistest.Locker) {
 	counter := redistest.NewCounter()
 	cs := make([]*redis.Client, clients)
 	for i := range cs {
@@ -207,25 +201,16 @@ func subscribeCalls(b *testing.B, c *redis.Client) int64 {
 
 // BenchmarkUncontended is one owner locking and unlocking a free lock.
 func BenchmarkUncontended(b *testing.B) {
-	srv := redistest.StartServer(b)
-	c := srv.Client(b)
-	ctx := context.Background()
+	c := redistest.StartServer(b).Client(b)
 	for _, kind := range []struct {
 		name string
-		m    locker
+		m    redistest.Locker
 	}{
 		{"fair", fair.New(c, redistest.Unique(b))},
 		{"reentrant", reentrant.New(c, redistest.Unique(b))},
 	} {
 		b.Run(kind.name, func(b *testing.B) {
-			for b.Loop() {
-				if err := kind.m.Lock(ctx); err != nil {
-					b.Fatal(err)
-				}
-				if err := kind.m.Unlock(ctx); err != nil {
-					b.Fatal(err)
-				}
-			}
+			redistest.BenchLockUnlock(b, kind.m, nil)
 		})
 	}
 }

@@ -14,112 +14,112 @@ import (
 )
 
 func TestLock_reenters_same_owner(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		m := fair.New(c, lockName(t, c))
-		mustLock(t, m)
+		redistest.MustLock(t, m)
 		token := m.Token()
-		mustLock(t, m)
-		if ok, err := m.TryLock(ctxT(t, time.Second)); !ok || err != nil {
+		redistest.MustLock(t, m)
+		if ok, err := m.TryLock(redistest.Ctx(t, time.Second)); !ok || err != nil {
 			t.Fatalf("TryLock by holder = %v, %v; want re-entry", ok, err)
 		}
-		wantHoldCount(t, m, 3)
+		redistest.WantHoldCount(t, m, 3)
 		if m.Token() != token {
 			t.Fatalf("re-entry changed token %d -> %d", token, m.Token())
 		}
-		mustUnlock(t, m)
-		mustUnlock(t, m)
-		wantHoldCount(t, m, 1)
-		if locked, _ := m.IsLocked(ctxT(t, time.Second)); !locked {
+		redistest.MustUnlock(t, m)
+		redistest.MustUnlock(t, m)
+		redistest.WantHoldCount(t, m, 1)
+		if locked, _ := m.IsLocked(redistest.Ctx(t, time.Second)); !locked {
 			t.Fatal("lock freed while held once")
 		}
-		mustUnlock(t, m)
-		wantHoldCount(t, m, 0)
-		if locked, _ := m.IsLocked(ctxT(t, time.Second)); locked {
+		redistest.MustUnlock(t, m)
+		redistest.WantHoldCount(t, m, 0)
+		if locked, _ := m.IsLocked(redistest.Ctx(t, time.Second)); locked {
 			t.Fatal("lock still held after the last Unlock")
 		}
 		if m.Token() != 0 {
 			t.Fatalf("Token after release = %d, want 0", m.Token())
 		}
-		if err := m.Unlock(ctxT(t, time.Second)); !errors.Is(err, fair.ErrNotHeld) {
+		if err := m.Unlock(redistest.Ctx(t, time.Second)); !errors.Is(err, fair.ErrNotHeld) {
 			t.Fatalf("extra Unlock = %v, want ErrNotHeld", err)
 		}
 	})
 }
 
 func TestLock_reenters_at_once_while_others_queue(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := lockName(t, c)
 		holder := fair.New(c, name)
-		mustLock(t, holder)
+		redistest.MustLock(t, holder)
 		w := fair.New(c, name, fair.WithOwner("w"))
-		got := lockAsync(ctxT(t, 20*time.Second), w)
+		got := lockAsync(redistest.Ctx(t, 20*time.Second), w)
 		waitQueue(t, c, name, "w")
 
 		// The holder re-enters past the queue, by Lock and by TryLock.
-		mustLock(t, holder)
-		if ok, err := holder.TryLock(ctxT(t, time.Second)); !ok || err != nil {
+		redistest.MustLock(t, holder)
+		if ok, err := holder.TryLock(redistest.Ctx(t, time.Second)); !ok || err != nil {
 			t.Fatalf("TryLock by holder = %v, %v; want re-entry", ok, err)
 		}
-		wantHoldCount(t, holder, 3)
+		redistest.WantHoldCount(t, holder, 3)
 		wantQueue(t, c, name, "w")
 		for range 3 {
-			mustUnlock(t, holder)
+			redistest.MustUnlock(t, holder)
 		}
-		if err := receive(t, got, 10*time.Second, "the waiter"); err != nil {
+		if err := redistest.Receive(t, got, 10*time.Second, "the waiter"); err != nil {
 			t.Fatalf("waiter: %v", err)
 		}
-		mustUnlock(t, w)
+		redistest.MustUnlock(t, w)
 	})
 }
 
 func TestUnlock_other_owner_returns_ErrNotHeld(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := lockName(t, c)
 		a, b := fair.New(c, name), fair.New(c, name)
-		mustLock(t, a)
-		if ok, err := b.TryLock(ctxT(t, time.Second)); ok || err != nil {
+		redistest.MustLock(t, a)
+		if ok, err := b.TryLock(redistest.Ctx(t, time.Second)); ok || err != nil {
 			t.Fatalf("TryLock by other owner = %v, %v; want false", ok, err)
 		}
-		err := b.Unlock(ctxT(t, time.Second))
+		err := b.Unlock(redistest.Ctx(t, time.Second))
 		if !errors.Is(err, fair.ErrNotHeld) || errors.Is(err, fair.ErrLost) {
 			t.Fatalf("Unlock by other owner = %v, want ErrNotHeld only", err)
 		}
-		wantHoldCount(t, a, 1)
-		mustUnlock(t, a)
+		redistest.WantHoldCount(t, a, 1)
+		redistest.MustUnlock(t, a)
 	})
 }
 
 func TestToken_strictly_increases_across_owners(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := lockName(t, c)
 		var last int64
 		for i := range 5 {
 			m := fair.New(c, name)
-			mustLock(t, m)
+			redistest.MustLock(t, m)
 			if tok := m.Token(); tok <= last {
 				t.Fatalf("hold %d: token %d not above %d", i, tok, last)
 			} else {
 				last = tok
 			}
-			mustUnlock(t, m)
+			redistest.MustUnlock(t, m)
 		}
 	})
 }
 
 func TestTryLock_does_not_jump_the_queue(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := lockName(t, c)
-		ctx := ctxT(t, 10*time.Second)
+		ctx := redistest.Ctx(t, 10*time.Second)
 		m := fair.New(c, name)
 
 		// Held by another owner: fails, and does not queue.
 		holder := fair.New(c, name)
-		mustLock(t, holder)
+		redistest.MustLock(t, holder)
 		if ok, err := m.TryLock(ctx); ok || err != nil {
 			t.Fatalf("TryLock on a held lock = %v, %v; want false", ok, err)
 		}
 		wantQueue(t, c, name)
-		mustUnlock(t, holder)
+		redistest.MustUnlock(t, holder)
 
 		// Free, but someone waits: fails, and does not queue.
 		deadline := addGhost(t, c, name, "ghost", time.Minute)
@@ -132,7 +132,7 @@ func TestTryLock_does_not_jump_the_queue(t *testing.T) {
 		}
 
 		// The waiter's entry expires: TryLock evicts it and succeeds.
-		if mr, ok := miniFor(c); ok {
+		if mr, ok := redistest.MiniFor(c); ok {
 			mr.SetTime(time.UnixMilli(deadline + 1))
 		} else {
 			c.ZAdd(ctx, timeoutsKey(name), redis.Z{Score: float64(serverMillis(t, c) - 1), Member: "ghost"})
@@ -141,84 +141,84 @@ func TestTryLock_does_not_jump_the_queue(t *testing.T) {
 			t.Fatalf("TryLock once the queue is empty = %v, %v; want true", ok, err)
 		}
 		wantQueue(t, c, name)
-		mustUnlock(t, m)
+		redistest.MustUnlock(t, m)
 	})
 }
 
 func TestLock_waits_for_release(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := lockName(t, c)
 		a, b := fair.New(c, name), fair.New(c, name, fair.WithOwner("b"))
-		mustLock(t, a)
-		got := lockAsync(ctxT(t, 20*time.Second), b)
+		redistest.MustLock(t, a)
+		got := lockAsync(redistest.Ctx(t, 20*time.Second), b)
 		waitQueue(t, c, name, "b")
 		select {
 		case err := <-got:
 			t.Fatalf("Lock returned %v while another owner held the lock", err)
 		default:
 		}
-		mustUnlock(t, a)
-		if err := receive(t, got, 10*time.Second, "the waiter"); err != nil {
+		redistest.MustUnlock(t, a)
+		if err := redistest.Receive(t, got, 10*time.Second, "the waiter"); err != nil {
 			t.Fatalf("waiter Lock: %v", err)
 		}
 		if b.Token() <= 0 {
 			t.Fatal("waiter holds no token")
 		}
 		wantQueue(t, c, name)
-		mustUnlock(t, b)
+		redistest.MustUnlock(t, b)
 	})
 }
 
 func TestForceUnlock_wakes_the_head(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := lockName(t, c)
 		a, b := fair.New(c, name), fair.New(c, name, fair.WithOwner("b"))
-		mustLock(t, a)
-		mustLock(t, a)
-		got := lockAsync(ctxT(t, 20*time.Second), b)
+		redistest.MustLock(t, a)
+		redistest.MustLock(t, a)
+		got := lockAsync(redistest.Ctx(t, 20*time.Second), b)
 		waitQueue(t, c, name, "b")
-		ok, err := fair.New(c, name).ForceUnlock(ctxT(t, time.Second))
+		ok, err := fair.New(c, name).ForceUnlock(redistest.Ctx(t, time.Second))
 		if !ok || err != nil {
 			t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
 		}
-		if err := receive(t, got, 10*time.Second, "the waiter"); err != nil {
+		if err := redistest.Receive(t, got, 10*time.Second, "the waiter"); err != nil {
 			t.Fatalf("waiter after ForceUnlock: %v", err)
 		}
-		if err := a.Unlock(ctxT(t, time.Second)); !errors.Is(err, fair.ErrLost) {
+		if err := a.Unlock(redistest.Ctx(t, time.Second)); !errors.Is(err, fair.ErrLost) {
 			t.Fatalf("Unlock by force-unlocked owner = %v, want ErrLost", err)
 		}
-		mustUnlock(t, b)
-		if ok, err := b.ForceUnlock(ctxT(t, time.Second)); ok || err != nil {
+		redistest.MustUnlock(t, b)
+		if ok, err := b.ForceUnlock(redistest.Ctx(t, time.Second)); ok || err != nil {
 			t.Fatalf("ForceUnlock on a free lock = %v, %v; want false", ok, err)
 		}
 	})
 }
 
 func TestLease_fixed_expires_and_reports_ErrLost(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := lockName(t, c)
 		const lease = 300 * time.Millisecond
 		a := fair.New(c, name, fair.WithLease(lease))
-		mustLock(t, a)
-		if d, err := a.TTL(ctxT(t, time.Second)); err != nil || d <= 0 || d > lease {
+		redistest.MustLock(t, a)
+		if d, err := a.TTL(redistest.Ctx(t, time.Second)); err != nil || d <= 0 || d > lease {
 			t.Fatalf("TTL = %v, %v; want within %v", d, err, lease)
 		}
 		b := fair.New(c, name)
-		if mr, ok := miniFor(c); ok {
+		if mr, ok := redistest.MiniFor(c); ok {
 			// miniredis TTLs do not count down by themselves.
 			mr.FastForward(lease)
 		}
 		// b gets the lock although a never unlocks.
-		if err := b.Lock(ctxT(t, lease+2*time.Second)); err != nil {
+		if err := b.Lock(redistest.Ctx(t, lease+2*time.Second)); err != nil {
 			t.Fatalf("Lock after the fixed lease: %v", err)
 		}
-		receive(t, a.Lost(), 5*time.Second, "the lost signal of the expired hold")
-		if err := a.Unlock(ctxT(t, time.Second)); !errors.Is(err, fair.ErrLost) {
+		redistest.Receive(t, a.Lost(), 5*time.Second, "the lost signal of the expired hold")
+		if err := a.Unlock(redistest.Ctx(t, time.Second)); !errors.Is(err, fair.ErrLost) {
 			t.Fatalf("Unlock after the lease ended = %v, want ErrLost", err)
 		}
 		// The late Unlock did not free b's newer hold.
-		wantHoldCount(t, b, 1)
-		mustUnlock(t, b)
+		redistest.WantHoldCount(t, b, 1)
+		redistest.MustUnlock(t, b)
 	})
 }
 
@@ -226,16 +226,16 @@ func TestLost_fires_when_the_watchdog_finds_the_hold_gone(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
 	name := lockName(t, c)
 	a := fair.New(c, name, fair.WithWatchdogTimeout(300*time.Millisecond))
-	mustLock(t, a)
-	if ok, err := fair.New(c, name).ForceUnlock(ctxT(t, time.Second)); !ok || err != nil {
+	redistest.MustLock(t, a)
+	if ok, err := fair.New(c, name).ForceUnlock(redistest.Ctx(t, time.Second)); !ok || err != nil {
 		t.Fatalf("ForceUnlock = %v, %v", ok, err)
 	}
-	receive(t, a.Lost(), 5*time.Second, "the lost signal")
-	err := a.Unlock(ctxT(t, time.Second))
+	redistest.Receive(t, a.Lost(), 5*time.Second, "the lost signal")
+	err := a.Unlock(redistest.Ctx(t, time.Second))
 	if !errors.Is(err, fair.ErrLost) || errors.Is(err, fair.ErrNotHeld) {
 		t.Fatalf("Unlock after the hold vanished = %v, want ErrLost", err)
 	}
-	if err := a.Unlock(ctxT(t, time.Second)); !errors.Is(err, fair.ErrNotHeld) {
+	if err := a.Unlock(redistest.Ctx(t, time.Second)); !errors.Is(err, fair.ErrNotHeld) {
 		t.Fatalf("second Unlock = %v, want ErrNotHeld", err)
 	}
 }
@@ -245,7 +245,7 @@ func TestWatchdog_keeps_lock_while_others_wait(t *testing.T) {
 	name := lockName(t, c)
 	const lease = 300 * time.Millisecond
 	a := fair.New(c, name, fair.WithWatchdogTimeout(lease))
-	mustLock(t, a)
+	redistest.MustLock(t, a)
 	// Another owner waits for more than three leases; it must not get the
 	// lock, and its entry must be gone when its Lock returns.
 	ctx, cancel := context.WithTimeout(context.Background(), 4*lease)
@@ -260,60 +260,60 @@ func TestWatchdog_keeps_lock_while_others_wait(t *testing.T) {
 		t.Fatal("hold reported lost")
 	default:
 	}
-	wantHoldCount(t, a, 1)
-	mustUnlock(t, a)
+	redistest.WantHoldCount(t, a, 1)
+	redistest.MustUnlock(t, a)
 }
 
 func TestWithOwner_shares_hold(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := lockName(t, c)
 		a := fair.New(c, name, fair.WithOwner("job-7"))
 		b := fair.New(c, name, fair.WithOwner("job-7"))
-		mustLock(t, a)
-		if ok, err := b.TryLock(ctxT(t, time.Second)); !ok || err != nil {
+		redistest.MustLock(t, a)
+		if ok, err := b.TryLock(redistest.Ctx(t, time.Second)); !ok || err != nil {
 			t.Fatalf("same owner id TryLock = %v, %v; want re-entry", ok, err)
 		}
 		if a.Token() != b.Token() {
 			t.Fatalf("tokens differ: %d vs %d", a.Token(), b.Token())
 		}
-		wantHoldCount(t, a, 2)
-		mustUnlock(t, b)
-		mustUnlock(t, a)
-		wantHoldCount(t, a, 0)
+		redistest.WantHoldCount(t, a, 2)
+		redistest.MustUnlock(t, b)
+		redistest.MustUnlock(t, a)
+		redistest.WantHoldCount(t, a, 0)
 	})
 }
 
 func TestUnlock_retry_after_lost_reply(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
-		hook := &lossyUnlock{}
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		hook := &redistest.DropReply{Match: isRelease}
 		c.AddHook(hook)
 		name := lockName(t, c)
 		m := fair.New(c, name)
-		mustLock(t, m)
-		mustLock(t, m)
+		redistest.MustLock(t, m)
+		redistest.MustLock(t, m)
 
 		// A partial unlock whose reply is lost, then retried: one unlock.
-		hook.armed.Store(true)
-		if err := m.Unlock(ctxT(t, time.Second)); !errors.Is(err, errReplyLost) {
+		hook.Arm()
+		if err := m.Unlock(redistest.Ctx(t, time.Second)); !errors.Is(err, redistest.ErrReplyDropped) {
 			t.Fatalf("Unlock with lost reply = %v", err)
 		}
-		mustUnlock(t, m)
-		wantHoldCount(t, m, 1)
+		redistest.MustUnlock(t, m)
+		redistest.WantHoldCount(t, m, 1)
 
 		// The final unlock's reply is lost, then retried: no false error.
-		hook.armed.Store(true)
-		if err := m.Unlock(ctxT(t, time.Second)); !errors.Is(err, errReplyLost) {
+		hook.Arm()
+		if err := m.Unlock(redistest.Ctx(t, time.Second)); !errors.Is(err, redistest.ErrReplyDropped) {
 			t.Fatalf("Unlock with lost reply = %v", err)
 		}
 		// Meanwhile someone else takes the lock; the retry must not free it.
 		other := fair.New(c, name)
-		mustLock(t, other)
-		mustUnlock(t, m)
-		if err := m.Unlock(ctxT(t, time.Second)); !errors.Is(err, fair.ErrNotHeld) {
+		redistest.MustLock(t, other)
+		redistest.MustUnlock(t, m)
+		if err := m.Unlock(redistest.Ctx(t, time.Second)); !errors.Is(err, fair.ErrNotHeld) {
 			t.Fatalf("Unlock after the retry settled = %v, want ErrNotHeld", err)
 		}
-		wantHoldCount(t, other, 1)
-		mustUnlock(t, other)
+		redistest.WantHoldCount(t, other, 1)
+		redistest.MustUnlock(t, other)
 	})
 }
 
@@ -349,7 +349,7 @@ func TestNew_rejects_bad_input(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := fair.New(tc.client, tc.lock, tc.opts...)
-			ctx := ctxT(t, time.Second)
+			ctx := redistest.Ctx(t, time.Second)
 			_, tryErr := m.TryLock(ctx)
 			_, forceErr := m.ForceUnlock(ctx)
 			_, lockedErr := m.IsLocked(ctx)

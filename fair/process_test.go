@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,24 +17,20 @@ import (
 
 func init() {
 	redistest.RegisterChild("waiters", childWaiters)
-	redistest.RegisterChild("counter", childCounter)
-}
-
-// childClient connects to addrs: a cluster when there are several.
-func childClient(addrs string) redis.UniversalClient {
-	if list := strings.Split(addrs, ","); len(list) > 1 {
-		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: list})
-	}
-	return redis.NewClient(&redis.Options{Addr: addrs})
+	redistest.RegisterChild("counter", redistest.CountingChild(
+		func(clients []redis.UniversalClient, name string) redistest.TokenLocker {
+			return fair.New(clients[0], name)
+		}))
 }
 
 // childWaiters starts a waiter for each line "join ID" it receives: a
 // goroutine that locks as owner ID, appends ID to the list ORDERKEY while it
 // holds the lock, unlocks and prints "done ID". It exits once its input
 // ends and every waiter is done.
-// Args: addrs (comma-separated), lock name, order key, waiter timeout.
+// Args: client spec (see redistest.ClientSpec), lock name, order key,
+// waiter timeout.
 func childWaiters(args []string) {
-	c := childClient(args[0])
+	c := redistest.SpecClient(args[0])
 	defer c.Close()
 	name, orderKey := args[1], args[2]
 	wt, err := time.ParseDuration(args[3])
@@ -68,58 +63,20 @@ func childWaiters(args []string) {
 	wg.Wait()
 }
 
-// childCounter runs G goroutines, each its own owner, that N times lock,
-// GET the counter, SET it to one more and unlock.
-// Args: addr, lock name, counter key, G, N.
-func childCounter(args []string) {
-	c := redis.NewClient(&redis.Options{Addr: args[0]})
-	defer c.Close()
-	name, key := args[1], args[2]
-	g, _ := strconv.Atoi(args[3])
-	n, _ := strconv.Atoi(args[4])
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	redistest.ChildPrintf("ready")
-	<-redistest.ChildLines() // wait for "go", so all processes start together
-	var wg sync.WaitGroup
-	for range g {
-		wg.Go(func() {
-			m := fair.New(c, name)
-			for range n {
-				if err := m.Lock(ctx); err != nil {
-					redistest.ChildFatalf("lock: %v", err)
-				}
-				v, err := c.Get(ctx, key).Int()
-				if err != nil && err != redis.Nil {
-					redistest.ChildFatalf("get: %v", err)
-				}
-				if err := c.Set(ctx, key, v+1, 0).Err(); err != nil {
-					redistest.ChildFatalf("set: %v", err)
-				}
-				if err := m.Unlock(ctx); err != nil {
-					redistest.ChildFatalf("unlock: %v", err)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	redistest.ChildPrintf("done")
-}
-
 // testOrderAcrossProcesses has 4 processes × 8 goroutines join the queue
 // of a held lock one after another, and checks that they acquire in join
 // order once it is released.
-func testOrderAcrossProcesses(t *testing.T, c redis.UniversalClient, addrs string) {
+func testOrderAcrossProcesses(t *testing.T, c redis.UniversalClient) {
 	name := lockName(t, c)
 	orderKey := "order:{" + name + "}"
 	t.Cleanup(func() { c.Del(context.Background(), orderKey) })
 	const P, G = 4, 8
 	holder := fair.New(c, name)
-	mustLock(t, holder)
+	redistest.MustLock(t, holder)
 
 	children := make([]*redistest.Child, P)
 	for i := range children {
-		children[i] = redistest.StartChild(t, "waiters", addrs, name, orderKey, fair.DefaultWaiterTimeout.String())
+		children[i] = redistest.StartChild(t, "waiters", redistest.ClientSpec(c), name, orderKey, fair.DefaultWaiterTimeout.String())
 	}
 	for _, ch := range children {
 		ch.WaitLine(t, "ready", 30*time.Second)
@@ -131,7 +88,7 @@ func testOrderAcrossProcesses(t *testing.T, c redis.UniversalClient, addrs strin
 		joined = append(joined, id)
 		waitQueue(t, c, name, joined...)
 	}
-	mustUnlock(t, holder)
+	redistest.MustUnlock(t, holder)
 	for _, ch := range children {
 		for range G {
 			ch.WaitLine(t, "done", time.Minute)
@@ -139,7 +96,7 @@ func testOrderAcrossProcesses(t *testing.T, c redis.UniversalClient, addrs strin
 		ch.CloseStdin(t)
 		ch.Wait(t, 30*time.Second)
 	}
-	order, err := c.LRange(ctxT(t, 5*time.Second), orderKey, 0, -1).Result()
+	order, err := c.LRange(redistest.Ctx(t, 5*time.Second), orderKey, 0, -1).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,39 +106,25 @@ func testOrderAcrossProcesses(t *testing.T, c redis.UniversalClient, addrs strin
 }
 
 func TestLock_order_across_processes(t *testing.T) {
-	srv := redistest.StartServer(t)
-	testOrderAcrossProcesses(t, srv.Client(t), srv.Addr())
+	testOrderAcrossProcesses(t, redistest.StartServer(t).Client(t))
 }
 
 func TestLock_order_across_processes_on_cluster(t *testing.T) {
-	cl := redistest.StartCluster(t)
-	testOrderAcrossProcesses(t, cl.Client(t), strings.Join(cl.Addrs(), ","))
+	testOrderAcrossProcesses(t, redistest.StartCluster(t).Client(t))
 }
 
+// TestLock_excludes_across_processes has 4 processes × 16 goroutines, each
+// its own owner, increment one counter 10 times each under the lock with a
+// separate read and write.
 func TestLock_excludes_across_processes(t *testing.T) {
 	srv := redistest.StartServer(t)
 	c := srv.Client(t)
-	name, key := lockName(t, c), redistest.Unique(t)+":counter"
-	const P, G, N = 4, 16, 10
-	children := make([]*redistest.Child, P)
-	for i := range children {
-		children[i] = redistest.StartChild(t, "counter", srv.Addr(), name, key, strconv.Itoa(G), strconv.Itoa(N))
-	}
-	for _, ch := range children {
-		ch.WaitLine(t, "ready", 30*time.Second)
-	}
-	for _, ch := range children {
-		ch.Send(t, "go")
-	}
-	for _, ch := range children {
-		ch.WaitLine(t, "done", 2*time.Minute)
-		ch.Wait(t, 30*time.Second)
-	}
-	got, err := c.Get(ctxT(t, time.Second), key).Int()
-	if err != nil || got != P*G*N {
-		t.Fatalf("counter = %d, %v; want %d (lost updates mean two holders overlapped)", got, err, P*G*N)
-	}
-	if n, _ := c.Exists(ctxT(t, time.Second), lockKey(name)).Result(); n != 0 {
+	name := lockName(t, c)
+	redistest.CountRun{
+		Child: "counter", Addrs: []string{srv.Addr()}, Name: name,
+		Procs: 4, Goroutines: 16, Rounds: 10, Timeout: 2 * time.Minute,
+	}.Run(t)
+	if n, _ := c.Exists(redistest.Ctx(t, time.Second), lockKey(name)).Result(); n != 0 {
 		t.Fatal("lock key left behind")
 	}
 }
@@ -195,28 +138,28 @@ func TestLock_after_head_waiter_process_killed(t *testing.T) {
 	name := lockName(t, c)
 	const waiterTimeout = 2 * time.Second
 	holder := fair.New(c, name)
-	mustLock(t, holder)
+	redistest.MustLock(t, holder)
 
-	child := redistest.StartChild(t, "waiters", srv.Addr(), name, name+":order", waiterTimeout.String())
+	child := redistest.StartChild(t, "waiters", redistest.ClientSpec(c), name, name+":order", waiterTimeout.String())
 	child.WaitLine(t, "ready", 30*time.Second)
 	child.Send(t, "join dead")
 	waitQueue(t, c, name, "dead")
 	next := fair.New(c, name, fair.WithOwner("next"), fair.WithWaiterTimeout(waiterTimeout))
-	got := lockAsync(ctxT(t, 30*time.Second), next)
+	got := lockAsync(redistest.Ctx(t, 30*time.Second), next)
 	waitQueue(t, c, name, "dead", "next")
 
 	child.Kill(t)
 	killed := time.Now()
-	mustUnlock(t, holder) // wakes the dead waiter, which cannot take it
-	if err := receive(t, got, 10*waiterTimeout, "the next waiter"); err != nil {
+	redistest.MustUnlock(t, holder) // wakes the dead waiter, which cannot take it
+	if err := redistest.Receive(t, got, 10*waiterTimeout, "the next waiter"); err != nil {
 		t.Fatalf("Lock after the head waiter died: %v", err)
 	}
 	if waited := time.Since(killed); waited > waiterTimeout+time.Second {
 		t.Fatalf("acquired %v after the head waiter died; want within the waiter timeout (%v) + 1s", waited, waiterTimeout)
 	}
 	wantQueue(t, c, name)
-	mustUnlock(t, next)
-	if n, _ := c.Exists(ctxT(t, time.Second), name+":order").Result(); n != 0 {
+	redistest.MustUnlock(t, next)
+	if n, _ := c.Exists(redistest.Ctx(t, time.Second), name+":order").Result(); n != 0 {
 		t.Fatal("the killed waiter got the lock")
 	}
 }

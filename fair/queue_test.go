@@ -22,7 +22,7 @@ import (
 // *order and unlocks. It returns a function that waits for all of them.
 func joinInOrder(t *testing.T, c redis.UniversalClient, name string, ahead, ids []string, mu *sync.Mutex, order *[]string, opts ...fair.Option) func() {
 	t.Helper()
-	ctx := ctxT(t, 60*time.Second)
+	ctx := redistest.Ctx(t, 60*time.Second)
 	var wg sync.WaitGroup
 	for i, id := range ids {
 		m := fair.New(c, name, append([]fair.Option{fair.WithOwner(id)}, opts...)...)
@@ -52,17 +52,17 @@ func ids(n int) []string {
 }
 
 func TestLock_acquires_in_join_order(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := lockName(t, c)
 		holder := fair.New(c, name)
-		mustLock(t, holder)
+		redistest.MustLock(t, holder)
 		var (
 			mu    sync.Mutex
 			order []string
 		)
 		want := ids(12)
 		wait := joinInOrder(t, c, name, nil, want, &mu, &order)
-		mustUnlock(t, holder)
+		redistest.MustUnlock(t, holder)
 		wait()
 		if !slices.Equal(order, want) {
 			t.Fatalf("acquisition order %q, want join order %q", order, want)
@@ -77,21 +77,22 @@ func TestLock_acquires_in_join_order(t *testing.T) {
 func TestUnlock_wakes_exactly_the_next_waiter(t *testing.T) {
 	srv := redistest.StartServer(t)
 	hc := srv.Client(t)
-	c, counter := countingClient(t, srv)
+	c := srv.Client(t)
+	counter := redistest.CountCommands(c)
 	name := lockName(t, hc)
 
 	// Watch every waiter channel of the lock.
-	obs := srv.Client(t).PSubscribe(ctxT(t, 5*time.Second), lockKey(name)+":ch:*")
+	obs := srv.Client(t).PSubscribe(redistest.Ctx(t, 5*time.Second), lockKey(name)+":ch:*")
 	t.Cleanup(func() { obs.Close() })
-	if _, err := obs.Receive(ctxT(t, 5*time.Second)); err != nil {
+	if _, err := obs.Receive(redistest.Ctx(t, 5*time.Second)); err != nil {
 		t.Fatalf("PSUBSCRIBE: %v", err)
 	}
 	published := obs.Channel()
 
 	holder := fair.New(hc, name)
-	mustLock(t, holder)
+	redistest.MustLock(t, holder)
 	const N = 6
-	ctx := ctxT(t, 30*time.Second)
+	ctx := redistest.Ctx(t, 30*time.Second)
 	acquired := make(chan string, N)
 	proceed := make(chan struct{})
 	var wg sync.WaitGroup
@@ -109,17 +110,17 @@ func TestUnlock_wakes_exactly_the_next_waiter(t *testing.T) {
 				t.Errorf("Unlock(%s): %v", id, err)
 			}
 		})
-		eventually(t, 10*time.Second, id+" asleep", func() bool { return counter.Scripts() == int64(2*(i+1)) })
+		redistest.Eventually(t, 10*time.Second, id+" asleep", func() bool { return counter.Scripts() == int64(2*(i+1)) })
 		wantQueue(t, hc, name, ids(N)[:i+1]...)
 	}
 
-	mustUnlock(t, holder)
+	redistest.MustUnlock(t, holder)
 	for i, id := range ids(N) {
-		msg := receive(t, published, 10*time.Second, "a wake-up for "+id)
+		msg := redistest.Receive(t, published, 10*time.Second, "a wake-up for "+id)
 		if msg.Channel != channelOf(name, id) {
 			t.Fatalf("release %d published on %s, want %s", i, msg.Channel, channelOf(name, id))
 		}
-		if got := receive(t, acquired, 10*time.Second, id+" to acquire"); got != id {
+		if got := redistest.Receive(t, acquired, 10*time.Second, id+" to acquire"); got != id {
 			t.Fatalf("%s acquired, want %s", got, id)
 		}
 		// Two attempts each while asleep, one to acquire for each
@@ -137,16 +138,16 @@ func TestUnlock_wakes_exactly_the_next_waiter(t *testing.T) {
 	if err := hc.Publish(ctx, channelOf(name, "marker"), "x").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if msg := receive(t, published, 10*time.Second, "the marker"); msg.Channel != channelOf(name, "marker") {
+	if msg := redistest.Receive(t, published, 10*time.Second, "the marker"); msg.Channel != channelOf(name, "marker") {
 		t.Fatalf("unexpected message on %s", msg.Channel)
 	}
 }
 
 func TestLock_cancel_middle_waiter_keeps_order(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := lockName(t, c)
 		holder := fair.New(c, name)
-		mustLock(t, holder)
+		redistest.MustLock(t, holder)
 		var (
 			mu    sync.Mutex
 			order []string
@@ -159,14 +160,14 @@ func TestLock_cancel_middle_waiter_keeps_order(t *testing.T) {
 		waitQueue(t, c, name, "a", "b", "x")
 		wait2 := joinInOrder(t, c, name, []string{"a", "b", "x"}, []string{"d", "e"}, &mu, &order)
 		cancel()
-		err := receive(t, got, 10*time.Second, "the cancelled Lock")
+		err := redistest.Receive(t, got, 10*time.Second, "the cancelled Lock")
 		if !errors.Is(err, fair.ErrNotObtained) || !errors.Is(err, context.Canceled) {
 			t.Fatalf("cancelled Lock = %v; want ErrNotObtained and Canceled", err)
 		}
 		// Its entry is gone by the time Lock returned.
 		wantQueue(t, c, name, "a", "b", "d", "e")
 
-		mustUnlock(t, holder)
+		redistest.MustUnlock(t, holder)
 		wait()
 		wait2()
 		if want := []string{"a", "b", "d", "e"}; !slices.Equal(order, want) {
@@ -176,10 +177,10 @@ func TestLock_cancel_middle_waiter_keeps_order(t *testing.T) {
 }
 
 func TestLock_ctx_deadline_matches_both_errors_and_leaves_queue(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := lockName(t, c)
 		holder := fair.New(c, name)
-		mustLock(t, holder)
+		redistest.MustLock(t, holder)
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
 		err := fair.New(c, name).Lock(ctx)
@@ -187,7 +188,7 @@ func TestLock_ctx_deadline_matches_both_errors_and_leaves_queue(t *testing.T) {
 			t.Fatalf("Lock past deadline = %v; want ErrNotObtained and DeadlineExceeded", err)
 		}
 		wantQueue(t, c, name)
-		mustUnlock(t, holder)
+		redistest.MustUnlock(t, holder)
 	})
 }
 
@@ -198,75 +199,76 @@ func TestLock_ctx_deadline_matches_both_errors_and_leaves_queue(t *testing.T) {
 func TestLock_cancel_head_of_free_lock_wakes_next(t *testing.T) {
 	srv := redistest.StartServer(t)
 	hc := srv.Client(t)
-	c1, counter1 := countingClient(t, srv)
-	hook := newFaultHook()
+	c1 := srv.Client(t)
+	counter1 := redistest.CountCommands(c1)
+	hook := newAcquireBlocker()
 	c1.AddHook(hook)
 	name := lockName(t, hc)
 	const waiterTimeout = time.Minute // no heartbeat or eviction in the test
 
 	holder := fair.New(hc, name)
-	mustLock(t, holder)
+	redistest.MustLock(t, holder)
 	ctx1, cancel1 := context.WithCancel(context.Background())
 	defer cancel1()
 	got1 := lockAsync(ctx1, fair.New(c1, name, fair.WithOwner("w1"), fair.WithWaiterTimeout(waiterTimeout)))
-	eventually(t, 10*time.Second, "w1 asleep", func() bool { return counter1.Scripts() == 2 })
+	redistest.Eventually(t, 10*time.Second, "w1 asleep", func() bool { return counter1.Scripts() == 2 })
 	w2 := fair.New(hc, name, fair.WithOwner("w2"), fair.WithWaiterTimeout(waiterTimeout))
-	got2 := lockAsync(ctxT(t, 30*time.Second), w2)
+	got2 := lockAsync(redistest.Ctx(t, 30*time.Second), w2)
 	waitQueue(t, hc, name, "w1", "w2")
 
-	hook.block.Store(true)
-	mustUnlock(t, holder)
-	receive(t, hook.blocked, 10*time.Second, "w1's attempt after its wake-up")
-	if locked, _ := w2.IsLocked(ctxT(t, time.Second)); locked {
+	hook.Arm()
+	redistest.MustUnlock(t, holder)
+	redistest.Receive(t, hook.blocked, 10*time.Second, "w1's attempt after its wake-up")
+	if locked, _ := w2.IsLocked(redistest.Ctx(t, time.Second)); locked {
 		t.Fatal("lock taken while its first waiter is stuck")
 	}
 	wantQueue(t, hc, name, "w1", "w2")
 
 	cancel1()
-	if err := receive(t, got1, 10*time.Second, "w1's Lock"); !errors.Is(err, context.Canceled) {
+	if err := redistest.Receive(t, got1, 10*time.Second, "w1's Lock"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("w1 Lock = %v, want Canceled", err)
 	}
 	// w2 sleeps up to a third of its waiter timeout (20 s) unless woken.
-	if err := receive(t, got2, 5*time.Second, "w2 to be woken"); err != nil {
+	if err := redistest.Receive(t, got2, 5*time.Second, "w2 to be woken"); err != nil {
 		t.Fatalf("w2 Lock: %v", err)
 	}
 	wantQueue(t, hc, name)
-	mustUnlock(t, w2)
+	redistest.MustUnlock(t, w2)
 }
 
 // TestLock_lost_reply_leaves_nothing_behind: an acquire that ran on the
 // server but whose reply was lost must not leave a hold (or a queue entry)
 // behind when Lock gives up.
 func TestLock_lost_reply_leaves_nothing_behind(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
-		hook := newFaultHook()
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		hook := &redistest.DropReply{Match: isAcquire}
 		c.AddHook(hook)
 		name := lockName(t, c)
 		m := fair.New(c, name)
 
 		// A fresh hold.
-		hook.loseReply.Store(true)
-		if err := m.Lock(ctxT(t, 5*time.Second)); !errors.Is(err, errReplyLost) {
-			t.Fatalf("Lock with lost reply = %v, want errReplyLost", err)
+		hook.Arm()
+		if err := m.Lock(redistest.Ctx(t, 5*time.Second)); !errors.Is(err, redistest.ErrReplyDropped) {
+			t.Fatalf("Lock with lost reply = %v, want ErrReplyDropped", err)
 		}
-		if locked, _ := m.IsLocked(ctxT(t, time.Second)); locked || m.Token() != 0 {
+		if locked, _ := m.IsLocked(redistest.Ctx(t, time.Second)); locked || m.Token() != 0 {
 			t.Fatalf("lock left held (token %d) after a Lock that failed", m.Token())
 		}
 
 		// A re-entry.
-		mustLock(t, m)
-		hook.loseReply.Store(true)
-		if ok, err := m.TryLock(ctxT(t, 5*time.Second)); ok || !errors.Is(err, errReplyLost) {
-			t.Fatalf("TryLock with lost reply = %v, %v; want errReplyLost", ok, err)
+		redistest.MustLock(t, m)
+		hook.Arm()
+		if ok, err := m.TryLock(redistest.Ctx(t, 5*time.Second)); ok || !errors.Is(err, redistest.ErrReplyDropped) {
+			t.Fatalf("TryLock with lost reply = %v, %v; want ErrReplyDropped", ok, err)
 		}
-		wantHoldCount(t, m, 1)
-		mustUnlock(t, m)
-		wantHoldCount(t, m, 0)
+		redistest.WantHoldCount(t, m, 1)
+		redistest.MustUnlock(t, m)
+		redistest.WantHoldCount(t, m, 0)
 		other := fair.New(c, name)
-		if ok, err := other.TryLock(ctxT(t, time.Second)); !ok || err != nil {
+		if ok, err := other.TryLock(redistest.Ctx(t, time.Second)); !ok || err != nil {
 			t.Fatalf("TryLock by another owner = %v, %v; want the lock free", ok, err)
 		}
-		mustUnlock(t, other)
+		redistest.MustUnlock(t, other)
 	})
 }
 
@@ -275,31 +277,32 @@ func TestLock_lost_reply_leaves_nothing_behind(t *testing.T) {
 func TestLock_lost_reply_hands_on(t *testing.T) {
 	srv := redistest.StartServer(t)
 	hc := srv.Client(t)
-	c1, counter1 := countingClient(t, srv)
-	hook := newFaultHook()
+	c1 := srv.Client(t)
+	counter1 := redistest.CountCommands(c1)
+	hook := &redistest.DropReply{Match: isAcquire}
 	c1.AddHook(hook)
 	name := lockName(t, hc)
 	const waiterTimeout = time.Minute
 
 	holder := fair.New(hc, name)
-	mustLock(t, holder)
+	redistest.MustLock(t, holder)
 	w1 := fair.New(c1, name, fair.WithWaiterTimeout(waiterTimeout))
-	got1 := lockAsync(ctxT(t, 30*time.Second), w1)
-	eventually(t, 10*time.Second, "w1 asleep", func() bool { return counter1.Scripts() == 2 })
+	got1 := lockAsync(redistest.Ctx(t, 30*time.Second), w1)
+	redistest.Eventually(t, 10*time.Second, "w1 asleep", func() bool { return counter1.Scripts() == 2 })
 	w2 := fair.New(hc, name, fair.WithOwner("w2"), fair.WithWaiterTimeout(waiterTimeout))
-	got2 := lockAsync(ctxT(t, 30*time.Second), w2)
-	eventually(t, 10*time.Second, "w2 queued", func() bool { return len(queue(t, hc, name)) == 2 })
+	got2 := lockAsync(redistest.Ctx(t, 30*time.Second), w2)
+	redistest.Eventually(t, 10*time.Second, "w2 queued", func() bool { return len(queue(t, hc, name)) == 2 })
 
-	hook.loseReply.Store(true)
-	mustUnlock(t, holder)
-	if err := receive(t, got1, 10*time.Second, "w1's Lock"); !errors.Is(err, errReplyLost) {
-		t.Fatalf("w1 Lock = %v, want errReplyLost", err)
+	hook.Arm()
+	redistest.MustUnlock(t, holder)
+	if err := redistest.Receive(t, got1, 10*time.Second, "w1's Lock"); !errors.Is(err, redistest.ErrReplyDropped) {
+		t.Fatalf("w1 Lock = %v, want ErrReplyDropped", err)
 	}
-	if err := receive(t, got2, 5*time.Second, "w2 to be woken"); err != nil {
+	if err := redistest.Receive(t, got2, 5*time.Second, "w2 to be woken"); err != nil {
 		t.Fatalf("w2 Lock: %v", err)
 	}
 	wantQueue(t, hc, name)
-	mustUnlock(t, w2)
+	redistest.MustUnlock(t, w2)
 }
 
 // TestLock_waiter_keeps_its_place_while_the_lock_is_held: a waiter sleeping
@@ -309,22 +312,22 @@ func TestLock_waiter_keeps_its_place_while_the_lock_is_held(t *testing.T) {
 	name := lockName(t, c)
 	const waiterTimeout = time.Second
 	holder := fair.New(c, name)
-	mustLock(t, holder)
+	redistest.MustLock(t, holder)
 	var (
 		mu    sync.Mutex
 		order []string
 	)
 	wait := joinInOrder(t, c, name, nil, []string{"a", "b"}, &mu, &order, fair.WithWaiterTimeout(waiterTimeout))
-	first, err := c.ZScore(ctxT(t, time.Second), timeoutsKey(name), "a").Result()
+	first, err := c.ZScore(redistest.Ctx(t, time.Second), timeoutsKey(name), "a").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Until the server's clock is two waiter timeouts past a's first
 	// deadline, a must stay queued first with a deadline in the future.
 	seen := map[float64]bool{}
-	eventually(t, 20*time.Second, "three waiter timeouts to pass", func() bool {
+	redistest.Eventually(t, 20*time.Second, "three waiter timeouts to pass", func() bool {
 		now := serverMillis(t, c)
-		d, err := c.ZScore(ctxT(t, time.Second), timeoutsKey(name), "a").Result()
+		d, err := c.ZScore(redistest.Ctx(t, time.Second), timeoutsKey(name), "a").Result()
 		if err != nil {
 			t.Fatalf("a's entry gone: %v", err)
 		}
@@ -335,7 +338,7 @@ func TestLock_waiter_keeps_its_place_while_the_lock_is_held(t *testing.T) {
 		t.Fatalf("a's deadline took %d values over three waiter timeouts; want it renewed", len(seen))
 	}
 	wantQueue(t, c, name, "a", "b")
-	mustUnlock(t, holder)
+	redistest.MustUnlock(t, holder)
 	wait()
 	if want := []string{"a", "b"}; !slices.Equal(order, want) {
 		t.Fatalf("acquisition order %q, want %q", order, want)
@@ -351,14 +354,14 @@ func TestLock_dead_head_is_evicted_at_its_deadline(t *testing.T) {
 	deadline := addGhost(t, c, name, "ghost", 500*time.Millisecond)
 	m := fair.New(c, name, fair.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
 	// A heartbeat would come after 20 s.
-	if err := m.Lock(ctxT(t, 10*time.Second)); err != nil {
+	if err := m.Lock(redistest.Ctx(t, 10*time.Second)); err != nil {
 		t.Fatalf("Lock behind a dead entry: %v", err)
 	}
 	if now := serverMillis(t, c); now < deadline {
 		t.Fatalf("acquired at server time %d, before the dead entry's deadline %d", now, deadline)
 	}
 	wantQueue(t, c, name)
-	mustUnlock(t, m)
+	redistest.MustUnlock(t, m)
 }
 
 // TestUnlock_to_dead_waiter_reaches_the_next_by_its_deadline: a release
@@ -368,20 +371,20 @@ func TestUnlock_to_dead_waiter_reaches_the_next_by_its_deadline(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
 	name := lockName(t, c)
 	holder := fair.New(c, name)
-	mustLock(t, holder)
+	redistest.MustLock(t, holder)
 	deadline := addGhost(t, c, name, "ghost", 2*time.Second)
 	m := fair.New(c, name, fair.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
-	got := lockAsync(ctxT(t, 20*time.Second), m)
+	got := lockAsync(redistest.Ctx(t, 20*time.Second), m)
 	waitQueue(t, c, name, "ghost", "w")
-	mustUnlock(t, holder)
-	if err := receive(t, got, 10*time.Second, "the waiter behind the dead one"); err != nil {
+	redistest.MustUnlock(t, holder)
+	if err := redistest.Receive(t, got, 10*time.Second, "the waiter behind the dead one"); err != nil {
 		t.Fatalf("Lock: %v", err)
 	}
 	if now := serverMillis(t, c); now < deadline {
 		t.Fatalf("acquired at server time %d, before the dead entry's deadline %d", now, deadline)
 	}
 	wantQueue(t, c, name)
-	mustUnlock(t, m)
+	redistest.MustUnlock(t, m)
 }
 
 // TestLock_contended_costs_two_attempts_once_warm: a Mutex that had to wait
@@ -390,25 +393,26 @@ func TestUnlock_to_dead_waiter_reaches_the_next_by_its_deadline(t *testing.T) {
 func TestLock_contended_costs_two_attempts_once_warm(t *testing.T) {
 	srv := redistest.StartServer(t)
 	hc := srv.Client(t)
-	c, counter := countingClient(t, srv)
+	c := srv.Client(t)
+	counter := redistest.CountCommands(c)
 	name := lockName(t, hc)
 	holder := fair.New(hc, name)
 	m := fair.New(c, name, fair.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
 	for round := range 3 {
-		mustLock(t, holder)
+		redistest.MustLock(t, holder)
 		counter.Reset()
-		got := lockAsync(ctxT(t, 20*time.Second), m)
+		got := lockAsync(redistest.Ctx(t, 20*time.Second), m)
 		waitQueue(t, hc, name, "w")
 		want := int64(2)
 		if round > 0 {
 			want = 1
 		}
-		eventually(t, 10*time.Second, "w asleep", func() bool { return counter.Scripts() == want })
-		mustUnlock(t, holder)
-		if err := receive(t, got, 10*time.Second, "w to acquire"); err != nil {
+		redistest.Eventually(t, 10*time.Second, "w asleep", func() bool { return counter.Scripts() == want })
+		redistest.MustUnlock(t, holder)
+		if err := redistest.Receive(t, got, 10*time.Second, "w to acquire"); err != nil {
 			t.Fatal(err)
 		}
-		mustUnlock(t, m)
+		redistest.MustUnlock(t, m)
 		if n := counter.Scripts(); n != want+2 {
 			t.Fatalf("round %d: %d scripts for a contended Lock and its Unlock, want %d", round, n, want+2)
 		}
@@ -416,12 +420,12 @@ func TestLock_contended_costs_two_attempts_once_warm(t *testing.T) {
 	// An uncontended Lock that follows costs one script again after the
 	// first one that found the lock free.
 	for range 2 {
-		mustLock(t, m)
-		mustUnlock(t, m)
+		redistest.MustLock(t, m)
+		redistest.MustUnlock(t, m)
 	}
 	counter.Reset()
-	mustLock(t, m)
-	mustUnlock(t, m)
+	redistest.MustLock(t, m)
+	redistest.MustUnlock(t, m)
 	if n := counter.Scripts(); n != 2 {
 		t.Fatalf("uncontended Lock and Unlock sent %d scripts, want 2", n)
 	}
@@ -434,33 +438,33 @@ func TestLock_goroutines_sharing_a_mutex_share_its_place(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
 	name := lockName(t, c)
 	holder := fair.New(c, name)
-	mustLock(t, holder)
+	redistest.MustLock(t, holder)
 	m := fair.New(c, name, fair.WithOwner("m"), fair.WithWaiterTimeout(time.Minute))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	gone := lockAsync(ctx, m)
 	waitQueue(t, c, name, "m")
-	got := lockAsync(ctxT(t, 20*time.Second), m)
-	got2 := lockAsync(ctxT(t, 20*time.Second), m)
+	got := lockAsync(redistest.Ctx(t, 20*time.Second), m)
+	got2 := lockAsync(redistest.Ctx(t, 20*time.Second), m)
 	// Let the other two join m's channel before one of them gives up.
-	eventually(t, 10*time.Second, "three goroutines waiting as m", func() bool {
+	redistest.Eventually(t, 10*time.Second, "three goroutines waiting as m", func() bool {
 		return notifyWaiters(c, channelOf(name, "m")) == 3
 	})
 	cancel()
-	if err := receive(t, gone, 10*time.Second, "the cancelled Lock"); !errors.Is(err, context.Canceled) {
+	if err := redistest.Receive(t, gone, 10*time.Second, "the cancelled Lock"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Lock = %v", err)
 	}
 	wantQueue(t, c, name, "m")
-	mustUnlock(t, holder)
+	redistest.MustUnlock(t, holder)
 	for i, ch := range []<-chan error{got, got2} {
-		if err := receive(t, ch, 5*time.Second, "the goroutines of m"); err != nil {
+		if err := redistest.Receive(t, ch, 5*time.Second, "the goroutines of m"); err != nil {
 			t.Fatalf("goroutine %d: %v", i, err)
 		}
 	}
-	wantHoldCount(t, m, 2)
-	mustUnlock(t, m)
-	mustUnlock(t, m)
-	wantHoldCount(t, m, 0)
+	redistest.WantHoldCount(t, m, 2)
+	redistest.MustUnlock(t, m)
+	redistest.MustUnlock(t, m)
+	redistest.WantHoldCount(t, m, 0)
 }
 
 // TestLock_survives_pubsub_connection_kill: waiters whose PubSub connection
@@ -471,7 +475,7 @@ func TestLock_survives_pubsub_connection_kill(t *testing.T) {
 	hc, c := srv.Client(t), srv.Client(t)
 	name := lockName(t, hc)
 	holder := fair.New(hc, name)
-	mustLock(t, holder)
+	redistest.MustLock(t, holder)
 	var (
 		mu    sync.Mutex
 		order []string
@@ -479,17 +483,17 @@ func TestLock_survives_pubsub_connection_kill(t *testing.T) {
 	want := ids(8)
 	// Heartbeats every 20 s: only wake-ups get the waiters through in time.
 	wait := joinInOrder(t, c, name, nil, want, &mu, &order, fair.WithWaiterTimeout(time.Minute))
-	eventually(t, 10*time.Second, "all waiters subscribed", func() bool {
+	redistest.Eventually(t, 10*time.Second, "all waiters subscribed", func() bool {
 		return notify.For(c).Channels() == len(want)
 	})
-	killed, err := hc.ClientKillByFilter(ctxT(t, 5*time.Second), "TYPE", "pubsub").Result()
+	killed, err := hc.ClientKillByFilter(redistest.Ctx(t, 5*time.Second), "TYPE", "pubsub").Result()
 	if err != nil || killed != 1 {
 		t.Fatalf("CLIENT KILL TYPE pubsub = %d, %v; want 1 connection killed", killed, err)
 	}
-	mustUnlock(t, holder)
+	redistest.MustUnlock(t, holder)
 	done := make(chan struct{})
 	go func() { wait(); close(done) }()
-	receive(t, done, 15*time.Second, "every waiter to acquire")
+	redistest.Receive(t, done, 15*time.Second, "every waiter to acquire")
 	if !slices.Equal(order, want) {
 		t.Fatalf("acquisition order %q, want %q", order, want)
 	}

@@ -1,10 +1,7 @@
 package multilock_test
 
 import (
-	"context"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,13 +19,12 @@ func BenchmarkMultiLock_uncontended(b *testing.B) {
 	for _, n := range []int{2, 4} {
 		b.Run(fmt.Sprintf("locks=%d", n), func(b *testing.B) {
 			c := s.Client(b)
-			counter := redistest.NewCounter()
-			c.AddHook(counter.Hook())
+			counter := redistest.CountCommands(c)
 			var locks []multilock.Locker
 			for range n {
 				locks = append(locks, reentrant.New(c, redistest.Unique(b)))
 			}
-			benchLockUnlock(b, multilock.New(locks), counter)
+			redistest.BenchLockUnlock(b, multilock.New(locks), counter)
 		})
 	}
 }
@@ -38,36 +34,10 @@ func BenchmarkMultiLock_uncontended(b *testing.B) {
 func BenchmarkRedLock_uncontended(b *testing.B) {
 	for _, n := range []int{3, 5} {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
-			counter := redistest.NewCounter()
-			var clients []redis.UniversalClient
-			for _, s := range redistest.StartMasters(b, n) {
-				c := s.Client(b)
-				c.AddHook(counter.Hook())
-				clients = append(clients, c)
-			}
-			benchLockUnlock(b, multilock.NewRedLock(clients, redistest.Unique(b)), counter)
+			clients, counter := countedMasters(b, n)
+			redistest.BenchLockUnlock(b, multilock.NewRedLock(clients, redistest.Unique(b)), counter)
 		})
 	}
-}
-
-func benchLockUnlock(b *testing.B, l multilock.Locker, counter *redistest.Counter) {
-	ctx := context.Background()
-	if err := l.Lock(ctx); err != nil { // load the scripts
-		b.Fatal(err)
-	}
-	if err := l.Unlock(ctx); err != nil {
-		b.Fatal(err)
-	}
-	counter.Reset()
-	for b.Loop() {
-		if err := l.Lock(ctx); err != nil {
-			b.Fatal(err)
-		}
-		if err := l.Unlock(ctx); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(counter.Total())/float64(b.N), "cmds/op")
 }
 
 // BenchmarkRedLock_contended has 4 owners take one RedLock over 5 masters
@@ -75,49 +45,18 @@ func benchLockUnlock(b *testing.B, l multilock.Locker, counter *redistest.Counte
 // per acquisition over all nodes.
 func BenchmarkRedLock_contended(b *testing.B) {
 	const owners, hold = 4, 100 * time.Microsecond
-	counter := redistest.NewCounter()
-	var clients []redis.UniversalClient
-	for _, s := range redistest.StartMasters(b, 5) {
-		c := s.Client(b)
-		c.AddHook(counter.Hook())
-		clients = append(clients, c)
-	}
-	ctx := context.Background()
+	clients, counter := countedMasters(b, 5)
 	name := redistest.Unique(b)
-	warm := multilock.NewRedLock(clients, name)
-	if err := warm.Lock(ctx); err != nil {
-		b.Fatal(err)
+	redistest.BenchContended(b, owners, hold, func() redistest.Locker { return multilock.NewRedLock(clients, name) }, counter)
+}
+
+// countedMasters starts n independent servers and returns a client for
+// each, whose commands one counter counts.
+func countedMasters(b *testing.B, n int) ([]redis.UniversalClient, *redistest.Counter) {
+	_, clients := masters(b, n)
+	counter := redistest.NewCounter()
+	for _, c := range clients {
+		c.AddHook(counter.Hook())
 	}
-	if err := warm.Unlock(ctx); err != nil {
-		b.Fatal(err)
-	}
-	counter.Reset()
-	var left atomic.Int64
-	left.Store(int64(b.N))
-	errs := make(chan error, owners)
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	for range owners {
-		wg.Go(func() {
-			r := multilock.NewRedLock(clients, name)
-			for left.Add(-1) >= 0 {
-				if err := r.Lock(ctx); err != nil {
-					errs <- err
-					return
-				}
-				time.Sleep(hold)
-				if err := r.Unlock(ctx); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	b.StopTimer()
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(counter.Total())/float64(b.N), "cmds/acq")
+	return clients, counter
 }

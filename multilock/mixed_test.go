@@ -1,8 +1,7 @@
 package multilock_test
 
 import (
-	"errors"
-	"sync/atomic"
+	"slices"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -45,50 +44,28 @@ var moreKinds []func(t *testing.T, c *redis.Client) kind
 // TestLock_mixed_kinds_in_opposite_orders has two callers take one lock of
 // every kind, given in opposite orders, 30 times each.
 func TestLock_mixed_kinds_in_opposite_orders(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := redistest.Ctx(t, hang)
 	kinds := mixedKinds(t)
 	names := make([]string, len(kinds))
 	for i := range kinds {
 		names[i] = redistest.Unique(t)
 	}
-	var inside atomic.Int32
-	var rounds atomic.Int32
-	caller := func(reverse bool) error {
+	caller := func(reverse bool) redistest.Locker {
 		var locks []multilock.Locker
 		for i, k := range kinds {
 			locks = append(locks, k.new(t, names[i]))
 		}
 		if reverse {
-			for i, j := 0, len(locks)-1; i < j; i, j = i+1, j-1 {
-				locks[i], locks[j] = locks[j], locks[i]
-			}
+			slices.Reverse(locks)
 		}
-		m := multilock.New(locks)
-		for range 30 {
-			if err := m.Lock(ctx); err != nil {
-				return err
-			}
-			if inside.Add(1) != 1 {
-				return errors.New("two holders")
-			}
-			rounds.Add(1)
-			inside.Add(-1)
-			if err := m.Unlock(ctx); err != nil {
-				return err
-			}
-		}
-		return nil
+		return multilock.New(locks)
 	}
-	errs := make(chan error, 2)
-	go func() { errs <- caller(false) }()
-	go func() { errs <- caller(true) }()
-	for range 2 {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
+	rounds, err := redistest.Hammer(ctx, []redistest.Locker{caller(false), caller(true)}, 30)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if rounds.Load() != 60 {
-		t.Fatalf("%d rounds, want 60", rounds.Load())
+	if rounds != 60 {
+		t.Fatalf("%d rounds, want 60", rounds)
 	}
 	var kindNames []string
 	for i, k := range kinds {

@@ -15,7 +15,7 @@ import (
 
 // masters starts n independent servers and returns them with a client for
 // each.
-func masters(t *testing.T, n int) ([]*redistest.Server, []redis.UniversalClient) {
+func masters(t testing.TB, n int) ([]*redistest.Server, []redis.UniversalClient) {
 	t.Helper()
 	servers := redistest.StartMasters(t, n)
 	clients := make([]redis.UniversalClient, n)
@@ -40,7 +40,7 @@ func holders(t *testing.T, clients []redis.UniversalClient, name string) int {
 func assertCleanAll(t *testing.T, clients []redis.UniversalClient, name string) {
 	t.Helper()
 	for _, c := range clients {
-		assertClean(t, c, name)
+		redistest.AssertClean(t, c, name)
 	}
 }
 
@@ -74,10 +74,10 @@ func TestNewRedLock_invalid_arguments_return_ErrInvalid(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := multilock.NewRedLock(tc.clients, tc.lock, tc.opts...)
-			mustErr(t, r.Lock(ctx), multilock.ErrInvalid)
+			redistest.WantErr(t, r.Lock(ctx), multilock.ErrInvalid)
 			_, err := r.TryLock(ctx)
-			mustErr(t, err, multilock.ErrInvalid)
-			mustErr(t, r.Unlock(ctx), multilock.ErrInvalid)
+			redistest.WantErr(t, err, multilock.ErrInvalid)
+			redistest.WantErr(t, r.Unlock(ctx), multilock.ErrInvalid)
 			if r.Token() != 0 || r.Lost() != nil {
 				t.Fatal("an invalid RedLock reports a hold")
 			}
@@ -86,7 +86,7 @@ func TestNewRedLock_invalid_arguments_return_ErrInvalid(t *testing.T) {
 }
 
 func TestRedLock_holds_on_every_node_reenters_and_frees(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := redistest.Ctx(t, hang)
 	_, clients := masters(t, 5)
 	name := redistest.Unique(t)
 	r := multilock.NewRedLock(clients, name)
@@ -129,7 +129,7 @@ func TestRedLock_holds_on_every_node_reenters_and_frees(t *testing.T) {
 			t.Fatalf("after Unlock %d, %d nodes hold the lock, want %d", i, holders(t, clients, name), want)
 		}
 	}
-	mustErr(t, r.Unlock(ctx), multilock.ErrNotHeld)
+	redistest.WantErr(t, r.Unlock(ctx), multilock.ErrNotHeld)
 	assertCleanAll(t, clients, name)
 
 	if err := other.Lock(ctx); err != nil {
@@ -147,7 +147,7 @@ func TestRedLock_holds_on_every_node_reenters_and_frees(t *testing.T) {
 // TestRedLock_two_nodes_down_still_acquires_and_excludes kills two of five
 // masters: three still make a majority.
 func TestRedLock_two_nodes_down_still_acquires_and_excludes(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := redistest.Ctx(t, hang)
 	servers, clients := masters(t, 5)
 	servers[1].Kill(t)
 	servers[3].Kill(t)
@@ -159,8 +159,8 @@ func TestRedLock_two_nodes_down_still_acquires_and_excludes(t *testing.T) {
 	if ok, err := b.TryLock(ctx); ok || err != nil {
 		t.Fatalf("b.TryLock = %v, %v; want false, nil", ok, err)
 	}
-	err := b.Lock(shortCtx(t, 200*time.Millisecond))
-	mustErr(t, err, multilock.ErrNotObtained, context.DeadlineExceeded)
+	err := b.Lock(redistest.Ctx(t, 200*time.Millisecond))
+	redistest.WantErr(t, err, multilock.ErrNotObtained, context.DeadlineExceeded)
 	if strings.Contains(err.Error(), "quorum") {
 		t.Fatalf("b.Lock = %v; three nodes answered, so no quorum failure", err)
 	}
@@ -180,15 +180,15 @@ func TestRedLock_two_nodes_down_still_acquires_and_excludes(t *testing.T) {
 // TestRedLock_three_nodes_down_fails_with_quorum_error kills three of five
 // masters: no majority can answer.
 func TestRedLock_three_nodes_down_fails_with_quorum_error(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := redistest.Ctx(t, hang)
 	servers, clients := masters(t, 5)
 	for _, i := range []int{0, 2, 4} {
 		servers[i].Kill(t)
 	}
 	name := redistest.Unique(t)
 	r := multilock.NewRedLock(clients, name)
-	err := r.Lock(shortCtx(t, 300*time.Millisecond))
-	mustErr(t, err, multilock.ErrNotObtained, context.DeadlineExceeded, multilock.ErrQuorum)
+	err := r.Lock(redistest.Ctx(t, 300*time.Millisecond))
+	redistest.WantErr(t, err, multilock.ErrNotObtained, context.DeadlineExceeded, multilock.ErrQuorum)
 	if !strings.Contains(err.Error(), "2 of 5 nodes answered, 3 needed") {
 		t.Fatalf("error %q does not say how many nodes answered", err)
 	}
@@ -198,7 +198,7 @@ func TestRedLock_three_nodes_down_fails_with_quorum_error(t *testing.T) {
 	if ok {
 		t.Fatal("TryLock succeeded with 2 of 5 nodes")
 	}
-	mustErr(t, err, multilock.ErrQuorum)
+	redistest.WantErr(t, err, multilock.ErrQuorum)
 	if !strings.Contains(err.Error(), "2 of 5 nodes answered") {
 		t.Fatalf("error %q does not say how many nodes answered", err)
 	}
@@ -214,7 +214,7 @@ func TestRedLock_three_nodes_down_fails_with_quorum_error(t *testing.T) {
 // take it and it is not lost. With three restarted it is held on two: the
 // lost channel closes.
 func TestRedLock_restarted_empty_node_admits_no_second_holder(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := redistest.Ctx(t, hang)
 	servers, clients := masters(t, 5)
 	renewals := make([]*renewalCounter, 5)
 	for i, c := range clients {
@@ -233,13 +233,13 @@ func TestRedLock_restarted_empty_node_admits_no_second_holder(t *testing.T) {
 	// there that the hold is gone.
 	restart := func(i int) {
 		servers[i].Restart(t)
-		waitFor(t, "a renewal to find the hold gone", func() bool { return renewals[i].gone.Load() > 0 })
+		redistest.Eventually(t, hang, "a renewal to find the hold gone", func() bool { return renewals[i].gone.Load() > 0 })
 	}
 	restart(2)
 	if ok, err := b.TryLock(ctx); ok || err != nil {
 		t.Fatalf("b.TryLock with one node restarted = %v, %v", ok, err)
 	}
-	mustErr(t, b.Lock(shortCtx(t, 200*time.Millisecond)), multilock.ErrNotObtained, context.DeadlineExceeded)
+	redistest.WantErr(t, b.Lock(redistest.Ctx(t, 200*time.Millisecond)), multilock.ErrNotObtained, context.DeadlineExceeded)
 	if holders(t, clients, name) != 4 {
 		t.Fatalf("%d nodes hold the lock, want the 4 that kept their data", holders(t, clients, name))
 	}
@@ -251,12 +251,8 @@ func TestRedLock_restarted_empty_node_admits_no_second_holder(t *testing.T) {
 
 	restart(0)
 	restart(4)
-	select {
-	case <-lost:
-	case <-time.After(hang):
-		t.Fatal("the lost channel did not close with 2 of 5 nodes holding the lock")
-	}
-	mustErr(t, a.Unlock(ctx), multilock.ErrLost)
+	redistest.Receive(t, lost, hang, "the lost channel to close with 2 of 5 nodes holding the lock")
+	redistest.WantErr(t, a.Unlock(ctx), multilock.ErrLost)
 	if err := b.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +267,7 @@ func TestRedLock_restarted_empty_node_admits_no_second_holder(t *testing.T) {
 // 0 and brings the others up to it; with node 0 gone, the next hold's
 // token, minted by the others, is still larger.
 func TestRedLock_tokens_increase_when_node_counters_disagree(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := redistest.Ctx(t, hang)
 	servers, clients := masters(t, 3)
 	name := redistest.Unique(t)
 	fence := lockKey(name) + ":fence"
@@ -311,7 +307,7 @@ func TestRedLock_tokens_increase_when_node_counters_disagree(t *testing.T) {
 // acquire whose reply was lost would leave on one node: Lock replaces it
 // with a fresh token and Unlock frees it.
 func TestRedLock_takes_over_a_hold_its_owner_left_behind(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := redistest.Ctx(t, hang)
 	_, clients := masters(t, 3)
 	name := redistest.Unique(t)
 	if err := clients[1].HSet(ctx, lockKey(name), "job-7", 1, ":token", 77).Err(); err != nil {
@@ -339,7 +335,7 @@ func TestRedLock_takes_over_a_hold_its_owner_left_behind(t *testing.T) {
 // TestRedLock_partial_round_releases_what_it_took has another owner hold
 // three of five nodes; a round over all five gets two and gives them back.
 func TestRedLock_partial_round_releases_what_it_took(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := redistest.Ctx(t, hang)
 	_, clients := masters(t, 5)
 	name := redistest.Unique(t)
 	other := multilock.NewRedLock(clients[:3], name)
@@ -351,7 +347,7 @@ func TestRedLock_partial_round_releases_what_it_took(t *testing.T) {
 		t.Fatalf("TryLock = %v, %v; want false, nil", ok, err)
 	}
 	assertCleanAll(t, clients[3:], name)
-	mustErr(t, r.Lock(shortCtx(t, 200*time.Millisecond)), multilock.ErrNotObtained, context.DeadlineExceeded)
+	redistest.WantErr(t, r.Lock(redistest.Ctx(t, 200*time.Millisecond)), multilock.ErrNotObtained, context.DeadlineExceeded)
 	assertCleanAll(t, clients[3:], name)
 	if err := other.Unlock(ctx); err != nil {
 		t.Fatal(err)
@@ -399,7 +395,7 @@ func (slowScripts) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 // after 150 ms with a 100 ms lease: all of them grant the lock, but by then
 // its validity has run out, so the round fails and frees every node.
 func TestRedLock_no_validity_left_means_not_acquired(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := redistest.Ctx(t, hang)
 	_, clients := masters(t, 3)
 	for _, c := range clients {
 		c.AddHook(slowScripts{150 * time.Millisecond})
@@ -411,7 +407,7 @@ func TestRedLock_no_validity_left_means_not_acquired(t *testing.T) {
 	if ok {
 		t.Fatal("TryLock succeeded with no validity time left")
 	}
-	mustErr(t, err, multilock.ErrNotObtained)
+	redistest.WantErr(t, err, multilock.ErrNotObtained)
 	if !strings.Contains(err.Error(), "too late") {
 		t.Fatalf("error %q does not say the validity ran out", err)
 	}
@@ -422,44 +418,40 @@ func TestRedLock_no_validity_left_means_not_acquired(t *testing.T) {
 }
 
 func TestRedLock_fixed_lease_is_lost_when_validity_ends(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := redistest.Ctx(t, hang)
 	_, clients := masters(t, 3)
 	name := redistest.Unique(t)
 	r := multilock.NewRedLock(clients, name, multilock.WithLease(200*time.Millisecond))
 	if err := r.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-r.Lost():
-	case <-time.After(hang):
-		t.Fatal("the lost channel did not close when the validity ended")
-	}
+	redistest.Receive(t, r.Lost(), hang, "the lost channel to close when the validity ended")
 	if r.Token() != 0 {
 		t.Fatalf("Token() = %d for a lost hold", r.Token())
 	}
-	mustErr(t, r.Unlock(ctx), multilock.ErrLost)
-	mustErr(t, r.Unlock(ctx), multilock.ErrNotHeld)
-	waitFor(t, "the nodes to expire the lease", func() bool { return holders(t, clients, name) == 0 })
+	redistest.WantErr(t, r.Unlock(ctx), multilock.ErrLost)
+	redistest.WantErr(t, r.Unlock(ctx), multilock.ErrNotHeld)
+	redistest.Eventually(t, hang, "the nodes to expire the lease", func() bool { return holders(t, clients, name) == 0 })
 	assertCleanAll(t, clients, name)
 }
 
 func TestRedLock_Lock_ctx_end_matches_both_errors(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := redistest.Ctx(t, hang)
 	_, clients := masters(t, 3)
 	name := redistest.Unique(t)
 	a, b := multilock.NewRedLock(clients, name), multilock.NewRedLock(clients, name)
 	if err := a.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	err := b.Lock(shortCtx(t, 100*time.Millisecond))
-	mustErr(t, err, multilock.ErrNotObtained, context.DeadlineExceeded)
+	err := b.Lock(redistest.Ctx(t, 100*time.Millisecond))
+	redistest.WantErr(t, err, multilock.ErrNotObtained, context.DeadlineExceeded)
 	done, cancel := context.WithCancel(ctx)
 	cancel()
-	mustErr(t, b.Lock(done), multilock.ErrNotObtained, context.Canceled)
+	redistest.WantErr(t, b.Lock(done), multilock.ErrNotObtained, context.Canceled)
 	if err := a.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	mustErr(t, b.Lock(done), multilock.ErrNotObtained, context.Canceled)
+	redistest.WantErr(t, b.Lock(done), multilock.ErrNotObtained, context.Canceled)
 	assertCleanAll(t, clients, name)
 }
 
@@ -468,7 +460,7 @@ func TestRedLock_Lock_ctx_end_matches_both_errors(t *testing.T) {
 func TestRedLock_Unlock_with_ended_ctx_still_frees_the_nodes(t *testing.T) {
 	_, clients := masters(t, 3)
 	name := redistest.Unique(t)
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(redistest.Ctx(t, hang))
 	r := multilock.NewRedLock(clients, name)
 	if err := r.Lock(ctx); err != nil {
 		t.Fatal(err)

@@ -38,51 +38,42 @@ func publish(t *testing.T, c redis.UniversalClient, ch, msg string) {
 	}
 }
 
-func clients(t *testing.T) map[string]redis.UniversalClient {
-	_, mini := redistest.Mini(t)
-	return map[string]redis.UniversalClient{
-		"miniredis":  mini,
-		"standalone": redistest.StartServer(t).Client(t),
-	}
-}
+// backends are the kinds of Redis the notifier tests run on.
+var backends = []redistest.Backend{redistest.MiniBackend, redistest.ServerBackend}
 
 func TestWakeOne_wakes_head_only(t *testing.T) {
-	for name, c := range clients(t) {
-		t.Run(name, func(t *testing.T) {
-			n := notify.For(c)
-			ch := redistest.Unique(t)
-			a, b := subscribe(t, n, ch), subscribe(t, n, ch)
-			publish(t, c, ch, notify.WakeOne)
-			if !woken(a, 5*time.Second) {
-				t.Fatal("head not woken")
-			}
-			if woken(b, 100*time.Millisecond) {
-				t.Fatal("second waiter woken by a wake-one message")
-			}
-			a.Leave(true)
-			b.Leave(false)
-			if n.Channels() != 0 {
-				t.Fatal("channel still subscribed after everyone left")
-			}
-		})
-	}
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		n := notify.For(c)
+		ch := redistest.Unique(t)
+		a, b := subscribe(t, n, ch), subscribe(t, n, ch)
+		publish(t, c, ch, notify.WakeOne)
+		if !woken(a, 5*time.Second) {
+			t.Fatal("head not woken")
+		}
+		if woken(b, 100*time.Millisecond) {
+			t.Fatal("second waiter woken by a wake-one message")
+		}
+		a.Leave(true)
+		b.Leave(false)
+		if n.Channels() != 0 {
+			t.Fatal("channel still subscribed after everyone left")
+		}
+	})
 }
 
 func TestWakeAll_wakes_every_waiter(t *testing.T) {
-	for name, c := range clients(t) {
-		t.Run(name, func(t *testing.T) {
-			n := notify.For(c)
-			ch := redistest.Unique(t)
-			ws := []*notify.Waiter{subscribe(t, n, ch), subscribe(t, n, ch), subscribe(t, n, ch)}
-			publish(t, c, ch, notify.WakeAll)
-			for i, w := range ws {
-				if !woken(w, 5*time.Second) {
-					t.Fatalf("waiter %d not woken", i)
-				}
-				w.Leave(true)
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		n := notify.For(c)
+		ch := redistest.Unique(t)
+		ws := []*notify.Waiter{subscribe(t, n, ch), subscribe(t, n, ch), subscribe(t, n, ch)}
+		publish(t, c, ch, notify.WakeAll)
+		for i, w := range ws {
+			if !woken(w, 5*time.Second) {
+				t.Fatalf("waiter %d not woken", i)
 			}
-		})
-	}
+			w.Leave(true)
+		}
+	})
 }
 
 func TestWake_before_wait_is_kept(t *testing.T) {

@@ -18,71 +18,64 @@ import (
 )
 
 func TestLease_fixed_expires_by_itself(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		const lease = 300 * time.Millisecond
 		a := reentrant.New(c, name, reentrant.WithLease(lease))
-		mustLock(t, a)
+		redistest.MustLock(t, a)
 		b := reentrant.New(c, name)
-		if mr, ok := miniFor(c); ok {
+		if mr, ok := redistest.MiniFor(c); ok {
 			// miniredis TTLs do not count down by themselves.
 			mr.FastForward(lease)
 		}
 		// b gets the lock although a never unlocks.
-		if err := b.Lock(ctxT(t, lease+2*time.Second)); err != nil {
+		if err := b.Lock(redistest.Ctx(t, lease+2*time.Second)); err != nil {
 			t.Fatalf("Lock after the fixed lease: %v", err)
 		}
-		select {
-		case <-a.Lost():
-		case <-time.After(5 * time.Second):
-			t.Fatal("lost signal of the expired hold did not fire")
-		}
-		if err := a.Unlock(ctxT(t, time.Second)); !errors.Is(err, reentrant.ErrLost) {
+		redistest.Receive(t, a.Lost(), 5*time.Second, "the lost signal of the expired hold")
+		if err := a.Unlock(redistest.Ctx(t, time.Second)); !errors.Is(err, reentrant.ErrLost) {
 			t.Fatalf("Unlock after the lease ended = %v, want ErrLost", err)
 		}
 		// The late Unlock did not free b's newer hold.
-		wantHoldCount(t, b, 1)
-		mustUnlock(t, b)
+		redistest.WantHoldCount(t, b, 1)
+		redistest.MustUnlock(t, b)
 	})
 }
 
 func TestWatchdog_keeps_lock_past_several_leases(t *testing.T) {
 	// Real servers only: miniredis TTLs do not count down by themselves.
-	for _, b := range backends()[1:] {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			c := b.client(t)
-			const lease = 300 * time.Millisecond
-			// Several holds in different slots, renewed together (on
-			// Cluster the pipeline is split by slot).
-			var holds []*reentrant.Mutex
-			for range 4 {
-				m := reentrant.New(c, redistest.Unique(t), reentrant.WithWatchdogTimeout(lease))
-				mustLock(t, m)
-				holds = append(holds, m)
+	servers := []redistest.Backend{redistest.ServerBackend, redistest.ClusterBackend}
+	redistest.ForEachBackend(t, servers, func(t *testing.T, c redis.UniversalClient) {
+		const lease = 300 * time.Millisecond
+		// Several holds in different slots, renewed together (on
+		// Cluster the pipeline is split by slot).
+		var holds []*reentrant.Mutex
+		for range 4 {
+			m := reentrant.New(c, redistest.Unique(t), reentrant.WithWatchdogTimeout(lease))
+			redistest.MustLock(t, m)
+			holds = append(holds, m)
+		}
+		// Another owner waits for more than three leases while the
+		// holders sleep; it must not get the lock.
+		ctx, cancel := context.WithTimeout(context.Background(), 4*lease)
+		defer cancel()
+		err := reentrant.New(c, holds[0].Name()).Lock(ctx)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("other owner Lock = %v; want the deadline to pass while the lock is held", err)
+		}
+		for _, m := range holds {
+			select {
+			case <-m.Lost():
+				t.Fatal("hold reported lost")
+			default:
 			}
-			// Another owner waits for more than three leases while the
-			// holders sleep; it must not get the lock.
-			ctx, cancel := context.WithTimeout(context.Background(), 4*lease)
-			defer cancel()
-			err := reentrant.New(c, holds[0].Name()).Lock(ctx)
-			if !errors.Is(err, context.DeadlineExceeded) {
-				t.Fatalf("other owner Lock = %v; want the deadline to pass while the lock is held", err)
+			if d, err := m.TTL(redistest.Ctx(t, time.Second)); err != nil || d <= 0 {
+				t.Fatalf("TTL = %v, %v; want a live lease", d, err)
 			}
-			for _, m := range holds {
-				select {
-				case <-m.Lost():
-					t.Fatal("hold reported lost")
-				default:
-				}
-				if d, err := m.TTL(ctxT(t, time.Second)); err != nil || d <= 0 {
-					t.Fatalf("TTL = %v, %v; want a live lease", d, err)
-				}
-				wantHoldCount(t, m, 1)
-				mustUnlock(t, m)
-			}
-		})
-	}
+			redistest.WantHoldCount(t, m, 1)
+			redistest.MustUnlock(t, m)
+		}
+	})
 }
 
 func TestLost_fires_after_redis_restart(t *testing.T) {
@@ -91,7 +84,7 @@ func TestLost_fires_after_redis_restart(t *testing.T) {
 	name := redistest.Unique(t)
 	const lease = 3 * time.Second // renewed every second
 	a := reentrant.New(c, name, reentrant.WithWatchdogTimeout(lease))
-	mustLock(t, a)
+	redistest.MustLock(t, a)
 	srv.Restart(t) // no persistence: the lock is gone
 	restarted := time.Now()
 	select {
@@ -102,11 +95,11 @@ func TestLost_fires_after_redis_restart(t *testing.T) {
 	case <-time.After(lease):
 		t.Fatal("lost signal did not fire within the lease")
 	}
-	err := a.Unlock(ctxT(t, 5*time.Second))
+	err := a.Unlock(redistest.Ctx(t, 5*time.Second))
 	if !errors.Is(err, reentrant.ErrLost) || errors.Is(err, reentrant.ErrNotHeld) {
 		t.Fatalf("Unlock after restart = %v, want ErrLost", err)
 	}
-	if err := a.Unlock(ctxT(t, 5*time.Second)); !errors.Is(err, reentrant.ErrNotHeld) {
+	if err := a.Unlock(redistest.Ctx(t, 5*time.Second)); !errors.Is(err, reentrant.ErrNotHeld) {
 		t.Fatalf("second Unlock = %v, want ErrNotHeld", err)
 	}
 }
@@ -116,7 +109,7 @@ func TestLock_survives_pubsub_connection_kill(t *testing.T) {
 	holderClient, c := srv.Client(t), srv.Client(t)
 	name := redistest.Unique(t)
 	holder := reentrant.New(holderClient, name)
-	mustLock(t, holder)
+	redistest.MustLock(t, holder)
 
 	const G = 16
 	var (
@@ -126,7 +119,7 @@ func TestLock_survives_pubsub_connection_kill(t *testing.T) {
 	)
 	// The whole test must end long before a waiter could fall back on the
 	// holder's 30 s lease: only wake-ups can get them through in time.
-	ctx := ctxT(t, 15*time.Second)
+	ctx := redistest.Ctx(t, 15*time.Second)
 	for range G {
 		wg.Add(1)
 		go func() {
@@ -147,13 +140,13 @@ func TestLock_survives_pubsub_connection_kill(t *testing.T) {
 		}()
 	}
 	channel := "lockkit:{" + name + "}:ch"
-	eventually(t, 10*time.Second, "16 waiters", func() bool { return notify.For(c).Waiters(channel) == G })
+	redistest.Eventually(t, 10*time.Second, "16 waiters", func() bool { return notify.For(c).Waiters(channel) == G })
 
 	killed, err := holderClient.ClientKillByFilter(ctx, "TYPE", "pubsub").Result()
 	if err != nil || killed != 1 {
 		t.Fatalf("CLIENT KILL TYPE pubsub = %d, %v; want 1 connection killed", killed, err)
 	}
-	mustUnlock(t, holder)
+	redistest.MustUnlock(t, holder)
 	wg.Wait()
 	if n := acquired.Load(); n != G {
 		t.Fatalf("%d of %d waiters acquired", n, G)
@@ -167,7 +160,7 @@ func TestLock_cancelled_mid_wait_leaves_nothing_behind(t *testing.T) {
 			c := srv.Client(t)
 			name := redistest.Unique(t)
 			holder := reentrant.New(c, name, reentrant.WithLease(time.Minute))
-			mustLock(t, holder)
+			redistest.MustLock(t, holder)
 			before := goleak.IgnoreCurrent()
 
 			ctx, cancel := context.WithCancel(context.Background())
@@ -178,32 +171,27 @@ func TestLock_cancelled_mid_wait_leaves_nothing_behind(t *testing.T) {
 			got := make(chan error, 1)
 			go func() { got <- reentrant.New(c, name).Lock(ctx) }()
 			channel := "lockkit:{" + name + "}:ch"
-			eventually(t, 10*time.Second, "the waiter to sleep", func() bool {
+			redistest.Eventually(t, 10*time.Second, "the waiter to sleep", func() bool {
 				return notify.For(c).Sleeping(channel) == 1
 			})
 			if how == "cancel" {
 				cancel()
 			}
-			var err error
-			select {
-			case err = <-got:
-			case <-time.After(5 * time.Second):
-				t.Fatal("Lock did not return after its ctx ended")
-			}
+			err := redistest.Receive(t, got, 5*time.Second, "Lock to return after its ctx ended")
 			if !errors.Is(err, reentrant.ErrNotObtained) || !errors.Is(err, ctx.Err()) {
 				t.Fatalf("Lock = %v; want ErrNotObtained and %v", err, ctx.Err())
 			}
 			if n := notify.For(c).Channels(); n != 0 {
 				t.Fatalf("%d channels still subscribed locally", n)
 			}
-			eventually(t, 5*time.Second, "the server to drop the subscription", func() bool {
+			redistest.Eventually(t, 5*time.Second, "the server to drop the subscription", func() bool {
 				subs, err := c.PubSubNumSub(context.Background(), channel).Result()
 				return err == nil && subs[channel] == 0
 			})
 			// No goroutine of the waiter, the notifier or the watchdog
 			// is left.
 			goleak.VerifyNone(t, before)
-			mustUnlock(t, holder)
+			redistest.MustUnlock(t, holder)
 		})
 	}
 }
@@ -213,15 +201,14 @@ func TestLock_cancelled_mid_wait_leaves_nothing_behind(t *testing.T) {
 func TestLock_no_herd(t *testing.T) {
 	srv := redistest.StartServer(t)
 	holderClient, c := srv.Client(t), srv.Client(t)
-	counter := redistest.NewCounter()
-	c.AddHook(counter.Hook())
+	counter := redistest.CountCommands(c)
 	name := redistest.Unique(t)
 	holder := reentrant.New(holderClient, name)
-	mustLock(t, holder)
+	redistest.MustLock(t, holder)
 
 	const G = 32
 	var wg sync.WaitGroup
-	ctx := ctxT(t, 30*time.Second)
+	ctx := redistest.Ctx(t, 30*time.Second)
 	for range G {
 		wg.Add(1)
 		go func() {
@@ -237,7 +224,7 @@ func TestLock_no_herd(t *testing.T) {
 		}()
 	}
 	channel := "lockkit:{" + name + "}:ch"
-	eventually(t, 10*time.Second, "32 waiters asleep", func() bool { return notify.For(c).Sleeping(channel) == G })
+	redistest.Eventually(t, 10*time.Second, "32 waiters asleep", func() bool { return notify.For(c).Sleeping(channel) == G })
 	counter.Reset()
 	// Sleeping waiters send nothing while the lock stays held.
 	quiet := time.Now()
@@ -248,7 +235,7 @@ func TestLock_no_herd(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 
-	mustUnlock(t, holder)
+	redistest.MustUnlock(t, holder)
 	wg.Wait()
 	// Each acquisition costs its acquire; a waiter that loses a race to a
 	// newcomer tries again. Unlocks are one script each.
@@ -259,65 +246,43 @@ func TestLock_no_herd(t *testing.T) {
 	t.Logf("%d acquire attempts for %d acquisitions; %d commands in all", attempts, G, counter.Total())
 }
 
-// lossyHook makes the reply of the next matching command get lost: the
-// command runs on the server, but the caller sees an error.
-type lossyHook struct {
-	armed atomic.Bool
-}
-
-var errReplyLost = errors.New("reply lost")
-
-func (h *lossyHook) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (h *lossyHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
-}
-func (h *lossyHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		err := next(ctx, cmd)
-		if err == nil && h.armed.CompareAndSwap(true, false) {
-			cmd.SetErr(errReplyLost)
-			return errReplyLost
-		}
-		return err
-	}
-}
-
 func TestUnlock_retry_after_lost_reply(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
-		hook := &lossyHook{}
+	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, c redis.UniversalClient) {
+		hook := &redistest.DropReply{}
 		c.AddHook(hook)
 		name := redistest.Unique(t)
 		m := reentrant.New(c, name)
-		mustLock(t, m)
-		mustLock(t, m)
+		redistest.MustLock(t, m)
+		redistest.MustLock(t, m)
 
 		// A partial unlock whose reply is lost, then retried: one unlock.
-		hook.armed.Store(true)
-		if err := m.Unlock(ctxT(t, time.Second)); !errors.Is(err, errReplyLost) {
+		hook.Arm()
+		if err := m.Unlock(redistest.Ctx(t, time.Second)); !errors.Is(err, redistest.ErrReplyDropped) {
 			t.Fatalf("Unlock with lost reply = %v", err)
 		}
-		mustUnlock(t, m)
-		wantHoldCount(t, m, 1)
+		redistest.MustUnlock(t, m)
+		redistest.WantHoldCount(t, m, 1)
 
 		// The final unlock's reply is lost, then retried: no false error.
-		hook.armed.Store(true)
-		if err := m.Unlock(ctxT(t, time.Second)); !errors.Is(err, errReplyLost) {
+		hook.Arm()
+		if err := m.Unlock(redistest.Ctx(t, time.Second)); !errors.Is(err, redistest.ErrReplyDropped) {
 			t.Fatalf("Unlock with lost reply = %v", err)
 		}
 		// Meanwhile someone else takes the lock; the retry must not free it.
 		other := reentrant.New(c, name)
-		mustLock(t, other)
-		mustUnlock(t, m)
-		if err := m.Unlock(ctxT(t, time.Second)); !errors.Is(err, reentrant.ErrNotHeld) {
+		redistest.MustLock(t, other)
+		redistest.MustUnlock(t, m)
+		if err := m.Unlock(redistest.Ctx(t, time.Second)); !errors.Is(err, reentrant.ErrNotHeld) {
 			t.Fatalf("Unlock after the retry settled = %v, want ErrNotHeld", err)
 		}
-		wantHoldCount(t, other, 1)
-		mustUnlock(t, other)
+		redistest.WantHoldCount(t, other, 1)
+		redistest.MustUnlock(t, other)
 	})
 }
 
 func TestNew_rejects_bad_input(t *testing.T) {
-	c, counter := countingMini(t)
+	_, c := redistest.Mini(t)
+	counter := redistest.CountCommands(c)
 	var typedNil *redis.Client
 	cases := []struct {
 		name   string
@@ -341,7 +306,7 @@ func TestNew_rejects_bad_input(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := reentrant.New(tc.client, tc.lock, tc.opts...)
-			ctx := ctxT(t, time.Second)
+			ctx := redistest.Ctx(t, time.Second)
 			_, tryErr := m.TryLock(ctx)
 			_, forceErr := m.ForceUnlock(ctx)
 			_, lockedErr := m.IsLocked(ctx)
@@ -363,30 +328,30 @@ func TestNew_rejects_bad_input(t *testing.T) {
 }
 
 func TestLock_lost_acquire_reply_leaves_no_stray_hold(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
-		hook := &lossyHook{}
+	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, c redis.UniversalClient) {
+		hook := &redistest.DropReply{}
 		c.AddHook(hook)
 		name := redistest.Unique(t)
 		m := reentrant.New(c, name)
 
 		// A fresh hold whose reply is lost is taken back.
-		hook.armed.Store(true)
-		if ok, err := m.TryLock(ctxT(t, time.Second)); ok || !errors.Is(err, errReplyLost) {
+		hook.Arm()
+		if ok, err := m.TryLock(redistest.Ctx(t, time.Second)); ok || !errors.Is(err, redistest.ErrReplyDropped) {
 			t.Fatalf("TryLock with lost reply = %v, %v", ok, err)
 		}
-		if locked, _ := m.IsLocked(ctxT(t, time.Second)); locked {
+		if locked, _ := m.IsLocked(redistest.Ctx(t, time.Second)); locked {
 			t.Fatal("a hold nobody knows of blocks the lock")
 		}
 
 		// A re-entry whose reply is lost is cut back.
-		mustLock(t, m)
-		hook.armed.Store(true)
-		if err := m.Lock(ctxT(t, time.Second)); !errors.Is(err, errReplyLost) {
+		redistest.MustLock(t, m)
+		hook.Arm()
+		if err := m.Lock(redistest.Ctx(t, time.Second)); !errors.Is(err, redistest.ErrReplyDropped) {
 			t.Fatalf("Lock with lost reply = %v", err)
 		}
-		wantHoldCount(t, m, 1)
-		mustUnlock(t, m)
-		if locked, _ := m.IsLocked(ctxT(t, time.Second)); locked {
+		redistest.WantHoldCount(t, m, 1)
+		redistest.MustUnlock(t, m)
+		if locked, _ := m.IsLocked(redistest.Ctx(t, time.Second)); locked {
 			t.Fatal("lock still held after the one known hold was released")
 		}
 	})

@@ -3,7 +3,6 @@ package reentrant_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,136 +14,109 @@ import (
 )
 
 func TestLock_reenters_same_owner(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, c redis.UniversalClient) {
 		m := reentrant.New(c, redistest.Unique(t))
-		mustLock(t, m)
+		redistest.MustLock(t, m)
 		token := m.Token()
-		mustLock(t, m)
-		if ok, err := m.TryLock(ctxT(t, time.Second)); !ok || err != nil {
+		redistest.MustLock(t, m)
+		if ok, err := m.TryLock(redistest.Ctx(t, time.Second)); !ok || err != nil {
 			t.Fatalf("TryLock by holder = %v, %v; want re-entry", ok, err)
 		}
-		wantHoldCount(t, m, 3)
+		redistest.WantHoldCount(t, m, 3)
 		if m.Token() != token {
 			t.Fatalf("re-entry changed token %d -> %d", token, m.Token())
 		}
-		mustUnlock(t, m)
-		mustUnlock(t, m)
-		wantHoldCount(t, m, 1)
-		if locked, _ := m.IsLocked(ctxT(t, time.Second)); !locked {
+		redistest.MustUnlock(t, m)
+		redistest.MustUnlock(t, m)
+		redistest.WantHoldCount(t, m, 1)
+		if locked, _ := m.IsLocked(redistest.Ctx(t, time.Second)); !locked {
 			t.Fatal("lock freed while held once")
 		}
-		mustUnlock(t, m)
-		wantHoldCount(t, m, 0)
-		if locked, _ := m.IsLocked(ctxT(t, time.Second)); locked {
+		redistest.MustUnlock(t, m)
+		redistest.WantHoldCount(t, m, 0)
+		if locked, _ := m.IsLocked(redistest.Ctx(t, time.Second)); locked {
 			t.Fatal("lock still held after the last Unlock")
 		}
 		if m.Token() != 0 {
 			t.Fatalf("Token after release = %d, want 0", m.Token())
 		}
-		if err := m.Unlock(ctxT(t, time.Second)); !errors.Is(err, reentrant.ErrNotHeld) {
+		if err := m.Unlock(redistest.Ctx(t, time.Second)); !errors.Is(err, reentrant.ErrNotHeld) {
 			t.Fatalf("extra Unlock = %v, want ErrNotHeld", err)
 		}
 	})
 }
 
 func TestUnlock_other_owner_returns_ErrNotHeld(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		a, b := reentrant.New(c, name), reentrant.New(c, name)
-		mustLock(t, a)
-		if ok, err := b.TryLock(ctxT(t, time.Second)); ok || err != nil {
+		redistest.MustLock(t, a)
+		if ok, err := b.TryLock(redistest.Ctx(t, time.Second)); ok || err != nil {
 			t.Fatalf("TryLock by other owner = %v, %v; want false", ok, err)
 		}
-		err := b.Unlock(ctxT(t, time.Second))
+		err := b.Unlock(redistest.Ctx(t, time.Second))
 		if !errors.Is(err, reentrant.ErrNotHeld) || errors.Is(err, reentrant.ErrLost) {
 			t.Fatalf("Unlock by other owner = %v, want ErrNotHeld only", err)
 		}
-		wantHoldCount(t, a, 1)
-		mustUnlock(t, a)
+		redistest.WantHoldCount(t, a, 1)
+		redistest.MustUnlock(t, a)
 	})
 }
 
 func TestToken_strictly_increases_across_owners(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		var last int64
 		for i := range 5 {
 			m := reentrant.New(c, name)
-			mustLock(t, m)
+			redistest.MustLock(t, m)
 			if tok := m.Token(); tok <= last {
 				t.Fatalf("hold %d: token %d not above %d", i, tok, last)
 			} else {
 				last = tok
 			}
-			mustUnlock(t, m)
+			redistest.MustUnlock(t, m)
 		}
 	})
 }
 
 func TestLock_waits_for_release(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		a, b := reentrant.New(c, name), reentrant.New(c, name)
-		mustLock(t, a)
+		redistest.MustLock(t, a)
 		got := make(chan error, 1)
-		go func() { got <- b.Lock(ctxT(t, 20*time.Second)) }()
+		go func() { got <- b.Lock(redistest.Ctx(t, 20*time.Second)) }()
 		select {
 		case err := <-got:
 			t.Fatalf("Lock returned %v while another owner held the lock", err)
 		default:
 		}
-		mustUnlock(t, a)
+		redistest.MustUnlock(t, a)
 		if err := <-got; err != nil {
 			t.Fatalf("waiter Lock: %v", err)
 		}
 		if b.Token() <= 0 {
 			t.Fatal("waiter holds no token")
 		}
-		mustUnlock(t, b)
+		redistest.MustUnlock(t, b)
 	})
 }
 
-// hammer checks mutual exclusion in one process: G owners, each locking N
-// times, never overlap.
+// TestLock_excludes_in_process checks mutual exclusion in one process: G
+// owners, each locking N times, never overlap.
 func TestLock_excludes_in_process(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		const G, N = 8, 20
-		var (
-			mu      sync.Mutex
-			holders int
-			total   int
-			wg      sync.WaitGroup
-		)
-		ctx := ctxT(t, 60*time.Second)
-		for range G {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				m := reentrant.New(c, name)
-				for range N {
-					if err := m.Lock(ctx); err != nil {
-						t.Error(err)
-						return
-					}
-					mu.Lock()
-					holders++
-					total++
-					if holders != 1 {
-						t.Errorf("%d holders at once", holders)
-					}
-					mu.Unlock()
-					mu.Lock()
-					holders--
-					mu.Unlock()
-					if err := m.Unlock(ctx); err != nil {
-						t.Error(err)
-						return
-					}
-				}
-			}()
+		owners := make([]redistest.Locker, G)
+		for i := range owners {
+			owners[i] = reentrant.New(c, name)
 		}
-		wg.Wait()
+		total, err := redistest.Hammer(redistest.Ctx(t, 60*time.Second), owners, N)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if total != G*N {
 			t.Fatalf("%d acquisitions, want %d", total, G*N)
 		}
@@ -152,101 +124,101 @@ func TestLock_excludes_in_process(t *testing.T) {
 }
 
 func TestForceUnlock_frees_and_wakes_waiters(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		a, b := reentrant.New(c, name), reentrant.New(c, name)
-		mustLock(t, a)
-		mustLock(t, a)
+		redistest.MustLock(t, a)
+		redistest.MustLock(t, a)
 		got := make(chan error, 1)
-		go func() { got <- b.Lock(ctxT(t, 20*time.Second)) }()
-		ok, err := reentrant.New(c, name).ForceUnlock(ctxT(t, time.Second))
+		go func() { got <- b.Lock(redistest.Ctx(t, 20*time.Second)) }()
+		ok, err := reentrant.New(c, name).ForceUnlock(redistest.Ctx(t, time.Second))
 		if !ok || err != nil {
 			t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
 		}
 		if err := <-got; err != nil {
 			t.Fatalf("waiter after ForceUnlock: %v", err)
 		}
-		if err := a.Unlock(ctxT(t, time.Second)); !errors.Is(err, reentrant.ErrLost) {
+		if err := a.Unlock(redistest.Ctx(t, time.Second)); !errors.Is(err, reentrant.ErrLost) {
 			t.Fatalf("Unlock by force-unlocked owner = %v, want ErrLost", err)
 		}
-		mustUnlock(t, b)
-		if ok, err := b.ForceUnlock(ctxT(t, time.Second)); ok || err != nil {
+		redistest.MustUnlock(t, b)
+		if ok, err := b.ForceUnlock(redistest.Ctx(t, time.Second)); ok || err != nil {
 			t.Fatalf("ForceUnlock on a free lock = %v, %v; want false", ok, err)
 		}
 	})
 }
 
 func TestTTL_reports_lease(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, c redis.UniversalClient) {
 		m := reentrant.New(c, redistest.Unique(t), reentrant.WithLease(time.Minute))
-		if d, err := m.TTL(ctxT(t, time.Second)); d != 0 || err != nil {
+		if d, err := m.TTL(redistest.Ctx(t, time.Second)); d != 0 || err != nil {
 			t.Fatalf("TTL of free lock = %v, %v; want 0", d, err)
 		}
-		mustLock(t, m)
-		d, err := m.TTL(ctxT(t, time.Second))
+		redistest.MustLock(t, m)
+		d, err := m.TTL(redistest.Ctx(t, time.Second))
 		if err != nil || d <= 50*time.Second || d > time.Minute {
 			t.Fatalf("TTL = %v, %v; want about 1m", d, err)
 		}
-		mustUnlock(t, m)
+		redistest.MustUnlock(t, m)
 	})
 }
 
 func TestWithOwner_shares_hold(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		a := reentrant.New(c, name, reentrant.WithOwner("job-7"))
 		b := reentrant.New(c, name, reentrant.WithOwner("job-7"))
-		mustLock(t, a)
-		if ok, err := b.TryLock(ctxT(t, time.Second)); !ok || err != nil {
+		redistest.MustLock(t, a)
+		if ok, err := b.TryLock(redistest.Ctx(t, time.Second)); !ok || err != nil {
 			t.Fatalf("same owner id TryLock = %v, %v; want re-entry", ok, err)
 		}
 		if a.Token() != b.Token() {
 			t.Fatalf("tokens differ: %d vs %d", a.Token(), b.Token())
 		}
-		wantHoldCount(t, a, 2)
-		mustUnlock(t, b)
-		mustUnlock(t, a)
-		wantHoldCount(t, a, 0)
+		redistest.WantHoldCount(t, a, 2)
+		redistest.MustUnlock(t, b)
+		redistest.MustUnlock(t, a)
+		redistest.WantHoldCount(t, a, 0)
 	})
 }
 
 func TestLock_ctx_deadline_matches_both_errors(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		a := reentrant.New(c, name)
-		mustLock(t, a)
+		redistest.MustLock(t, a)
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
 		err := reentrant.New(c, name).Lock(ctx)
 		if !errors.Is(err, reentrant.ErrNotObtained) || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Lock past deadline = %v; want ErrNotObtained and DeadlineExceeded", err)
 		}
-		mustUnlock(t, a)
+		redistest.MustUnlock(t, a)
 	})
 }
 
 func TestLock_reenters_while_others_wait(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		a := reentrant.New(c, name)
-		mustLock(t, a)
+		redistest.MustLock(t, a)
 		b := reentrant.New(c, name)
 		got := make(chan error, 1)
-		go func() { got <- b.Lock(ctxT(t, 20*time.Second)) }()
+		go func() { got <- b.Lock(redistest.Ctx(t, 20*time.Second)) }()
 		channel := "lockkit:{" + name + "}:ch"
-		eventually(t, 10*time.Second, "the waiter to sleep", func() bool {
+		redistest.Eventually(t, 10*time.Second, "the waiter to sleep", func() bool {
 			return notify.For(c).Sleeping(channel) == 1
 		})
 		// The holder re-enters at once, not behind the waiter.
-		if err := a.Lock(ctxT(t, 2*time.Second)); err != nil {
+		if err := a.Lock(redistest.Ctx(t, 2*time.Second)); err != nil {
 			t.Fatalf("re-entry with a waiter queued: %v", err)
 		}
-		wantHoldCount(t, a, 2)
-		mustUnlock(t, a)
-		mustUnlock(t, a)
+		redistest.WantHoldCount(t, a, 2)
+		redistest.MustUnlock(t, a)
+		redistest.MustUnlock(t, a)
 		if err := <-got; err != nil {
 			t.Fatalf("waiter: %v", err)
 		}
-		mustUnlock(t, b)
+		redistest.MustUnlock(t, b)
 	})
 }

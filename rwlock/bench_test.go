@@ -28,43 +28,12 @@ func benchClient(b *testing.B) *redis.Client {
 	return c
 }
 
-// runOwners runs b.N acquire/release pairs spread over benchOwners
-// goroutines, one locker each, and reports acquisitions per second.
-func runOwners(b *testing.B, newLocker func() rwlock.Locker) {
-	ctx := context.Background()
-	lockers := make([]rwlock.Locker, benchOwners)
-	for i := range lockers {
-		lockers[i] = newLocker()
-	}
-	var left atomic.Int64
-	left.Store(int64(b.N))
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	start := time.Now()
-	for _, l := range lockers {
-		wg.Go(func() {
-			for left.Add(-1) >= 0 {
-				if err := l.Lock(ctx); err != nil {
-					b.Error(err)
-					return
-				}
-				if err := l.Unlock(ctx); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "acq/s")
-}
-
 // BenchmarkRLock_64_readers measures read acquisitions (RLock + RUnlock)
 // per second by 64 owners sharing one lock.
 func BenchmarkRLock_64_readers(b *testing.B) {
 	c := benchClient(b)
 	name := redistest.Unique(b)
-	runOwners(b, func() rwlock.Locker { return rwlock.New(c, name).RLocker() })
+	redistest.BenchContended(b, benchOwners, 0, func() redistest.Locker { return rwlock.New(c, name).RLocker() }, nil)
 }
 
 // BenchmarkLock_64_writers measures write acquisitions per second by 64
@@ -72,7 +41,7 @@ func BenchmarkRLock_64_readers(b *testing.B) {
 func BenchmarkLock_64_writers(b *testing.B) {
 	c := benchClient(b)
 	name := redistest.Unique(b)
-	runOwners(b, func() rwlock.Locker { return rwlock.New(c, name) })
+	redistest.BenchContended(b, benchOwners, 0, func() redistest.Locker { return rwlock.New(c, name) }, nil)
 }
 
 // BenchmarkReentrant_64_owners is the baseline: the reentrant (exclusive)
@@ -80,7 +49,7 @@ func BenchmarkLock_64_writers(b *testing.B) {
 func BenchmarkReentrant_64_owners(b *testing.B) {
 	c := benchClient(b)
 	name := redistest.Unique(b)
-	runOwners(b, func() rwlock.Locker { return reentrant.New(c, name) })
+	redistest.BenchContended(b, benchOwners, 0, func() redistest.Locker { return reentrant.New(c, name) }, nil)
 }
 
 // BenchmarkLock_wait_under_64_readers measures how long a writer waits in

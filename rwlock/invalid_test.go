@@ -15,8 +15,7 @@ import (
 
 func TestNew_bad_input_returns_ErrInvalid_and_writes_nothing(t *testing.T) {
 	mr, good := redistest.Mini(t)
-	counter := redistest.NewCounter()
-	good.AddHook(counter.Hook())
+	counter := redistest.CountCommands(good)
 	var typedNil *redis.Client
 
 	cases := []struct {

@@ -38,8 +38,8 @@ func TestRLock_crashed_reader_never_pins_or_extends_others(t *testing.T) {
 	if !tryLock(t, w) {
 		t.Fatal("the crashed reader's expired hold still pins the lock")
 	}
-	mustUnlock(t, w)
-	if err := crashed.RUnlock(ctxT(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+	redistest.MustUnlock(t, w)
+	if err := crashed.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
 		t.Fatalf("RUnlock of the expired hold = %v, want ErrLost", err)
 	}
 	for _, k := range []string{"", ":leases", ":writers"} {
@@ -89,12 +89,8 @@ func TestRLock_each_reader_has_own_lease_on_redis(t *testing.T) {
 	w := rwlock.New(c, name)
 	mustRLock(t, stale)
 	mustRLock(t, live)
-	select {
-	case <-stale.RLost():
-	case <-time.After(waitTimeout):
-		t.Fatal("the fixed read lease never ended")
-	}
-	eventually(t, waitTimeout, "the stale reader's hold to end", func() bool {
+	redistest.Receive(t, stale.RLost(), waitTimeout, "the fixed read lease to end")
+	redistest.Eventually(t, waitTimeout, "the stale reader's hold to end", func() bool {
 		return state(t, w).Readers == 1
 	})
 	// live keeps reading past the stale lease, on its own renewed lease.
@@ -116,8 +112,8 @@ func TestRLock_each_reader_has_own_lease_on_redis(t *testing.T) {
 	if !tryLock(t, w) {
 		t.Fatal("the stale reader's ended hold still pins the lock")
 	}
-	mustUnlock(t, w)
-	if err := stale.RUnlock(ctxT(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+	redistest.MustUnlock(t, w)
+	if err := stale.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
 		t.Fatalf("RUnlock of the ended hold = %v, want ErrLost", err)
 	}
 }
@@ -132,12 +128,12 @@ func TestLock_waits_out_a_vanished_reader_lease(t *testing.T) {
 	mustRLock(t, stale)
 	// Nobody releases: the writer must get the lock when the lease ends, by
 	// bounding its wait with the lock's TTL.
-	mustLock(t, w)
+	redistest.MustLock(t, w)
 	if waited := time.Since(start); waited < lease-50*time.Millisecond || waited > lease+time.Second {
 		t.Fatalf("writer acquired after %v; want about the reader's lease %v (within +1s)", waited, lease)
 	}
-	mustUnlock(t, w)
-	if err := stale.RUnlock(ctxT(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+	redistest.MustUnlock(t, w)
+	if err := stale.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
 		t.Fatalf("RUnlock of the ended hold = %v, want ErrLost", err)
 	}
 }

@@ -6,9 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/rwlock"
 )
@@ -19,90 +16,26 @@ func TestMain(m *testing.M) { redistest.Main(m) }
 // quickly; reaching it fails the test loudly instead of hanging.
 const waitTimeout = 10 * time.Second
 
-// backend is a Redis the behaviour tests run against.
-type backend struct {
-	name   string
-	client func(t *testing.T) redis.UniversalClient
-}
-
-// backends returns miniredis and a real standalone server; the real one
-// skips (or fails with LOCKKIT_REQUIRE_REDIS=1) without redis-server.
-func backends() []backend {
-	return []backend{
-		{"miniredis", func(t *testing.T) redis.UniversalClient {
-			mr, c := redistest.Mini(t)
-			minis.Store(c, mr)
-			t.Cleanup(func() { minis.Delete(c) })
-			return c
-		}},
-		{"redis", func(t *testing.T) redis.UniversalClient {
-			return redistest.StartServer(t).Client(t)
-		}},
-	}
-}
-
-// minis maps the miniredis backends' clients to their servers.
-var minis sync.Map
-
-// miniFor returns the miniredis behind c, if c is a miniredis backend.
-func miniFor(c redis.UniversalClient) (*miniredis.Miniredis, bool) {
-	mr, ok := minis.Load(c)
-	if !ok {
-		return nil, false
-	}
-	return mr.(*miniredis.Miniredis), true
-}
-
-// forEachBackend runs f as a parallel subtest on every backend.
-func forEachBackend(t *testing.T, f func(t *testing.T, c redis.UniversalClient)) {
-	t.Helper()
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			f(t, b.client(t))
-		})
-	}
-}
-
-// ctxT returns a context that ends after d or when the test ends.
-func ctxT(t testing.TB, d time.Duration) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-func mustLock(t testing.TB, m *rwlock.RWMutex) {
-	t.Helper()
-	if err := m.Lock(ctxT(t, waitTimeout)); err != nil {
-		t.Fatalf("Lock(%s): %v", m.Name(), err)
-	}
-}
-
-func mustUnlock(t testing.TB, m *rwlock.RWMutex) {
-	t.Helper()
-	if err := m.Unlock(ctxT(t, waitTimeout)); err != nil {
-		t.Fatalf("Unlock(%s): %v", m.Name(), err)
-	}
-}
+// backends are the kinds of Redis the behaviour tests run on.
+var backends = []redistest.Backend{redistest.MiniBackend, redistest.ServerBackend}
 
 func mustRLock(t testing.TB, m *rwlock.RWMutex) {
 	t.Helper()
-	if err := m.RLock(ctxT(t, waitTimeout)); err != nil {
+	if err := m.RLock(redistest.Ctx(t, waitTimeout)); err != nil {
 		t.Fatalf("RLock(%s): %v", m.Name(), err)
 	}
 }
 
 func mustRUnlock(t testing.TB, m *rwlock.RWMutex) {
 	t.Helper()
-	if err := m.RUnlock(ctxT(t, waitTimeout)); err != nil {
+	if err := m.RUnlock(redistest.Ctx(t, waitTimeout)); err != nil {
 		t.Fatalf("RUnlock(%s): %v", m.Name(), err)
 	}
 }
 
 func state(t testing.TB, m *rwlock.RWMutex) rwlock.State {
 	t.Helper()
-	s, err := m.State(ctxT(t, waitTimeout))
+	s, err := m.State(redistest.Ctx(t, waitTimeout))
 	if err != nil {
 		t.Fatalf("State(%s): %v", m.Name(), err)
 	}
@@ -121,7 +54,7 @@ func wantState(t testing.TB, m *rwlock.RWMutex, mode rwlock.Mode, readers, holds
 
 func tryLock(t testing.TB, m *rwlock.RWMutex) bool {
 	t.Helper()
-	ok, err := m.TryLock(ctxT(t, waitTimeout))
+	ok, err := m.TryLock(redistest.Ctx(t, waitTimeout))
 	if err != nil {
 		t.Fatalf("TryLock(%s): %v", m.Name(), err)
 	}
@@ -130,23 +63,11 @@ func tryLock(t testing.TB, m *rwlock.RWMutex) bool {
 
 func tryRLock(t testing.TB, m *rwlock.RWMutex) bool {
 	t.Helper()
-	ok, err := m.TryRLock(ctxT(t, waitTimeout))
+	ok, err := m.TryRLock(redistest.Ctx(t, waitTimeout))
 	if err != nil {
 		t.Fatalf("TryRLock(%s): %v", m.Name(), err)
 	}
 	return ok
-}
-
-// eventually polls cond until it holds, failing after timeout.
-func eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }
 
 // async runs f in a goroutine and returns a channel with its result; the
@@ -162,18 +83,6 @@ func async(t testing.TB, f func() error) <-chan error {
 	}()
 	t.Cleanup(wg.Wait)
 	return ch
-}
-
-// await returns the result from ch, failing if none arrives in time.
-func await(t testing.TB, ch <-chan error, what string) error {
-	t.Helper()
-	select {
-	case err := <-ch:
-		return err
-	case <-time.After(waitTimeout):
-		t.Fatalf("timed out after %v waiting for %s", waitTimeout, what)
-		return nil
-	}
 }
 
 // pending checks that ch has no result yet.

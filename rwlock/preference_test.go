@@ -79,10 +79,10 @@ func (l *readLoad) since(s []int64) []int64 {
 // were seen overlapping.
 func (l *readLoad) steady(m *rwlock.RWMutex, min int64) {
 	l.t.Helper()
-	eventually(l.t, waitTimeout, "the read load to run", func() bool {
+	redistest.Eventually(l.t, waitTimeout, "the read load to run", func() bool {
 		return slices.Min(l.snapshot()) >= min
 	})
-	eventually(l.t, waitTimeout, "readers to overlap", func() bool { return state(l.t, m).Readers > 1 })
+	redistest.Eventually(l.t, waitTimeout, "readers to overlap", func() bool { return state(l.t, m).Readers > 1 })
 }
 
 func (l *readLoad) halt() {
@@ -110,13 +110,13 @@ func TestLock_not_starved_by_overlapping_readers(t *testing.T) {
 	for round := range 3 {
 		before := load.snapshot()
 		start := time.Now()
-		mustLock(t, w)
+		redistest.MustLock(t, w)
 		waited := time.Since(start)
 		during := load.since(before)
 		if s := state(t, w); s.Mode != rwlock.WriteLocked || s.Readers != 0 {
 			t.Fatalf("state under the writer = %+v", s)
 		}
-		mustUnlock(t, w)
+		redistest.MustUnlock(t, w)
 		t.Logf("round %d: writer waited %v; read holds taken meanwhile per reader: max %d, total %d",
 			round, waited, slices.Max(during), sum(during))
 		if m := slices.Max(during); m > starvationBound {
@@ -137,10 +137,10 @@ func TestLock_without_writer_preference_waits_for_readers_to_stop(t *testing.T) 
 
 	before := load.snapshot()
 	start := time.Now()
-	done := async(t, func() error { return w.Lock(ctxT(t, time.Minute)) })
+	done := async(t, func() error { return w.Lock(redistest.Ctx(t, time.Minute)) })
 	// Far more read holds than the bound with preference go by...
 	const many = 10 * starvationBound
-	eventually(t, waitTimeout, "readers to take many holds", func() bool {
+	redistest.Eventually(t, waitTimeout, "readers to take many holds", func() bool {
 		return slices.Min(load.since(before)) >= many
 	})
 	// ...and the writer is still waiting: readers keep overlapping.
@@ -150,12 +150,12 @@ func TestLock_without_writer_preference_waits_for_readers_to_stop(t *testing.T) 
 	}
 	during := load.since(before)
 	load.halt()
-	if err := await(t, done, "Lock once the readers stopped"); err != nil {
+	if err := redistest.Receive(t, done, waitTimeout, "Lock once the readers stopped"); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("without preference: writer waited %v, until the readers stopped; each reader took %d+ holds meanwhile",
 		time.Since(start), slices.Min(during))
-	mustUnlock(t, w)
+	redistest.MustUnlock(t, w)
 }
 
 func TestRLock_not_starved_by_looping_writers(t *testing.T) {
@@ -193,8 +193,8 @@ func TestRLock_not_starved_by_looping_writers(t *testing.T) {
 	}
 	defer wg.Wait()
 	defer close(stop)
-	eventually(t, waitTimeout, "the writers to loop", func() bool { return writes.Load() >= 10 })
-	eventually(t, waitTimeout, "intents of waiting writers", func() bool {
+	redistest.Eventually(t, waitTimeout, "the writers to loop", func() bool { return writes.Load() >= 10 })
+	redistest.Eventually(t, waitTimeout, "intents of waiting writers", func() bool {
 		return state(t, rwlock.New(c, name)).WaitingWriters >= 2
 	})
 

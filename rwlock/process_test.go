@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -27,27 +26,6 @@ func init() {
 
 // childTimeout bounds how long a test waits for a child's next line.
 const childTimeout = 2 * time.Minute
-
-// clientSpec names a Redis for a child: "standalone=ADDR" or
-// "cluster=ADDR,ADDR,...".
-func clientSpec(c redis.UniversalClient) string {
-	switch c := c.(type) {
-	case *redis.Client:
-		return "standalone=" + c.Options().Addr
-	case *redis.ClusterClient:
-		return "cluster=" + strings.Join(c.Options().Addrs, ",")
-	}
-	panic(fmt.Sprintf("unsupported client %T", c))
-}
-
-// childClient opens the client a clientSpec names.
-func childClient(spec string) redis.UniversalClient {
-	kind, addrs, _ := strings.Cut(spec, "=")
-	if kind == "cluster" {
-		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(addrs, ",")})
-	}
-	return redis.NewClient(&redis.Options{Addr: addrs})
-}
 
 //go:embed testdata/check.lua
 var checkLua string
@@ -97,7 +75,7 @@ func (ck checker) totals(ctx context.Context) (violations, maxReaders int, err e
 // downgrades) under the checker, once the test sends "go". Violations are
 // counted in Redis; any error ends the child with status 1.
 func hammerChild(args []string) {
-	c := childClient(args[0])
+	c := redistest.SpecClient(args[0])
 	defer c.Close()
 	name := args[1]
 	goroutines, _ := strconv.Atoi(args[2])
@@ -217,7 +195,7 @@ func runInvariant(t *testing.T, c redis.UniversalClient) {
 	name := redistest.Unique(t)
 	children := make([]*redistest.Child, processes)
 	for i := range children {
-		children[i] = redistest.StartChild(t, "rw-hammer", clientSpec(c), name,
+		children[i] = redistest.StartChild(t, "rw-hammer", redistest.ClientSpec(c), name,
 			strconv.Itoa(goroutines), strconv.Itoa(ops))
 	}
 	for _, ch := range children {
@@ -230,7 +208,7 @@ func runInvariant(t *testing.T, c redis.UniversalClient) {
 		t.Log(ch.WaitLine(t, "done", childTimeout))
 		ch.Wait(t, childTimeout)
 	}
-	ctx := ctxT(t, waitTimeout)
+	ctx := redistest.Ctx(t, waitTimeout)
 	violations, maxReaders, err := newChecker(c, name).totals(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -264,7 +242,7 @@ func TestInvariant_across_processes_on_cluster(t *testing.T) {
 	mustRLock(t, r1)
 	mustRLock(t, r2)
 	renewals, last := 0, time.Duration(0)
-	eventually(t, waitTimeout, "the read leases to be renewed several times", func() bool {
+	redistest.Eventually(t, waitTimeout, "the read leases to be renewed several times", func() bool {
 		ttl := state(t, r1).TTL
 		if ttl > last {
 			renewals++
@@ -278,14 +256,14 @@ func TestInvariant_across_processes_on_cluster(t *testing.T) {
 	mustRUnlock(t, r1)
 	mustRUnlock(t, r2)
 	w := rwlock.New(c, name)
-	mustLock(t, w)
-	mustUnlock(t, w)
+	redistest.MustLock(t, w)
+	redistest.MustUnlock(t, w)
 }
 
 func TestChecker_reports_violations(t *testing.T) {
 	_, c := redistest.Mini(t)
 	ck := newChecker(c, redistest.Unique(t))
-	ctx := ctxT(t, waitTimeout)
+	ctx := redistest.Ctx(t, waitTimeout)
 	for _, tc := range []struct {
 		op  string
 		bad bool
@@ -305,7 +283,7 @@ func TestChecker_reports_violations(t *testing.T) {
 // readerChild takes the read lock args[1] with a watchdog timeout of
 // args[2], prints "held", and waits to be killed.
 func readerChild(args []string) {
-	c := childClient(args[0])
+	c := redistest.SpecClient(args[0])
 	timeout, _ := time.ParseDuration(args[2])
 	m := rwlock.New(c, args[1], rwlock.WithWatchdogTimeout(timeout))
 	if err := m.RLock(context.Background()); err != nil {
@@ -321,7 +299,7 @@ func readerChild(args []string) {
 // args[2] (so its intent lasts that long unless refreshed) and prints
 // "acquired" if it ever gets it.
 func writerChild(args []string) {
-	c := childClient(args[0])
+	c := redistest.SpecClient(args[0])
 	timeout, _ := time.ParseDuration(args[2])
 	m := rwlock.New(c, args[1], rwlock.WithWatchdogTimeout(timeout))
 	redistest.ChildPrintf("waiting")
@@ -337,17 +315,17 @@ func TestLock_after_reader_process_killed_within_lease(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
 	name := redistest.Unique(t)
 	const lease = time.Second
-	reader := redistest.StartChild(t, "rw-reader", clientSpec(c), name, lease.String())
+	reader := redistest.StartChild(t, "rw-reader", redistest.ClientSpec(c), name, lease.String())
 	reader.WaitLine(t, "held", childTimeout)
 
 	w := rwlock.New(c, name)
-	done := async(t, func() error { return w.Lock(ctxT(t, time.Minute)) })
-	eventually(t, waitTimeout, "the writer to wait", func() bool { return state(t, w).WaitingWriters == 1 })
+	done := async(t, func() error { return w.Lock(redistest.Ctx(t, time.Minute)) })
+	redistest.Eventually(t, waitTimeout, "the writer to wait", func() bool { return state(t, w).WaitingWriters == 1 })
 	// The reader's watchdog keeps its 1 s lease alive: let it renew a few
 	// times before it dies, so the writer waits on a renewed hold.
 	renewals := 0
 	last := time.Duration(0)
-	eventually(t, waitTimeout, "the reader's lease to be renewed", func() bool {
+	redistest.Eventually(t, waitTimeout, "the reader's lease to be renewed", func() bool {
 		ttl := state(t, w).TTL
 		if ttl > last {
 			renewals++
@@ -358,7 +336,7 @@ func TestLock_after_reader_process_killed_within_lease(t *testing.T) {
 	pending(t, done, "Lock while the reader process holds the lock")
 	killed := time.Now()
 	reader.Kill(t)
-	if err := await(t, done, "Lock after the reader was killed"); err != nil {
+	if err := redistest.Receive(t, done, waitTimeout, "Lock after the reader was killed"); err != nil {
 		t.Fatal(err)
 	}
 	waited := time.Since(killed)
@@ -366,7 +344,7 @@ func TestLock_after_reader_process_killed_within_lease(t *testing.T) {
 	if waited > lease+time.Second {
 		t.Fatalf("writer acquired %v after the kill, want within the reader's lease %v + 1s", waited, lease)
 	}
-	mustUnlock(t, w)
+	redistest.MustUnlock(t, w)
 }
 
 func TestRLock_after_waiting_writer_process_killed_within_intent(t *testing.T) {
@@ -375,17 +353,17 @@ func TestRLock_after_waiting_writer_process_killed_within_intent(t *testing.T) {
 	r := rwlock.New(c, name)
 	mustRLock(t, r)
 	const timeout = time.Second
-	writer := redistest.StartChild(t, "rw-writer", clientSpec(c), name, timeout.String())
+	writer := redistest.StartChild(t, "rw-writer", redistest.ClientSpec(c), name, timeout.String())
 	writer.WaitLine(t, "waiting", childTimeout)
 	intents := lockKey(name) + ":writers"
-	eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, r).WaitingWriters == 1 })
+	redistest.Eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, r).WaitingWriters == 1 })
 	// The waiting writer refreshes its 1 s intent while it waits.
-	first, err := c.ZRangeWithScores(ctxT(t, waitTimeout), intents, 0, -1).Result()
+	first, err := c.ZRangeWithScores(redistest.Ctx(t, waitTimeout), intents, 0, -1).Result()
 	if err != nil || len(first) != 1 {
 		t.Fatalf("intents = %v, %v", first, err)
 	}
-	eventually(t, waitTimeout, "the intent to be refreshed past its first deadline", func() bool {
-		s, err := c.ZScore(ctxT(t, waitTimeout), intents, first[0].Member.(string)).Result()
+	redistest.Eventually(t, waitTimeout, "the intent to be refreshed past its first deadline", func() bool {
+		s, err := c.ZScore(redistest.Ctx(t, waitTimeout), intents, first[0].Member.(string)).Result()
 		return err == nil && s > first[0].Score+float64(timeout.Milliseconds())
 	})
 	newcomer := rwlock.New(c, name)
@@ -394,7 +372,7 @@ func TestRLock_after_waiting_writer_process_killed_within_intent(t *testing.T) {
 	}
 	killed := time.Now()
 	writer.Kill(t)
-	if err := newcomer.RLock(ctxT(t, waitTimeout)); err != nil {
+	if err := newcomer.RLock(redistest.Ctx(t, waitTimeout)); err != nil {
 		t.Fatal(err)
 	}
 	waited := time.Since(killed)

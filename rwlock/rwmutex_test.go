@@ -14,7 +14,7 @@ import (
 )
 
 func TestRLock_readers_share_writer_excludes(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		a, b, w := rwlock.New(c, name), rwlock.New(c, name), rwlock.New(c, name)
 		mustRLock(t, a)
@@ -38,13 +38,13 @@ func TestRLock_readers_share_writer_excludes(t *testing.T) {
 		if tryLock(t, b) {
 			t.Fatal("a second writer got the lock")
 		}
-		mustUnlock(t, w)
+		redistest.MustUnlock(t, w)
 		wantState(t, w, rwlock.Unlocked, 0, 0, 0)
 	})
 }
 
 func TestLock_and_RLock_reenter_with_counts(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		r, w := rwlock.New(c, name), rwlock.New(c, name)
 		mustRLock(t, r)
@@ -66,12 +66,12 @@ func TestLock_and_RLock_reenter_with_counts(t *testing.T) {
 			t.Fatalf("RToken after release = %d, want 0", r.RToken())
 		}
 
-		mustLock(t, w)
+		redistest.MustLock(t, w)
 		wtok := w.Token()
 		if wtok <= tok {
 			t.Fatalf("write token %d not above the earlier read token %d", wtok, tok)
 		}
-		mustLock(t, w)
+		redistest.MustLock(t, w)
 		if !tryLock(t, w) {
 			t.Fatal("TryLock by the writer did not re-enter")
 		}
@@ -79,10 +79,10 @@ func TestLock_and_RLock_reenter_with_counts(t *testing.T) {
 		if w.Token() != wtok {
 			t.Fatalf("write re-entry changed the token %d -> %d", wtok, w.Token())
 		}
-		mustUnlock(t, w)
-		mustUnlock(t, w)
+		redistest.MustUnlock(t, w)
+		redistest.MustUnlock(t, w)
 		wantState(t, w, rwlock.WriteLocked, 0, 1, 0)
-		mustUnlock(t, w)
+		redistest.MustUnlock(t, w)
 		wantState(t, w, rwlock.Unlocked, 0, 0, 0)
 		if w.Token() != 0 {
 			t.Fatalf("Token after release = %d, want 0", w.Token())
@@ -91,10 +91,10 @@ func TestLock_and_RLock_reenter_with_counts(t *testing.T) {
 }
 
 func TestUnlock_downgrades_to_read(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		w, other, reader := rwlock.New(c, name), rwlock.New(c, name), rwlock.New(c, name)
-		mustLock(t, w)
+		redistest.MustLock(t, w)
 		mustRLock(t, w) // the writer may read
 		wantState(t, w, rwlock.WriteLocked, 1, 1, 1)
 		if tryRLock(t, reader) {
@@ -103,7 +103,7 @@ func TestUnlock_downgrades_to_read(t *testing.T) {
 		if w.RToken() <= w.Token() {
 			t.Fatalf("the writer's read hold token %d is not a fresh one above %d", w.RToken(), w.Token())
 		}
-		mustUnlock(t, w)
+		redistest.MustUnlock(t, w)
 		wantState(t, w, rwlock.ReadLocked, 1, 0, 1)
 		if w.Token() != 0 || w.RToken() == 0 {
 			t.Fatalf("after downgrade Token = %d, RToken = %d; want 0 and the read token", w.Token(), w.RToken())
@@ -119,22 +119,22 @@ func TestUnlock_downgrades_to_read(t *testing.T) {
 		if !tryLock(t, other) {
 			t.Fatal("writer refused after the downgraded reader left")
 		}
-		mustUnlock(t, other)
+		redistest.MustUnlock(t, other)
 	})
 }
 
 func TestLock_by_reader_returns_ErrUpgrade_at_once(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		r, other := rwlock.New(c, name), rwlock.New(c, name)
 		mustRLock(t, r)
 		mustRLock(t, other)
 		// No deadline: a Lock that waited would hang the test, not time out.
-		err := await(t, async(t, func() error { return r.Lock(t.Context()) }), "Lock by a reader")
+		err := redistest.Receive(t, async(t, func() error { return r.Lock(t.Context()) }), waitTimeout, "Lock by a reader")
 		if !errors.Is(err, rwlock.ErrUpgrade) {
 			t.Fatalf("Lock by a reader = %v, want ErrUpgrade", err)
 		}
-		if ok, err := r.TryLock(ctxT(t, waitTimeout)); ok || !errors.Is(err, rwlock.ErrUpgrade) {
+		if ok, err := r.TryLock(redistest.Ctx(t, waitTimeout)); ok || !errors.Is(err, rwlock.ErrUpgrade) {
 			t.Fatalf("TryLock by a reader = %v, %v; want false, ErrUpgrade", ok, err)
 		}
 		// Nothing changed, and no intent holds readers back.
@@ -149,16 +149,16 @@ func TestLock_by_reader_returns_ErrUpgrade_at_once(t *testing.T) {
 		mustRUnlock(t, newcomer)
 		mustRUnlock(t, r)
 		mustRUnlock(t, other)
-		mustLock(t, r) // no longer a reader: allowed
-		mustUnlock(t, r)
+		redistest.MustLock(t, r) // no longer a reader: allowed
+		redistest.MustUnlock(t, r)
 	})
 }
 
 func TestUnlock_not_held_returns_ErrNotHeld(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		a, b := rwlock.New(c, name), rwlock.New(c, name)
-		ctx := ctxT(t, waitTimeout)
+		ctx := redistest.Ctx(t, waitTimeout)
 		for _, tc := range []struct {
 			what string
 			call func() error
@@ -182,11 +182,11 @@ func TestUnlock_not_held_returns_ErrNotHeld(t *testing.T) {
 		if err := a.RUnlock(ctx); !errors.Is(err, rwlock.ErrNotHeld) {
 			t.Fatalf("extra RUnlock = %v, want ErrNotHeld", err)
 		}
-		mustLock(t, b)
+		redistest.MustLock(t, b)
 		if err := b.RUnlock(ctx); !errors.Is(err, rwlock.ErrNotHeld) {
 			t.Fatalf("RUnlock by the writer = %v, want ErrNotHeld", err)
 		}
-		mustUnlock(t, b)
+		redistest.MustUnlock(t, b)
 		if err := b.Unlock(ctx); !errors.Is(err, rwlock.ErrNotHeld) {
 			t.Fatalf("extra Unlock = %v, want ErrNotHeld", err)
 		}
@@ -194,53 +194,45 @@ func TestUnlock_not_held_returns_ErrNotHeld(t *testing.T) {
 }
 
 func TestForceUnlock_loses_holds_with_ErrLost(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		r1 := rwlock.New(c, name, rwlock.WithWatchdogTimeout(300*time.Millisecond))
 		r2 := rwlock.New(c, name)
 		admin := rwlock.New(c, name)
 		mustRLock(t, r1)
 		mustRLock(t, r2)
-		if ok, err := admin.ForceUnlock(ctxT(t, waitTimeout)); !ok || err != nil {
+		if ok, err := admin.ForceUnlock(redistest.Ctx(t, waitTimeout)); !ok || err != nil {
 			t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
 		}
 		wantState(t, admin, rwlock.Unlocked, 0, 0, 0)
 		// r1's watchdog renews every 100 ms and finds its hold gone.
-		select {
-		case <-r1.RLost():
-		case <-time.After(waitTimeout):
-			t.Fatal("RLost did not fire after the read hold was removed")
-		}
+		redistest.Receive(t, r1.RLost(), waitTimeout, "RLost to fire after the read hold was removed")
 		for _, r := range []*rwlock.RWMutex{r1, r2} {
-			if err := r.RUnlock(ctxT(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+			if err := r.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
 				t.Fatalf("RUnlock after ForceUnlock = %v, want ErrLost", err)
 			}
-			if err := r.RUnlock(ctxT(t, waitTimeout)); !errors.Is(err, rwlock.ErrNotHeld) {
+			if err := r.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, rwlock.ErrNotHeld) {
 				t.Fatalf("second RUnlock = %v, want ErrNotHeld", err)
 			}
 		}
 
 		w := rwlock.New(c, name, rwlock.WithWatchdogTimeout(300*time.Millisecond))
-		mustLock(t, w)
-		if ok, err := admin.ForceUnlock(ctxT(t, waitTimeout)); !ok || err != nil {
+		redistest.MustLock(t, w)
+		if ok, err := admin.ForceUnlock(redistest.Ctx(t, waitTimeout)); !ok || err != nil {
 			t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
 		}
-		select {
-		case <-w.Lost():
-		case <-time.After(waitTimeout):
-			t.Fatal("Lost did not fire after the write hold was removed")
-		}
-		if err := w.Unlock(ctxT(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+		redistest.Receive(t, w.Lost(), waitTimeout, "Lost to fire after the write hold was removed")
+		if err := w.Unlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
 			t.Fatalf("Unlock after ForceUnlock = %v, want ErrLost", err)
 		}
-		if ok, err := admin.ForceUnlock(ctxT(t, waitTimeout)); ok || err != nil {
+		if ok, err := admin.ForceUnlock(redistest.Ctx(t, waitTimeout)); ok || err != nil {
 			t.Fatalf("ForceUnlock of a free lock = %v, %v; want false", ok, err)
 		}
 	})
 }
 
 func TestUnlock_late_release_cannot_end_newer_hold(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		// Two values sharing an owner id: b's old hold is replaced by a's
 		// fresh one after a force unlock, and b's release must not end it.
@@ -248,11 +240,11 @@ func TestUnlock_late_release_cannot_end_newer_hold(t *testing.T) {
 		b := rwlock.New(c, name, rwlock.WithOwner("job-1"))
 		admin := rwlock.New(c, name)
 		mustRLock(t, b)
-		if _, err := admin.ForceUnlock(ctxT(t, waitTimeout)); err != nil {
+		if _, err := admin.ForceUnlock(redistest.Ctx(t, waitTimeout)); err != nil {
 			t.Fatal(err)
 		}
 		mustRLock(t, a)
-		if err := b.RUnlock(ctxT(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+		if err := b.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
 			t.Fatalf("stale RUnlock = %v, want ErrLost", err)
 		}
 		wantState(t, a, rwlock.ReadLocked, 1, 0, 1)
@@ -261,11 +253,11 @@ func TestUnlock_late_release_cannot_end_newer_hold(t *testing.T) {
 }
 
 func TestLock_ctx_deadline_matches_both_errors_and_withdraws_intent(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		r, w := rwlock.New(c, name), rwlock.New(c, name)
 		mustRLock(t, r)
-		ctx := ctxT(t, 50*time.Millisecond)
+		ctx := redistest.Ctx(t, 50*time.Millisecond)
 		err := w.Lock(ctx)
 		if !errors.Is(err, rwlock.ErrNotObtained) || !errors.Is(err, ctx.Err()) || ctx.Err() == nil {
 			t.Fatalf("Lock past its deadline = %v, want ErrNotObtained and %v", err, ctx.Err())
@@ -281,12 +273,12 @@ func TestLock_ctx_deadline_matches_both_errors_and_withdraws_intent(t *testing.T
 
 		// Now a writer waits: a reader's re-entry goes on, a new reader
 		// waits behind the writer until its own deadline.
-		done := async(t, func() error { return w.Lock(ctxT(t, waitTimeout)) })
-		eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, r).WaitingWriters == 1 })
-		if err := r.RLock(ctxT(t, waitTimeout)); err != nil {
+		done := async(t, func() error { return w.Lock(redistest.Ctx(t, waitTimeout)) })
+		redistest.Eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, r).WaitingWriters == 1 })
+		if err := r.RLock(redistest.Ctx(t, waitTimeout)); err != nil {
 			t.Fatalf("RLock re-entry under a waiting writer = %v", err)
 		}
-		rctx := ctxT(t, 50*time.Millisecond)
+		rctx := redistest.Ctx(t, 50*time.Millisecond)
 		err = newcomer.RLock(rctx)
 		if !errors.Is(err, rwlock.ErrNotObtained) || !errors.Is(err, rctx.Err()) || rctx.Err() == nil {
 			t.Fatalf("RLock past its deadline = %v, want ErrNotObtained and %v", err, rctx.Err())
@@ -297,15 +289,15 @@ func TestLock_ctx_deadline_matches_both_errors_and_withdraws_intent(t *testing.T
 		mustRUnlock(t, r)
 		pending(t, done, "Lock while a reader holds")
 		mustRUnlock(t, r)
-		if err := await(t, done, "Lock after the last reader left"); err != nil {
+		if err := redistest.Receive(t, done, waitTimeout, "Lock after the last reader left"); err != nil {
 			t.Fatal(err)
 		}
-		mustUnlock(t, w)
+		redistest.MustUnlock(t, w)
 	})
 }
 
 func TestTryLock_leaves_no_intent(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		r, w := rwlock.New(c, name), rwlock.New(c, name)
 		mustRLock(t, r)
@@ -325,11 +317,11 @@ func TestTryLock_leaves_no_intent(t *testing.T) {
 }
 
 func TestRLocker_is_the_read_side(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		m := rwlock.New(c, name)
 		var l rwlock.Locker = m.RLocker()
-		ctx := ctxT(t, waitTimeout)
+		ctx := redistest.Ctx(t, waitTimeout)
 		if err := l.Lock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -352,7 +344,7 @@ func TestRLocker_is_the_read_side(t *testing.T) {
 }
 
 func TestToken_strictly_increases_across_kinds(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		var last int64
 		check := func(what string, tok int64) {
@@ -364,9 +356,9 @@ func TestToken_strictly_increases_across_kinds(t *testing.T) {
 		}
 		for range 3 {
 			w := rwlock.New(c, name)
-			mustLock(t, w)
+			redistest.MustLock(t, w)
 			check("write", w.Token())
-			mustUnlock(t, w)
+			redistest.MustUnlock(t, w)
 			r1, r2 := rwlock.New(c, name), rwlock.New(c, name)
 			mustRLock(t, r1)
 			check("read", r1.RToken())
@@ -382,13 +374,13 @@ func TestNotifier_idle_after_waits(t *testing.T) {
 	_, c := redistest.Mini(t)
 	name := redistest.Unique(t)
 	w, r := rwlock.New(c, name), rwlock.New(c, name)
-	mustLock(t, w)
-	done := async(t, func() error { return r.RLock(ctxT(t, waitTimeout)) })
-	eventually(t, waitTimeout, "the reader to wait", func() bool {
+	redistest.MustLock(t, w)
+	done := async(t, func() error { return r.RLock(redistest.Ctx(t, waitTimeout)) })
+	redistest.Eventually(t, waitTimeout, "the reader to wait", func() bool {
 		return notify.For(c).Channels() == 1
 	})
-	mustUnlock(t, w)
-	if err := await(t, done, "RLock"); err != nil {
+	redistest.MustUnlock(t, w)
+	if err := redistest.Receive(t, done, waitTimeout, "RLock"); err != nil {
 		t.Fatal(err)
 	}
 	mustRUnlock(t, r)
@@ -400,7 +392,7 @@ func TestNotifier_idle_after_waits(t *testing.T) {
 func TestLock_reentry_with_ended_ctx_returns_ErrNotObtained(t *testing.T) {
 	_, c := redistest.Mini(t)
 	m := rwlock.New(c, redistest.Unique(t))
-	mustLock(t, m)
+	redistest.MustLock(t, m)
 	mustRLock(t, m)
 	ctx, cancel := context_WithCancel(t)
 	cancel()
@@ -414,5 +406,5 @@ func TestLock_reentry_with_ended_ctx_returns_ErrNotObtained(t *testing.T) {
 	}
 	wantState(t, m, rwlock.WriteLocked, 1, 1, 1)
 	mustRUnlock(t, m)
-	mustUnlock(t, m)
+	redistest.MustUnlock(t, m)
 }

@@ -23,7 +23,7 @@ func counted(t *testing.T, c redis.UniversalClient) (*redis.Client, *redistest.C
 	cc := redis.NewClient(&redis.Options{Addr: c.(*redis.Client).Options().Addr})
 	t.Cleanup(func() { _ = cc.Close() })
 	warm := rwlock.New(cc, redistest.Unique(t))
-	ctx := ctxT(t, waitTimeout)
+	ctx := redistest.Ctx(t, waitTimeout)
 	for _, f := range []func() error{
 		func() error { _, err := warm.TryRLock(ctx); return err },
 		func() error { return warm.RUnlock(ctx) },
@@ -34,40 +34,38 @@ func counted(t *testing.T, c redis.UniversalClient) (*redis.Client, *redistest.C
 			t.Fatal(err)
 		}
 	}
-	counter := redistest.NewCounter()
-	cc.AddHook(counter.Hook())
-	return cc, counter
+	return cc, redistest.CountCommands(cc)
 }
 
 func wantScripts(t *testing.T, counter *redistest.Counter, want int64, what string) {
 	t.Helper()
-	eventually(t, waitTimeout, what, func() bool { return counter.Scripts() >= want })
+	redistest.Eventually(t, waitTimeout, what, func() bool { return counter.Scripts() >= want })
 	if got := counter.Scripts(); got != want {
 		t.Fatalf("%s: %d scripts sent, want exactly %d", what, got, want)
 	}
 }
 
 func TestUnlock_wakes_every_waiting_reader(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		rc, counter := counted(t, c)
 		w := rwlock.New(c, name)
-		mustLock(t, w)
+		redistest.MustLock(t, w)
 		const n = 5
 		var done []<-chan error
 		for range n {
 			r := rwlock.New(rc, name)
-			done = append(done, async(t, func() error { return r.RLock(ctxT(t, waitTimeout)) }))
-			t.Cleanup(func() { _ = r.RUnlock(ctxT(t, waitTimeout)) })
+			done = append(done, async(t, func() error { return r.RLock(redistest.Ctx(t, waitTimeout)) }))
+			t.Cleanup(func() { _ = r.RUnlock(redistest.Ctx(t, waitTimeout)) })
 		}
-		eventually(t, waitTimeout, "every reader to wait", func() bool {
+		redistest.Eventually(t, waitTimeout, "every reader to wait", func() bool {
 			return notify.For(rc).Waiters(lockKey(name)+":ch") == n
 		})
-		mustUnlock(t, w)
+		redistest.MustUnlock(t, w)
 		// The writer's lease was 30 s: only the release message can wake
 		// the readers within the deadline.
 		for i, ch := range done {
-			if err := await(t, ch, "a woken reader's RLock"); err != nil {
+			if err := redistest.Receive(t, ch, waitTimeout, "a woken reader's RLock"); err != nil {
 				t.Fatalf("reader %d: %v", i, err)
 			}
 		}
@@ -82,27 +80,27 @@ func TestUnlock_wakes_every_waiting_reader(t *testing.T) {
 }
 
 func TestUnlock_wakes_one_writer_per_process(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		wc, counter := counted(t, c)
 		first := rwlock.New(c, name)
-		mustLock(t, first)
+		redistest.MustLock(t, first)
 		const n = 4
 		writers := make([]*rwlock.RWMutex, n)
 		done := make([]<-chan error, n)
 		for i := range writers {
 			w := rwlock.New(wc, name)
 			writers[i] = w
-			done[i] = async(t, func() error { return w.Lock(ctxT(t, waitTimeout)) })
+			done[i] = async(t, func() error { return w.Lock(redistest.Ctx(t, waitTimeout)) })
 		}
-		eventually(t, waitTimeout, "every writer to wait", func() bool {
+		redistest.Eventually(t, waitTimeout, "every writer to wait", func() bool {
 			return notify.For(wc).Waiters(lockKey(name)+":wch") == n
 		})
 		// winner returns the writer whose Lock returned.
 		winner := func() *rwlock.RWMutex {
 			t.Helper()
 			var got *rwlock.RWMutex
-			eventually(t, waitTimeout, "a writer to take the lock", func() bool {
+			redistest.Eventually(t, waitTimeout, "a writer to take the lock", func() bool {
 				for i, ch := range done {
 					if ch == nil {
 						continue
@@ -121,14 +119,14 @@ func TestUnlock_wakes_one_writer_per_process(t *testing.T) {
 			})
 			return got
 		}
-		mustUnlock(t, first)
+		redistest.MustUnlock(t, first)
 		holder := winner()
 		for round := 1; round < n; round++ {
 			if got := notify.For(wc).Waiters(lockKey(name) + ":wch"); got != n-round {
 				t.Fatalf("round %d: %d writers waiting, want %d", round, got, n-round)
 			}
 			before := counter.Scripts()
-			mustUnlock(t, holder)
+			redistest.MustUnlock(t, holder)
 			holder = winner()
 			// The Unlock and one try by the one writer it woke: the
 			// others slept on.
@@ -136,52 +134,52 @@ func TestUnlock_wakes_one_writer_per_process(t *testing.T) {
 				t.Fatalf("round %d: %d scripts for one hand-over, want 2 (unlock, one try)", round, got)
 			}
 		}
-		mustUnlock(t, holder)
+		redistest.MustUnlock(t, holder)
 	})
 }
 
 func TestRUnlock_last_reader_wakes_writer(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		wc, counter := counted(t, c)
 		r1, r2 := rwlock.New(c, name), rwlock.New(c, name)
 		mustRLock(t, r1)
 		mustRLock(t, r2)
 		w := rwlock.New(wc, name)
-		done := async(t, func() error { return w.Lock(ctxT(t, waitTimeout)) })
+		done := async(t, func() error { return w.Lock(redistest.Ctx(t, waitTimeout)) })
 		wantScripts(t, counter, 2, "the writer's two tries before it sleeps")
 		mustRUnlock(t, r1) // not the last reader: the writer sleeps on
 		pending(t, done, "Lock while a reader is left")
 		mustRUnlock(t, r2)
-		if err := await(t, done, "Lock after the last reader left"); err != nil {
+		if err := redistest.Receive(t, done, waitTimeout, "Lock after the last reader left"); err != nil {
 			t.Fatal(err)
 		}
 		// Two tries before sleeping, one after the last reader left: the
 		// first RUnlock woke nobody.
 		wantScripts(t, counter, 3, "one try after the last read release")
-		mustUnlock(t, w)
+		redistest.MustUnlock(t, w)
 	})
 }
 
 func TestLock_giving_up_wakes_held_back_readers(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		r0, w, r1 := rwlock.New(c, name), rwlock.New(c, name), rwlock.New(c, name)
 		mustRLock(t, r0)
 		wctx, cancel := context_WithCancel(t)
 		wdone := async(t, func() error { return w.Lock(wctx) })
-		eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, r0).WaitingWriters == 1 })
+		redistest.Eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, r0).WaitingWriters == 1 })
 		// r1 is held back by the intent, which would last 30 s.
-		rdone := async(t, func() error { return r1.RLock(ctxT(t, waitTimeout)) })
-		eventually(t, waitTimeout, "the reader to wait", func() bool {
+		rdone := async(t, func() error { return r1.RLock(redistest.Ctx(t, waitTimeout)) })
+		redistest.Eventually(t, waitTimeout, "the reader to wait", func() bool {
 			return notify.For(c).Waiters(lockKey(name)+":ch") == 1
 		})
 		pending(t, rdone, "RLock behind a waiting writer")
 		cancel()
-		if err := await(t, wdone, "the cancelled Lock"); err == nil {
+		if err := redistest.Receive(t, wdone, waitTimeout, "the cancelled Lock"); err == nil {
 			t.Fatal("cancelled Lock succeeded")
 		}
-		if err := await(t, rdone, "RLock after the writer gave up"); err != nil {
+		if err := redistest.Receive(t, rdone, waitTimeout, "RLock after the writer gave up"); err != nil {
 			t.Fatal(err)
 		}
 		mustRUnlock(t, r1)

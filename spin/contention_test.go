@@ -35,7 +35,7 @@ func expectedSleep(k int, floor, cap time.Duration) time.Duration {
 // commands per acquisition under contention by the wait alone; the test
 // logs the figure.
 func TestLock_contended_attempts_are_paced_by_backoff(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := redistest.Ctx(t, hang)
 	s := redistest.StartServer(t)
 	name := redistest.Unique(t)
 	const owners, rounds = 8, 25
@@ -52,8 +52,7 @@ func TestLock_contended_attempts_are_paced_by_backoff(t *testing.T) {
 	start.Add(1)
 	for range owners {
 		c := s.Client(t)
-		counter := redistest.NewCounter()
-		c.AddHook(counter.Hook())
+		counter := redistest.CountCommands(c)
 		go func(c *redis.Client) {
 			var r result
 			defer func() { results <- r }()
@@ -105,5 +104,5 @@ func TestLock_contended_attempts_are_paced_by_backoff(t *testing.T) {
 		t.Fatalf("waiters sent %d attempts, which at the backoff's pace take %v on average, in %v of waiting",
 			total.attempts, total.expected, total.waited)
 	}
-	assertClean(t, s.Client(t), name)
+	redistest.AssertClean(t, s.Client(t), name)
 }

@@ -2,7 +2,6 @@ package spin_test
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,18 +36,18 @@ func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := spin.New(tc.client, tc.lock, tc.opts...)
-			mustErr(t, m.Lock(ctx), spin.ErrInvalid)
+			redistest.WantErr(t, m.Lock(ctx), spin.ErrInvalid)
 			_, err := m.TryLock(ctx)
-			mustErr(t, err, spin.ErrInvalid)
-			mustErr(t, m.Unlock(ctx), spin.ErrInvalid)
+			redistest.WantErr(t, err, spin.ErrInvalid)
+			redistest.WantErr(t, m.Unlock(ctx), spin.ErrInvalid)
 			_, err = m.ForceUnlock(ctx)
-			mustErr(t, err, spin.ErrInvalid)
+			redistest.WantErr(t, err, spin.ErrInvalid)
 			_, err = m.IsLocked(ctx)
-			mustErr(t, err, spin.ErrInvalid)
+			redistest.WantErr(t, err, spin.ErrInvalid)
 			_, err = m.HoldCount(ctx)
-			mustErr(t, err, spin.ErrInvalid)
+			redistest.WantErr(t, err, spin.ErrInvalid)
 			_, err = m.TTL(ctx)
-			mustErr(t, err, spin.ErrInvalid)
+			redistest.WantErr(t, err, spin.ErrInvalid)
 			if m.Token() != 0 || m.Lost() != nil {
 				t.Fatal("an invalid Mutex reports a hold")
 			}
@@ -65,8 +64,8 @@ func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
 }
 
 func TestLock_reenters_same_owner(t *testing.T) {
-	backends(t, func(t *testing.T, c *redis.Client) {
-		ctx := testCtx(t)
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		ctx := redistest.Ctx(t, hang)
 		name := redistest.Unique(t)
 		m := spin.New(c, name)
 		if err := m.Lock(ctx); err != nil {
@@ -96,14 +95,14 @@ func TestLock_reenters_same_owner(t *testing.T) {
 		if locked, err := m.IsLocked(ctx); locked || err != nil {
 			t.Fatalf("IsLocked after the last Unlock = %v, %v", locked, err)
 		}
-		mustErr(t, m.Unlock(ctx), spin.ErrNotHeld)
-		assertClean(t, c, name)
+		redistest.WantErr(t, m.Unlock(ctx), spin.ErrNotHeld)
+		redistest.AssertClean(t, c, name)
 	})
 }
 
 func TestLock_other_owner_is_excluded_until_release(t *testing.T) {
-	backends(t, func(t *testing.T, c *redis.Client) {
-		ctx := testCtx(t)
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		ctx := redistest.Ctx(t, hang)
 		name := redistest.Unique(t)
 		a, b := spin.New(c, name), spin.New(c, name)
 		if err := a.Lock(ctx); err != nil {
@@ -112,21 +111,20 @@ func TestLock_other_owner_is_excluded_until_release(t *testing.T) {
 		if ok, err := b.TryLock(ctx); ok || err != nil {
 			t.Fatalf("TryLock of a held lock = %v, %v", ok, err)
 		}
-		mustErr(t, b.Unlock(ctx), spin.ErrNotHeld)
+		redistest.WantErr(t, b.Unlock(ctx), spin.ErrNotHeld)
 		if ttl, err := b.TTL(ctx); ttl <= 0 || ttl > 30*time.Second || err != nil {
 			t.Fatalf("TTL = %v, %v; want the holder's lease", ttl, err)
 		}
 
 		// b waits; count its attempts through a second client so we know it
 		// is in its backoff loop before a releases.
-		counter := redistest.NewCounter()
-		cb := redis.NewClient(c.Options())
+		cb := redistest.SpecClient(redistest.ClientSpec(c))
 		defer cb.Close()
-		cb.AddHook(counter.Hook())
+		counter := redistest.CountCommands(cb)
 		b = spin.New(cb, name)
 		done := make(chan error, 1)
 		go func() { done <- b.Lock(ctx) }()
-		waitFor(t, "b to fail three attempts", func() bool { return counter.Scripts() >= 3 })
+		redistest.Eventually(t, hang, "b to fail three attempts", func() bool { return counter.Scripts() >= 3 })
 		select {
 		case err := <-done:
 			t.Fatalf("b.Lock returned %v while a holds the lock", err)
@@ -136,13 +134,8 @@ func TestLock_other_owner_is_excluded_until_release(t *testing.T) {
 		if err := a.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatal(err)
-			}
-		case <-time.After(hang):
-			t.Fatal("b.Lock did not return after a released the lock")
+		if err := redistest.Receive(t, done, hang, "b.Lock to return after a released the lock"); err != nil {
+			t.Fatal(err)
 		}
 		if b.Token() <= first {
 			t.Fatalf("token went from %d to %d", first, b.Token())
@@ -150,13 +143,13 @@ func TestLock_other_owner_is_excluded_until_release(t *testing.T) {
 		if err := b.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
-		assertClean(t, c, name)
+		redistest.AssertClean(t, c, name)
 	})
 }
 
 func TestLock_ctx_end_matches_both_errors(t *testing.T) {
-	backends(t, func(t *testing.T, c *redis.Client) {
-		ctx := testCtx(t)
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		ctx := redistest.Ctx(t, hang)
 		name := redistest.Unique(t)
 		a, b := spin.New(c, name), spin.New(c, name)
 		if err := a.Lock(ctx); err != nil {
@@ -164,7 +157,7 @@ func TestLock_ctx_end_matches_both_errors(t *testing.T) {
 		}
 		short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		defer cancel()
-		mustErr(t, b.Lock(short), spin.ErrNotObtained, context.DeadlineExceeded)
+		redistest.WantErr(t, b.Lock(short), spin.ErrNotObtained, context.DeadlineExceeded)
 		if n, err := b.HoldCount(ctx); n != 0 || err != nil {
 			t.Fatalf("HoldCount after a failed Lock = %d, %v", n, err)
 		}
@@ -173,21 +166,20 @@ func TestLock_ctx_end_matches_both_errors(t *testing.T) {
 		}
 		done, cancel2 := context.WithCancel(ctx)
 		cancel2()
-		mustErr(t, b.Lock(done), spin.ErrNotObtained, context.Canceled)
+		redistest.WantErr(t, b.Lock(done), spin.ErrNotObtained, context.Canceled)
 		// Even a free lock is not taken with a dead ctx.
 		if err := a.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
-		mustErr(t, b.Lock(done), spin.ErrNotObtained, context.Canceled)
-		assertClean(t, c, name)
+		redistest.WantErr(t, b.Lock(done), spin.ErrNotObtained, context.Canceled)
+		redistest.AssertClean(t, c, name)
 	})
 }
 
 func TestLost_closes_when_hold_vanishes(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := redistest.Ctx(t, hang)
 	c := redistest.StartServer(t).Client(t)
-	counter := redistest.NewCounter()
-	c.AddHook(counter.Hook())
+	counter := redistest.CountCommands(c)
 	name := redistest.Unique(t)
 	m := spin.New(c, name, spin.WithWatchdogTimeout(300*time.Millisecond))
 	if err := m.Lock(ctx); err != nil {
@@ -196,21 +188,17 @@ func TestLost_closes_when_hold_vanishes(t *testing.T) {
 	lost := m.Lost()
 	// The watchdog keeps the lease alive past its first terms.
 	counter.Reset()
-	waitFor(t, "two renewals", func() bool { return counter.Scripts() >= 2 })
+	redistest.Eventually(t, hang, "two renewals", func() bool { return counter.Scripts() >= 2 })
 	if locked, err := m.IsLocked(ctx); !locked || err != nil || !lostOpen(lost) {
 		t.Fatalf("after two renewals: IsLocked = %v, %v; lost = %v", locked, err, !lostOpen(lost))
 	}
 	if err := c.Del(ctx, "lockkit:{"+name+"}").Err(); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-lost:
-	case <-time.After(hang):
-		t.Fatal("Lost() did not close after the key vanished")
-	}
-	mustErr(t, m.Unlock(ctx), spin.ErrLost)
-	mustErr(t, m.Unlock(ctx), spin.ErrNotHeld)
-	assertClean(t, c, name)
+	redistest.Receive(t, lost, hang, "Lost() to close after the key vanished")
+	redistest.WantErr(t, m.Unlock(ctx), spin.ErrLost)
+	redistest.WantErr(t, m.Unlock(ctx), spin.ErrNotHeld)
+	redistest.AssertClean(t, c, name)
 }
 
 func lostOpen(ch <-chan struct{}) bool {
@@ -223,8 +211,8 @@ func lostOpen(ch <-chan struct{}) bool {
 }
 
 func TestForceUnlock_frees_and_holder_sees_ErrLost(t *testing.T) {
-	backends(t, func(t *testing.T, c *redis.Client) {
-		ctx := testCtx(t)
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		ctx := redistest.Ctx(t, hang)
 		name := redistest.Unique(t)
 		a, b := spin.New(c, name), spin.New(c, name)
 		if err := a.Lock(ctx); err != nil {
@@ -242,16 +230,16 @@ func TestForceUnlock_frees_and_holder_sees_ErrLost(t *testing.T) {
 		if ok, err := b.TryLock(ctx); !ok || err != nil {
 			t.Fatalf("TryLock after ForceUnlock = %v, %v", ok, err)
 		}
-		mustErr(t, a.Unlock(ctx), spin.ErrLost)
+		redistest.WantErr(t, a.Unlock(ctx), spin.ErrLost)
 		if err := b.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
-		assertClean(t, c, name)
+		redistest.AssertClean(t, c, name)
 	})
 }
 
 func TestLock_fixed_lease_expires_and_next_owner_gets_it(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := redistest.Ctx(t, hang)
 	c := redistest.StartServer(t).Client(t)
 	name := redistest.Unique(t)
 	a := spin.New(c, name, spin.WithLease(100*time.Millisecond))
@@ -266,23 +254,19 @@ func TestLock_fixed_lease_expires_and_next_owner_gets_it(t *testing.T) {
 	if waited := time.Since(start); waited > 100*time.Millisecond+time.Second {
 		t.Fatalf("b got the lock %v after a's 100ms lease began", waited)
 	}
-	select {
-	case <-a.Lost():
-	case <-time.After(hang):
-		t.Fatal("a.Lost() did not close when its lease ended")
-	}
-	mustErr(t, a.Unlock(ctx), spin.ErrLost)
+	redistest.Receive(t, a.Lost(), hang, "a.Lost() to close when its lease ended")
+	redistest.WantErr(t, a.Unlock(ctx), spin.ErrLost)
 	if err := b.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	assertClean(t, c, name)
+	redistest.AssertClean(t, c, name)
 }
 
 // TestLock_sleep_never_outlasts_holder_lease shows that a waiter whose
 // backoff would sleep for a minute still takes the lock as soon as the
 // holder's lease ends: each sleep is cut to the lease the attempt reported.
 func TestLock_sleep_never_outlasts_holder_lease(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := redistest.Ctx(t, hang)
 	c := redistest.StartServer(t).Client(t)
 	name := redistest.Unique(t)
 	a := spin.New(c, name, spin.WithLease(150*time.Millisecond))
@@ -301,56 +285,26 @@ func TestLock_sleep_never_outlasts_holder_lease(t *testing.T) {
 	if err := b.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	assertClean(t, c, name)
+	redistest.AssertClean(t, c, name)
 }
 
 // TestLock_goroutines_exclude_each_other hammers one name with many owners
 // and checks that no two are ever inside at once.
 func TestLock_goroutines_exclude_each_other(t *testing.T) {
-	backends(t, func(t *testing.T, c *redis.Client) {
-		ctx := testCtx(t)
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		name := redistest.Unique(t)
 		const owners, rounds = 8, 20
-		// Atomics, because the race detector cannot see the ordering that
-		// the lock establishes through Redis.
-		var inside, total atomic.Int32
-		errs := make(chan error, owners)
-		for range owners {
-			go func() {
-				m := spin.New(c, name, spin.WithBackoff(time.Millisecond, 8*time.Millisecond))
-				for range rounds {
-					if err := m.Lock(ctx); err != nil {
-						errs <- err
-						return
-					}
-					if inside.Add(1) != 1 {
-						errs <- errOverlap
-						return
-					}
-					total.Add(1)
-					inside.Add(-1)
-					if err := m.Unlock(ctx); err != nil {
-						errs <- err
-						return
-					}
-				}
-				errs <- nil
-			}()
+		lockers := make([]redistest.Locker, owners)
+		for i := range lockers {
+			lockers[i] = spin.New(c, name, spin.WithBackoff(time.Millisecond, 8*time.Millisecond))
 		}
-		for range owners {
-			if err := <-errs; err != nil {
-				t.Fatal(err)
-			}
+		total, err := redistest.Hammer(redistest.Ctx(t, hang), lockers, rounds)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if got := total.Load(); got != owners*rounds {
-			t.Fatalf("%d critical sections ran, want %d", got, owners*rounds)
+		if total != owners*rounds {
+			t.Fatalf("%d critical sections ran, want %d", total, owners*rounds)
 		}
-		assertClean(t, c, name)
+		redistest.AssertClean(t, c, name)
 	})
 }
-
-var errOverlap = errorString("two owners inside the critical section")
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -56,11 +55,10 @@ func pubsubCalls(t *testing.T, c redis.UniversalClient) map[string]int {
 // any kind and no PUBLISH, not even from a script. The same scenario with
 // reentrant.Mutex is the control that shows the check sees them.
 func TestLock_never_subscribes_or_publishes(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := redistest.Ctx(t, hang)
 	s := redistest.StartServer(t)
 	admin, ca, cb := s.Client(t), s.Client(t), s.Client(t)
-	counter := redistest.NewCounter()
-	cb.AddHook(counter.Hook())
+	counter := redistest.CountCommands(cb)
 
 	if err := admin.ConfigResetStat(ctx).Err(); err != nil {
 		t.Fatal(err)
@@ -72,7 +70,7 @@ func TestLock_never_subscribes_or_publishes(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- b.Lock(ctx) }()
-	waitFor(t, "b to fail three attempts", func() bool { return counter.Scripts() >= 3 })
+	redistest.Eventually(t, hang, "b to fail three attempts", func() bool { return counter.Scripts() >= 3 })
 	if chans, err := admin.PubSubChannels(ctx, "*").Result(); err != nil || len(chans) != 0 {
 		t.Fatalf("PUBSUB CHANNELS while b waits = %q, %v; want none", chans, err)
 	}
@@ -85,7 +83,7 @@ func TestLock_never_subscribes_or_publishes(t *testing.T) {
 	if ok, err := a.ForceUnlock(ctx); !ok || err != nil {
 		t.Fatalf("ForceUnlock = %v, %v", ok, err)
 	}
-	mustErr(t, b.Unlock(ctx), spin.ErrLost)
+	redistest.WantErr(t, b.Unlock(ctx), spin.ErrLost)
 	for cmd, n := range pubsubCalls(t, admin) {
 		if n != 0 {
 			t.Errorf("the spin lock made the server run %s %d times", strings.ToUpper(cmd), n)
@@ -102,7 +100,7 @@ func TestLock_never_subscribes_or_publishes(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() { done <- rb.Lock(ctx) }()
-	waitFor(t, "the reentrant waiter to subscribe", func() bool {
+	redistest.Eventually(t, hang, "the reentrant waiter to subscribe", func() bool {
 		n, _ := admin.PubSubNumSub(ctx, "lockkit:{"+name+"}:ch").Result()
 		return n["lockkit:{"+name+"}:ch"] == 1
 	})
@@ -126,42 +124,29 @@ func TestLock_never_subscribes_or_publishes(t *testing.T) {
 // in different slots, on a three-master cluster, and checks that no node
 // ran a pub/sub command.
 func TestLock_on_cluster_excludes_without_pubsub(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := redistest.Ctx(t, hang)
 	cl := redistest.StartCluster(t)
 	cc := cl.Client(t)
-	names := distinctMasters(t, cc, 2)
+	names := redistest.NamesOnDistinctMasters(t, cc, 2)
 	for _, s := range cl.Servers() {
 		if err := s.Client(t).ConfigResetStat(ctx).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	const owners, rounds = 4, 15
-	errs := make(chan error, owners*len(names))
-	var inside [2]atomic.Int32
-	for i, name := range names {
-		for range owners {
-			go func() {
-				m := spin.New(cc, name)
-				for range rounds {
-					if err := m.Lock(ctx); err != nil {
-						errs <- err
-						return
-					}
-					if inside[i].Add(1) != 1 {
-						errs <- errOverlap
-						return
-					}
-					inside[i].Add(-1)
-					if err := m.Unlock(ctx); err != nil {
-						errs <- err
-						return
-					}
-				}
-				errs <- nil
-			}()
+	// Both names at once, each hammered by its own owners.
+	errs := make(chan error, len(names))
+	for _, name := range names {
+		lockers := make([]redistest.Locker, owners)
+		for i := range lockers {
+			lockers[i] = spin.New(cc, name)
 		}
+		go func() {
+			_, err := redistest.Hammer(ctx, lockers, rounds)
+			errs <- err
+		}()
 	}
-	for range owners * len(names) {
+	for range names {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
@@ -174,30 +159,6 @@ func TestLock_on_cluster_excludes_without_pubsub(t *testing.T) {
 		}
 	}
 	for _, n := range names {
-		assertClean(t, cc, n)
+		redistest.AssertClean(t, cc, n)
 	}
-}
-
-// distinctMasters returns n unique lock names whose keys live on n
-// different masters of the cluster.
-func distinctMasters(t *testing.T, cc *redis.ClusterClient, n int) []string {
-	t.Helper()
-	var names []string
-	seen := map[string]bool{}
-	for range 1000 {
-		name := redistest.Unique(t)
-		node, err := cc.MasterForKey(context.Background(), "lockkit:{"+name+"}")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if addr := node.Options().Addr; !seen[addr] {
-			seen[addr] = true
-			names = append(names, name)
-			if len(names) == n {
-				return names
-			}
-		}
-	}
-	t.Fatalf("found no %d names on distinct masters", n)
-	return nil
 }

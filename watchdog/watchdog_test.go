@@ -90,106 +90,89 @@ func TestWatchdog_renews_in_batches(t *testing.T) {
 	}
 }
 
+// watched is a key kept alive by a watchdog hold.
+type watched struct {
+	key     string
+	hold    *watchdog.Hold
+	lost    chan error // receives the cause when the hold is lost
+	started time.Time  // when its lease began
+}
+
+// watch sets a key of its own on c with ttl and has the watchdog of c
+// renew it.
+func watch(t *testing.T, c redis.UniversalClient, ttl time.Duration) watched {
+	t.Helper()
+	w := watched{key: redistest.Unique(t), lost: make(chan error, 1)}
+	if err := c.Set(context.Background(), w.key, 1, ttl).Err(); err != nil {
+		t.Fatal(err)
+	}
+	w.hold = watchdog.For(c).Register()
+	w.started = time.Now()
+	w.hold.Start(lease(w.key, ttl, w.lost), w.started)
+	return w
+}
+
 func TestWatchdog_reports_hold_gone(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
-	ctx := context.Background()
-	key := redistest.Unique(t)
-	const ttl = 300 * time.Millisecond
-	c.Set(ctx, key, 1, ttl)
-	lost := make(chan error, 1)
-	h := watchdog.For(c).Register()
-	h.Start(lease(key, ttl, lost), time.Now())
-	c.Del(ctx, key)
-	select {
-	case cause := <-lost:
-		if cause != nil {
-			t.Fatalf("cause = %v, want nil for a vanished hold", cause)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("vanished hold not reported")
+	w := watch(t, c, 300*time.Millisecond)
+	c.Del(context.Background(), w.key)
+	if cause := redistest.Receive(t, w.lost, 5*time.Second, "the vanished hold to be reported"); cause != nil {
+		t.Fatalf("cause = %v, want nil for a vanished hold", cause)
 	}
-	h.Stop() // idempotent after loss
+	w.hold.Stop() // idempotent after loss
 }
 
 func TestWatchdog_reports_persistent_errors_after_lease(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := srv.Client(t)
-	ctx := context.Background()
-	key := redistest.Unique(t)
 	const ttl = 600 * time.Millisecond
-	c.Set(ctx, key, 1, ttl)
-	lost := make(chan error, 1)
-	h := watchdog.For(c).Register()
-	started := time.Now()
-	h.Start(lease(key, ttl, lost), started)
+	w := watch(t, srv.Client(t), ttl)
 	srv.Stop(t)
-	select {
-	case cause := <-lost:
-		if cause == nil {
-			t.Fatal("cause is nil; want the Redis error")
-		}
-		// Reported no earlier than one retry interval before the lease
-		// could lapse.
-		if d := time.Since(started); d < ttl-ttl/10 {
-			t.Fatalf("reported lost after %v, well before the lease (%v) could have lapsed", d, ttl)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("hold with a dead server not reported")
+	cause := redistest.Receive(t, w.lost, 10*time.Second, "the hold with a dead server to be reported")
+	if cause == nil {
+		t.Fatal("cause is nil; want the Redis error")
 	}
-	h.Stop()
+	// Reported no earlier than one retry interval before the lease could
+	// lapse.
+	if d := time.Since(w.started); d < ttl-ttl/10 {
+		t.Fatalf("reported lost after %v, well before the lease (%v) could have lapsed", d, ttl)
+	}
+	w.hold.Stop()
 }
 
 func TestWatchdog_loads_flushed_scripts(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
 	ctx := context.Background()
-	key := redistest.Unique(t)
-	const ttl = 300 * time.Millisecond
-	c.Set(ctx, key, 1, ttl)
 	if err := c.ScriptFlush(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
-	lost := make(chan error, 1)
-	h := watchdog.For(c).Register()
-	h.Start(lease(key, ttl, lost), time.Now())
-	defer h.Stop()
+	const ttl = 300 * time.Millisecond
+	w := watch(t, c, ttl)
+	defer w.hold.Stop()
 	deadline := time.Now().Add(3 * ttl)
 	for time.Now().Before(deadline) {
 		select {
-		case err := <-lost:
+		case err := <-w.lost:
 			t.Fatalf("hold lost after SCRIPT FLUSH: %v", err)
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	if n, _ := c.Exists(ctx, key).Result(); n != 1 {
+	if n, _ := c.Exists(ctx, w.key).Result(); n != 1 {
 		t.Fatal("key expired: renewal failed after SCRIPT FLUSH")
 	}
 }
 
 func TestHold_Suspend_stops_renewal(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
-	ctx := context.Background()
-	key := redistest.Unique(t)
-	const ttl = 300 * time.Millisecond
-	c.Set(ctx, key, 1, ttl)
-	lost := make(chan error, 1)
-	h := watchdog.For(c).Register()
-	h.Start(lease(key, ttl, lost), time.Now())
-	h.Suspend()
+	w := watch(t, c, 300*time.Millisecond)
+	w.hold.Suspend()
 	// Suspended: the key expires, and the loss is not reported.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		n, err := c.Exists(ctx, key).Result()
-		if err == nil && n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("suspended hold still renewed")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	h.Stop()
+	redistest.Eventually(t, 5*time.Second, "the suspended hold's key to expire", func() bool {
+		n, err := c.Exists(context.Background(), w.key).Result()
+		return err == nil && n == 0
+	})
+	w.hold.Stop()
 	select {
-	case err := <-lost:
+	case err := <-w.lost:
 		t.Fatalf("OnLost called for a suspended, stopped hold: %v", err)
 	default:
 	}

@@ -40,6 +40,14 @@ func NewCounter() *Counter {
 	return &Counter{counts: map[string]int64{}}
 }
 
+// CountCommands returns a new Counter that counts the commands c sends
+// from now on.
+func CountCommands(c redis.UniversalClient) *Counter {
+	counter := NewCounter()
+	c.AddHook(counter.Hook())
+	return counter
+}
+
 // Hook returns the go-redis hook that feeds the counter.
 func (c *Counter) Hook() redis.Hook { return counterHook{c} }
 

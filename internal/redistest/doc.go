@@ -6,6 +6,21 @@
 // exercise several lock holders in separate processes. It also provides a
 // go-redis hook that counts the commands a client sends.
 //
+// On top of that it holds the plumbing the lock packages' tests share:
+//
+//   - running a test on several kinds of Redis ([Backend],
+//     [ForEachBackend]) and reaching the miniredis behind a client
+//     ([MiniFor]);
+//   - waiting with a deadline that fails loudly ([Ctx], [Eventually],
+//     [Receive]);
+//   - checking a lock ([MustLock], [MustUnlock], [WantHoldCount],
+//     [WantErr], [AssertClean]);
+//   - injecting faults ([DropReply]) and counting commands
+//     ([CountCommands]);
+//   - mutual exclusion across processes ([CountingChild], [CountRun],
+//     [ClientSpec]), on cluster masters ([NamesOnDistinctMasters]), and
+//     the common benchmarks ([BenchLockUnlock], [BenchContended]).
+//
 // The package is meant to be imported only from _test.go files. Every
 // resource it starts is stopped in t.Cleanup. Tests that need redis-server
 // call [Require] (the Start functions do so themselves), which skips the

@@ -1,0 +1,103 @@
+package redistest
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// BenchLockUnlock measures one owner locking and unlocking the free lock l.
+// It takes and frees l once first, so that its scripts are loaded, then
+// does so b.N times; when counter is not nil it reports the commands
+// counter saw per cycle as cmds/op.
+func BenchLockUnlock(b *testing.B, l Locker, counter *Counter) {
+	ctx := context.Background()
+	if err := l.Lock(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if err := l.Unlock(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if counter != nil {
+		counter.Reset()
+	}
+	for b.Loop() {
+		if err := l.Lock(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Unlock(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if counter != nil {
+		b.ReportMetric(float64(counter.Total())/float64(b.N), "cmds/op")
+	}
+}
+
+// BenchContended has owners goroutines, each with a lock of its own from
+// newLock, share b.N acquisitions of one lock, holding it for hold each
+// time. It takes and frees one more lock from newLock first, so that the
+// scripts are loaded. It reports acquisitions per second as acq/s and,
+// when counter is not nil, the commands counter saw per acquisition (Lock
+// and Unlock) as cmds/acq. It returns how long each Lock call waited.
+func BenchContended(b *testing.B, owners int, hold time.Duration, newLock func() Locker, counter *Counter) []time.Duration {
+	ctx := context.Background()
+	warm := newLock()
+	if err := warm.Lock(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if err := warm.Unlock(ctx); err != nil {
+		b.Fatal(err)
+	}
+	locks := make([]Locker, owners)
+	for i := range locks {
+		locks[i] = newLock()
+	}
+	if counter != nil {
+		counter.Reset()
+	}
+	var (
+		left  atomic.Int64
+		mu    sync.Mutex
+		waits = make([]time.Duration, 0, b.N)
+		wg    sync.WaitGroup
+	)
+	left.Store(int64(b.N))
+	b.ResetTimer()
+	start := time.Now()
+	for _, m := range locks {
+		wg.Go(func() {
+			var mine []time.Duration
+			defer func() {
+				mu.Lock()
+				waits = append(waits, mine...)
+				mu.Unlock()
+			}()
+			for left.Add(-1) >= 0 {
+				t0 := time.Now()
+				if err := m.Lock(ctx); err != nil {
+					b.Error(err)
+					return
+				}
+				mine = append(mine, time.Since(t0))
+				if hold > 0 {
+					time.Sleep(hold) // the work done under the lock
+				}
+				if err := m.Unlock(ctx); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "acq/s")
+	if counter != nil {
+		b.ReportMetric(float64(counter.Total())/float64(b.N), "cmds/acq")
+	}
+	return waits
+}

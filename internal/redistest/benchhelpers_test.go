@@ -1,0 +1,35 @@
+package redistest
+
+import (
+	"testing"
+	"time"
+)
+
+func TestBenchLockUnlock_reports_commands_per_cycle(t *testing.T) {
+	c, name := newQueueLock(t)
+	counter := CountCommands(c)
+	r := testing.Benchmark(func(b *testing.B) {
+		BenchLockUnlock(b, &queueLock{c: c, name: name}, counter)
+	})
+	// BLPOP and INCR to lock, RPUSH to unlock.
+	if r.N == 0 || r.Extra["cmds/op"] != 3 {
+		t.Fatalf("N = %d, cmds/op = %v; want 3 commands per cycle", r.N, r.Extra["cmds/op"])
+	}
+}
+
+func TestBenchContended_shares_b_N_acquisitions(t *testing.T) {
+	c, name := newQueueLock(t)
+	counter := CountCommands(c)
+	var waits []time.Duration
+	var n int
+	r := testing.Benchmark(func(b *testing.B) {
+		waits = BenchContended(b, 4, 0, func() Locker { return &queueLock{c: c, name: name} }, counter)
+		n = b.N
+	})
+	if len(waits) != n || n == 0 {
+		t.Fatalf("%d waits for b.N = %d acquisitions", len(waits), n)
+	}
+	if r.Extra["cmds/acq"] != 3 || r.Extra["acq/s"] <= 0 {
+		t.Fatalf("metrics %v; want 3 cmds/acq and a positive acq/s", r.Extra)
+	}
+}
