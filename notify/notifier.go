@@ -30,7 +30,8 @@ var (
 
 // For returns the Notifier shared by everything in the process that uses
 // client. It does no I/O: the PubSub connection and its receiving goroutine
-// start with the first subscription and stop after the last one ends.
+// start with the first subscription and stop after the last one ends. The
+// (idle) Notifier stays registered for the process's life.
 func For(client redis.UniversalClient) *Notifier {
 	registryMu.Lock()
 	defer registryMu.Unlock()

@@ -21,7 +21,8 @@ var (
 )
 
 // For returns the Watchdog shared by everything in the process that uses
-// client. It does no I/O and starts nothing until a hold is registered.
+// client. It does no I/O and starts nothing until a hold is registered. The
+// (idle, goroutine-free) Watchdog stays registered for the process's life.
 func For(client redis.UniversalClient) *Watchdog {
 	registryMu.Lock()
 	defer registryMu.Unlock()
