@@ -53,9 +53,6 @@ type Hold struct {
 	timer    *time.Timer
 }
 
-// Lost returns the hold's lost signal.
-func (h *Hold) Lost() <-chan struct{} { return h.lost }
-
 // Err returns ErrLost (with its cause) once the hold is lost, else nil.
 func (h *Hold) Err() error {
 	select {
@@ -178,10 +175,8 @@ func (r *Holder) Released(h *Hold) {
 
 // Gone ends h after Redis said it is not there, and returns its ErrLost.
 func (r *Holder) Gone(h *Hold) error {
-	r.stop(h)
 	r.Lose(h, nil)
-	r.clear(h)
-	return h.Err()
+	return r.Forget(h)
 }
 
 // Forget drops h, already lost, from the holder and returns its error.

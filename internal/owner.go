@@ -17,6 +17,3 @@ var (
 func NewOwner() string {
 	return processID + ":" + strconv.FormatUint(ownerSeq.Add(1), 10)
 }
-
-// ProcessID returns the UUID that prefixes this process's owner ids.
-func ProcessID() string { return processID }

@@ -8,10 +8,6 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// DefaultTimeout is the lease locks use while the watchdog keeps them alive;
-// it is renewed every DefaultTimeout/3.
-const DefaultTimeout = 30 * time.Second
-
 // maxCallTimeout bounds one pipelined renewal round trip.
 const maxCallTimeout = 5 * time.Second
 

@@ -8,7 +8,6 @@ import (
 	"context"
 	_ "embed"
 	"errors"
-	"strconv"
 	"sync"
 	"time"
 
@@ -96,9 +95,6 @@ func RenewLease(key, owner string, token int64, ttl time.Duration) watchdog.Leas
 
 // Keys returns the lock's Redis names.
 func (l *Lock) Keys() internal.Keys { return l.keys }
-
-// Owner returns the owner id.
-func (l *Lock) Owner() string { return l.opts.Owner }
 
 // Attempt tries once to take or re-enter the lock. It returns the remaining
 // lease of the hold that blocks it, or of its own new hold (see
@@ -237,14 +233,10 @@ func (l *Lock) IsLocked(ctx context.Context) (bool, error) {
 
 // HoldCount returns how many times this owner holds the lock in Redis.
 func (l *Lock) HoldCount(ctx context.Context) (int, error) {
-	s, err := l.client.HGet(ctx, l.keys.Lock, l.opts.Owner).Result()
+	n, err := l.client.HGet(ctx, l.keys.Lock, l.opts.Owner).Int()
 	if errors.Is(err, redis.Nil) {
 		return 0, nil
 	}
-	if err != nil {
-		return 0, internal.Op("hold count", l.name, err)
-	}
-	n, err := strconv.Atoi(s)
 	if err != nil {
 		return 0, internal.Op("hold count", l.name, err)
 	}
