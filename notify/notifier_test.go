@@ -15,9 +15,7 @@ func TestMain(m *testing.M) { redistest.Main(m) }
 
 func subscribe(t *testing.T, n *notify.Notifier, ch string) *notify.Waiter {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	w, err := n.Subscribe(ctx, ch)
+	w, err := n.Subscribe(redistest.Ctx(t, 10*time.Second), ch)
 	if err != nil {
 		t.Fatalf("Subscribe: %v", err)
 	}
@@ -143,16 +141,10 @@ func TestReconnect_wakes_every_waiter(t *testing.T) {
 		t.Fatal("waiters not woken after the connection broke")
 	}
 	// Subscribed again: messages flow as before.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	redistest.Eventually(t, 5*time.Second, "a message after reconnect", func() bool {
 		publish(t, c, ch, notify.WakeAll)
-		if woken(a, 50*time.Millisecond) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no message after reconnect")
-		}
-	}
+		return woken(a, 50*time.Millisecond)
+	})
 }
 
 func TestSubscribe_ctx_ended(t *testing.T) {

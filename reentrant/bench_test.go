@@ -2,7 +2,6 @@ package reentrant_test
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -11,7 +10,8 @@ import (
 )
 
 // BenchmarkMutex_uncontended locks and unlocks one free lock: two round
-// trips per cycle.
+// trips per cycle. It reports the commands sent per cycle and the p50/p99
+// time Lock took.
 func BenchmarkMutex_uncontended(b *testing.B) {
 	c := redistest.StartServer(b).Client(b)
 	counter := redistest.CountCommands(c)
@@ -29,20 +29,7 @@ func BenchmarkMutex_contended(b *testing.B) {
 			counter := redistest.CountCommands(c)
 			name := redistest.Unique(b)
 			waits := redistest.BenchContended(b, 64, hold, func() redistest.Locker { return reentrant.New(c, name) }, counter)
-			reportWaits(b, waits)
+			redistest.ReportWaits(b, waits)
 		})
 	}
-}
-
-// reportWaits reports the p50 and p99 of waits in ms.
-func reportWaits(b *testing.B, waits []time.Duration) {
-	if len(waits) == 0 {
-		return
-	}
-	slices.Sort(waits)
-	q := func(p float64) float64 {
-		return float64(waits[int(p*float64(len(waits)-1))]) / float64(time.Millisecond)
-	}
-	b.ReportMetric(q(0.50), "p50-ms")
-	b.ReportMetric(q(0.99), "p99-ms")
 }

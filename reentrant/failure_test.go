@@ -3,9 +3,8 @@ package reentrant_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,13 +86,9 @@ func TestLost_fires_after_redis_restart(t *testing.T) {
 	redistest.MustLock(t, a)
 	srv.Restart(t) // no persistence: the lock is gone
 	restarted := time.Now()
-	select {
-	case <-a.Lost():
-		if d := time.Since(restarted); d > lease/3+time.Second {
-			t.Fatalf("lost signal after %v; want within one watchdog period (%v) and some slack", d, lease/3)
-		}
-	case <-time.After(lease):
-		t.Fatal("lost signal did not fire within the lease")
+	redistest.Receive(t, a.Lost(), lease, "the lost signal within the lease")
+	if d := time.Since(restarted); d > lease/3+time.Second {
+		t.Fatalf("lost signal after %v; want within one watchdog period (%v) and some slack", d, lease/3)
 	}
 	err := a.Unlock(redistest.Ctx(t, 5*time.Second))
 	if !errors.Is(err, reentrant.ErrLost) || errors.Is(err, reentrant.ErrNotHeld) {
@@ -112,44 +107,19 @@ func TestLock_survives_pubsub_connection_kill(t *testing.T) {
 	redistest.MustLock(t, holder)
 
 	const G = 16
-	var (
-		wg       sync.WaitGroup
-		acquired atomic.Int32
-		inside   atomic.Int32
-	)
 	// The whole test must end long before a waiter could fall back on the
 	// holder's 30 s lease: only wake-ups can get them through in time.
 	ctx := redistest.Ctx(t, 15*time.Second)
-	for range G {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			m := reentrant.New(c, name)
-			if err := m.Lock(ctx); err != nil {
-				t.Error(err)
-				return
-			}
-			if inside.Add(1) != 1 {
-				t.Error("two holders at once")
-			}
-			acquired.Add(1)
-			inside.Add(-1)
-			if err := m.Unlock(ctx); err != nil {
-				t.Error(err)
-			}
-		}()
-	}
-	channel := "lockkit:{" + name + "}:ch"
-	redistest.Eventually(t, 10*time.Second, "16 waiters", func() bool { return notify.For(c).Waiters(channel) == G })
+	done := lockOnce(ctx, c, name, G)
+	redistest.Eventually(t, 10*time.Second, "16 waiters", func() bool { return notify.For(c).Waiters(channelOf(name)) == G })
 
 	killed, err := holderClient.ClientKillByFilter(ctx, "TYPE", "pubsub").Result()
 	if err != nil || killed != 1 {
 		t.Fatalf("CLIENT KILL TYPE pubsub = %d, %v; want 1 connection killed", killed, err)
 	}
 	redistest.MustUnlock(t, holder)
-	wg.Wait()
-	if n := acquired.Load(); n != G {
-		t.Fatalf("%d of %d waiters acquired", n, G)
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -170,20 +140,16 @@ func TestLock_cancelled_mid_wait_leaves_nothing_behind(t *testing.T) {
 			defer cancel()
 			got := make(chan error, 1)
 			go func() { got <- reentrant.New(c, name).Lock(ctx) }()
-			channel := "lockkit:{" + name + "}:ch"
-			redistest.Eventually(t, 10*time.Second, "the waiter to sleep", func() bool {
-				return notify.For(c).Sleeping(channel) == 1
-			})
+			waitAsleep(t, c, name, 1)
 			if how == "cancel" {
 				cancel()
 			}
 			err := redistest.Receive(t, got, 5*time.Second, "Lock to return after its ctx ended")
-			if !errors.Is(err, reentrant.ErrNotObtained) || !errors.Is(err, ctx.Err()) {
-				t.Fatalf("Lock = %v; want ErrNotObtained and %v", err, ctx.Err())
-			}
+			redistest.WantErr(t, err, reentrant.ErrNotObtained, ctx.Err())
 			if n := notify.For(c).Channels(); n != 0 {
 				t.Fatalf("%d channels still subscribed locally", n)
 			}
+			channel := channelOf(name)
 			redistest.Eventually(t, 5*time.Second, "the server to drop the subscription", func() bool {
 				subs, err := c.PubSubNumSub(context.Background(), channel).Result()
 				return err == nil && subs[channel] == 0
@@ -207,24 +173,8 @@ func TestLock_no_herd(t *testing.T) {
 	redistest.MustLock(t, holder)
 
 	const G = 32
-	var wg sync.WaitGroup
-	ctx := redistest.Ctx(t, 30*time.Second)
-	for range G {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			m := reentrant.New(c, name)
-			if err := m.Lock(ctx); err != nil {
-				t.Error(err)
-				return
-			}
-			if err := m.Unlock(ctx); err != nil {
-				t.Error(err)
-			}
-		}()
-	}
-	channel := "lockkit:{" + name + "}:ch"
-	redistest.Eventually(t, 10*time.Second, "32 waiters asleep", func() bool { return notify.For(c).Sleeping(channel) == G })
+	done := lockOnce(redistest.Ctx(t, 30*time.Second), c, name, G)
+	waitAsleep(t, c, name, G)
 	counter.Reset()
 	// Sleeping waiters send nothing while the lock stays held.
 	quiet := time.Now()
@@ -236,7 +186,9 @@ func TestLock_no_herd(t *testing.T) {
 	}
 
 	redistest.MustUnlock(t, holder)
-	wg.Wait()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 	// Each acquisition costs its acquire; a waiter that loses a race to a
 	// newcomer tries again. Unlocks are one script each.
 	attempts := counter.Scripts() - G
@@ -244,6 +196,25 @@ func TestLock_no_herd(t *testing.T) {
 		t.Fatalf("%.2f acquire attempts per acquisition, want at most 2 (%d attempts for %d acquisitions)", per, attempts, G)
 	}
 	t.Logf("%d acquire attempts for %d acquisitions; %d commands in all", attempts, G, counter.Total())
+}
+
+// lockOnce starts n owners of lock name on c that each lock it once and
+// unlock it, checked for overlap by [redistest.Hammer], and returns a
+// channel that yields the outcome once every one has finished.
+func lockOnce(ctx context.Context, c redis.UniversalClient, name string, n int) <-chan error {
+	owners := make([]redistest.Locker, n)
+	for i := range owners {
+		owners[i] = reentrant.New(c, name)
+	}
+	done := make(chan error, 1)
+	go func() {
+		holds, err := redistest.Hammer(ctx, owners, 1)
+		if err == nil && holds != n {
+			err = fmt.Errorf("%d of %d waiters acquired", holds, n)
+		}
+		done <- err
+	}()
+	return done
 }
 
 func TestUnlock_retry_after_lost_reply(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit/internal/redistest"
-	"github.com/lockkit/lockkit/notify"
 	"github.com/lockkit/lockkit/reentrant"
 )
 
@@ -92,6 +91,7 @@ func TestLock_waits_for_release(t *testing.T) {
 			t.Fatalf("Lock returned %v while another owner held the lock", err)
 		default:
 		}
+		waitAsleep(t, c, name, 1)
 		redistest.MustUnlock(t, a)
 		if err := <-got; err != nil {
 			t.Fatalf("waiter Lock: %v", err)
@@ -131,6 +131,7 @@ func TestForceUnlock_frees_and_wakes_waiters(t *testing.T) {
 		redistest.MustLock(t, a)
 		got := make(chan error, 1)
 		go func() { got <- b.Lock(redistest.Ctx(t, 20*time.Second)) }()
+		waitAsleep(t, c, name, 1)
 		ok, err := reentrant.New(c, name).ForceUnlock(redistest.Ctx(t, time.Second))
 		if !ok || err != nil {
 			t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
@@ -189,10 +190,7 @@ func TestLock_ctx_deadline_matches_both_errors(t *testing.T) {
 		redistest.MustLock(t, a)
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
-		err := reentrant.New(c, name).Lock(ctx)
-		if !errors.Is(err, reentrant.ErrNotObtained) || !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("Lock past deadline = %v; want ErrNotObtained and DeadlineExceeded", err)
-		}
+		redistest.WantErr(t, reentrant.New(c, name).Lock(ctx), reentrant.ErrNotObtained, context.DeadlineExceeded)
 		redistest.MustUnlock(t, a)
 	})
 }
@@ -205,10 +203,7 @@ func TestLock_reenters_while_others_wait(t *testing.T) {
 		b := reentrant.New(c, name)
 		got := make(chan error, 1)
 		go func() { got <- b.Lock(redistest.Ctx(t, 20*time.Second)) }()
-		channel := "lockkit:{" + name + "}:ch"
-		redistest.Eventually(t, 10*time.Second, "the waiter to sleep", func() bool {
-			return notify.For(c).Sleeping(channel) == 1
-		})
+		waitAsleep(t, c, name, 1)
 		// The holder re-enters at once, not behind the waiter.
 		if err := a.Lock(redistest.Ctx(t, 2*time.Second)); err != nil {
 			t.Fatalf("re-entry with a waiter queued: %v", err)

@@ -47,9 +47,7 @@ func TestLock_excludes_across_processes(t *testing.T) {
 		Child: "counter", Addrs: []string{srv.Addr()}, Name: name,
 		Procs: 4, Goroutines: 16, Rounds: 10, Timeout: 2 * time.Minute,
 	}.Run(t)
-	if n, _ := c.Exists(redistest.Ctx(t, time.Second), "lockkit:{"+name+"}").Result(); n != 0 {
-		t.Fatal("lock key left behind")
-	}
+	redistest.AssertClean(t, c, name)
 }
 
 func TestLock_after_holder_process_killed(t *testing.T) {
@@ -66,9 +64,8 @@ func TestLock_after_holder_process_killed(t *testing.T) {
 	}
 	got := make(chan error, 1)
 	go func() { got <- m.Lock(redistest.Ctx(t, 30*time.Second)) }()
-	channel := "lockkit:{" + name + "}:ch"
-	redistest.Eventually(t, 10*time.Second, "the waiter to sleep", func() bool {
-		return notify.For(c).Waiters(channel) == 1
+	redistest.Eventually(t, 10*time.Second, "the waiter to subscribe", func() bool {
+		return notify.For(c).Waiters(channelOf(name)) == 1
 	})
 	holder.Kill(t)
 	killed := time.Now()

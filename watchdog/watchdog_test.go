@@ -52,29 +52,26 @@ func TestWatchdog_renews_in_batches(t *testing.T) {
 	const ttl = 300 * time.Millisecond
 	w := watchdog.For(c)
 	lost := make(chan error, 10)
-	var holds []*watchdog.Hold
+	var (
+		keys  []string
+		holds []*watchdog.Hold
+	)
 	start := time.Now()
-	for i := range 10 {
-		key := redistest.Unique(t) + string(rune('a'+i))
+	for range 10 {
+		key := redistest.Unique(t)
 		if err := c.Set(ctx, key, 1, ttl).Err(); err != nil {
 			t.Fatal(err)
 		}
 		h := w.Register()
 		h.Start(lease(key, ttl, lost), start)
+		keys = append(keys, key)
 		holds = append(holds, h)
-		defer func() {
-			if n, _ := c.Exists(ctx, key).Result(); n != 1 {
-				t.Errorf("key %s expired although renewed", key)
-			}
-		}()
 	}
 	// Several leases pass; the keys stay because they are renewed.
-	deadline := time.Now().Add(4 * ttl)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-lost:
-			t.Fatalf("hold lost: %v", err)
-		case <-time.After(10 * time.Millisecond):
+	wantNoLoss(t, lost, 4*ttl, "hold lost")
+	for _, key := range keys {
+		if n, _ := c.Exists(ctx, key).Result(); n != 1 {
+			t.Errorf("key %s expired although renewed", key)
 		}
 	}
 	for _, h := range holds {
@@ -87,6 +84,17 @@ func TestWatchdog_renews_in_batches(t *testing.T) {
 	// period (ttl/3) rather than ten.
 	if n := pipes.n.Load(); n > 20 {
 		t.Fatalf("%d pipelines for 10 holds over 4 leases; renewals are not batched", n)
+	}
+}
+
+// wantNoLoss fails the test, saying what, if a loss is reported on lost
+// within d.
+func wantNoLoss(t *testing.T, lost <-chan error, d time.Duration, what string) {
+	t.Helper()
+	select {
+	case err := <-lost:
+		t.Fatalf("%s: %v", what, err)
+	case <-time.After(d):
 	}
 }
 
@@ -148,14 +156,7 @@ func TestWatchdog_loads_flushed_scripts(t *testing.T) {
 	const ttl = 300 * time.Millisecond
 	w := watch(t, c, ttl)
 	defer w.hold.Stop()
-	deadline := time.Now().Add(3 * ttl)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-w.lost:
-			t.Fatalf("hold lost after SCRIPT FLUSH: %v", err)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	wantNoLoss(t, w.lost, 3*ttl, "hold lost after SCRIPT FLUSH")
 	if n, _ := c.Exists(ctx, w.key).Result(); n != 1 {
 		t.Fatal("key expired: renewal failed after SCRIPT FLUSH")
 	}

@@ -1,7 +1,8 @@
 // Command workerpool runs a pool of workers that move money between a few
-// shared accounts. Each transfer locks the source account with a reentrant
-// lock, blocking in Lock until it is free, so concurrent debits never
-// overdraw or lose updates. At the end the total is unchanged.
+// shared accounts. Each transfer debits the source account and then credits
+// the destination, each under that account's reentrant lock, blocking in
+// Lock until it is free, so concurrent transfers never overdraw or lose
+// updates. At the end the total is unchanged.
 //
 //	go run ./examples/workerpool               # embedded Redis
 //	go run ./examples/workerpool -redis :6379  # a real server
@@ -34,6 +35,9 @@ func main() {
 		log.Fatal(err)
 	}
 	defer closeRedis()
+	if *accounts < 2 {
+		log.Fatal("-accounts must be at least 2: a transfer needs two accounts")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 

@@ -2,6 +2,7 @@ package redistest
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,23 +11,22 @@ import (
 
 // BenchLockUnlock measures one owner locking and unlocking the free lock l.
 // It takes and frees l once first, so that its scripts are loaded, then
-// does so b.N times; when counter is not nil it reports the commands
-// counter saw per cycle as cmds/op.
+// does so b.N times. It reports how long Lock took as by [ReportWaits]
+// and, when counter is not nil, the commands counter saw per cycle as
+// cmds/op.
 func BenchLockUnlock(b *testing.B, l Locker, counter *Counter) {
 	ctx := context.Background()
-	if err := l.Lock(ctx); err != nil {
-		b.Fatal(err)
-	}
-	if err := l.Unlock(ctx); err != nil {
-		b.Fatal(err)
-	}
+	warmUp(b, l)
 	if counter != nil {
 		counter.Reset()
 	}
+	var waits []time.Duration
 	for b.Loop() {
+		t0 := time.Now()
 		if err := l.Lock(ctx); err != nil {
 			b.Fatal(err)
 		}
+		waits = append(waits, time.Since(t0))
 		if err := l.Unlock(ctx); err != nil {
 			b.Fatal(err)
 		}
@@ -34,6 +34,7 @@ func BenchLockUnlock(b *testing.B, l Locker, counter *Counter) {
 	if counter != nil {
 		b.ReportMetric(float64(counter.Total())/float64(b.N), "cmds/op")
 	}
+	ReportWaits(b, waits)
 }
 
 // BenchContended has owners goroutines, each with a lock of its own from
@@ -41,16 +42,11 @@ func BenchLockUnlock(b *testing.B, l Locker, counter *Counter) {
 // time. It takes and frees one more lock from newLock first, so that the
 // scripts are loaded. It reports acquisitions per second as acq/s and,
 // when counter is not nil, the commands counter saw per acquisition (Lock
-// and Unlock) as cmds/acq. It returns how long each Lock call waited.
+// and Unlock) as cmds/acq. It returns how long each Lock call waited, for
+// [ReportWaits].
 func BenchContended(b *testing.B, owners int, hold time.Duration, newLock func() Locker, counter *Counter) []time.Duration {
 	ctx := context.Background()
-	warm := newLock()
-	if err := warm.Lock(ctx); err != nil {
-		b.Fatal(err)
-	}
-	if err := warm.Unlock(ctx); err != nil {
-		b.Fatal(err)
-	}
+	warmUp(b, newLock())
 	locks := make([]Locker, owners)
 	for i := range locks {
 		locks[i] = newLock()
@@ -100,4 +96,31 @@ func BenchContended(b *testing.B, owners int, hold time.Duration, newLock func()
 		b.ReportMetric(float64(counter.Total())/float64(b.N), "cmds/acq")
 	}
 	return waits
+}
+
+// ReportWaits reports the median and the 99th percentile of waits, in
+// milliseconds, as p50-ms and p99-ms. It sorts waits, and reports nothing
+// when there are none.
+func ReportWaits(b *testing.B, waits []time.Duration) {
+	if len(waits) == 0 {
+		return
+	}
+	slices.Sort(waits)
+	q := func(p float64) float64 {
+		return float64(waits[int(p*float64(len(waits)-1))]) / float64(time.Millisecond)
+	}
+	b.ReportMetric(q(0.50), "p50-ms")
+	b.ReportMetric(q(0.99), "p99-ms")
+}
+
+// warmUp takes and frees l once, so that the scripts it runs are loaded
+// before the measurement starts.
+func warmUp(b *testing.B, l Locker) {
+	ctx := context.Background()
+	if err := l.Lock(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if err := l.Unlock(ctx); err != nil {
+		b.Fatal(err)
+	}
 }

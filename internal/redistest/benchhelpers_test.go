@@ -1,6 +1,7 @@
 package redistest
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -14,6 +15,9 @@ func TestBenchLockUnlock_reports_commands_per_cycle(t *testing.T) {
 	// BLPOP and INCR to lock, RPUSH to unlock.
 	if r.N == 0 || r.Extra["cmds/op"] != 3 {
 		t.Fatalf("N = %d, cmds/op = %v; want 3 commands per cycle", r.N, r.Extra["cmds/op"])
+	}
+	if r.Extra["p50-ms"] <= 0 || r.Extra["p99-ms"] < r.Extra["p50-ms"] {
+		t.Fatalf("metrics %v; want a positive p50-ms and a p99-ms no smaller", r.Extra)
 	}
 }
 
@@ -31,5 +35,20 @@ func TestBenchContended_shares_b_N_acquisitions(t *testing.T) {
 	}
 	if r.Extra["cmds/acq"] != 3 || r.Extra["acq/s"] <= 0 {
 		t.Fatalf("metrics %v; want 3 cmds/acq and a positive acq/s", r.Extra)
+	}
+}
+
+func TestReportWaits_reports_p50_and_p99_in_ms(t *testing.T) {
+	var waits []time.Duration
+	for i := 100; i >= 1; i-- { // unsorted
+		waits = append(waits, time.Duration(i)*time.Millisecond)
+	}
+	r := testing.Benchmark(func(b *testing.B) { ReportWaits(b, slices.Clone(waits)) })
+	if r.Extra["p50-ms"] != 50 || r.Extra["p99-ms"] != 99 {
+		t.Fatalf("metrics %v; want p50-ms 50 and p99-ms 99", r.Extra)
+	}
+	r = testing.Benchmark(func(b *testing.B) { ReportWaits(b, nil) })
+	if len(r.Extra) != 0 {
+		t.Fatalf("metrics %v for no waits; want none", r.Extra)
 	}
 }

@@ -19,7 +19,8 @@
 //     ([CountCommands]);
 //   - mutual exclusion across processes ([CountingChild], [CountRun],
 //     [ClientSpec]), on cluster masters ([NamesOnDistinctMasters]), and
-//     the common benchmarks ([BenchLockUnlock], [BenchContended]).
+//     the common benchmarks ([BenchLockUnlock], [BenchContended],
+//     [ReportWaits]).
 //
 // The package is meant to be imported only from _test.go files. Every
 // resource it starts is stopped in t.Cleanup. Tests that need redis-server
