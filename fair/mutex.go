@@ -3,7 +3,6 @@ package fair
 import (
 	"context"
 	"errors"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -64,17 +63,9 @@ func New(client redis.UniversalClient, name string, opts ...Option) *Mutex {
 	if m.err = o.Validate(client, name); m.err != nil {
 		return m
 	}
-	k := internal.NewKeys(o.Prefix, name)
 	m.client = client
 	m.opts = o
-	m.keys = keys{
-		lock:     k.Lock,
-		fence:    k.Fence,
-		released: k.Released,
-		queue:    k.Sub("queue"),
-		timeouts: k.Sub("timeouts"),
-		channels: k.Sub("ch") + ":",
-	}
+	m.keys = newKeys(o.Prefix, name)
 	m.channel = m.keys.channels + o.Owner
 	m.nt = notify.For(client)
 	var wd *watchdog.Watchdog
@@ -120,7 +111,9 @@ func (m *Mutex) TryLock(ctx context.Context) (bool, error) {
 	}
 	ok, _, err := m.attempt(ctx, false)
 	if err != nil {
-		return false, m.leave(ctx, err, false, true)
+		m.op.Lock()
+		defer m.op.Unlock()
+		return false, m.cleanUp(ctx, err, false, true)
 	}
 	return ok, nil
 }
@@ -143,10 +136,14 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 	if h == nil {
 		return internal.NotHeld(m.name)
 	}
+	id := m.holder.NextUnlockID(h)
 	if h.Err() != nil {
+		// The hold is lost to us, but its key may linger for a moment (a
+		// fixed lease ends by our clock a little before the server's):
+		// release it if so, for the waiters' sake. The token fences this.
+		_, _ = runRelease(ctx, m.client, m.keys, m.opts.Owner, h.Token, id, hashlock.ReleaseWindow)
 		return m.holder.Forget(h)
 	}
-	id := m.holder.NextUnlockID(h)
 	m.holder.Suspend(h)
 	n, err := runRelease(ctx, m.client, m.keys, m.opts.Owner, h.Token, id, hashlock.ReleaseWindow)
 	switch {
@@ -217,14 +214,10 @@ func (m *Mutex) HoldCount(ctx context.Context) (int, error) {
 	if m.err != nil {
 		return 0, m.err
 	}
-	s, err := m.client.HGet(ctx, m.keys.lock, m.opts.Owner).Result()
+	n, err := m.client.HGet(ctx, m.keys.lock, m.opts.Owner).Int()
 	if errors.Is(err, redis.Nil) {
 		return 0, nil
 	}
-	if err != nil {
-		return 0, internal.Op("hold count", m.name, err)
-	}
-	n, err := strconv.Atoi(s)
 	if err != nil {
 		return 0, internal.Op("hold count", m.name, err)
 	}

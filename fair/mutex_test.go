@@ -222,6 +222,27 @@ func TestLease_fixed_expires_and_reports_ErrLost(t *testing.T) {
 	})
 }
 
+// TestUnlock_of_lost_hold_releases_it_if_it_lingers: a fixed lease ends by
+// the owner's clock a little before it ends on the server; Unlock of such a
+// hold reports ErrLost and still frees the lock for the next waiter.
+func TestUnlock_of_lost_hold_releases_it_if_it_lingers(t *testing.T) {
+	_, c := redistest.Mini(t) // its TTLs do not count down by themselves
+	name := lockName(t, c)
+	a := fair.New(c, name, fair.WithLease(100*time.Millisecond))
+	b := fair.New(c, name, fair.WithOwner("b"))
+	redistest.MustLock(t, a)
+	got := lockAsync(redistest.Ctx(t, 20*time.Second), b)
+	waitQueue(t, c, name, "b")
+	redistest.Receive(t, a.Lost(), 5*time.Second, "the lease to end by the owner's clock")
+	if err := a.Unlock(redistest.Ctx(t, time.Second)); !errors.Is(err, fair.ErrLost) {
+		t.Fatalf("Unlock of the lost hold = %v, want ErrLost", err)
+	}
+	if err := redistest.Receive(t, got, 10*time.Second, "the waiter"); err != nil {
+		t.Fatalf("waiter Lock: %v", err)
+	}
+	redistest.MustUnlock(t, b)
+}
+
 func TestLost_fires_when_the_watchdog_finds_the_hold_gone(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
 	name := lockName(t, c)
@@ -319,8 +340,7 @@ func TestUnlock_retry_after_lost_reply(t *testing.T) {
 
 func TestNew_rejects_bad_input(t *testing.T) {
 	_, c := redistest.Mini(t)
-	counter := redistest.NewCounter()
-	c.AddHook(counter.Hook())
+	counter := redistest.CountCommands(c)
 	var typedNil *redis.Client
 	cases := []struct {
 		name   string

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal"
 )
 
 // The scripts that touch the queue run queue.lua's helpers first.
@@ -40,6 +42,19 @@ type keys struct {
 	queue    string // list of waiting owners, oldest first
 	timeouts string // waiting owner → deadline (server ms)
 	channels string // prefix of the waiters' own channels
+}
+
+// newKeys returns the keys of lock name under prefix.
+func newKeys(prefix, name string) keys {
+	k := internal.NewKeys(prefix, name)
+	return keys{
+		lock:     k.Lock,
+		fence:    k.Fence,
+		released: k.Released,
+		queue:    k.Sub("queue"),
+		timeouts: k.Sub("timeouts"),
+		channels: k.Sub("ch") + ":",
+	}
 }
 
 // acquired is the decoded reply of acquire.lua.

@@ -31,11 +31,7 @@ const (
 
 func newScriptEnv(t *testing.T) *scriptEnv {
 	mr, c := redistest.Mini(t)
-	ik := internal.NewKeys(internal.DefaultPrefix, "L")
-	e := &scriptEnv{t: t, mr: mr, c: c, now: 1_700_000_000_000, k: keys{
-		lock: ik.Lock, fence: ik.Fence, released: ik.Released,
-		queue: ik.Sub("queue"), timeouts: ik.Sub("timeouts"), channels: ik.Sub("ch") + ":",
-	}}
+	e := &scriptEnv{t: t, mr: mr, c: c, now: 1_700_000_000_000, k: newKeys(internal.DefaultPrefix, "L")}
 	mr.SetTime(time.UnixMilli(e.now))
 	e.ps = c.PSubscribe(context.Background(), e.k.channels+"*")
 	t.Cleanup(func() { e.ps.Close() })

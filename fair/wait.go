@@ -77,7 +77,7 @@ func (m *Mutex) wait(ctx context.Context) error {
 		}
 		if ok {
 			m.contended.Store(!first)
-			m.exit(ctx, nil, false, false)
+			m.doneWaiting()
 			return nil
 		}
 		if w == nil {
@@ -105,41 +105,37 @@ func (m *Mutex) bound(wait time.Duration) time.Duration {
 	return wait + time.Millisecond
 }
 
-// exit ends one goroutine's Lock. A failed one (cause not nil) cleans up:
-// it removes m's queue entry if queued is set and no other goroutine still
+// doneWaiting counts a goroutine out of Lock and reports whether it was
+// the last one in.
+func (m *Mutex) doneWaiting() (last bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.waiting--
+	return m.waiting == 0
+}
+
+// exit ends one goroutine's Lock that failed with cause, and cleans up: it
+// removes m's queue entry if queued is set and no other goroutine still
 // waits as m, and undoes a hold that an attempt with an unknown outcome may
-// have taken if unknown is set. It returns the error Lock returns.
+// have taken if unknown is set. It returns the error Lock returns. m.op is
+// held from the count to the clean-up, so that no attempt of another
+// goroutine joining as m runs in between and then finds its entry gone.
 func (m *Mutex) exit(ctx context.Context, cause error, queued, unknown bool) error {
-	if cause != nil && ctx.Err() != nil {
-		cause = internal.NotObtained(m.name, ctx.Err())
-	}
 	m.op.Lock()
 	defer m.op.Unlock()
-	m.mu.Lock()
-	m.waiting--
-	last := m.waiting == 0
-	m.mu.Unlock()
-	if cause == nil {
-		return nil
-	}
+	last := m.doneWaiting()
 	return m.cleanUp(ctx, cause, queued && last, unknown)
 }
 
-// leave is TryLock's clean-up after an attempt failed with cause.
-func (m *Mutex) leave(ctx context.Context, cause error, remove, unknown bool) error {
+// cleanUp is the clean-up of a Lock or TryLock that failed with cause. It
+// sends leave.lua when there is something to clean up, and returns cause
+// (as ErrNotObtained if ctx ended) joined with the clean-up's own failure if
+// any. An unknown outcome is undone only when the owner id is m's alone: a
+// shared id's hold may belong to another Mutex. m.op held.
+func (m *Mutex) cleanUp(ctx context.Context, cause error, remove, unknown bool) error {
 	if ctx.Err() != nil {
 		cause = internal.NotObtained(m.name, ctx.Err())
 	}
-	m.op.Lock()
-	defer m.op.Unlock()
-	return m.cleanUp(ctx, cause, remove, unknown)
-}
-
-// cleanUp sends leave.lua when there is something to clean up and returns
-// cause, joined with the clean-up's own failure if any. An unknown outcome
-// is undone only when the owner id is m's alone: a shared id's hold may
-// belong to another Mutex. m.op held.
-func (m *Mutex) cleanUp(ctx context.Context, cause error, remove, unknown bool) error {
 	undo := unknown && m.opts.OwnOwner
 	if !remove && !undo {
 		return cause

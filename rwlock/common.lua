@@ -104,4 +104,42 @@ local function remember(token, window)
   redis.call('pexpire', RELEASED, window)
 end
 
+-- reenter adds one to the count of hold h, which exists, and renews its
+-- lease to now + ms. It returns {count, token} of the hold.
+local function reenter(h, ms)
+  local count = redis.call('hincrby', HASH, h, 1)
+  redis.call('hdel', HASH, h .. ':u')
+  lease(h, ms)
+  settle()
+  return {count, tonumber(redis.call('hget', HASH, h .. ':t'))}
+end
+
+-- release undoes one acquire of hold h with token, under unlock id (the
+-- same for every retry of one unlock); released tokens are remembered for
+-- window ms. It returns the hold's remaining count and whether this call
+-- ended the hold (then h is dropped: call settle). A retry of an unlock
+-- that already took effect returns the same count again, and 0 once the
+-- hold ended. It returns -1 when the hold is not there: its lease ended,
+-- it was removed, or a newer hold took its place.
+local function release(h, token, id, window)
+  local count = redis.call('hget', HASH, h)
+  if count and redis.call('hget', HASH, h .. ':t') == token then
+    if redis.call('hget', HASH, h .. ':u') == id then
+      return tonumber(count), false
+    end
+    count = redis.call('hincrby', HASH, h, -1)
+    if count > 0 then
+      redis.call('hset', HASH, h .. ':u', id)
+      return count, false
+    end
+    drop(h)
+    remember(token, window)
+    return 0, true
+  end
+  if redis.call('zscore', RELEASED, token) then
+    return 0, false
+  end
+  return -1, false
+end
+
 -- Operation follows.

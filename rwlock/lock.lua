@@ -18,12 +18,8 @@ purge()
 local owner, ms, intent = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local w = owner .. ':w'
 if redis.call('hexists', HASH, w) == 1 then
-  local count = redis.call('hincrby', HASH, w, 1)
-  redis.call('hdel', HASH, w .. ':u')
-  lease(w, ms)
-  settle()
   redis.call('zrem', WRITERS, owner)
-  return {count, tonumber(redis.call('hget', HASH, w .. ':t'))}
+  return reenter(w, ms)
 end
 if redis.call('hexists', HASH, owner .. ':r') == 1 then
   return {-1, 0}

@@ -1,7 +1,6 @@
 package rwlock_test
 
 import (
-	"context"
 	"sync"
 	"testing"
 	"time"
@@ -93,12 +92,4 @@ func pending(t testing.TB, ch <-chan error, what string) {
 		t.Fatalf("%s returned early: %v", what, err)
 	default:
 	}
-}
-
-// context_WithCancel returns a context cancelled by the returned function
-// or when the test ends.
-func context_WithCancel(t testing.TB) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	return ctx, cancel
 }

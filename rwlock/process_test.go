@@ -89,7 +89,7 @@ func hammerChild(args []string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), childTimeout)
 	defer cancel()
-	var reads, writes, downgrades, seen atomic.Int64
+	var reads, writes, downgrades atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, goroutines)
 	for g := range goroutines {
@@ -111,14 +111,13 @@ func hammerChild(args []string) {
 				}
 				if err != nil {
 					errs <- err
-					seen.Add(1)
 					return
 				}
 			}
 		})
 	}
 	wg.Wait()
-	if seen.Load() > 0 {
+	if len(errs) > 0 {
 		redistest.ChildFatalf("hammer: %v", <-errs)
 	}
 	redistest.ChildPrintf("done reads=%d writes=%d downgrades=%d", reads.Load(), writes.Load(), downgrades.Load())

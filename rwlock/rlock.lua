@@ -21,11 +21,7 @@ purge()
 local owner, ms = ARGV[1], tonumber(ARGV[2])
 local r = owner .. ':r'
 if redis.call('hexists', HASH, r) == 1 then
-  local count = redis.call('hincrby', HASH, r, 1)
-  redis.call('hdel', HASH, r .. ':u')
-  lease(r, ms)
-  settle()
-  return {count, tonumber(redis.call('hget', HASH, r .. ':t'))}
+  return reenter(r, ms)
 end
 if redis.call('hexists', HASH, owner .. ':w') == 0 then
   if redis.call('hget', HASH, ':mode') == 'write' then

@@ -14,25 +14,8 @@
 -- answer again. Returns -1 when the hold is not there: its lease ended, it
 -- was removed, or a newer hold took its place.
 purge()
-local r = ARGV[1] .. ':r'
-local count = redis.call('hget', HASH, r)
-if count and redis.call('hget', HASH, r .. ':t') == ARGV[2] then
-  if redis.call('hget', HASH, r .. ':u') == ARGV[3] then
-    return tonumber(count)
-  end
-  count = redis.call('hincrby', HASH, r, -1)
-  if count > 0 then
-    redis.call('hset', HASH, r .. ':u', ARGV[3])
-    return count
-  end
-  drop(r)
-  remember(ARGV[2], tonumber(ARGV[4]))
-  if not settle() then
-    redis.call('publish', ARGV[5], '1')
-  end
-  return 0
+local count, ended = release(ARGV[1] .. ':r', ARGV[2], ARGV[3], tonumber(ARGV[4]))
+if ended and not settle() then
+  redis.call('publish', ARGV[5], '1')
 end
-if redis.call('zscore', RELEASED, ARGV[2]) then
-  return 0
-end
-return -1
+return count

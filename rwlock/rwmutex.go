@@ -8,14 +8,17 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit/internal"
+	"github.com/lockkit/lockkit/internal/hashlock"
 	"github.com/lockkit/lockkit/notify"
 	"github.com/lockkit/lockkit/watchdog"
 )
 
-// withdrawTimeout bounds the call that removes the intent of a writer whose
-// Lock gave up. If it fails, the intent lapses by itself within the
-// watchdog timeout.
-const withdrawTimeout = 5 * time.Second
+// cleanupTimeout bounds the calls that clean up after a Lock or RLock that
+// failed: the undo of an acquire whose reply was lost, and the withdrawal of
+// a writer's intent. They run on a context not cancelled with the caller's.
+// If they fail, the hold ends with its lease and the intent lapses within
+// the watchdog timeout.
+const cleanupTimeout = 5 * time.Second
 
 // RWMutex is a reentrant read-write lock on Redis: any number of owners may
 // hold it for reading, or one owner for writing. Each RWMutex is one owner.
@@ -62,12 +65,7 @@ func New(client redis.UniversalClient, name string, opts ...Option) *RWMutex {
 		return m
 	}
 	m.client, m.opts = client, o
-	k := internal.NewKeys(o.Prefix, name)
-	m.keys = keys{
-		all: []string{k.Lock, k.Sub("leases"), k.Sub("writers"), k.Fence, k.Released},
-		rch: k.Channel,
-		wch: k.Sub("wch"),
-	}
+	m.keys = newKeys(o.Prefix, name)
 	m.nt = notify.For(client)
 	var wd *watchdog.Watchdog
 	if o.Watched() {
@@ -116,16 +114,18 @@ func (m *RWMutex) Lock(ctx context.Context) error {
 	}
 	registered := false
 	attempt := m.writeAttempt(intent, &registered)
+	var ok bool
+	var err error
 	if m.w.Live() != nil || m.r.Live() != nil {
 		// A re-entry, or an upgrade to refuse: decided at once, never
 		// queued behind this process's waiting writers.
-		if ok, err := m.direct(ctx, attempt); ok || err != nil {
-			return err
-		}
+		ok, err = m.direct(ctx, attempt)
 	}
-	err := internal.Acquire(ctx, m.nt, m.keys.wch, m.name, attempt)
+	if !ok && err == nil {
+		err = internal.Acquire(ctx, m.nt, m.keys.wch, m.name, attempt)
+	}
 	if err != nil && registered {
-		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), withdrawTimeout)
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 		_, _ = withdraw(wctx, m.client, m.keys, m.opts.Owner)
 		cancel()
 	}
@@ -162,6 +162,7 @@ func (m *RWMutex) writeAttempt(intent time.Duration, registered *bool) internal.
 		case err != nil:
 			// The intent may have been registered before the reply was lost.
 			*registered = *registered || intent > 0
+			m.undo(ctx, m.w, ":w")
 			return false, 0, internal.Op("lock", m.name, err)
 		case res.count < 0:
 			return false, 0, upgradeError(m.name)
@@ -253,6 +254,7 @@ func (m *RWMutex) readAttempt(ctx context.Context) (bool, time.Duration, error) 
 	}
 	switch {
 	case err != nil:
+		m.undo(ctx, m.r, ":r")
 		return false, 0, internal.Op("rlock", m.name, err)
 	case res.count <= 0:
 		return false, waitFor(res.token, 0), nil
@@ -260,6 +262,26 @@ func (m *RWMutex) readAttempt(ctx context.Context) (bool, time.Duration, error) 
 	m.r.Acquired(pre, res.token, sent)
 	// Readers share the lock: the next local reader may try at once.
 	return true, 0, nil
+}
+
+// undo cuts the owner's hold in Redis (suffix ":w" or ":r") back to what
+// holder r knows of, after an acquire whose reply was lost (its ctx ended
+// in flight, say): it may have run and taken or re-entered the hold.
+// Without this a fresh hold nobody knows of would keep others out for a
+// whole lease. Only an owner id chosen for m is undone; a shared one's hold
+// may be another RWMutex's. m.op held.
+func (m *RWMutex) undo(ctx context.Context, r *internal.Holder, suffix string) {
+	if !m.opts.OwnOwner {
+		return
+	}
+	var token, count int64
+	if h := r.Live(); h != nil {
+		token, count = h.Token, h.Count
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	// If this fails too, the stray hold ends with its lease.
+	_, _ = undoHold(ctx, m.client, m.keys, m.opts.Owner+suffix, token, count)
 }
 
 // RUnlock undoes one RLock. When m's read hold count drops to zero its read
@@ -285,10 +307,14 @@ func (m *RWMutex) release(ctx context.Context, op string, r *internal.Holder,
 	if h == nil {
 		return internal.NotHeld(m.name)
 	}
+	id := r.NextUnlockID(h)
 	if h.Err() != nil {
+		// The hold is lost to us, but it may linger in Redis for a moment
+		// (a fixed lease ends by our clock a little before the server's):
+		// release it if so, for the waiters' sake. The token fences this.
+		_, _ = run(ctx, m.client, m.keys, m.opts.Owner, h.Token, id)
 		return r.Forget(h)
 	}
-	id := r.NextUnlockID(h)
 	r.Suspend(h)
 	n, err := run(ctx, m.client, m.keys, m.opts.Owner, h.Token, id)
 	switch {
@@ -392,18 +418,10 @@ func (m *RWMutex) RLost() <-chan struct{} {
 func (m *RWMutex) Name() string { return m.name }
 
 // waitFor turns the wait in ms of a refused attempt into an
-// internal.Attempt wait: -2 (the holder just vanished) means try again now
-// and -1 (no expiry) means no bound. A positive heartbeat caps it.
+// internal.Attempt wait (see hashlock.PTTLWait). A positive heartbeat caps
+// it.
 func waitFor(ms int64, heartbeat time.Duration) time.Duration {
-	var d time.Duration
-	switch {
-	case ms == -2:
-		d = 0
-	case ms < 0:
-		d = -1
-	default:
-		d = time.Duration(ms) * time.Millisecond
-	}
+	d := hashlock.PTTLWait(ms)
 	if heartbeat > 0 && (d < 0 || d > heartbeat) {
 		d = heartbeat
 	}

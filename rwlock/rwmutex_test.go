@@ -394,7 +394,7 @@ func TestLock_reentry_with_ended_ctx_returns_ErrNotObtained(t *testing.T) {
 	m := rwlock.New(c, redistest.Unique(t))
 	redistest.MustLock(t, m)
 	mustRLock(t, m)
-	ctx, cancel := context_WithCancel(t)
+	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	for what, f := range map[string]func() error{
 		"Lock":  func() error { return m.Lock(ctx) },
@@ -407,4 +407,76 @@ func TestLock_reentry_with_ended_ctx_returns_ErrNotObtained(t *testing.T) {
 	wantState(t, m, rwlock.WriteLocked, 1, 1, 1)
 	mustRUnlock(t, m)
 	redistest.MustUnlock(t, m)
+}
+
+// TestLock_lost_acquire_reply_leaves_no_stray_hold: an acquire that ran on
+// the server but whose reply was lost must not leave a hold nobody knows
+// of, which would keep everyone else out for a whole lease.
+func TestLock_lost_acquire_reply_leaves_no_stray_hold(t *testing.T) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		hook := &redistest.DropReply{}
+		c.AddHook(hook)
+		name := redistest.Unique(t)
+		m := rwlock.New(c, name)
+		ctx := redistest.Ctx(t, waitTimeout)
+		lock := map[string]func() error{
+			"Lock":     func() error { return m.Lock(ctx) },
+			"TryLock":  func() error { _, err := m.TryLock(ctx); return err },
+			"RLock":    func() error { return m.RLock(ctx) },
+			"TryRLock": func() error { _, err := m.TryRLock(ctx); return err },
+		}
+
+		// Fresh holds whose replies are lost are taken back.
+		for what, f := range lock {
+			hook.Arm()
+			if err := f(); !errors.Is(err, redistest.ErrReplyDropped) {
+				t.Fatalf("%s with lost reply = %v, want ErrReplyDropped", what, err)
+			}
+			if s := state(t, m); s.Mode != rwlock.Unlocked || s.WaitingWriters != 0 {
+				t.Fatalf("state after %s with lost reply = %+v; want unlocked, no intent", what, s)
+			}
+			if m.Token() != 0 || m.RToken() != 0 {
+				t.Fatalf("%s with lost reply left a hold known", what)
+			}
+		}
+
+		// Re-entries whose replies are lost are cut back.
+		redistest.MustLock(t, m)
+		mustRLock(t, m)
+		for what, f := range lock {
+			hook.Arm()
+			if err := f(); !errors.Is(err, redistest.ErrReplyDropped) {
+				t.Fatalf("re-entrant %s with lost reply = %v, want ErrReplyDropped", what, err)
+			}
+			wantState(t, m, rwlock.WriteLocked, 1, 1, 1)
+		}
+		mustRUnlock(t, m)
+		redistest.MustUnlock(t, m)
+		wantState(t, m, rwlock.Unlocked, 0, 0, 0)
+	})
+}
+
+// TestUnlock_of_lost_hold_releases_it_if_it_lingers: a fixed lease ends by
+// the owner's clock a little before it ends on the server; Unlock and
+// RUnlock of such a hold report ErrLost and still free it for the others.
+func TestUnlock_of_lost_hold_releases_it_if_it_lingers(t *testing.T) {
+	mr, c := redistest.Mini(t)
+	mr.SetTime(time.Now()) // the server's clock stands still: no lease ends there
+	name := redistest.Unique(t)
+	const lease = 100 * time.Millisecond
+	w, r := rwlock.New(c, name, rwlock.WithLease(lease)), rwlock.New(c, name, rwlock.WithLease(lease))
+
+	redistest.MustLock(t, w)
+	redistest.Receive(t, w.Lost(), waitTimeout, "the write lease to end by the owner's clock")
+	if err := w.Unlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+		t.Fatalf("Unlock of the lost write hold = %v, want ErrLost", err)
+	}
+	wantState(t, w, rwlock.Unlocked, 0, 0, 0)
+
+	mustRLock(t, r)
+	redistest.Receive(t, r.RLost(), waitTimeout, "the read lease to end by the owner's clock")
+	if err := r.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+		t.Fatalf("RUnlock of the lost read hold = %v, want ErrLost", err)
+	}
+	wantState(t, r, rwlock.Unlocked, 0, 0, 0)
 }

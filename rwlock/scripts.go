@@ -7,11 +7,10 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-)
 
-// releaseWindow is how long a released token is remembered, so that a
-// retried Unlock or RUnlock whose first reply was lost reports success.
-const releaseWindow = 10 * time.Second
+	"github.com/lockkit/lockkit/internal"
+	"github.com/lockkit/lockkit/internal/hashlock"
+)
 
 // Each script is common.lua followed by the operation's file.
 var (
@@ -49,6 +48,10 @@ var (
 	//go:embed state.lua
 	stateLua    string
 	stateScript = newScript(stateLua)
+
+	//go:embed undo.lua
+	undoLua    string
+	undoScript = newScript(undoLua)
 )
 
 func newScript(op string) *redis.Script {
@@ -65,6 +68,16 @@ type keys struct {
 	all []string
 	// rch wakes readers, wch writers.
 	rch, wch string
+}
+
+// newKeys returns the keys of lock name under prefix.
+func newKeys(prefix, name string) keys {
+	k := internal.NewKeys(prefix, name)
+	return keys{
+		all: []string{k.Lock, k.Sub("leases"), k.Sub("writers"), k.Fence, k.Released},
+		rch: k.Channel,
+		wch: k.Sub("wch"),
+	}
 }
 
 // acquired is the decoded reply of lock.lua and rlock.lua.
@@ -101,18 +114,26 @@ func lockRead(ctx context.Context, c redis.Scripter, k keys, owner string, lease
 // unlockWrite runs unlock.lua and returns the remaining write hold count,
 // or -1 when the hold is gone.
 func unlockWrite(ctx context.Context, c redis.Scripter, k keys, owner string, token int64, id string) (int64, error) {
-	return unlockScript.Run(ctx, c, k.all, owner, token, id, releaseWindow.Milliseconds(), k.rch, k.wch).Int64()
+	return unlockScript.Run(ctx, c, k.all, owner, token, id, hashlock.ReleaseWindow.Milliseconds(), k.rch, k.wch).Int64()
 }
 
 // unlockRead runs runlock.lua and returns the remaining read hold count, or
 // -1 when the hold is gone.
 func unlockRead(ctx context.Context, c redis.Scripter, k keys, owner string, token int64, id string) (int64, error) {
-	return runlockScript.Run(ctx, c, k.all, owner, token, id, releaseWindow.Milliseconds(), k.wch).Int64()
+	return runlockScript.Run(ctx, c, k.all, owner, token, id, hashlock.ReleaseWindow.Milliseconds(), k.wch).Int64()
 }
 
 // withdraw runs withdraw.lua and reports whether an intent was removed.
 func withdraw(ctx context.Context, c redis.Scripter, k keys, owner string) (bool, error) {
 	n, err := withdrawScript.Run(ctx, c, k.all, owner, k.rch).Int64()
+	return n == 1, err
+}
+
+// undoHold runs undo.lua for hold (OWNER:w or OWNER:r), known to the caller
+// with token and count (0, 0 for none), and reports whether it cut the hold
+// back or dropped it.
+func undoHold(ctx context.Context, c redis.Scripter, k keys, hold string, token, count int64) (bool, error) {
+	n, err := undoScript.Run(ctx, c, k.all, hold, token, count, k.rch, k.wch).Int64()
 	return n == 1, err
 }
 

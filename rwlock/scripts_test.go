@@ -2,6 +2,7 @@ package rwlock
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -28,13 +29,9 @@ func newRig(t *testing.T) *scriptRig {
 	mr, c := redistest.Mini(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
-	n := internal.NewKeys(internal.DefaultPrefix, redistest.Unique(t))
 	r := &scriptRig{
 		t: t, ctx: ctx, mr: mr, c: c, t0: time.Now().Truncate(time.Second),
-		k: keys{
-			all: []string{n.Lock, n.Sub("leases"), n.Sub("writers"), n.Fence, n.Released},
-			rch: n.Channel, wch: n.Sub("wch"),
-		},
+		k: newKeys(internal.DefaultPrefix, redistest.Unique(t)),
 	}
 	mr.SetTime(r.t0)
 	r.ps = c.Subscribe(ctx, r.k.rch, r.k.wch)
@@ -131,14 +128,8 @@ func (r *scriptRig) published() []string {
 
 func (r *scriptRig) wantPublished(want ...string) {
 	r.t.Helper()
-	got := r.published()
-	if len(got) != len(want) {
+	if got := r.published(); !slices.Equal(got, want) {
 		r.t.Fatalf("published %q, want %q", got, want)
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			r.t.Fatalf("published %q, want %q", got, want)
-		}
 	}
 }
 
@@ -413,5 +404,77 @@ func TestStateScript_returns(t *testing.T) {
 	}
 	if Mode(7).String() != "Mode(7)" || WriteLocked.String() != "write" {
 		t.Fatalf("Mode strings: %q %q", Mode(7).String(), WriteLocked.String())
+	}
+}
+
+func TestUndoScript_returns(t *testing.T) {
+	undo := func(r *scriptRig, hold string, token, count int64) bool {
+		r.t.Helper()
+		ok, err := undoHold(r.ctx, r.c, r.k, hold, token, count)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		return ok
+	}
+
+	// An unknown write hold is dropped; readers and one writer are woken,
+	// and waiting writers keep their intents.
+	r := newRig(t)
+	r.lock("w", 0)
+	r.lock("v", time.Minute)
+	r.published()
+	if !undo(r, "w:w", 0, 0) {
+		t.Fatal("undo of an unknown write hold = false, want true")
+	}
+	r.wantPublished("r *", "w 1")
+	if s := r.state("w"); s.Mode != Unlocked || s.WaitingWriters != 1 {
+		t.Fatalf("state = %+v; want unlocked, the waiting writer's intent kept", s)
+	}
+	if undo(r, "w:w", 0, 0) {
+		t.Fatal("undo with nothing to undo = true, want false")
+	}
+	r.wantPublished()
+
+	// A re-entry is cut back to the known count; the known count is kept.
+	// (Without writer preference: v's intent would keep a out.)
+	for range 3 {
+		r.rlock("a", false)
+	}
+	if !undo(r, "a:r", 2, 2) {
+		t.Fatal("undo of a re-entry = false, want true")
+	}
+	if s := r.state("a"); s.RHoldCount != 2 {
+		t.Fatalf("state = %+v; want RHoldCount 2", s)
+	}
+	if undo(r, "a:r", 2, 2) {
+		t.Fatal("undo at the known count = true, want false")
+	}
+	r.wantPublished()
+
+	// An unknown read hold: dropped; the last one wakes one writer.
+	r.rlock("b", false)
+	if !undo(r, "b:r", 0, 0) {
+		t.Fatal("undo of an unknown read hold = false, want true")
+	}
+	r.wantPublished() // a still reads
+	if !undo(r, "a:r", 9, 2) {
+		t.Fatal("undo of a hold newer than the known one = false, want true")
+	}
+	r.wantPublished("w 1")
+	if s := r.state("a"); s.Mode != Unlocked {
+		t.Fatalf("state = %+v; want unlocked", s)
+	}
+
+	// The writer's own unknown read hold: dropped; it still writes, so
+	// nobody is woken.
+	d := newRig(t)
+	d.lock("w", 0)
+	d.rlock("w", true)
+	if !undo(d, "w:r", 0, 0) {
+		t.Fatal("undo of the writer's read hold = false, want true")
+	}
+	d.wantPublished()
+	if s := d.state("w"); s.Mode != WriteLocked || s.Readers != 0 || s.HoldCount != 1 {
+		t.Fatalf("state = %+v; want write-locked by w, no reader", s)
 	}
 }

@@ -19,26 +19,11 @@
 -- again instead of releasing twice. Returns -1 when the hold is not there:
 -- its lease ended, it was removed, or a newer hold took its place.
 purge()
-local w = ARGV[1] .. ':w'
-local count = redis.call('hget', HASH, w)
-if count and redis.call('hget', HASH, w .. ':t') == ARGV[2] then
-  if redis.call('hget', HASH, w .. ':u') == ARGV[3] then
-    return tonumber(count)
-  end
-  count = redis.call('hincrby', HASH, w, -1)
-  if count > 0 then
-    redis.call('hset', HASH, w .. ':u', ARGV[3])
-    return count
-  end
-  drop(w)
+local count, ended = release(ARGV[1] .. ':w', ARGV[2], ARGV[3], tonumber(ARGV[4]))
+if ended then
   settle()
-  remember(ARGV[2], tonumber(ARGV[4]))
   redis.call('del', WRITERS)
   redis.call('publish', ARGV[5], '*')
   redis.call('publish', ARGV[6], '1')
-  return 0
 end
-if redis.call('zscore', RELEASED, ARGV[2]) then
-  return 0
-end
-return -1
+return count

@@ -1,6 +1,7 @@
 package rwlock_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -166,7 +167,7 @@ func TestLock_giving_up_wakes_held_back_readers(t *testing.T) {
 		name := redistest.Unique(t)
 		r0, w, r1 := rwlock.New(c, name), rwlock.New(c, name), rwlock.New(c, name)
 		mustRLock(t, r0)
-		wctx, cancel := context_WithCancel(t)
+		wctx, cancel := context.WithCancel(t.Context())
 		wdone := async(t, func() error { return w.Lock(wctx) })
 		redistest.Eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, r0).WaitingWriters == 1 })
 		// r1 is held back by the intent, which would last 30 s.

@@ -1,0 +1,43 @@
+-- undo.lua: after an acquire whose reply was lost, cut the owner's hold
+-- back to what the caller knows it holds.
+--
+-- KEYS     the five keys of the lock, in the order of common.lua
+-- ARGV[1]  hold: OWNER..':w' or OWNER..':r', of an owner id that no other
+--          RWMutex uses
+-- ARGV[2]  fencing token of the hold the caller knows of; 0 for none
+-- ARGV[3]  hold count the caller knows of; 0 for none
+-- ARGV[4]  readers' channel PREFIX:{NAME}:ch
+-- ARGV[5]  writers' channel PREFIX:{NAME}:wch
+--
+-- If the hold is there with the known token, its count is set back to the
+-- known count. If it is a hold the caller does not know of, it is dropped
+-- and whoever it kept out is woken: for a write hold every waiting reader
+-- ('*' on ARGV[4]) and one waiting writer per process ('1' on ARGV[5]);
+-- for a read hold that was the last hold, one waiting writer per process.
+-- Waiting writers' intents are kept: they still wait.
+--
+-- Returns 1 when a hold was cut back or dropped, 0 when there was nothing
+-- to undo.
+purge()
+local h = ARGV[1]
+local count = redis.call('hget', HASH, h)
+if not count then
+  return 0
+end
+local known = tonumber(ARGV[3])
+if known > 0 and redis.call('hget', HASH, h .. ':t') == ARGV[2] then
+  if tonumber(count) > known then
+    redis.call('hset', HASH, h, known)
+    return 1
+  end
+  return 0
+end
+drop(h)
+local held = settle()
+if string.sub(h, -2) == ':w' then
+  redis.call('publish', ARGV[4], '*')
+  redis.call('publish', ARGV[5], '1')
+elseif not held then
+  redis.call('publish', ARGV[5], '1')
+end
+return 1
