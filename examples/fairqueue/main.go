@@ -1,7 +1,9 @@
 // Command fairqueue shows a fair lock sharing one resource among workers:
 // each worker asks for the lock again as soon as it lets go, and the lock
 // still goes round in the order they asked, so no worker waits more than
-// one round.
+// one round. The program checks that: between two turns of a worker, no
+// other worker has two. (With a -hold shorter than it takes a worker to ask
+// again, one may ask only after another's next turn; the program says so.)
 //
 //	go run ./examples/fairqueue               # embedded Redis
 //	go run ./examples/fairqueue -redis :6379  # a real server
@@ -12,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,7 +37,7 @@ func main() {
 
 	var (
 		mu    sync.Mutex
-		turns []string
+		turns []int // workers in the order they held the lock
 		wg    sync.WaitGroup
 	)
 	fmt.Printf("%d workers take %d turns each at one lock; each asks again as soon as it lets go\n", *workers, *rounds)
@@ -46,7 +49,7 @@ func main() {
 					log.Fatalf("worker %d: %v", w, err)
 				}
 				mu.Lock()
-				turns = append(turns, fmt.Sprint(w))
+				turns = append(turns, w)
 				mu.Unlock()
 				time.Sleep(*hold) // the work the lock protects
 				if err := m.Unlock(ctx); err != nil {
@@ -56,6 +59,30 @@ func main() {
 		})
 	}
 	wg.Wait()
-	fmt.Println("workers in the order they held the lock:", strings.Join(turns, " "))
-	fmt.Println("every round goes through all workers in the same order: nobody waits more than one round")
+	fmt.Println("workers in the order they held the lock:", strings.Trim(fmt.Sprint(turns), "[]"))
+	if err := oneRound(turns); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("between two turns of a worker every other worker had one at most: nobody waited more than one round")
+}
+
+// oneRound checks that between two turns of any worker no other worker had
+// two: a worker that asks again at once is overtaken only by those that
+// asked before it.
+func oneRound(turns []int) error {
+	for i, w := range turns {
+		next := slices.Index(turns[i+1:], w)
+		if next < 0 {
+			continue // w's last turn: it waits for nothing
+		}
+		seen := map[int]bool{}
+		for _, v := range turns[i+1 : i+1+next] {
+			if seen[v] {
+				return fmt.Errorf("worker %d had two turns between two of worker %d: %d asked again only after %d had (try a longer -hold)", v, w, w, v)
+			}
+			seen[v] = true
+		}
+	}
+	return nil
 }

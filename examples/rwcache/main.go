@@ -86,6 +86,10 @@ func (c *cache) load(ctx context.Context) (v int, torn bool, err error) {
 }
 
 func run(ctx context.Context, c *cache, readers, refreshes int, every time.Duration) error {
+	// Cancelled if a refresh fails: it may still hold the write lock, and
+	// readers waiting for the read lock must not wait for ever.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	stop := make(chan struct{})
 	var reads, torn atomic.Int64
 	seen := make([]atomic.Int64, readers) // the latest version each reader saw
@@ -127,6 +131,7 @@ func run(ctx context.Context, c *cache, readers, refreshes int, every time.Durat
 	for n := 1; n <= refreshes; n++ {
 		time.Sleep(every) // readers read meanwhile
 		if err := refresh(ctx, c, w, n+1); err != nil {
+			cancel()
 			close(stop)
 			wg.Wait()
 			return err
