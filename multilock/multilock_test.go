@@ -90,17 +90,13 @@ func TestLock_takes_every_lock_and_Unlock_frees_them(t *testing.T) {
 		m := multilock.New([]multilock.Locker{
 			reentrant.New(c, names[0]), spin.New(c, names[1]), reentrant.New(c, names[2]),
 		})
-		if err := m.Lock(ctx); err != nil {
-			t.Fatal(err)
-		}
+		redistest.MustLock(t, m)
 		for _, n := range names {
 			if ok, err := reentrant.New(c, n).TryLock(ctx); ok || err != nil {
 				t.Fatalf("%s: another owner's TryLock = %v, %v while the MultiLock holds it", n, ok, err)
 			}
 		}
-		if err := m.Unlock(ctx); err != nil {
-			t.Fatal(err)
-		}
+		redistest.MustUnlock(t, m)
 		for _, n := range names {
 			redistest.AssertClean(t, c, n)
 		}
@@ -108,9 +104,7 @@ func TestLock_takes_every_lock_and_Unlock_frees_them(t *testing.T) {
 		if ok, err := m.TryLock(ctx); !ok || err != nil {
 			t.Fatalf("TryLock of free locks = %v, %v", ok, err)
 		}
-		if err := m.Unlock(ctx); err != nil {
-			t.Fatal(err)
-		}
+		redistest.MustUnlock(t, m)
 		for _, n := range names {
 			redistest.AssertClean(t, c, n)
 		}
@@ -170,9 +164,7 @@ func TestLock_partial_acquisition_is_rolled_back(t *testing.T) {
 	counter := redistest.CountCommands(ca)
 	a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
 	other := reentrant.New(c, b)
-	if err := other.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, other)
 	memberA := reentrant.New(ca, a)
 	m := multilock.New([]multilock.Locker{reentrant.New(c, b), memberA})
 
@@ -201,15 +193,9 @@ func TestLock_partial_acquisition_is_rolled_back(t *testing.T) {
 	redistest.AssertClean(t, c, a)
 
 	// Once b is free, Lock gets both.
-	if err := other.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustUnlock(t, other)
+	redistest.MustLock(t, m)
+	redistest.MustUnlock(t, m)
 	redistest.AssertClean(t, c, a)
 	redistest.AssertClean(t, c, b)
 }
@@ -241,9 +227,7 @@ func TestLock_starts_over_after_a_lock_fails(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustUnlock(t, m)
 	redistest.AssertClean(t, c1, a)
 	redistest.AssertClean(t, c2, b)
 
@@ -262,9 +246,7 @@ func TestUnlock_joins_errors_and_frees_the_rest(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
 	a, b := redistest.Unique(t), redistest.Unique(t)
 	m := multilock.New([]multilock.Locker{reentrant.New(c, a), spin.New(c, b)})
-	if err := m.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, m)
 	if ok, err := reentrant.New(c, a).ForceUnlock(ctx); !ok || err != nil {
 		t.Fatalf("ForceUnlock = %v, %v", ok, err)
 	}

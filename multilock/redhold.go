@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/lockkit/lockkit/internal"
+	"github.com/lockkit/lockkit/internal/hashlock"
 	"github.com/lockkit/lockkit/watchdog"
 )
 
@@ -66,13 +66,11 @@ func (r *RedLock) begin(res []nodeResult, token int64, start time.Time) {
 		if !x.granted || x.wh == nil {
 			continue
 		}
-		x.wh.Start(watchdog.Lease{
-			Script: renewScript,
-			Keys:   r.keys[:1],
-			Args:   []any{r.owner, x.token, r.ttl.Milliseconds()},
-			TTL:    r.ttl,
-			OnLost: func(cause error) { h.nodeLost(i, cause) },
-		}, x.sent)
+		// The node's hold has the hash lock's layout (field = owner id,
+		// ':token'), so it renews as one.
+		l := hashlock.RenewLease(r.keys[0], r.owner, x.token, r.ttl)
+		l.OnLost = func(cause error) { h.nodeLost(i, cause) }
+		x.wh.Start(l, x.sent)
 	}
 	if r.nodes[0].wd == nil {
 		h.timer = time.AfterFunc(time.Until(start.Add(r.ttl-r.drift)), func() {
@@ -193,33 +191,27 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 // unanswered are asked too, for any hold of this owner, but only for up to
 // the node timeout and with no account taken of the outcome.
 func (r *RedLock) releaseAll(ctx context.Context, h *redHold) (released int, failed []error) {
-	var mu sync.Mutex
+	ctx = context.WithoutCancel(ctx)
+	freed := make([]bool, len(h.nodes))
+	errs := make([]error, len(h.nodes))
 	var wg sync.WaitGroup
 	for i, n := range h.nodes {
 		switch {
 		case n.granted:
-			wg.Go(func() {
-				ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), max(r.nodeTimeout, releaseTimeout))
-				defer cancel()
-				v, err := releaseScript.Run(ctx, r.nodes[i].client, r.keys[:1], r.owner, strconv.FormatInt(n.token, 10)).Int64()
-				mu.Lock()
-				defer mu.Unlock()
-				switch {
-				case err != nil:
-					failed = append(failed, fmt.Errorf("node %d: %w", i, err))
-				case v == 1:
-					released++
-				}
-			})
+			wg.Go(func() { freed[i], errs[i] = r.releaseNode(ctx, i, n.token, max(r.nodeTimeout, releaseTimeout)) })
 		case n.unknown:
-			wg.Go(func() {
-				ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.nodeTimeout)
-				defer cancel()
-				_ = releaseScript.Run(ctx, r.nodes[i].client, r.keys[:1], r.owner, "").Err()
-			})
+			wg.Go(func() { _, _ = r.releaseNode(ctx, i, 0, r.nodeTimeout) })
 		}
 	}
 	wg.Wait()
+	for i := range h.nodes {
+		switch {
+		case errs[i] != nil:
+			failed = append(failed, errs[i])
+		case freed[i]:
+			released++
+		}
+	}
 	return released, failed
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"sync"
 	"time"
 
@@ -23,10 +24,6 @@ var (
 	//go:embed release.lua
 	releaseLua    string
 	releaseScript = redis.NewScript(releaseLua)
-
-	//go:embed renew.lua
-	renewLua    string
-	renewScript = redis.NewScript(renewLua)
 
 	//go:embed raise.lua
 	raiseLua    string
@@ -362,8 +359,7 @@ func (r *RedLock) raise(ctx context.Context, res []nodeResult, token int64) int 
 // outlives the caller's by up to the node timeout. Failures are ignored:
 // such holds are not renewed and end with their lease.
 func (r *RedLock) abandon(ctx context.Context, res []nodeResult) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.nodeTimeout)
-	defer cancel()
+	ctx = context.WithoutCancel(ctx)
 	var wg sync.WaitGroup
 	for i, x := range res {
 		if x.wh != nil {
@@ -372,11 +368,28 @@ func (r *RedLock) abandon(ctx context.Context, res []nodeResult) {
 		if x.refused {
 			continue
 		}
-		token := ""
+		token := int64(0)
 		if x.granted {
-			token = fmt.Sprint(x.token)
+			token = x.token
 		}
-		wg.Go(func() { _ = releaseScript.Run(ctx, r.nodes[i].client, r.keys[:1], r.owner, token).Err() })
+		wg.Go(func() { _, _ = r.releaseNode(ctx, i, token, r.nodeTimeout) })
 	}
 	wg.Wait()
+}
+
+// releaseNode frees the hold with token on node i, or with token 0 any
+// hold of this owner there, waiting for the node for up to timeout. It
+// reports whether the hold was there.
+func (r *RedLock) releaseNode(ctx context.Context, i int, token int64, timeout time.Duration) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	arg := ""
+	if token != 0 {
+		arg = strconv.FormatInt(token, 10)
+	}
+	n, err := releaseScript.Run(ctx, r.nodes[i].client, r.keys[:1], r.owner, arg).Int64()
+	if err != nil {
+		return false, fmt.Errorf("node %d: %w", i, err)
+	}
+	return n == 1, nil
 }

@@ -93,9 +93,7 @@ func TestRedLock_holds_on_every_node_reenters_and_frees(t *testing.T) {
 	if r.Quorum() != 3 {
 		t.Fatalf("Quorum() = %d for 5 nodes", r.Quorum())
 	}
-	if err := r.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, r)
 	if n := holders(t, clients, name); n != 5 {
 		t.Fatalf("%d nodes hold the lock, want 5", n)
 	}
@@ -111,9 +109,7 @@ func TestRedLock_holds_on_every_node_reenters_and_frees(t *testing.T) {
 	if ok, err := r.TryLock(ctx); !ok || err != nil {
 		t.Fatalf("re-entering TryLock = %v, %v", ok, err)
 	}
-	if err := r.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, r)
 	if r.Token() != token {
 		t.Fatalf("re-entry changed the token from %d to %d", token, r.Token())
 	}
@@ -132,15 +128,11 @@ func TestRedLock_holds_on_every_node_reenters_and_frees(t *testing.T) {
 	redistest.WantErr(t, r.Unlock(ctx), multilock.ErrNotHeld)
 	assertCleanAll(t, clients, name)
 
-	if err := other.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, other)
 	if other.Token() <= token {
 		t.Fatalf("the next hold's token %d is not above %d", other.Token(), token)
 	}
-	if err := other.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustUnlock(t, other)
 	assertCleanAll(t, clients, name)
 }
 
@@ -153,9 +145,7 @@ func TestRedLock_two_nodes_down_still_acquires_and_excludes(t *testing.T) {
 	servers[3].Kill(t)
 	name := redistest.Unique(t)
 	a, b := multilock.NewRedLock(clients, name), multilock.NewRedLock(clients, name)
-	if err := a.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, a)
 	if ok, err := b.TryLock(ctx); ok || err != nil {
 		t.Fatalf("b.TryLock = %v, %v; want false, nil", ok, err)
 	}
@@ -164,15 +154,9 @@ func TestRedLock_two_nodes_down_still_acquires_and_excludes(t *testing.T) {
 	if strings.Contains(err.Error(), "quorum") {
 		t.Fatalf("b.Lock = %v; three nodes answered, so no quorum failure", err)
 	}
-	if err := a.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustUnlock(t, a)
+	redistest.MustLock(t, b)
+	redistest.MustUnlock(t, b)
 	live := []redis.UniversalClient{clients[0], clients[2], clients[4]}
 	assertCleanAll(t, live, name)
 }
@@ -224,9 +208,7 @@ func TestRedLock_restarted_empty_node_admits_no_second_holder(t *testing.T) {
 	name := redistest.Unique(t)
 	a := multilock.NewRedLock(clients, name, multilock.WithWatchdogTimeout(300*time.Millisecond))
 	b := multilock.NewRedLock(clients, name)
-	if err := a.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, a)
 	lost := a.Lost()
 
 	// restart restarts node i empty and waits until a's watchdog learnt
@@ -253,12 +235,8 @@ func TestRedLock_restarted_empty_node_admits_no_second_holder(t *testing.T) {
 	restart(4)
 	redistest.Receive(t, lost, hang, "the lost channel to close with 2 of 5 nodes holding the lock")
 	redistest.WantErr(t, a.Unlock(ctx), multilock.ErrLost)
-	if err := b.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, b)
+	redistest.MustUnlock(t, b)
 	assertCleanAll(t, clients, name)
 }
 
@@ -275,9 +253,7 @@ func TestRedLock_tokens_increase_when_node_counters_disagree(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := multilock.NewRedLock(clients, name)
-	if err := a.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, a)
 	if a.Token() != 1001 {
 		t.Fatalf("Token() = %d, want 1001 from node 0", a.Token())
 	}
@@ -286,20 +262,14 @@ func TestRedLock_tokens_increase_when_node_counters_disagree(t *testing.T) {
 			t.Fatalf("node %d: counter %d, %v; want at least 1001", i, n, err)
 		}
 	}
-	if err := a.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustUnlock(t, a)
 	servers[0].Kill(t)
 	b := multilock.NewRedLock(clients, name)
-	if err := b.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, b)
 	if b.Token() <= 1001 {
 		t.Fatalf("Token() = %d after a hold with token 1001", b.Token())
 	}
-	if err := b.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustUnlock(t, b)
 	assertCleanAll(t, clients[1:], name)
 }
 
@@ -317,18 +287,14 @@ func TestRedLock_takes_over_a_hold_its_owner_left_behind(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := multilock.NewRedLock(clients, name, multilock.WithOwner("job-7"))
-	if err := r.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, r)
 	if holders(t, clients, name) != 3 {
 		t.Fatalf("%d nodes hold the lock, want 3", holders(t, clients, name))
 	}
 	if tok := clients[1].HGet(ctx, lockKey(name), ":token").Val(); tok == "77" {
 		t.Fatal("node 1 kept the old hold's token")
 	}
-	if err := r.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustUnlock(t, r)
 	assertCleanAll(t, clients, name)
 }
 
@@ -339,9 +305,7 @@ func TestRedLock_partial_round_releases_what_it_took(t *testing.T) {
 	_, clients := masters(t, 5)
 	name := redistest.Unique(t)
 	other := multilock.NewRedLock(clients[:3], name)
-	if err := other.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, other)
 	r := multilock.NewRedLock(clients, name)
 	if ok, err := r.TryLock(ctx); ok || err != nil {
 		t.Fatalf("TryLock = %v, %v; want false, nil", ok, err)
@@ -349,9 +313,7 @@ func TestRedLock_partial_round_releases_what_it_took(t *testing.T) {
 	assertCleanAll(t, clients[3:], name)
 	redistest.WantErr(t, r.Lock(redistest.Ctx(t, 200*time.Millisecond)), multilock.ErrNotObtained, context.DeadlineExceeded)
 	assertCleanAll(t, clients[3:], name)
-	if err := other.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustUnlock(t, other)
 	assertCleanAll(t, clients, name)
 }
 
@@ -422,9 +384,7 @@ func TestRedLock_fixed_lease_is_lost_when_validity_ends(t *testing.T) {
 	_, clients := masters(t, 3)
 	name := redistest.Unique(t)
 	r := multilock.NewRedLock(clients, name, multilock.WithLease(200*time.Millisecond))
-	if err := r.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, r)
 	redistest.Receive(t, r.Lost(), hang, "the lost channel to close when the validity ended")
 	if r.Token() != 0 {
 		t.Fatalf("Token() = %d for a lost hold", r.Token())
@@ -440,17 +400,13 @@ func TestRedLock_Lock_ctx_end_matches_both_errors(t *testing.T) {
 	_, clients := masters(t, 3)
 	name := redistest.Unique(t)
 	a, b := multilock.NewRedLock(clients, name), multilock.NewRedLock(clients, name)
-	if err := a.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, a)
 	err := b.Lock(redistest.Ctx(t, 100*time.Millisecond))
 	redistest.WantErr(t, err, multilock.ErrNotObtained, context.DeadlineExceeded)
 	done, cancel := context.WithCancel(ctx)
 	cancel()
 	redistest.WantErr(t, b.Lock(done), multilock.ErrNotObtained, context.Canceled)
-	if err := a.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustUnlock(t, a)
 	redistest.WantErr(t, b.Lock(done), multilock.ErrNotObtained, context.Canceled)
 	assertCleanAll(t, clients, name)
 }

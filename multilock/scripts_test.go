@@ -5,11 +5,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockkit/lockkit/internal/hashlock"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
-// TestScripts_documented_returns walks each RedLock node script through
-// the returns its header documents, on miniredis.
+// TestScripts_documented_returns walks each RedLock node script, and the
+// hash lock's renewal its holds use, through the returns their headers
+// document, on miniredis.
 func TestScripts_documented_returns(t *testing.T) {
 	ctx := context.Background()
 	mr, c := redistest.Mini(t)
@@ -28,6 +30,12 @@ func TestScripts_documented_returns(t *testing.T) {
 				t.Fatalf("reply %v, want %v", got, want)
 			}
 		}
+	}
+	// A node's hold has the hash lock's layout, so the watchdog renews it
+	// with the hash lock's renewal.
+	renew := func(token int64) (int64, error) {
+		l := hashlock.RenewLease(keys[0], "me", token, 5*time.Second)
+		return l.Script.Run(ctx, c, l.Keys, l.Args...).Int64()
 	}
 	steps := []struct {
 		name string
@@ -53,13 +61,13 @@ func TestScripts_documented_returns(t *testing.T) {
 		}},
 		{"renew with the hold's token extends it", func(t *testing.T) {
 			mr.FastForward(900 * time.Millisecond)
-			n, err := renewScript.Run(ctx, c, lock, "me", 2, 5000).Int64()
+			n, err := renew(2)
 			if n != 1 || err != nil || mr.TTL(keys[0]) != 5*time.Second {
 				t.Fatalf("renew = %d, %v; ttl %v", n, err, mr.TTL(keys[0]))
 			}
 		}},
 		{"renew with another token finds the hold gone", func(t *testing.T) {
-			n, err := renewScript.Run(ctx, c, lock, "me", 1, 5000).Int64()
+			n, err := renew(1)
 			if n != 0 || err != nil {
 				t.Fatalf("renew = %d, %v", n, err)
 			}

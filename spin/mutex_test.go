@@ -58,9 +58,7 @@ func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
 	if ok, err := m.TryLock(ctx); !ok || err != nil {
 		t.Fatalf("TryLock = %v, %v", ok, err)
 	}
-	if err := m.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustUnlock(t, m)
 }
 
 func TestLock_reenters_same_owner(t *testing.T) {
@@ -68,16 +66,12 @@ func TestLock_reenters_same_owner(t *testing.T) {
 		ctx := redistest.Ctx(t, hang)
 		name := redistest.Unique(t)
 		m := spin.New(c, name)
-		if err := m.Lock(ctx); err != nil {
-			t.Fatal(err)
-		}
+		redistest.MustLock(t, m)
 		token := m.Token()
 		if token <= 0 {
 			t.Fatalf("Token() = %d after Lock", token)
 		}
-		if err := m.Lock(ctx); err != nil {
-			t.Fatal(err)
-		}
+		redistest.MustLock(t, m)
 		if ok, err := m.TryLock(ctx); !ok || err != nil {
 			t.Fatalf("TryLock while held = %v, %v; want re-entry", ok, err)
 		}
@@ -105,9 +99,7 @@ func TestLock_other_owner_is_excluded_until_release(t *testing.T) {
 		ctx := redistest.Ctx(t, hang)
 		name := redistest.Unique(t)
 		a, b := spin.New(c, name), spin.New(c, name)
-		if err := a.Lock(ctx); err != nil {
-			t.Fatal(err)
-		}
+		redistest.MustLock(t, a)
 		if ok, err := b.TryLock(ctx); ok || err != nil {
 			t.Fatalf("TryLock of a held lock = %v, %v", ok, err)
 		}
@@ -131,18 +123,14 @@ func TestLock_other_owner_is_excluded_until_release(t *testing.T) {
 		default:
 		}
 		first := a.Token()
-		if err := a.Unlock(ctx); err != nil {
-			t.Fatal(err)
-		}
+		redistest.MustUnlock(t, a)
 		if err := redistest.Receive(t, done, hang, "b.Lock to return after a released the lock"); err != nil {
 			t.Fatal(err)
 		}
 		if b.Token() <= first {
 			t.Fatalf("token went from %d to %d", first, b.Token())
 		}
-		if err := b.Unlock(ctx); err != nil {
-			t.Fatal(err)
-		}
+		redistest.MustUnlock(t, b)
 		redistest.AssertClean(t, c, name)
 	})
 }
@@ -152,9 +140,7 @@ func TestLock_ctx_end_matches_both_errors(t *testing.T) {
 		ctx := redistest.Ctx(t, hang)
 		name := redistest.Unique(t)
 		a, b := spin.New(c, name), spin.New(c, name)
-		if err := a.Lock(ctx); err != nil {
-			t.Fatal(err)
-		}
+		redistest.MustLock(t, a)
 		short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		defer cancel()
 		redistest.WantErr(t, b.Lock(short), spin.ErrNotObtained, context.DeadlineExceeded)
@@ -168,9 +154,7 @@ func TestLock_ctx_end_matches_both_errors(t *testing.T) {
 		cancel2()
 		redistest.WantErr(t, b.Lock(done), spin.ErrNotObtained, context.Canceled)
 		// Even a free lock is not taken with a dead ctx.
-		if err := a.Unlock(ctx); err != nil {
-			t.Fatal(err)
-		}
+		redistest.MustUnlock(t, a)
 		redistest.WantErr(t, b.Lock(done), spin.ErrNotObtained, context.Canceled)
 		redistest.AssertClean(t, c, name)
 	})
@@ -182,9 +166,7 @@ func TestLost_closes_when_hold_vanishes(t *testing.T) {
 	counter := redistest.CountCommands(c)
 	name := redistest.Unique(t)
 	m := spin.New(c, name, spin.WithWatchdogTimeout(300*time.Millisecond))
-	if err := m.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, m)
 	lost := m.Lost()
 	// The watchdog keeps the lease alive past its first terms.
 	counter.Reset()
@@ -215,12 +197,8 @@ func TestForceUnlock_frees_and_holder_sees_ErrLost(t *testing.T) {
 		ctx := redistest.Ctx(t, hang)
 		name := redistest.Unique(t)
 		a, b := spin.New(c, name), spin.New(c, name)
-		if err := a.Lock(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Lock(ctx); err != nil {
-			t.Fatal(err)
-		}
+		redistest.MustLock(t, a)
+		redistest.MustLock(t, a)
 		if ok, err := b.ForceUnlock(ctx); !ok || err != nil {
 			t.Fatalf("ForceUnlock = %v, %v", ok, err)
 		}
@@ -231,9 +209,7 @@ func TestForceUnlock_frees_and_holder_sees_ErrLost(t *testing.T) {
 			t.Fatalf("TryLock after ForceUnlock = %v, %v", ok, err)
 		}
 		redistest.WantErr(t, a.Unlock(ctx), spin.ErrLost)
-		if err := b.Unlock(ctx); err != nil {
-			t.Fatal(err)
-		}
+		redistest.MustUnlock(t, b)
 		redistest.AssertClean(t, c, name)
 	})
 }
@@ -244,21 +220,15 @@ func TestLock_fixed_lease_expires_and_next_owner_gets_it(t *testing.T) {
 	name := redistest.Unique(t)
 	a := spin.New(c, name, spin.WithLease(100*time.Millisecond))
 	b := spin.New(c, name)
-	if err := a.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, a)
 	start := time.Now()
-	if err := b.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, b)
 	if waited := time.Since(start); waited > 100*time.Millisecond+time.Second {
 		t.Fatalf("b got the lock %v after a's 100ms lease began", waited)
 	}
 	redistest.Receive(t, a.Lost(), hang, "a.Lost() to close when its lease ended")
 	redistest.WantErr(t, a.Unlock(ctx), spin.ErrLost)
-	if err := b.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustUnlock(t, b)
 	redistest.AssertClean(t, c, name)
 }
 
@@ -266,25 +236,18 @@ func TestLock_fixed_lease_expires_and_next_owner_gets_it(t *testing.T) {
 // backoff would sleep for a minute still takes the lock as soon as the
 // holder's lease ends: each sleep is cut to the lease the attempt reported.
 func TestLock_sleep_never_outlasts_holder_lease(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
 	c := redistest.StartServer(t).Client(t)
 	name := redistest.Unique(t)
 	a := spin.New(c, name, spin.WithLease(150*time.Millisecond))
 	b := spin.New(c, name, spin.WithBackoff(time.Minute, time.Minute))
-	if err := a.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, a)
 	start := time.Now()
-	if err := b.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, b)
 	// Without the cut, the first sleep alone exceeds 3 s with probability 0.95.
 	if waited := time.Since(start); waited > 150*time.Millisecond+time.Second {
 		t.Fatalf("b waited %v for a 150ms lease", waited)
 	}
-	if err := b.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustUnlock(t, b)
 	redistest.AssertClean(t, c, name)
 }
 

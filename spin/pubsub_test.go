@@ -65,18 +65,14 @@ func TestLock_never_subscribes_or_publishes(t *testing.T) {
 	}
 	name := redistest.Unique(t)
 	a, b := spin.New(ca, name), spin.New(cb, name)
-	if err := a.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, a)
 	done := make(chan error, 1)
 	go func() { done <- b.Lock(ctx) }()
 	redistest.Eventually(t, hang, "b to fail three attempts", func() bool { return counter.Scripts() >= 3 })
 	if chans, err := admin.PubSubChannels(ctx, "*").Result(); err != nil || len(chans) != 0 {
 		t.Fatalf("PUBSUB CHANNELS while b waits = %q, %v; want none", chans, err)
 	}
-	if err := a.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustUnlock(t, a)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -96,23 +92,17 @@ func TestLock_never_subscribes_or_publishes(t *testing.T) {
 	}
 	name = redistest.Unique(t)
 	ra, rb := reentrant.New(ca, name), reentrant.New(cb, name)
-	if err := ra.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustLock(t, ra)
 	go func() { done <- rb.Lock(ctx) }()
 	redistest.Eventually(t, hang, "the reentrant waiter to subscribe", func() bool {
 		n, _ := admin.PubSubNumSub(ctx, "lockkit:{"+name+"}:ch").Result()
 		return n["lockkit:{"+name+"}:ch"] == 1
 	})
-	if err := ra.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustUnlock(t, ra)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if err := rb.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	redistest.MustUnlock(t, rb)
 	calls := pubsubCalls(t, admin)
 	if calls["subscribe"] == 0 || calls["publish"] == 0 {
 		t.Fatalf("control: reentrant lock made SUBSCRIBE %d and PUBLISH %d calls; the check cannot see them",

@@ -29,9 +29,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit/examples/internal/exampleredis"
 	"github.com/lockkit/lockkit/multilock"
 	"github.com/lockkit/lockkit/reentrant"
 )
@@ -44,35 +44,26 @@ var accounts = []string{"alice", "bob", "carol", "dave"}
 const opening = 100 // each account's opening balance
 
 func main() {
-	addr := flag.String("redis", "", "address of a Redis server (host:port); empty: an embedded one")
 	transfers := flag.Int("transfers", 40, "number of transfers")
 	workers := flag.Int("workers", 4, "number of concurrent workers")
 	verbose := flag.Bool("v", false, "print every transfer")
 	unsafe := flag.Bool("unsafe", false, "transfer without taking the locks")
-	flag.Parse()
+	client, closeRedis, err := exampleredis.Connect() // parses the flags
+	if err != nil {
+		log.Fatal(err)
+	}
 	if *transfers < 1 || *workers < 1 {
 		log.Fatal("-transfers and -workers must be at least 1")
 	}
-	if err := run(*addr, *transfers, *workers, *verbose, *unsafe); err != nil {
+	err = run(client, *transfers, *workers, *verbose, *unsafe)
+	closeRedis()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "transfer:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr string, transfers, workers int, verbose, unsafe bool) error {
-	if addr == "" {
-		mr, err := miniredis.Run()
-		if err != nil {
-			return err
-		}
-		defer mr.Close()
-		addr = mr.Addr()
-		fmt.Printf("using an embedded Redis at %s (pass -redis host:port for a real one)\n", addr)
-	} else {
-		fmt.Printf("using the Redis server at %s\n", addr)
-	}
-	client := redis.NewClient(&redis.Options{Addr: addr})
-	defer client.Close()
+func run(client *redis.Client, transfers, workers int, verbose, unsafe bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := client.Ping(ctx).Err(); err != nil {
@@ -94,7 +85,7 @@ func run(addr string, transfers, workers int, verbose, unsafe bool) error {
 
 	var done, skipped atomic.Int64
 	var next atomic.Int64
-	errs := make(chan error, workers)
+	errs := make([]error, workers) // each worker's error, if it stopped on one
 	var wg sync.WaitGroup
 	for w := 1; w <= workers; w++ {
 		wg.Go(func() {
@@ -103,7 +94,7 @@ func run(addr string, transfers, workers int, verbose, unsafe bool) error {
 				amount := 1 + rand.IntN(40)
 				moved, err := b.transfer(ctx, from, to, amount)
 				if err != nil {
-					errs <- fmt.Errorf("worker %d: %w", w, err)
+					errs[w-1] = fmt.Errorf("worker %d: %w", w, err)
 					return
 				}
 				if !moved {
@@ -122,8 +113,7 @@ func run(addr string, transfers, workers int, verbose, unsafe bool) error {
 		})
 	}
 	wg.Wait()
-	close(errs)
-	if err := errors.Join(collect(errs)...); err != nil {
+	if err := errors.Join(errs...); err != nil {
 		return err
 	}
 	fmt.Printf("%d transfers by %d workers, %d refused for lack of funds\n", done.Load(), workers, skipped.Load())
@@ -143,14 +133,6 @@ func pick() (from, to string) {
 	i := rand.IntN(len(accounts))
 	j := (i + 1 + rand.IntN(len(accounts)-1)) % len(accounts)
 	return accounts[i], accounts[j]
-}
-
-func collect(errs <-chan error) []error {
-	var all []error
-	for err := range errs {
-		all = append(all, err)
-	}
-	return all
 }
 
 // bank keeps one balance per account in Redis, as a plain string key.
