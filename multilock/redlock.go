@@ -178,7 +178,8 @@ func (r *RedLock) Lock(ctx context.Context) error {
 // TryLock makes one round over the nodes, without waiting, and reports
 // whether r now holds the lock; it re-enters when r holds it already. It
 // returns false and nil when other owners hold the lock; false and an error
-// matching [ErrQuorum] when fewer than a majority of nodes answered; and
+// matching [ErrQuorum] when fewer than a majority of nodes answered (or took
+// the hold's fencing token); and
 // false and an error matching [ErrNotObtained] when a majority granted the
 // lock too slowly for any validity time to be left.
 func (r *RedLock) TryLock(ctx context.Context) (bool, error) {
@@ -246,6 +247,7 @@ func (r *RedLock) attempt(ctx context.Context) (ok bool, wait time.Duration, err
 			firstErr = x.err
 		}
 	}
+	raised := -1 // not tried
 	if granted >= r.quorum && r.valid(start) {
 		token := int64(0)
 		for _, x := range res {
@@ -253,7 +255,8 @@ func (r *RedLock) attempt(ctx context.Context) (ok bool, wait time.Duration, err
 				token = max(token, x.token)
 			}
 		}
-		if r.raise(ctx, res, token) >= r.quorum && r.valid(start) {
+		raised = r.raise(ctx, res, token)
+		if raised >= r.quorum && r.valid(start) {
 			r.begin(res, token, start)
 			return true, 0, nil
 		}
@@ -263,6 +266,9 @@ func (r *RedLock) attempt(ctx context.Context) (ok bool, wait time.Duration, err
 	case answered < r.quorum:
 		return false, wait, fmt.Errorf("%w: %q: %d of %d nodes answered, %d needed; %w",
 			ErrQuorum, r.name, answered, len(r.nodes), r.quorum, firstErr)
+	case raised >= 0 && raised < r.quorum:
+		return false, wait, fmt.Errorf("%w: %q: a quorum granted it, but only %d of %d nodes "+
+			"took its fencing token, %d needed", ErrQuorum, r.name, raised, len(r.nodes), r.quorum)
 	case granted >= r.quorum:
 		return false, wait, fmt.Errorf("%w: %q: a quorum granted it, but too late: "+
 			"%v of its %v lease went by (drift allowance %v)",

@@ -2,6 +2,7 @@ package multilock_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -271,6 +272,37 @@ func TestRedLock_tokens_increase_when_node_counters_disagree(t *testing.T) {
 	}
 	redistest.MustUnlock(t, b)
 	assertCleanAll(t, clients[1:], name)
+}
+
+// TestRedLock_token_not_taken_by_quorum_fails_with_ErrQuorum: a quorum
+// grants the lock, but the nodes whose counters lag never confirm taking
+// its fencing token, so the round fails as a quorum failure, not as "too
+// late", and leaves nothing held.
+func TestRedLock_token_not_taken_by_quorum_fails_with_ErrQuorum(t *testing.T) {
+	ctx := redistest.Ctx(t, hang)
+	_, clients := masters(t, 3)
+	name := redistest.Unique(t)
+	if err := clients[0].Set(ctx, lockKey(name)+":fence", 1000, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	// The raise script is the only one sent with two keys and three
+	// arguments: EVAL(SHA), script, 2, lock, fence, owner, token, new token.
+	isRaise := func(cmd redis.Cmder) bool {
+		return (cmd.Name() == "evalsha" || cmd.Name() == "eval") && len(cmd.Args()) == 8
+	}
+	for _, c := range clients[1:] {
+		h := &redistest.DropReply{Match: isRaise}
+		h.Arm()
+		c.AddHook(h)
+	}
+	r := multilock.NewRedLock(clients, name)
+	ok, err := r.TryLock(ctx)
+	if ok || !errors.Is(err, multilock.ErrQuorum) || !strings.Contains(err.Error(), "took its fencing token") {
+		t.Fatalf("TryLock = %v, %v; want false and ErrQuorum about the fencing token", ok, err)
+	}
+	if n := holders(t, clients, name); n != 0 {
+		t.Fatalf("%d nodes still hold the lock after the failed round", n)
+	}
 }
 
 // TestRedLock_takes_over_a_hold_its_owner_left_behind plants the hold an
