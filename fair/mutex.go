@@ -2,7 +2,6 @@ package fair
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -132,41 +131,9 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 	}
 	m.op.Lock()
 	defer m.op.Unlock()
-	h := m.holder.Current()
-	if h == nil {
-		return internal.NotHeld(m.name)
-	}
-	id := m.holder.NextUnlockID(h)
-	if h.Err() != nil {
-		// The hold is lost to us, but its key may linger for a moment (a
-		// fixed lease ends by our clock a little before the server's):
-		// release it if so, for the waiters' sake. The token fences this.
-		_, _ = runRelease(ctx, m.client, m.keys, m.opts.Owner, h.Token, id, hashlock.ReleaseWindow)
-		return m.holder.Forget(h)
-	}
-	m.holder.Suspend(h)
-	n, err := runRelease(ctx, m.client, m.keys, m.opts.Owner, h.Token, id, hashlock.ReleaseWindow)
-	switch {
-	case err != nil:
-		// The release may or may not have happened; h.UnlockID stays so
-		// the next Unlock asks again without releasing twice.
-		m.holder.Resume(h)
-		return internal.Op("unlock", m.name, err)
-	case n < 0:
-		return m.holder.Gone(h)
-	case n == 0:
-		m.holder.Released(h)
-	default:
-		// Still held: by this owner's other Locks, or by another Mutex
-		// sharing the owner id once this one's are all undone.
-		h.UnlockID = ""
-		if h.Count--; h.Count > 0 {
-			m.holder.Resume(h)
-		} else {
-			m.holder.Released(h)
-		}
-	}
-	return nil
+	return m.holder.Release(ctx, "unlock", func(ctx context.Context, h *internal.Hold, id string) (int64, error) {
+		return runRelease(ctx, m.client, m.keys, m.opts.Owner, h.Token, id, hashlock.ReleaseWindow)
+	})
 }
 
 // ForceUnlock frees the lock whoever holds it, however many times, and wakes
@@ -179,19 +146,13 @@ func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	}
 	m.op.Lock()
 	defer m.op.Unlock()
-	h := m.holder.Current()
-	if h != nil {
-		m.holder.Suspend(h)
-	}
-	ok, err := runForceUnlock(ctx, m.client, m.keys)
+	var ok bool
+	err := m.holder.Suspended(func() (err error) {
+		ok, err = runForceUnlock(ctx, m.client, m.keys)
+		return err
+	})
 	if err != nil {
-		if h != nil {
-			m.holder.Resume(h)
-		}
 		return false, internal.Op("force unlock", m.name, err)
-	}
-	if h != nil {
-		m.holder.Released(h)
 	}
 	return ok, nil
 }
@@ -201,11 +162,7 @@ func (m *Mutex) IsLocked(ctx context.Context) (bool, error) {
 	if m.err != nil {
 		return false, m.err
 	}
-	n, err := m.client.Exists(ctx, m.keys.lock).Result()
-	if err != nil {
-		return false, internal.Op("is locked", m.name, err)
-	}
-	return n == 1, nil
+	return hashlock.IsLocked(ctx, m.client, m.name, m.keys.lock)
 }
 
 // HoldCount returns how many times m holds the lock, as Redis sees it: 0
@@ -214,14 +171,7 @@ func (m *Mutex) HoldCount(ctx context.Context) (int, error) {
 	if m.err != nil {
 		return 0, m.err
 	}
-	n, err := m.client.HGet(ctx, m.keys.lock, m.opts.Owner).Int()
-	if errors.Is(err, redis.Nil) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, internal.Op("hold count", m.name, err)
-	}
-	return n, nil
+	return hashlock.HoldCount(ctx, m.client, m.name, m.keys.lock, m.opts.Owner)
 }
 
 // TTL returns the lock's remaining lease, whoever holds it; 0 when free.
@@ -229,14 +179,7 @@ func (m *Mutex) TTL(ctx context.Context) (time.Duration, error) {
 	if m.err != nil {
 		return 0, m.err
 	}
-	d, err := m.client.PTTL(ctx, m.keys.lock).Result()
-	if err != nil {
-		return 0, internal.Op("ttl", m.name, err)
-	}
-	if d < 0 {
-		return 0, nil
-	}
-	return d, nil
+	return hashlock.TTL(ctx, m.client, m.name, m.keys.lock)
 }
 
 // Token returns the fencing token of m's current hold, or 0 when m holds

@@ -1,6 +1,7 @@
 package internal
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"sync"
@@ -12,7 +13,8 @@ import (
 
 // Holder tracks what one owner holds on one lock: the hold's fencing token
 // and count, the watchdog renewing it, and its lost signal. The lock kinds
-// drive it from their acquire and release paths; it does no I/O itself.
+// drive it from their acquire and release paths; it does no I/O itself
+// except through the scripts they hand to Release and Suspended.
 type Holder struct {
 	name string
 	ttl  time.Duration
@@ -42,29 +44,17 @@ type Hold struct {
 	// that were not released yet. It differs from the count in Redis when
 	// holders share an owner id.
 	Count int64
-	// UnlockID identifies an Unlock whose outcome is unknown (its reply was
+	// unlockID identifies an Unlock whose outcome is unknown (its reply was
 	// lost), so that the next Unlock retries it rather than unlocking twice.
-	UnlockID string
+	unlockID string
 
-	lost     chan struct{}
-	lostOnce sync.Once
-	lostErr  error
-	wh       *watchdog.Hold
-	timer    *time.Timer
+	*LostSignal
+	wh    *watchdog.Hold
+	timer *time.Timer
 }
 
-// Err returns ErrLost (with its cause) once the hold is lost, else nil.
-func (h *Hold) Err() error {
-	select {
-	case <-h.lost:
-		return h.lostErr
-	default:
-		return nil
-	}
-}
-
-// Current returns the current hold, which may be lost, or nil.
-func (r *Holder) Current() *Hold {
+// current returns the current hold, which may be lost, or nil.
+func (r *Holder) current() *Hold {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.h
@@ -72,7 +62,7 @@ func (r *Holder) Current() *Hold {
 
 // Live returns the current hold unless it is lost.
 func (r *Holder) Live() *Hold {
-	h := r.Current()
+	h := r.current()
 	if h == nil || h.Err() != nil {
 		return nil
 	}
@@ -104,17 +94,17 @@ func (r *Holder) Acquired(pre *watchdog.Hold, token int64, sent time.Time) *Hold
 	old := r.h
 	if old != nil && old.Err() == nil && old.Token == token {
 		old.Count++
-		old.UnlockID = ""
+		old.unlockID = ""
 		r.mu.Unlock()
 		r.Abort(pre)
 		return old
 	}
-	h := &Hold{Token: token, Count: 1, lost: make(chan struct{})}
+	h := &Hold{Token: token, Count: 1, LostSignal: NewLostSignal()}
 	r.h = h
 	r.mu.Unlock()
 	if old != nil {
 		r.stop(old)
-		r.Lose(old, nil)
+		r.lose(old, nil)
 	}
 	if r.wd != nil {
 		if pre == nil {
@@ -122,11 +112,11 @@ func (r *Holder) Acquired(pre *watchdog.Hold, token int64, sent time.Time) *Hold
 		}
 		h.wh = pre
 		l := r.renew(token)
-		l.OnLost = func(cause error) { r.Lose(h, cause) }
+		l.OnLost = func(cause error) { r.lose(h, cause) }
 		pre.Start(l, sent)
 	} else {
 		h.timer = time.AfterFunc(time.Until(sent.Add(r.ttl)), func() {
-			r.Lose(h, errLeaseEnded)
+			r.lose(h, errLeaseEnded)
 		})
 	}
 	return h
@@ -135,52 +125,109 @@ func (r *Holder) Acquired(pre *watchdog.Hold, token int64, sent time.Time) *Hold
 // errLeaseEnded is the cause given when a fixed lease runs out.
 var errLeaseEnded = errors.New("fixed lease ended")
 
-// Lose marks h lost with cause and closes its lost signal. It is idempotent.
-func (r *Holder) Lose(h *Hold, cause error) {
-	h.lostOnce.Do(func() {
-		h.lostErr = Lost(r.name, cause)
-		close(h.lost)
-	})
-}
+// lose marks h lost with cause and closes its lost signal. It is idempotent.
+func (r *Holder) lose(h *Hold, cause error) { h.Lose(r.name, cause) }
 
-// NextUnlockID returns h.UnlockID, choosing a new one if it is empty.
-func (r *Holder) NextUnlockID(h *Hold) string {
-	if h.UnlockID == "" {
+// nextUnlockID returns h.unlockID, choosing a new one if it is empty.
+func (r *Holder) nextUnlockID(h *Hold) string {
+	if h.unlockID == "" {
 		// Unique across processes: holders that share an owner id (see
 		// Options.Owner) must not mistake each other's unlocks for retries.
-		h.UnlockID = processID + ":u" + strconv.FormatUint(unlockSeq.Add(1), 10)
+		h.unlockID = processID + ":u" + strconv.FormatUint(unlockSeq.Add(1), 10)
 	}
-	return h.UnlockID
+	return h.unlockID
 }
 
-// Suspend pauses the renewal of h while a release is in flight.
-func (r *Holder) Suspend(h *Hold) {
+// Release undoes one acquire of the current hold with release, which runs
+// the lock kind's release script for hold h under unlock id and returns its
+// reply: the owner's remaining count, 0 when the hold ended, -1 when it is
+// not there. op names the operation in errors. It returns ErrNotHeld when
+// nothing is held and ErrLost when the hold is lost or gone; a lost hold is
+// still released, if its key lingers, for the waiters' sake (the token
+// fences this). After a Redis error the outcome is unknown and the hold
+// keeps its unlock id, so the next Release asks again without releasing
+// twice. The caller serialises its acquires and releases.
+func (r *Holder) Release(ctx context.Context, op string, release func(ctx context.Context, h *Hold, id string) (int64, error)) error {
+	h := r.current()
+	if h == nil {
+		return NotHeld(r.name)
+	}
+	id := r.nextUnlockID(h)
+	if h.Err() != nil {
+		// A fixed lease ends by our clock a little before the server's.
+		_, _ = release(ctx, h, id)
+		return r.forget(h)
+	}
+	r.suspend(h)
+	n, err := release(ctx, h, id)
+	switch {
+	case err != nil:
+		r.resume(h)
+		return Op(op, r.name, err)
+	case n < 0:
+		return r.gone(h)
+	case n == 0:
+		r.released(h)
+	default:
+		// Still held: by this holder's other acquires, or by another holder
+		// sharing the owner id once this one's are all undone.
+		h.unlockID = ""
+		if h.Count--; h.Count > 0 {
+			r.resume(h)
+		} else {
+			r.released(h)
+		}
+	}
+	return nil
+}
+
+// Suspended runs force, which removes holds whoever owns them, with the
+// renewal of the current hold (if any) suspended; the hold ends when force
+// succeeds and is renewed again when it fails.
+func (r *Holder) Suspended(force func() error) error {
+	h := r.current()
+	if h != nil {
+		r.suspend(h)
+	}
+	err := force()
+	switch {
+	case h == nil:
+	case err != nil:
+		r.resume(h)
+	default:
+		r.released(h)
+	}
+	return err
+}
+
+// suspend pauses the renewal of h while a release is in flight.
+func (r *Holder) suspend(h *Hold) {
 	if h.wh != nil {
 		h.wh.Suspend()
 	}
 }
 
-// Resume undoes Suspend after a release that left h held or failed.
-func (r *Holder) Resume(h *Hold) {
+// resume undoes Suspend after a release that left h held or failed.
+func (r *Holder) resume(h *Hold) {
 	if h.wh != nil {
 		h.wh.Resume()
 	}
 }
 
-// Released ends h after the release that freed it.
-func (r *Holder) Released(h *Hold) {
+// released ends h after the release that freed it.
+func (r *Holder) released(h *Hold) {
 	r.stop(h)
 	r.clear(h)
 }
 
-// Gone ends h after Redis said it is not there, and returns its ErrLost.
-func (r *Holder) Gone(h *Hold) error {
-	r.Lose(h, nil)
-	return r.Forget(h)
+// gone ends h after Redis said it is not there, and returns its ErrLost.
+func (r *Holder) gone(h *Hold) error {
+	r.lose(h, nil)
+	return r.forget(h)
 }
 
-// Forget drops h, already lost, from the holder and returns its error.
-func (r *Holder) Forget(h *Hold) error {
+// forget drops h, already lost, from the holder and returns its error.
+func (r *Holder) forget(h *Hold) error {
 	r.stop(h)
 	r.clear(h)
 	return h.Err()
@@ -214,8 +261,8 @@ func (r *Holder) Token() int64 {
 // Lost returns the lost signal of the current hold: a channel closed when
 // the hold is lost. It is nil when nothing is held.
 func (r *Holder) Lost() <-chan struct{} {
-	if h := r.Current(); h != nil {
-		return h.lost
+	if h := r.current(); h != nil {
+		return h.Done()
 	}
 	return nil
 }

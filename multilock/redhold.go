@@ -25,9 +25,7 @@ type redHold struct {
 	nodes []nodeHold // by node index
 	alive int        // granting nodes not found gone
 
-	lost     chan struct{}
-	lostOnce sync.Once
-	lostErr  error
+	*internal.LostSignal
 }
 
 // nodeHold is the hold's part on one node.
@@ -44,12 +42,12 @@ type nodeHold struct {
 // timer ends the hold with its validity time.
 func (r *RedLock) begin(res []nodeResult, token int64, start time.Time) {
 	h := &redHold{
-		name:   r.name,
-		token:  token,
-		count:  1,
-		quorum: r.quorum,
-		nodes:  make([]nodeHold, len(res)),
-		lost:   make(chan struct{}),
+		name:       r.name,
+		token:      token,
+		count:      1,
+		quorum:     r.quorum,
+		nodes:      make([]nodeHold, len(res)),
+		LostSignal: internal.NewLostSignal(),
 	}
 	for i, x := range res {
 		switch {
@@ -101,22 +99,7 @@ func (h *redHold) nodeLost(i int, cause error) {
 }
 
 // lose marks h lost and closes its lost channel; it is idempotent.
-func (h *redHold) lose(cause error) {
-	h.lostOnce.Do(func() {
-		h.lostErr = internal.Lost(h.name, cause)
-		close(h.lost)
-	})
-}
-
-// err returns ErrLost (with its cause) once h is lost, else nil.
-func (h *redHold) err() error {
-	select {
-	case <-h.lost:
-		return h.lostErr
-	default:
-		return nil
-	}
-}
+func (h *redHold) lose(cause error) { h.Lose(h.name, cause) }
 
 // end stops keeping h: no renewal is in flight or will be sent once it
 // returns, and its lost signal no longer fires on its own.
@@ -165,14 +148,14 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 	if h == nil {
 		return internal.NotHeld(r.name)
 	}
-	if h.err() == nil && h.count > 1 {
+	if h.Err() == nil && h.count > 1 {
 		h.count--
 		return nil
 	}
 	r.end(h)
 	r.setHold(nil)
 	released, failed := r.releaseAll(ctx, h)
-	if err := h.err(); err != nil {
+	if err := h.Err(); err != nil {
 		return err
 	}
 	switch {
@@ -180,7 +163,7 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		return nil
 	case released+len(failed) < r.quorum:
 		h.lose(fmt.Errorf("released on %d nodes, %d needed", released, r.quorum))
-		return h.err()
+		return h.Err()
 	}
 	return internal.Op("unlock", r.name, errors.Join(failed...))
 }
@@ -224,7 +207,7 @@ func (r *RedLock) Token() int64 {
 	if r.err != nil {
 		return 0
 	}
-	if h := r.current(); h != nil && h.err() == nil {
+	if h := r.current(); h != nil && h.Err() == nil {
 		return h.token
 	}
 	return 0
@@ -241,7 +224,7 @@ func (r *RedLock) Lost() <-chan struct{} {
 		return nil
 	}
 	if h := r.current(); h != nil {
-		return h.lost
+		return h.Done()
 	}
 	return nil
 }

@@ -219,7 +219,7 @@ func (r *RedLock) attempt(ctx context.Context) (ok bool, wait time.Duration, err
 	r.op.Lock()
 	defer r.op.Unlock()
 	if h := r.current(); h != nil {
-		if h.err() == nil {
+		if h.Err() == nil {
 			h.count++
 			return true, 0, nil
 		}

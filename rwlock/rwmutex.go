@@ -303,41 +303,9 @@ func (m *RWMutex) release(ctx context.Context, op string, r *internal.Holder,
 	run func(context.Context, redis.Scripter, keys, string, int64, string) (int64, error)) error {
 	m.op.Lock()
 	defer m.op.Unlock()
-	h := r.Current()
-	if h == nil {
-		return internal.NotHeld(m.name)
-	}
-	id := r.NextUnlockID(h)
-	if h.Err() != nil {
-		// The hold is lost to us, but it may linger in Redis for a moment
-		// (a fixed lease ends by our clock a little before the server's):
-		// release it if so, for the waiters' sake. The token fences this.
-		_, _ = run(ctx, m.client, m.keys, m.opts.Owner, h.Token, id)
-		return r.Forget(h)
-	}
-	r.Suspend(h)
-	n, err := run(ctx, m.client, m.keys, m.opts.Owner, h.Token, id)
-	switch {
-	case err != nil:
-		// The release may or may not have happened; h.UnlockID stays so
-		// the next call asks again without releasing twice.
-		r.Resume(h)
-		return internal.Op(op, m.name, err)
-	case n < 0:
-		return r.Gone(h)
-	case n == 0:
-		r.Released(h)
-	default:
-		// Still held: by this owner's other acquires, or by another
-		// RWMutex sharing the owner id once this one's are all undone.
-		h.UnlockID = ""
-		if h.Count--; h.Count > 0 {
-			r.Resume(h)
-		} else {
-			r.Released(h)
-		}
-	}
-	return nil
+	return r.Release(ctx, op, func(ctx context.Context, h *internal.Hold, id string) (int64, error) {
+		return run(ctx, m.client, m.keys, m.opts.Owner, h.Token, id)
+	})
 }
 
 // ForceUnlock frees the lock whoever holds it, for reading or writing, and
@@ -350,22 +318,13 @@ func (m *RWMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	}
 	m.op.Lock()
 	defer m.op.Unlock()
-	var mine []*internal.Hold
-	var holders []*internal.Holder
-	for _, r := range []*internal.Holder{m.w, m.r} {
-		if h := r.Current(); h != nil {
-			r.Suspend(h)
-			mine, holders = append(mine, h), append(holders, r)
-		}
-	}
-	ok, err := forceUnlock(ctx, m.client, m.keys)
-	for i, h := range mine {
-		if err != nil {
-			holders[i].Resume(h)
-		} else {
-			holders[i].Released(h)
-		}
-	}
+	var ok bool
+	err := m.w.Suspended(func() error {
+		return m.r.Suspended(func() (err error) {
+			ok, err = forceUnlock(ctx, m.client, m.keys)
+			return err
+		})
+	})
 	if err != nil {
 		return false, internal.Op("force unlock", m.name, err)
 	}

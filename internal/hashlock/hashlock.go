@@ -158,46 +158,12 @@ func PTTLWait(pttl int64) time.Duration {
 func (l *Lock) Unlock(ctx context.Context) error {
 	l.op.Lock()
 	defer l.op.Unlock()
-	h := l.holder.Current()
-	if h == nil {
-		return internal.NotHeld(l.name)
-	}
-	id := l.holder.NextUnlockID(h)
-	if h.Err() != nil {
-		// The hold is lost to us, but its key may linger for a moment (a
-		// fixed lease ends by our clock a little before the server's):
-		// release it if so, for the waiters' sake. The token fences this.
-		_ = l.release(ctx, h, id).Err()
-		return l.holder.Forget(h)
-	}
-	l.holder.Suspend(h)
-	n, err := l.release(ctx, h, id).Int64()
-	switch {
-	case err != nil:
-		// The release may or may not have happened; h.UnlockID stays so
-		// the next Unlock asks again without releasing twice.
-		l.holder.Resume(h)
-		return internal.Op("unlock", l.name, err)
-	case n < 0:
-		return l.holder.Gone(h)
-	case n == 0:
-		l.holder.Released(h)
-	default:
-		// Still held: by this owner's other Locks, or by another holder
-		// sharing the owner id once this one's are all undone.
-		h.UnlockID = ""
-		if h.Count--; h.Count > 0 {
-			l.holder.Resume(h)
-		} else {
-			l.holder.Released(h)
-		}
-	}
-	return nil
+	return l.holder.Release(ctx, "unlock", l.release)
 }
 
-func (l *Lock) release(ctx context.Context, h *internal.Hold, id string) *redis.Cmd {
+func (l *Lock) release(ctx context.Context, h *internal.Hold, id string) (int64, error) {
 	return releaseScript.Run(ctx, l.client, []string{l.keys.Lock, l.keys.Released},
-		l.opts.Owner, h.Token, id, ReleaseWindow.Milliseconds(), l.channel)
+		l.opts.Owner, h.Token, id, ReleaseWindow.Milliseconds(), l.channel).Int64()
 }
 
 // ForceUnlock deletes the lock whoever holds it and wakes every waiter. It
@@ -205,54 +171,63 @@ func (l *Lock) release(ctx context.Context, h *internal.Hold, id string) *redis.
 func (l *Lock) ForceUnlock(ctx context.Context) (bool, error) {
 	l.op.Lock()
 	defer l.op.Unlock()
-	h := l.holder.Current()
-	if h != nil {
-		l.holder.Suspend(h)
-	}
-	n, err := forceScript.Run(ctx, l.client, []string{l.keys.Lock}, l.channel).Int64()
+	var n int64
+	err := l.holder.Suspended(func() (err error) {
+		n, err = forceScript.Run(ctx, l.client, []string{l.keys.Lock}, l.channel).Int64()
+		return err
+	})
 	if err != nil {
-		if h != nil {
-			l.holder.Resume(h)
-		}
 		return false, internal.Op("force unlock", l.name, err)
-	}
-	if h != nil {
-		l.holder.Released(h)
 	}
 	return n == 1, nil
 }
 
 // IsLocked reports whether any owner holds the lock.
 func (l *Lock) IsLocked(ctx context.Context) (bool, error) {
-	n, err := l.client.Exists(ctx, l.keys.Lock).Result()
-	if err != nil {
-		return false, internal.Op("is locked", l.name, err)
-	}
-	return n == 1, nil
+	return IsLocked(ctx, l.client, l.name, l.keys.Lock)
 }
 
 // HoldCount returns how many times this owner holds the lock in Redis.
 func (l *Lock) HoldCount(ctx context.Context) (int, error) {
-	n, err := l.client.HGet(ctx, l.keys.Lock, l.opts.Owner).Int()
-	if errors.Is(err, redis.Nil) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, internal.Op("hold count", l.name, err)
-	}
-	return n, nil
+	return HoldCount(ctx, l.client, l.name, l.keys.Lock, l.opts.Owner)
 }
 
 // TTL returns the lock's remaining lease, or 0 when it is free.
 func (l *Lock) TTL(ctx context.Context) (time.Duration, error) {
-	d, err := l.client.PTTL(ctx, l.keys.Lock).Result()
+	return TTL(ctx, l.client, l.name, l.keys.Lock)
+}
+
+// IsLocked reports whether any owner holds the hash lock name at key.
+// IsLocked, HoldCount and TTL serve the lock kinds that keep this layout
+// but take the lock by rules of their own.
+func IsLocked(ctx context.Context, c redis.Cmdable, name, key string) (bool, error) {
+	n, err := c.Exists(ctx, key).Result()
 	if err != nil {
-		return 0, internal.Op("ttl", l.name, err)
+		return false, internal.Op("is locked", name, err)
 	}
-	if d < 0 {
+	return n == 1, nil
+}
+
+// HoldCount returns how many times owner holds the hash lock name at key.
+func HoldCount(ctx context.Context, c redis.Cmdable, name, key, owner string) (int, error) {
+	n, err := c.HGet(ctx, key, owner).Int()
+	if errors.Is(err, redis.Nil) {
 		return 0, nil
 	}
-	return d, nil
+	if err != nil {
+		return 0, internal.Op("hold count", name, err)
+	}
+	return n, nil
+}
+
+// TTL returns the remaining lease of the hash lock name at key, or 0 when
+// it is free.
+func TTL(ctx context.Context, c redis.Cmdable, name, key string) (time.Duration, error) {
+	d, err := c.PTTL(ctx, key).Result()
+	if err != nil {
+		return 0, internal.Op("ttl", name, err)
+	}
+	return max(d, 0), nil
 }
 
 // Token returns the fencing token of this owner's live hold, or 0.
