@@ -93,7 +93,7 @@ func (o *Options) Watched() bool { return o.Lease == 0 }
 // Validate checks the lock's client and name and reports the first invalid
 // option, and fills in an owner id if none was set.
 func (o *Options) Validate(client redis.UniversalClient, name string) error {
-	if isNil(client) {
+	if IsNil(client) {
 		return Invalid("client must not be nil")
 	}
 	if name == "" {
@@ -109,10 +109,12 @@ func (o *Options) Validate(client redis.UniversalClient, name string) error {
 	return nil
 }
 
-func isNil(c redis.UniversalClient) bool {
-	if c == nil {
+// IsNil reports whether v is nil or a nil pointer in an interface, such as
+// a typed nil client or lock.
+func IsNil(v any) bool {
+	if v == nil {
 		return true
 	}
-	v := reflect.ValueOf(c)
-	return v.Kind() == reflect.Pointer && v.IsNil()
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }

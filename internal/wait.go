@@ -35,12 +35,12 @@ func Acquire(ctx context.Context, n *notify.Notifier, channel, name string, atte
 	if n.Waiters(channel) == 0 {
 		ok, _, err := attempt(ctx)
 		if ok || err != nil {
-			return ctxError(ctx, name, err)
+			return CtxError(ctx, name, err)
 		}
 	}
 	w, err := n.Subscribe(ctx, channel)
 	if err != nil {
-		return ctxError(ctx, name, err)
+		return CtxError(ctx, name, err)
 	}
 	acquired := false
 	defer func() { w.Leave(acquired) }()
@@ -49,7 +49,7 @@ func Acquire(ctx context.Context, n *notify.Notifier, channel, name string, atte
 		if try {
 			ok, wait, err := attempt(ctx)
 			if err != nil {
-				return ctxError(ctx, name, err)
+				return CtxError(ctx, name, err)
 			}
 			// Acquired: the next head times its wait by our lease.
 			w.SetDeadline(wait)
@@ -65,8 +65,9 @@ func Acquire(ctx context.Context, n *notify.Notifier, channel, name string, atte
 	}
 }
 
-// ctxError turns err into NotObtained when it came from ctx ending.
-func ctxError(ctx context.Context, name string, err error) error {
+// CtxError turns err, the error of an attempt at lock name, into
+// NotObtained when it came from ctx ending, and returns it as is otherwise.
+func CtxError(ctx context.Context, name string, err error) error {
 	if err != nil && ctx.Err() != nil {
 		return NotObtained(name, ctx.Err())
 	}

@@ -101,14 +101,10 @@ func validateLocks(locks []Locker) error {
 	}
 	seen := map[any]int{}
 	for i, l := range locks {
-		if l == nil {
+		if internal.IsNil(l) {
 			return internal.Invalid("multilock: lock %d is nil", i)
 		}
-		v := reflect.ValueOf(l)
-		if v.Kind() == reflect.Pointer {
-			if v.IsNil() {
-				return internal.Invalid("multilock: lock %d is nil", i)
-			}
+		if reflect.ValueOf(l).Kind() == reflect.Pointer {
 			if j, dup := seen[l]; dup {
 				return internal.Invalid("multilock: locks %d and %d are the same value", j, i)
 			}

@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -116,7 +115,7 @@ func validateClients(clients []redis.UniversalClient) error {
 	seen := map[redis.UniversalClient]int{}
 	addrs := map[string]int{}
 	for i, c := range clients {
-		if c == nil || reflect.ValueOf(c).Kind() == reflect.Pointer && reflect.ValueOf(c).IsNil() {
+		if internal.IsNil(c) {
 			return internal.Invalid("redlock: client %d is nil", i)
 		}
 		if j, dup := seen[c]; dup {

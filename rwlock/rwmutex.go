@@ -225,10 +225,7 @@ func (m *RWMutex) direct(ctx context.Context, attempt internal.Attempt) (bool, e
 		return false, internal.NotObtained(m.name, err)
 	}
 	ok, _, err := attempt(ctx)
-	if err != nil && ctx.Err() != nil {
-		err = internal.NotObtained(m.name, ctx.Err())
-	}
-	return ok, err
+	return ok, internal.CtxError(ctx, m.name, err)
 }
 
 // TryRLock tries once to lock m for reading, without waiting, and reports

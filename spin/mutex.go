@@ -61,10 +61,7 @@ func (m *Mutex) Lock(ctx context.Context) error {
 	for {
 		ok, wait, err := m.lock.Attempt(ctx)
 		if err != nil {
-			if ctx.Err() != nil {
-				return internal.NotObtained(m.name, ctx.Err())
-			}
-			return err
+			return internal.CtxError(ctx, m.name, err)
 		}
 		if ok {
 			return nil
