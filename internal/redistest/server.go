@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
 )
 
 // readyTimeout bounds the wait for a freshly started redis-server to answer
@@ -68,13 +69,11 @@ func startServers(t testing.TB, n int, cluster bool) []*Server {
 	for i := range servers {
 		servers[i] = newServer(t, cluster)
 	}
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i, s := range servers {
-		wg.Go(func() { errs[i] = s.start() })
+	var g errgroup.Group
+	for _, s := range servers {
+		g.Go(s.start)
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := g.Wait(); err != nil {
 		t.Fatal(err)
 	}
 	return servers
