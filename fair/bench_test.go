@@ -202,6 +202,7 @@ func subscribeCalls(b *testing.B, c *redis.Client) int64 {
 // BenchmarkUncontended is one owner locking and unlocking a free lock.
 func BenchmarkUncontended(b *testing.B) {
 	c := redistest.StartServer(b).Client(b)
+	counter := redistest.CountCommands(c)
 	for _, kind := range []struct {
 		name string
 		m    redistest.Locker
@@ -210,7 +211,7 @@ func BenchmarkUncontended(b *testing.B) {
 		{"reentrant", reentrant.New(c, redistest.Unique(b))},
 	} {
 		b.Run(kind.name, func(b *testing.B) {
-			redistest.BenchLockUnlock(b, kind.m, nil)
+			redistest.BenchLockUnlock(b, kind.m, counter)
 		})
 	}
 }
