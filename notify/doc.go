@@ -3,8 +3,10 @@
 // A [Notifier] keeps one go-redis PubSub connection per client, shared by
 // every lock and waiter in the process. Per channel it keeps a refcounted
 // subscription and a FIFO of local waiters: the first waiter subscribes (and
-// waits for Redis to confirm it), the last one to leave unsubscribes, and the
-// connection itself is closed, with its goroutine, when no channel is left.
+// waits for Redis to confirm it), and the channel is unsubscribed 100 ms
+// after the last one left unless a waiter came back (so a worker locking in
+// a loop does not subscribe anew each time); the connection itself is
+// closed, with its goroutine, when no channel is left.
 //
 // Releases publish one of two messages on a lock's channel. [WakeOne] wakes
 // the head of the local FIFO, one waiter per process, so a release never

@@ -19,6 +19,11 @@ const (
 	WakeAll = "*"
 )
 
+// linger is how long a confirmed channel stays subscribed after its last
+// waiter left, so that a Lock that soon follows (a worker locking in a
+// loop, a fair lock's next turn) does not SUBSCRIBE and UNSUBSCRIBE again.
+const linger = 100 * time.Millisecond
+
 // healthInterval is how long the receive loop waits for a message before it
 // pings the connection to check that it is alive.
 const healthInterval = 30 * time.Second
@@ -69,7 +74,8 @@ type channel struct {
 	// deadline is when the lock may be free without a message (its
 	// holder's lease runs out); zero when unknown or never.
 	deadline time.Time
-	sleeping int // waiters blocked in Wait or WaitTurn
+	sleeping int         // waiters blocked in Wait or WaitTurn
+	idle     *time.Timer // while refs is 0: ends the linger (see linger)
 }
 
 // Waiter is one goroutine's place in a channel's FIFO. It is not safe for
@@ -95,6 +101,12 @@ func (n *Notifier) Subscribe(ctx context.Context, channelName string) (*Waiter, 
 	if first {
 		ch = &channel{name: channelName, ready: make(chan struct{})}
 		n.channels[channelName] = ch
+	}
+	if ch.refs == 0 && ch.idle != nil {
+		// Back within the linger: still subscribed. If the timer fired
+		// already, it finds refs above 0 and keeps the channel.
+		ch.idle.Stop()
+		ch.idle = nil
 	}
 	ch.refs++
 	w := &Waiter{n: n, ch: ch, signal: make(chan struct{}, 1), rearm: make(chan struct{}, 1)}
@@ -427,7 +439,8 @@ func (w *Waiter) poke() {
 // Leave removes the waiter from its FIFO. acquired reports whether the
 // waiter got what it waited for; if not, a wake-up it holds or last acted
 // on is passed to the next waiter, so a release is never swallowed by a
-// waiter that gave up. The last waiter to leave a channel unsubscribes it.
+// waiter that gave up. A channel whose last waiter left is unsubscribed
+// after a short linger (100 ms) unless a new waiter comes back to it.
 // Leave is idempotent.
 func (w *Waiter) Leave(acquired bool) {
 	n, ch := w.n, w.ch
@@ -448,11 +461,29 @@ func (w *Waiter) Leave(acquired bool) {
 	}
 	ch.refs--
 	last := ch.refs == 0
-	if last {
+	switch {
+	case last && ch.confirmed:
+		ch.idle = time.AfterFunc(linger, func() { n.expire(ch) })
+		last = false
+	case last:
 		delete(n.channels, ch.name)
 	}
 	n.mu.Unlock()
 	if last {
+		n.unsubscribe(ch.name)
+	}
+}
+
+// expire unsubscribes ch at the end of its linger unless a waiter came
+// back meanwhile.
+func (n *Notifier) expire(ch *channel) {
+	n.mu.Lock()
+	drop := ch.refs == 0 && n.channels[ch.name] == ch
+	if drop {
+		delete(n.channels, ch.name)
+	}
+	n.mu.Unlock()
+	if drop {
 		n.unsubscribe(ch.name)
 	}
 }
@@ -478,10 +509,17 @@ func (n *Notifier) Sleeping(channelName string) int {
 	return 0
 }
 
-// Channels returns the number of channels with local waiters; when it is
-// zero the PubSub connection is closed.
+// Channels returns the number of channels with local waiters. A channel
+// without waiters stays subscribed for a short linger; once every linger
+// ended the PubSub connection is closed.
 func (n *Notifier) Channels() int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return len(n.channels)
+	c := 0
+	for _, ch := range n.channels {
+		if ch.refs > 0 {
+			c++
+		}
+	}
+	return c
 }

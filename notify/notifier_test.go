@@ -2,6 +2,8 @@ package notify_test
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,4 +160,46 @@ func TestSubscribe_ctx_ended(t *testing.T) {
 	if n.Channels() != 0 {
 		t.Fatal("channel left behind")
 	}
+}
+
+// subscribes returns how many SUBSCRIBE commands the server has run.
+func subscribes(t *testing.T, c redis.UniversalClient) int64 {
+	t.Helper()
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(info, "\n") {
+		if rest, ok := strings.CutPrefix(line, "cmdstat_subscribe:calls="); ok {
+			n, _ := strconv.ParseInt(rest[:strings.IndexByte(rest, ',')], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+func TestLeave_lingers_then_unsubscribes(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	n := notify.For(c)
+	ch := redistest.Unique(t)
+	subscribe(t, n, ch).Leave(true)
+	if got := n.Channels(); got != 0 {
+		t.Fatalf("Channels() = %d after the last waiter left, want 0", got)
+	}
+	before := subscribes(t, c)
+	// Back within the linger: the subscription is reused, and it works.
+	w := subscribe(t, n, ch)
+	if got := subscribes(t, c); got != before {
+		t.Fatalf("%d SUBSCRIBE sent for a channel still lingering", got-before)
+	}
+	publish(t, c, ch, notify.WakeOne)
+	if !woken(w, 5*time.Second) {
+		t.Fatal("waiter on a revived channel not woken")
+	}
+	w.Leave(true)
+	// Then the linger ends and the server drops the subscription.
+	redistest.Eventually(t, 5*time.Second, "the channel to be unsubscribed", func() bool {
+		subs, err := c.PubSubNumSub(context.Background(), ch).Result()
+		return err == nil && subs[ch] == 0
+	})
 }
