@@ -1,31 +1,34 @@
 -- acquire.lua: take the fair lock for an owner when it is free and the
 -- owner is first in line, re-enter it, or queue the owner to wait.
--- (Runs after queue.lua.)
 --
--- KEYS[1]  lock hash PREFIX:{NAME}: field = owner id, value = hold count;
---          field ':token' = fencing token of the hold, ':unlock' = id of the
---          last partial unlock (see release.lua)
--- KEYS[2]  queue list PREFIX:{NAME}:queue (see queue.lua)
--- KEYS[3]  deadline sorted set PREFIX:{NAME}:timeouts (see queue.lua)
--- KEYS[4]  fencing-token counter PREFIX:{NAME}:fence (no TTL)
--- ARGV[1]  owner id
+-- KEYS[1]  lock hash PREFIX:{NAME}: one hold (see the prelude), kind 'fair'
+-- KEYS[2]  fencing-token counter PREFIX:{NAME}:fence (no TTL)
+-- KEYS[3]  released tokens PREFIX:{NAME}:released (see release.lua)
+-- KEYS[4]  queue list PREFIX:{NAME}:queue (see queue.lua)
+-- KEYS[5]  deadline sorted set PREFIX:{NAME}:timeouts (see queue.lua)
+-- ARGV[1]  owner id (the hold's id)
 -- ARGV[2]  lease in ms
 -- ARGV[3]  waiter timeout in ms: the owner's queue entry is evicted this
 --          long after its latest attempt
--- ARGV[4]  '1' to join the queue (or keep its place) when the lock cannot
---          be taken now; '0' for a single try that never joins
--- ARGV[5]  prefix of the waiters' channels, PREFIX:{NAME}:ch: (an owner's
+-- ARGV[4]  prefix of the waiters' channels, PREFIX:{NAME}:ch: (an owner's
 --          channel is the prefix followed by its id)
+-- ARGV[5]  '1' to join the queue (or keep its place) when the lock cannot
+--          be taken now; '0' for a single try that never joins
 --
 -- Returns {count, token} when the owner now holds the lock: count 1 and a
 -- newly minted token for a fresh hold (its queue entry is removed), count
--- > 1 and the hold's token on re-entry. Returns {0, wait} when it does not:
--- wait is how many ms may pass before something changes without a
--- wake-up, the smaller of the holder's remaining lease and the time until
--- the deadline of the entry directly ahead of the owner in the queue; -1
--- when neither applies.
-local lock, queue, timeouts, fence = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local owner, lease, wt, join, prefix = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4] == '1', ARGV[5]
+-- > 1 and the hold's token on re-entry (the lease is extended to ARGV[2],
+-- never shortened). Returns {0, wait} when it does not: wait is how many
+-- ms may pass before something changes without a wake-up, the smaller of
+-- the holder's remaining lease and the time until the deadline of the
+-- entry directly ahead of the owner in the queue; -1 when neither applies.
+-- A WRONGKIND error when another kind holds the name.
+local hash, fence, queue, timeouts = KEYS[1], KEYS[2], KEYS[4], KEYS[5]
+local owner, lease, wt, prefix, join = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5] == '1'
+local bad = wrong_kind(hash, 'fair')
+if bad then
+  return bad
+end
 local now = now_ms()
 
 -- The owner is alive: refresh its entry before evicting the dead.
@@ -36,28 +39,28 @@ end
 local before = redis.call('lindex', queue, 0) or nil
 local head = evict(queue, timeouts, now)
 
-if redis.call('hexists', lock, owner) == 1 then
-  local count = redis.call('hincrby', lock, owner, 1)
-  redis.call('hdel', lock, ':unlock')
-  redis.call('pexpire', lock, lease)
+if redis.call('hexists', hash, owner) == 1 then
+  local r = hold_reenter(hash, owner)
+  if redis.call('pttl', hash) < lease then
+    redis.call('pexpire', hash, lease)
+  end
   if queued then
     redis.call('lrem', queue, 0, owner)
     redis.call('zrem', timeouts, owner)
   end
   settle(queue, timeouts, now)
-  return {count, tonumber(redis.call('hget', lock, ':token'))}
+  return r
 end
 
-local locked = redis.call('exists', lock) == 1
+local locked = not only_kind(hash)
 if not locked then
   if not head or head == owner then
     if head then
       redis.call('lpop', queue)
       redis.call('zrem', timeouts, owner)
     end
-    local token = redis.call('incr', fence)
-    redis.call('hset', lock, owner, 1, ':token', token)
-    redis.call('pexpire', lock, lease)
+    local token = hold_new(hash, fence, 'fair', owner)
+    redis.call('pexpire', hash, lease)
     settle(queue, timeouts, now)
     return {1, token}
   end
@@ -75,7 +78,7 @@ settle(queue, timeouts, now)
 
 local wait = -1
 if locked then
-  wait = redis.call('pttl', lock)
+  wait = redis.call('pttl', hash)
 end
 local pos = redis.call('lpos', queue, owner)
 if pos and pos > 0 then

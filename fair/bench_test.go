@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/fair"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/reentrant"
@@ -36,18 +37,19 @@ import (
 //   - subs/acq: SUBSCRIBE and UNSUBSCRIBE commands the server received per
 //     acquisition (pub/sub commands bypass client hooks).
 //
-// "clients=1" is one process (all goroutines share a client, a PubSub
-// connection and a watchdog); "clients=G" gives every goroutine its own
-// client, as if each were a process of its own.
+// "clients=1" is one process (all goroutines share a lockkit Client: one
+// PubSub connection and one watchdog); "clients=G" gives every goroutine a
+// Client and a go-redis client of its own, as if each were a process of
+// its own.
 func BenchmarkContended(b *testing.B) {
 	const G, hold = 64, time.Millisecond
 	srv := redistest.StartServer(b)
 	kinds := []struct {
 		name string
-		make func(c redis.UniversalClient, name string) redistest.Locker
+		make func(c *lockkit.Client, name string) lockkit.Locker
 	}{
-		{"fair", func(c redis.UniversalClient, name string) redistest.Locker { return fair.New(c, name) }},
-		{"reentrant", func(c redis.UniversalClient, name string) redistest.Locker { return reentrant.New(c, name) }},
+		{"fair", func(c *lockkit.Client, name string) lockkit.Locker { return fair.New(c, name) }},
+		{"reentrant", func(c *lockkit.Client, name string) lockkit.Locker { return reentrant.New(c, name) }},
 	}
 	for _, clients := range []int{1, G} {
 		for _, kind := range kinds {
@@ -58,18 +60,16 @@ func BenchmarkContended(b *testing.B) {
 	}
 }
 
-func benchContended(b *testing.B, srv *redistest.Server, clients, g int, hold time.Duration, mk func(redis.UniversalClient, string) redistest.Locker) {
+func benchContended(b *testing.B, srv *redistest.Server, clients, g int, hold time.Duration, mk func(*lockkit.Client, string) lockkit.Locker) {
 	counter := redistest.NewCounter()
-	cs := make([]*redis.Client, clients)
+	cs := make([]*lockkit.Client, clients)
 	for i := range cs {
-		cs[i] = redis.NewClient(&redis.Options{Addr: srv.Addr()})
-		cs[i].AddHook(counter.Hook())
+		rc := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+		rc.AddHook(counter.Hook())
+		cs[i] = lockkit.New(rc)
+		defer rc.Close()
+		defer cs[i].Close()
 	}
-	defer func() {
-		for _, c := range cs {
-			c.Close()
-		}
-	}()
 	admin := srv.Client(b)
 	name := redistest.Unique(b)
 	ctx := context.Background()
@@ -203,12 +203,13 @@ func subscribeCalls(b *testing.B, c *redis.Client) int64 {
 func BenchmarkUncontended(b *testing.B) {
 	c := redistest.StartServer(b).Client(b)
 	counter := redistest.CountCommands(c)
+	lc := redistest.Lockkit(b, c)
 	for _, kind := range []struct {
 		name string
-		m    redistest.Locker
+		m    lockkit.Locker
 	}{
-		{"fair", fair.New(c, redistest.Unique(b))},
-		{"reentrant", reentrant.New(c, redistest.Unique(b))},
+		{"fair", fair.New(lc, redistest.Unique(b))},
+		{"reentrant", reentrant.New(lc, redistest.Unique(b))},
 	} {
 		b.Run(kind.name, func(b *testing.B) {
 			redistest.BenchLockUnlock(b, kind.m, counter)

@@ -4,20 +4,31 @@
 //
 // It keeps the contract of [github.com/lockkit/lockkit/reentrant.Mutex]
 // (the same methods, options, errors, watchdog, lost signal and fencing
-// token) and adds a queue: no caller can overtake one that has waited
-// longer, and each release wakes exactly the next waiter. Choose it when
-// waiters must not starve or when the order of turns matters; choose the
-// reentrant lock when throughput matters more than order, as its
-// releasing owner can often take the lock again at once, where a fair lock
-// always hands it to the next in line (one more round trip per hand-off).
+// token, all from the engine every kind shares) and adds a queue: no
+// caller can overtake one that has waited longer, and each release wakes
+// exactly the next waiter. Choose it when waiters must not starve or when
+// the order of turns matters; choose the reentrant lock when throughput
+// matters more than order, as its releasing owner can often take the lock
+// again at once, where a fair lock always hands it to the next in line
+// (one more round trip per hand-off).
+//
+// Locks are made from a [lockkit.Client], which holds the connection for
+// wake-ups and the watchdog that every lock of the Client shares:
+//
+//	client := lockkit.New(rdb)
+//	defer client.Close()
+//	m := fair.New(client, "orders:42", fair.WithWaiterTimeout(2*time.Second))
 //
 // # Redis layout
 //
 // All keys carry the {NAME} hash tag, so they live in one Cluster slot:
 //
-//   - PREFIX:{NAME} is the lock, a hash laid out as the reentrant lock's:
-//     field = owner id, value = hold count, ':token' = fencing token of the
-//     hold, ':unlock' = id of the last partial unlock;
+//   - PREFIX:{NAME} is the lock, a hash with one hold: field OWNER = hold
+//     count, ':t:OWNER' = fencing token of the hold, ':u:OWNER' = id of its
+//     last partial unlock, and ':kind' = 'fair'. A name is one kind: a
+//     reentrant, spin or read-write lock of the same name finds it used
+//     and gets [lockkit.ErrWrongKind], and so does a fair lock of a name
+//     another kind holds; nothing is changed;
 //   - PREFIX:{NAME}:fence counts fencing tokens (no TTL), and
 //     PREFIX:{NAME}:released remembers recently released tokens, so a
 //     retried Unlock reports the outcome of the first;
@@ -31,18 +42,22 @@
 // Lock first tries without subscribing: a free lock with nobody waiting
 // costs one round trip. Otherwise that attempt puts the owner at the end
 // of the queue. Lock then subscribes to the owner's own channel through
-// the process-wide notifier (package notify), waits for Redis to confirm,
+// the Client's notifier (package notify), waits for Redis to confirm,
 // tries again (a release in between is not missed) and sleeps. A waiter
 // takes the lock only when it is free and the waiter is at the head of the
-// queue; the re-entry of a holder is immediate. A Mutex whose last Lock had
-// to wait subscribes before its first attempt the next time, so a
-// contended hand-off costs two acquire scripts and one release script.
+// queue; the re-entry of a holder is immediate and never queues. Once a
+// Mutex's Lock had to wait, its later Locks subscribe before their first
+// attempt, so a contended hand-off costs two acquire scripts and one
+// release script.
 //
 // Unlock frees the lock and publishes on the channel of the waiter at the
 // head of the queue, and only there: every other waiter, in every process,
-// sleeps on. A waiter whose ctx ends takes its entry out of the queue
-// before Lock returns, and wakes the next one if it was first in line for
-// a free lock.
+// sleeps on. Goroutines waiting on one Mutex are one owner with one place
+// in the queue; when one of them gets the lock the others re-enter. When
+// the last of them gives up (its ctx ended, or Redis failed), its entry
+// leaves the queue before Lock returns, and the next waiter is woken if
+// it is now first in line for a free lock. An attempt whose reply was lost
+// is undone first, handing the lock on if the attempt had taken it.
 //
 // # Dead waiters
 //
@@ -61,11 +76,11 @@
 //
 // # Leases
 //
-// By default a hold has a 30 s lease that the watchdog (package watchdog)
-// renews every 10 s until Unlock, so a crashed process frees the lock within
-// 30 s. With [WithLease] the hold has a fixed lease instead and expires on
-// its own. When the watchdog finds a hold gone, the channel from
-// [Mutex.Lost] is closed and Unlock returns [ErrLost].
+// By default a hold has a 30 s lease that the Client's watchdog (package
+// watchdog) renews every 10 s until Unlock, so a crashed process frees the
+// lock within 30 s. With [lockkit.WithLease] the hold has a fixed lease
+// instead and expires on its own. When the hold is found gone, the channel
+// from [Mutex.Lost] is closed and Unlock returns [lockkit.ErrLost].
 //
 // # Guarantees and limits
 //
@@ -75,7 +90,8 @@
 // waiter that stops attempting for longer than the waiter timeout (its
 // process died, or paused that long) loses its place and, if it comes
 // back, queues again at the end. Mutexes sharing an owner id
-// ([WithOwner]) share one place in the queue.
+// ([lockkit.WithOwner]) share one place in the queue. [Mutex.TryLock]
+// never queues and never overtakes: it fails while anyone waits.
 //
 // A process that pauses (GC, swap, a stopped VM) for longer than its lease
 // can still think it holds the lock after it expired; so can a holder whose

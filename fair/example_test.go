@@ -9,13 +9,16 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/fair"
 )
 
 func Example() {
 	mr, _ := miniredis.Run()
 	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rc.Close()
+	client := lockkit.New(rc) // one per Redis, shared by every lock
 	defer client.Close()
 	ctx := context.Background()
 
@@ -36,7 +39,9 @@ func Example() {
 func Example_fifo() {
 	mr, _ := miniredis.Run()
 	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rc.Close()
+	client := lockkit.New(rc)
 	defer client.Close()
 	ctx := context.Background()
 
@@ -48,7 +53,7 @@ func Example_fifo() {
 	turns := make(chan string, 3)
 	var wg sync.WaitGroup
 	for _, name := range []string{"alice", "bob", "carol"} {
-		m := fair.New(client, "jobs", fair.WithOwner(name))
+		m := fair.New(client, "jobs", lockkit.WithOwner(name))
 		wg.Go(func() {
 			if err := m.Lock(ctx); err != nil {
 				fmt.Println("lock:", err)
@@ -58,7 +63,7 @@ func Example_fifo() {
 			_ = m.Unlock(ctx)
 		})
 		// Let name join the queue before the next one starts.
-		for client.LPos(ctx, "lockkit:{jobs}:queue", name, redis.LPosArgs{}).Err() != nil {
+		for rc.LPos(ctx, "lockkit:{jobs}:queue", name, redis.LPosArgs{}).Err() != nil {
 			time.Sleep(time.Millisecond)
 		}
 	}
@@ -77,7 +82,9 @@ func Example_fifo() {
 func ExampleMutex_TryLock() {
 	mr, _ := miniredis.Run()
 	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rc.Close()
+	client := lockkit.New(rc)
 	defer client.Close()
 	ctx := context.Background()
 
@@ -99,10 +106,14 @@ func ExampleMutex_TryLock() {
 
 // ExampleWithWaiterTimeout sets how soon the queue gets past a waiter whose
 // process died: its place is dropped two seconds after its last attempt.
+// Given to lockkit.New instead, it would be the default of every fair lock
+// of the Client.
 func ExampleWithWaiterTimeout() {
 	mr, _ := miniredis.Run()
 	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rc.Close()
+	client := lockkit.New(rc)
 	defer client.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

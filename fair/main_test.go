@@ -4,46 +4,42 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/fair"
+	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
-	"github.com/lockkit/lockkit/notify"
 )
 
-func TestMain(m *testing.M) { redistest.Main(m) }
+func TestMain(m *testing.M) { redistest.Main(m, children) }
 
 // backends are the kinds of Redis the behaviour tests run on.
 var backends = []redistest.Backend{redistest.MiniBackend, redistest.ServerBackend}
 
 // lockName returns a fresh lock name and checks, when the test ends, that
-// its queue and deadline keys are gone.
+// Redis keeps nothing of the lock but what a freed lock keeps on purpose
+// (see redistest.AssertClean): no hold, no queue entry, no deadline.
 func lockName(t *testing.T, c redis.UniversalClient) string {
 	t.Helper()
 	name := redistest.Unique(t)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		n, err := c.Exists(ctx, queueKey(name), timeoutsKey(name)).Result()
-		if err != nil || n != 0 {
-			q, _ := c.LRange(ctx, queueKey(name), 0, -1).Result()
-			z, _ := c.ZRangeWithScores(ctx, timeoutsKey(name), 0, -1).Result()
-			t.Errorf("queue keys of %s left behind: EXISTS = %d, %v; queue %q, deadlines %v", name, n, err, q, z)
-		}
-	})
+	t.Cleanup(func() { redistest.AssertClean(t, c, name) })
 	return name
 }
 
-func lockKey(name string) string     { return "lockkit:{" + name + "}" }
-func queueKey(name string) string    { return lockKey(name) + ":queue" }
-func timeoutsKey(name string) string { return lockKey(name) + ":timeouts" }
+func keysOf(name string) core.Keys { return core.NewKeys(lockkit.DefaultPrefix, name) }
+
+func lockKey(name string) string     { return keysOf(name).Base }
+func queueKey(name string) string    { return keysOf(name).Sub("queue") }
+func timeoutsKey(name string) string { return keysOf(name).Sub("timeouts") }
+
+// channelOf is the own channel of waiter owner of lock name.
 func channelOf(name, owner string) string {
-	return lockKey(name) + ":ch:" + owner
+	return keysOf(name).Sub("ch") + ":" + owner
 }
 
 // queue returns the owner ids waiting for lock name, oldest first.
@@ -109,15 +105,8 @@ func addGhost(t *testing.T, c redis.UniversalClient, name, id string, d time.Dur
 	return deadline
 }
 
-// isAcquire reports whether cmd runs the acquire script (the only script
-// whose fourth key is the fencing counter).
-func isAcquire(cmd redis.Cmder) bool {
-	args := cmd.Args()
-	if name := strings.ToLower(cmd.Name()); (name != "evalsha" && name != "eval") || len(args) < 7 {
-		return false
-	}
-	return fmt.Sprint(args[2]) == "4" && strings.HasSuffix(fmt.Sprint(args[6]), ":fence")
-}
+// isAcquire reports whether cmd runs the acquire script.
+func isAcquire(cmd redis.Cmder) bool { return fair.ScriptName(cmd) == "acquire" }
 
 // acquireBlocker holds back the next acquire script of a client once
 // armed: the script is not sent, the call waits until its ctx ends and
@@ -153,16 +142,4 @@ func lockAsync(ctx context.Context, m *fair.Mutex) <-chan error {
 	got := make(chan error, 1)
 	go func() { got <- m.Lock(ctx) }()
 	return got
-}
-
-// isRelease reports whether cmd runs the release script (the only script
-// whose fourth key is the released-token set).
-func isRelease(cmd redis.Cmder) bool {
-	args := cmd.Args()
-	return len(args) > 6 && strings.HasSuffix(fmt.Sprint(args[6]), ":released")
-}
-
-// notifyWaiters returns the goroutines of this process waiting on channel.
-func notifyWaiters(c redis.UniversalClient, channel string) int {
-	return notify.For(c).Waiters(channel)
 }

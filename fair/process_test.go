@@ -11,16 +11,28 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/fair"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
-func init() {
-	redistest.RegisterChild("waiters", childWaiters)
-	redistest.RegisterChild("counter", redistest.CountingChild(
-		func(clients []redis.UniversalClient, name string) redistest.TokenLocker {
-			return fair.New(clients[0], name)
-		}))
+// children are the entry points of this package's child processes.
+var children = redistest.Children{
+	"waiters": childWaiters,
+	"counter": redistest.CountingChild(childCounterLock),
+}
+
+// childKit is the one lockkit Client of a counting child process, shared
+// by its locks as a process shares one; the process exit ends it.
+var childKit struct {
+	once sync.Once
+	lc   *lockkit.Client
+}
+
+// childCounterLock returns a fair lock of the counting child's Client.
+func childCounterLock(clients []redis.UniversalClient, name string) redistest.TokenLocker {
+	childKit.once.Do(func() { childKit.lc = lockkit.New(clients[0]) })
+	return fair.New(childKit.lc, name)
 }
 
 // childWaiters starts a waiter for each line "join ID" it receives: a
@@ -32,6 +44,8 @@ func init() {
 func childWaiters(args []string) {
 	c := redistest.SpecClient(args[0])
 	defer c.Close()
+	lc := lockkit.New(c)
+	defer lc.Close()
 	name, orderKey := args[1], args[2]
 	wt, err := time.ParseDuration(args[3])
 	if err != nil {
@@ -46,7 +60,7 @@ func childWaiters(args []string) {
 		if !ok {
 			redistest.ChildFatalf("unexpected input %q", line)
 		}
-		m := fair.New(c, name, fair.WithOwner(id), fair.WithWaiterTimeout(wt))
+		m := fair.New(lc, name, lockkit.WithOwner(id), fair.WithWaiterTimeout(wt))
 		wg.Go(func() {
 			if err := m.Lock(ctx); err != nil {
 				redistest.ChildFatalf("lock %s: %v", id, err)
@@ -71,25 +85,25 @@ func testOrderAcrossProcesses(t *testing.T, c redis.UniversalClient) {
 	orderKey := "order:{" + name + "}"
 	t.Cleanup(func() { c.Del(context.Background(), orderKey) })
 	const P, G = 4, 8
-	holder := fair.New(c, name)
+	holder := fair.New(redistest.Lockkit(t, c), name)
 	redistest.MustLock(t, holder)
 
-	children := make([]*redistest.Child, P)
-	for i := range children {
-		children[i] = redistest.StartChild(t, "waiters", redistest.ClientSpec(c), name, orderKey, fair.DefaultWaiterTimeout.String())
+	procs := make([]*redistest.Child, P)
+	for i := range procs {
+		procs[i] = redistest.StartChild(t, "waiters", redistest.ClientSpec(c), name, orderKey, fair.DefaultWaiterTimeout.String())
 	}
-	for _, ch := range children {
+	for _, ch := range procs {
 		ch.WaitLine(t, "ready", 30*time.Second)
 	}
 	var joined []string
 	for i := range P * G {
 		id := fmt.Sprintf("p%d-g%02d", i%P, i/P)
-		children[i%P].Send(t, "join "+id)
+		procs[i%P].Send(t, "join "+id)
 		joined = append(joined, id)
 		waitQueue(t, c, name, joined...)
 	}
 	redistest.MustUnlock(t, holder)
-	for _, ch := range children {
+	for _, ch := range procs {
 		for range G {
 			ch.WaitLine(t, "done", time.Minute)
 		}
@@ -124,9 +138,7 @@ func TestLock_excludes_across_processes(t *testing.T) {
 		Child: "counter", Addrs: []string{srv.Addr()}, Name: name,
 		Procs: 4, Goroutines: 16, Rounds: 10, Timeout: 2 * time.Minute,
 	}.Run(t)
-	if n, _ := c.Exists(redistest.Ctx(t, time.Second), lockKey(name)).Result(); n != 0 {
-		t.Fatal("lock key left behind")
-	}
+	redistest.AssertClean(t, c, name)
 }
 
 // TestLock_after_head_waiter_process_killed: the process of the first
@@ -137,14 +149,15 @@ func TestLock_after_head_waiter_process_killed(t *testing.T) {
 	c := srv.Client(t)
 	name := lockName(t, c)
 	const waiterTimeout = 2 * time.Second
-	holder := fair.New(c, name)
+	lc := redistest.Lockkit(t, c)
+	holder := fair.New(lc, name)
 	redistest.MustLock(t, holder)
 
 	child := redistest.StartChild(t, "waiters", redistest.ClientSpec(c), name, name+":order", waiterTimeout.String())
 	child.WaitLine(t, "ready", 30*time.Second)
 	child.Send(t, "join dead")
 	waitQueue(t, c, name, "dead")
-	next := fair.New(c, name, fair.WithOwner("next"), fair.WithWaiterTimeout(waiterTimeout))
+	next := fair.New(lc, name, lockkit.WithOwner("next"), fair.WithWaiterTimeout(waiterTimeout))
 	got := lockAsync(redistest.Ctx(t, 30*time.Second), next)
 	waitQueue(t, c, name, "dead", "next")
 

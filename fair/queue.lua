@@ -1,6 +1,7 @@
--- queue.lua: helpers shared by the fair-lock scripts. acquire.lua,
--- release.lua, leave.lua and forceunlock.lua each run as this file followed
--- by their own; renew.lua does not touch the queue and runs alone.
+-- queue.lua: the wait queue of a fair lock, shared by acquire.lua,
+-- release.lua, undo.lua, leave.lua and force.lua: each runs as the prelude,
+-- this file and its own file (renew.lua does not touch the queue and runs
+-- after the prelude alone).
 --
 -- A lock's wait queue is two keys in the lock's slot:
 --   PREFIX:{NAME}:queue     list of waiting owner ids, oldest first
@@ -10,14 +11,9 @@
 -- entry whose deadline has passed belongs to a waiter that stopped trying
 -- (its process died) and is evicted by whichever script runs next. Both
 -- keys expire with the latest deadline, so an abandoned queue cleans
--- itself up. All times come from the server's clock (TIME), never from a
--- client's.
-
--- now_ms returns the server time in ms.
-local function now_ms()
-  local t = redis.call('time')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
+-- itself up. All times come from the server's clock (now_ms), never from
+-- a client's. Each waiter has a channel of its own, PREFIX:{NAME}:ch:OWNER,
+-- on which it is woken when it is first in line for a free lock.
 
 -- evict removes every entry whose deadline is at or before now, and heads
 -- that have no deadline at all (nobody can refresh them). It returns the
@@ -52,11 +48,18 @@ local function settle(queue, timeouts, now)
   redis.call('pexpire', timeouts, ttl)
 end
 
--- wake publishes a wake-up on the own channel of owner head (prefix ..
--- head), if there is a head.
+-- wake publishes a wake-up ('1') on the own channel of owner head (prefix
+-- .. head), if there is a head.
 local function wake(head, prefix)
   if head then
     redis.call('publish', prefix .. head, '1')
   end
 end
 
+-- hand_on evicts the dead entries of a queue whose lock was just freed,
+-- wakes the waiter now first in line and settles the queue's expiry.
+local function hand_on(queue, timeouts, prefix)
+  local now = now_ms()
+  wake(evict(queue, timeouts, now), prefix)
+  settle(queue, timeouts, now)
+end

@@ -11,21 +11,21 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/fair"
 	"github.com/lockkit/lockkit/internal/redistest"
-	"github.com/lockkit/lockkit/notify"
 )
 
 // joinInOrder starts Lock on a Mutex with owner id ids[i] for each i in
 // turn, each once the previous one is visible in the queue behind the
 // entries ahead. Each waiter, once it holds the lock, appends its id to
 // *order and unlocks. It returns a function that waits for all of them.
-func joinInOrder(t *testing.T, c redis.UniversalClient, name string, ahead, ids []string, mu *sync.Mutex, order *[]string, opts ...fair.Option) func() {
+func joinInOrder(t *testing.T, lc *lockkit.Client, name string, ahead, ids []string, mu *sync.Mutex, order *[]string, opts ...lockkit.Option) func() {
 	t.Helper()
 	ctx := redistest.Ctx(t, 60*time.Second)
 	var wg sync.WaitGroup
 	for i, id := range ids {
-		m := fair.New(c, name, append([]fair.Option{fair.WithOwner(id)}, opts...)...)
+		m := fair.New(lc, name, append([]lockkit.Option{lockkit.WithOwner(id)}, opts...)...)
 		wg.Go(func() {
 			if err := m.Lock(ctx); err != nil {
 				t.Errorf("Lock(%s): %v", id, err)
@@ -38,7 +38,7 @@ func joinInOrder(t *testing.T, c redis.UniversalClient, name string, ahead, ids 
 				t.Errorf("Unlock(%s): %v", id, err)
 			}
 		})
-		waitQueue(t, c, name, append(slices.Clone(ahead), ids[:i+1]...)...)
+		waitQueue(t, lc.Redis(), name, append(slices.Clone(ahead), ids[:i+1]...)...)
 	}
 	return wg.Wait
 }
@@ -53,15 +53,16 @@ func ids(n int) []string {
 
 func TestLock_acquires_in_join_order(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		name := lockName(t, c)
-		holder := fair.New(c, name)
+		holder := fair.New(lc, name)
 		redistest.MustLock(t, holder)
 		var (
 			mu    sync.Mutex
 			order []string
 		)
 		want := ids(12)
-		wait := joinInOrder(t, c, name, nil, want, &mu, &order)
+		wait := joinInOrder(t, lc, name, nil, want, &mu, &order)
 		redistest.MustUnlock(t, holder)
 		wait()
 		if !slices.Equal(order, want) {
@@ -77,7 +78,9 @@ func TestLock_acquires_in_join_order(t *testing.T) {
 func TestUnlock_wakes_exactly_the_next_waiter(t *testing.T) {
 	srv := redistest.StartServer(t)
 	hc := srv.Client(t)
+	hlc := redistest.Lockkit(t, hc)
 	c := srv.Client(t)
+	lc := redistest.Lockkit(t, c)
 	counter := redistest.CountCommands(c)
 	name := lockName(t, hc)
 
@@ -89,7 +92,7 @@ func TestUnlock_wakes_exactly_the_next_waiter(t *testing.T) {
 	}
 	published := obs.Channel()
 
-	holder := fair.New(hc, name)
+	holder := fair.New(hlc, name)
 	redistest.MustLock(t, holder)
 	const N = 6
 	ctx := redistest.Ctx(t, 30*time.Second)
@@ -98,7 +101,7 @@ func TestUnlock_wakes_exactly_the_next_waiter(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, id := range ids(N) {
 		// A long waiter timeout: no heartbeat falls within the test.
-		m := fair.New(c, name, fair.WithOwner(id), fair.WithWaiterTimeout(time.Minute))
+		m := fair.New(lc, name, lockkit.WithOwner(id), fair.WithWaiterTimeout(time.Minute))
 		wg.Go(func() {
 			if err := m.Lock(ctx); err != nil {
 				t.Errorf("Lock(%s): %v", id, err)
@@ -145,23 +148,24 @@ func TestUnlock_wakes_exactly_the_next_waiter(t *testing.T) {
 
 func TestLock_cancel_middle_waiter_keeps_order(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		name := lockName(t, c)
-		holder := fair.New(c, name)
+		holder := fair.New(lc, name)
 		redistest.MustLock(t, holder)
 		var (
 			mu    sync.Mutex
 			order []string
 		)
-		wait := joinInOrder(t, c, name, nil, []string{"a", "b"}, &mu, &order)
+		wait := joinInOrder(t, lc, name, nil, []string{"a", "b"}, &mu, &order)
 
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		got := lockAsync(ctx, fair.New(c, name, fair.WithOwner("x")))
+		got := lockAsync(ctx, fair.New(lc, name, lockkit.WithOwner("x")))
 		waitQueue(t, c, name, "a", "b", "x")
-		wait2 := joinInOrder(t, c, name, []string{"a", "b", "x"}, []string{"d", "e"}, &mu, &order)
+		wait2 := joinInOrder(t, lc, name, []string{"a", "b", "x"}, []string{"d", "e"}, &mu, &order)
 		cancel()
 		err := redistest.Receive(t, got, 10*time.Second, "the cancelled Lock")
-		if !errors.Is(err, fair.ErrNotObtained) || !errors.Is(err, context.Canceled) {
+		if !errors.Is(err, lockkit.ErrNotObtained) || !errors.Is(err, context.Canceled) {
 			t.Fatalf("cancelled Lock = %v; want ErrNotObtained and Canceled", err)
 		}
 		// Its entry is gone by the time Lock returned.
@@ -178,13 +182,14 @@ func TestLock_cancel_middle_waiter_keeps_order(t *testing.T) {
 
 func TestLock_ctx_deadline_matches_both_errors_and_leaves_queue(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		name := lockName(t, c)
-		holder := fair.New(c, name)
+		holder := fair.New(lc, name)
 		redistest.MustLock(t, holder)
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
-		err := fair.New(c, name).Lock(ctx)
-		if !errors.Is(err, fair.ErrNotObtained) || !errors.Is(err, context.DeadlineExceeded) {
+		err := fair.New(lc, name).Lock(ctx)
+		if !errors.Is(err, lockkit.ErrNotObtained) || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Lock past deadline = %v; want ErrNotObtained and DeadlineExceeded", err)
 		}
 		wantQueue(t, c, name)
@@ -199,20 +204,22 @@ func TestLock_ctx_deadline_matches_both_errors_and_leaves_queue(t *testing.T) {
 func TestLock_cancel_head_of_free_lock_wakes_next(t *testing.T) {
 	srv := redistest.StartServer(t)
 	hc := srv.Client(t)
+	hlc := redistest.Lockkit(t, hc)
 	c1 := srv.Client(t)
+	lc1 := redistest.Lockkit(t, c1)
 	counter1 := redistest.CountCommands(c1)
 	hook := newAcquireBlocker()
 	c1.AddHook(hook)
 	name := lockName(t, hc)
 	const waiterTimeout = time.Minute // no heartbeat or eviction in the test
 
-	holder := fair.New(hc, name)
+	holder := fair.New(hlc, name)
 	redistest.MustLock(t, holder)
 	ctx1, cancel1 := context.WithCancel(context.Background())
 	defer cancel1()
-	got1 := lockAsync(ctx1, fair.New(c1, name, fair.WithOwner("w1"), fair.WithWaiterTimeout(waiterTimeout)))
+	got1 := lockAsync(ctx1, fair.New(lc1, name, lockkit.WithOwner("w1"), fair.WithWaiterTimeout(waiterTimeout)))
 	redistest.Eventually(t, 10*time.Second, "w1 asleep", func() bool { return counter1.Scripts() == 2 })
-	w2 := fair.New(hc, name, fair.WithOwner("w2"), fair.WithWaiterTimeout(waiterTimeout))
+	w2 := fair.New(hlc, name, lockkit.WithOwner("w2"), fair.WithWaiterTimeout(waiterTimeout))
 	got2 := lockAsync(redistest.Ctx(t, 30*time.Second), w2)
 	waitQueue(t, hc, name, "w1", "w2")
 
@@ -241,10 +248,11 @@ func TestLock_cancel_head_of_free_lock_wakes_next(t *testing.T) {
 // behind when Lock gives up.
 func TestLock_lost_reply_leaves_nothing_behind(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		hook := &redistest.DropReply{Match: isAcquire}
 		c.AddHook(hook)
 		name := lockName(t, c)
-		m := fair.New(c, name)
+		m := fair.New(lc, name)
 
 		// A fresh hold.
 		hook.Arm()
@@ -264,7 +272,7 @@ func TestLock_lost_reply_leaves_nothing_behind(t *testing.T) {
 		redistest.WantHoldCount(t, m, 1)
 		redistest.MustUnlock(t, m)
 		redistest.WantHoldCount(t, m, 0)
-		other := fair.New(c, name)
+		other := fair.New(lc, name)
 		if ok, err := other.TryLock(redistest.Ctx(t, time.Second)); !ok || err != nil {
 			t.Fatalf("TryLock by another owner = %v, %v; want the lock free", ok, err)
 		}
@@ -277,19 +285,21 @@ func TestLock_lost_reply_leaves_nothing_behind(t *testing.T) {
 func TestLock_lost_reply_hands_on(t *testing.T) {
 	srv := redistest.StartServer(t)
 	hc := srv.Client(t)
+	hlc := redistest.Lockkit(t, hc)
 	c1 := srv.Client(t)
+	lc1 := redistest.Lockkit(t, c1)
 	counter1 := redistest.CountCommands(c1)
 	hook := &redistest.DropReply{Match: isAcquire}
 	c1.AddHook(hook)
 	name := lockName(t, hc)
 	const waiterTimeout = time.Minute
 
-	holder := fair.New(hc, name)
+	holder := fair.New(hlc, name)
 	redistest.MustLock(t, holder)
-	w1 := fair.New(c1, name, fair.WithWaiterTimeout(waiterTimeout))
+	w1 := fair.New(lc1, name, fair.WithWaiterTimeout(waiterTimeout))
 	got1 := lockAsync(redistest.Ctx(t, 30*time.Second), w1)
 	redistest.Eventually(t, 10*time.Second, "w1 asleep", func() bool { return counter1.Scripts() == 2 })
-	w2 := fair.New(hc, name, fair.WithOwner("w2"), fair.WithWaiterTimeout(waiterTimeout))
+	w2 := fair.New(hlc, name, lockkit.WithOwner("w2"), fair.WithWaiterTimeout(waiterTimeout))
 	got2 := lockAsync(redistest.Ctx(t, 30*time.Second), w2)
 	redistest.Eventually(t, 10*time.Second, "w2 queued", func() bool { return len(queue(t, hc, name)) == 2 })
 
@@ -309,15 +319,16 @@ func TestLock_lost_reply_hands_on(t *testing.T) {
 // through many waiter timeouts renews its entry and keeps its place.
 func TestLock_waiter_keeps_its_place_while_the_lock_is_held(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
+	lc := redistest.Lockkit(t, c)
 	name := lockName(t, c)
 	const waiterTimeout = time.Second
-	holder := fair.New(c, name)
+	holder := fair.New(lc, name)
 	redistest.MustLock(t, holder)
 	var (
 		mu    sync.Mutex
 		order []string
 	)
-	wait := joinInOrder(t, c, name, nil, []string{"a", "b"}, &mu, &order, fair.WithWaiterTimeout(waiterTimeout))
+	wait := joinInOrder(t, lc, name, nil, []string{"a", "b"}, &mu, &order, fair.WithWaiterTimeout(waiterTimeout))
 	first, err := c.ZScore(redistest.Ctx(t, time.Second), timeoutsKey(name), "a").Result()
 	if err != nil {
 		t.Fatal(err)
@@ -350,9 +361,10 @@ func TestLock_waiter_keeps_its_place_while_the_lock_is_held(t *testing.T) {
 // passes, not before, and not a heartbeat later.
 func TestLock_dead_head_is_evicted_at_its_deadline(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
+	lc := redistest.Lockkit(t, c)
 	name := lockName(t, c)
 	deadline := addGhost(t, c, name, "ghost", 500*time.Millisecond)
-	m := fair.New(c, name, fair.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
+	m := fair.New(lc, name, lockkit.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
 	// A heartbeat would come after 20 s.
 	if err := m.Lock(redistest.Ctx(t, 10*time.Second)); err != nil {
 		t.Fatalf("Lock behind a dead entry: %v", err)
@@ -369,11 +381,12 @@ func TestLock_dead_head_is_evicted_at_its_deadline(t *testing.T) {
 // behind it takes over at that entry's deadline.
 func TestUnlock_to_dead_waiter_reaches_the_next_by_its_deadline(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
+	lc := redistest.Lockkit(t, c)
 	name := lockName(t, c)
-	holder := fair.New(c, name)
+	holder := fair.New(lc, name)
 	redistest.MustLock(t, holder)
 	deadline := addGhost(t, c, name, "ghost", 2*time.Second)
-	m := fair.New(c, name, fair.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
+	m := fair.New(lc, name, lockkit.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
 	got := lockAsync(redistest.Ctx(t, 20*time.Second), m)
 	waitQueue(t, c, name, "ghost", "w")
 	redistest.MustUnlock(t, holder)
@@ -387,17 +400,19 @@ func TestUnlock_to_dead_waiter_reaches_the_next_by_its_deadline(t *testing.T) {
 	redistest.MustUnlock(t, m)
 }
 
-// TestLock_contended_costs_two_attempts_once_warm: a Mutex that had to wait
-// subscribes before its first attempt next time, so a contended acquisition
+// TestLock_contended_costs_two_attempts_once_warm: once a Mutex had to
+// wait, it subscribes before its first attempt, so a contended acquisition
 // costs two acquire scripts (join, take) and the Unlock one.
 func TestLock_contended_costs_two_attempts_once_warm(t *testing.T) {
 	srv := redistest.StartServer(t)
 	hc := srv.Client(t)
+	hlc := redistest.Lockkit(t, hc)
 	c := srv.Client(t)
+	lc := redistest.Lockkit(t, c)
 	counter := redistest.CountCommands(c)
 	name := lockName(t, hc)
-	holder := fair.New(hc, name)
-	m := fair.New(c, name, fair.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
+	holder := fair.New(hlc, name)
+	m := fair.New(lc, name, lockkit.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
 	for round := range 3 {
 		redistest.MustLock(t, holder)
 		counter.Reset()
@@ -417,12 +432,8 @@ func TestLock_contended_costs_two_attempts_once_warm(t *testing.T) {
 			t.Fatalf("round %d: %d scripts for a contended Lock and its Unlock, want %d", round, n, want+2)
 		}
 	}
-	// An uncontended Lock that follows costs one script again after the
-	// first one that found the lock free.
-	for range 2 {
-		redistest.MustLock(t, m)
-		redistest.MustUnlock(t, m)
-	}
+	// An uncontended Lock that follows costs one acquire script, and its
+	// Unlock one.
 	counter.Reset()
 	redistest.MustLock(t, m)
 	redistest.MustUnlock(t, m)
@@ -436,10 +447,11 @@ func TestLock_contended_costs_two_attempts_once_warm(t *testing.T) {
 // re-enter, and a cancelled one does not take the shared entry away.
 func TestLock_goroutines_sharing_a_mutex_share_its_place(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
+	lc := redistest.Lockkit(t, c)
 	name := lockName(t, c)
-	holder := fair.New(c, name)
+	holder := fair.New(lc, name)
 	redistest.MustLock(t, holder)
-	m := fair.New(c, name, fair.WithOwner("m"), fair.WithWaiterTimeout(time.Minute))
+	m := fair.New(lc, name, lockkit.WithOwner("m"), fair.WithWaiterTimeout(time.Minute))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	gone := lockAsync(ctx, m)
@@ -448,7 +460,7 @@ func TestLock_goroutines_sharing_a_mutex_share_its_place(t *testing.T) {
 	got2 := lockAsync(redistest.Ctx(t, 20*time.Second), m)
 	// Let the other two join m's channel before one of them gives up.
 	redistest.Eventually(t, 10*time.Second, "three goroutines waiting as m", func() bool {
-		return notifyWaiters(c, channelOf(name, "m")) == 3
+		return lc.Notifier().Waiters(channelOf(name, "m")) == 3
 	})
 	cancel()
 	if err := redistest.Receive(t, gone, 10*time.Second, "the cancelled Lock"); !errors.Is(err, context.Canceled) {
@@ -473,8 +485,9 @@ func TestLock_goroutines_sharing_a_mutex_share_its_place(t *testing.T) {
 func TestLock_survives_pubsub_connection_kill(t *testing.T) {
 	srv := redistest.StartServer(t)
 	hc, c := srv.Client(t), srv.Client(t)
+	hlc, lc := redistest.Lockkit(t, hc), redistest.Lockkit(t, c)
 	name := lockName(t, hc)
-	holder := fair.New(hc, name)
+	holder := fair.New(hlc, name)
 	redistest.MustLock(t, holder)
 	var (
 		mu    sync.Mutex
@@ -482,9 +495,9 @@ func TestLock_survives_pubsub_connection_kill(t *testing.T) {
 	)
 	want := ids(8)
 	// Heartbeats every 20 s: only wake-ups get the waiters through in time.
-	wait := joinInOrder(t, c, name, nil, want, &mu, &order, fair.WithWaiterTimeout(time.Minute))
+	wait := joinInOrder(t, lc, name, nil, want, &mu, &order, fair.WithWaiterTimeout(time.Minute))
 	redistest.Eventually(t, 10*time.Second, "all waiters subscribed", func() bool {
-		return notify.For(c).Channels() == len(want)
+		return lc.Notifier().Channels() == len(want)
 	})
 	killed, err := hc.ClientKillByFilter(redistest.Ctx(t, 5*time.Second), "TYPE", "pubsub").Result()
 	if err != nil || killed != 1 {

@@ -2,38 +2,52 @@ package fair
 
 import (
 	"context"
+	"errors"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockkit/lockkit/internal"
+	"github.com/lockkit/lockkit/internal/config"
+	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
-// scriptEnv is one lock on miniredis with the server clock stopped at now,
-// and a pattern subscription that records what the scripts publish.
+// scriptEnv is one fair lock on miniredis with the server clock stopped at
+// now, and a pattern subscription that records what the scripts publish
+// on the waiters' channels.
 type scriptEnv struct {
-	t   *testing.T
-	mr  *miniredis.Miniredis
-	c   *redis.Client
-	k   keys
-	now int64 // server time in ms
-	ps  *redis.PubSub
+	t     *testing.T
+	mr    *miniredis.Miniredis
+	c     *redis.Client
+	hash  string   // the lock's hash
+	keys  []string // the KEYS of every script
+	chans string   // prefix of the waiters' channels
+	now   int64    // server time in ms
+	ps    *redis.PubSub
 }
 
 const (
-	lease = 30 * time.Second
-	wt    = 5 * time.Second
+	lease  = 30 * time.Second
+	wt     = 5 * time.Second
+	window = 10 * time.Second
 )
 
 func newScriptEnv(t *testing.T) *scriptEnv {
 	mr, c := redistest.Mini(t)
-	e := &scriptEnv{t: t, mr: mr, c: c, now: 1_700_000_000_000, k: newKeys(internal.DefaultPrefix, "L")}
+	k := core.NewKeys(config.DefaultPrefix, "L")
+	e := &scriptEnv{
+		t: t, mr: mr, c: c, now: 1_700_000_000_000,
+		hash:  k.Base,
+		keys:  []string{k.Base, k.Fence, k.Released, k.Sub("queue"), k.Sub("timeouts")},
+		chans: k.Sub("ch") + ":",
+	}
 	mr.SetTime(time.UnixMilli(e.now))
-	e.ps = c.PSubscribe(context.Background(), e.k.channels+"*")
+	e.ps = c.PSubscribe(context.Background(), e.chans+"*")
 	t.Cleanup(func() { e.ps.Close() })
 	if _, err := e.ps.Receive(context.Background()); err != nil {
 		t.Fatal(err)
@@ -41,30 +55,58 @@ func newScriptEnv(t *testing.T) *scriptEnv {
 	return e
 }
 
+func (e *scriptEnv) queueKey() string    { return e.keys[3] }
+func (e *scriptEnv) timeoutsKey() string { return e.keys[4] }
+
 func (e *scriptEnv) ctx() context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	e.t.Cleanup(cancel)
 	return ctx
 }
 
-// hold makes owner hold the lock count times with token.
+// hold makes owner hold the lock count times with token, as hold_new and
+// hold_reenter leave it.
 func (e *scriptEnv) hold(owner string, count, token int64) {
-	e.c.HSet(e.ctx(), e.k.lock, owner, count, ":token", token)
-	e.c.PExpire(e.ctx(), e.k.lock, lease)
+	e.c.HSet(e.ctx(), e.hash, ":kind", "fair", owner, count, ":t:"+owner, token)
+	e.c.PExpire(e.ctx(), e.hash, lease)
 }
 
 // queued puts ids in the queue, with deadlines d[i] ms from now.
 func (e *scriptEnv) queued(ids []string, d ...int64) {
 	for i, id := range ids {
-		e.c.RPush(e.ctx(), e.k.queue, id)
-		e.c.ZAdd(e.ctx(), e.k.timeouts, redis.Z{Score: float64(e.now + d[i]), Member: id})
+		e.c.RPush(e.ctx(), e.queueKey(), id)
+		e.c.ZAdd(e.ctx(), e.timeoutsKey(), redis.Z{Score: float64(e.now + d[i]), Member: id})
+	}
+}
+
+// fields returns the lock hash, field by field.
+func (e *scriptEnv) fields() map[string]string {
+	e.t.Helper()
+	h, err := e.c.HGetAll(e.ctx(), e.hash).Result()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return h
+}
+
+func (e *scriptEnv) wantFields(want map[string]string) {
+	e.t.Helper()
+	if got := e.fields(); !maps.Equal(got, want) {
+		e.t.Fatalf("lock hash = %v, want %v", got, want)
+	}
+}
+
+func (e *scriptEnv) wantFree() {
+	e.t.Helper()
+	if n, _ := e.c.Exists(e.ctx(), e.hash).Result(); n != 0 {
+		e.t.Fatalf("lock still there: %v", e.fields())
 	}
 }
 
 func (e *scriptEnv) wantQueue(want ...string) {
 	e.t.Helper()
-	got, _ := e.c.LRange(e.ctx(), e.k.queue, 0, -1).Result()
-	ids, _ := e.c.ZRange(e.ctx(), e.k.timeouts, 0, -1).Result()
+	got, _ := e.c.LRange(e.ctx(), e.queueKey(), 0, -1).Result()
+	ids, _ := e.c.ZRange(e.ctx(), e.timeoutsKey(), 0, -1).Result()
 	if !slices.Equal(got, want) {
 		e.t.Fatalf("queue = %q, want %q", got, want)
 	}
@@ -77,7 +119,7 @@ func (e *scriptEnv) wantQueue(want ...string) {
 
 func (e *scriptEnv) wantDeadline(id string, ms int64) {
 	e.t.Helper()
-	d, err := e.c.ZScore(e.ctx(), e.k.timeouts, id).Result()
+	d, err := e.c.ZScore(e.ctx(), e.timeoutsKey(), id).Result()
 	if err != nil || int64(d) != e.now+ms {
 		e.t.Fatalf("deadline of %s = %v, %v; want now + %d", id, d, err, ms)
 	}
@@ -85,8 +127,8 @@ func (e *scriptEnv) wantDeadline(id string, ms int64) {
 
 func (e *scriptEnv) wantCount(owner string, want int64) {
 	e.t.Helper()
-	n, err := e.c.HGet(e.ctx(), e.k.lock, owner).Int64()
-	if err == redis.Nil {
+	n, err := e.c.HGet(e.ctx(), e.hash, owner).Int64()
+	if errors.Is(err, redis.Nil) {
 		n, err = 0, nil
 	}
 	if err != nil || n != want {
@@ -98,7 +140,7 @@ func (e *scriptEnv) wantCount(owner string, want int64) {
 // on, in order, since the last check.
 func (e *scriptEnv) wantWoken(want ...string) {
 	e.t.Helper()
-	marker := e.k.channels + "~marker"
+	marker := e.chans + "~marker"
 	e.c.Publish(e.ctx(), marker, "x")
 	var got []string
 	for {
@@ -112,54 +154,123 @@ func (e *scriptEnv) wantWoken(want ...string) {
 		if msg.Payload != "1" {
 			e.t.Fatalf("published %q on %s, want \"1\"", msg.Payload, msg.Channel)
 		}
-		got = append(got, msg.Channel[len(e.k.channels):])
+		got = append(got, msg.Channel[len(e.chans):])
 	}
 	if !slices.Equal(got, want) {
 		e.t.Fatalf("woke %q, want %q", got, want)
 	}
 }
 
-func (e *scriptEnv) acquire(owner string, join bool) acquired {
+// The scripts, run with the standard ARGV of core.Spec.
+
+func (e *scriptEnv) acquireWith(owner string, lease time.Duration, join bool) []int64 {
 	e.t.Helper()
-	res, err := runAcquire(e.ctx(), e.c, e.k, owner, lease, wt, join)
+	j := tryOnly
+	if join {
+		j = joinQueue
+	}
+	res, err := acquireScript.Run(e.ctx(), e.c, e.keys, owner, lease.Milliseconds(), wt.Milliseconds(), e.chans, j).Int64Slice()
 	if err != nil {
 		e.t.Fatalf("acquire: %v", err)
 	}
 	return res
 }
 
+func (e *scriptEnv) acquire(owner string, join bool) []int64 {
+	e.t.Helper()
+	return e.acquireWith(owner, lease, join)
+}
+
+func (e *scriptEnv) release(owner string, token int64, id string) int64 {
+	e.t.Helper()
+	n, err := releaseScript.Run(e.ctx(), e.c, e.keys, owner, token, id, window.Milliseconds(), e.chans).Int64()
+	if err != nil {
+		e.t.Fatalf("release: %v", err)
+	}
+	return n
+}
+
+func (e *scriptEnv) undo(owner string, token, count int64) int64 {
+	e.t.Helper()
+	n, err := undoScript.Run(e.ctx(), e.c, e.keys, owner, token, count, e.chans).Int64()
+	if err != nil {
+		e.t.Fatalf("undo: %v", err)
+	}
+	return n
+}
+
+func (e *scriptEnv) leave(owner string) int64 {
+	e.t.Helper()
+	n, err := leaveScript.Run(e.ctx(), e.c, e.keys, owner, e.chans).Int64()
+	if err != nil {
+		e.t.Fatalf("leave: %v", err)
+	}
+	return n
+}
+
+func (e *scriptEnv) force() int64 {
+	e.t.Helper()
+	n, err := forceScript.Run(e.ctx(), e.c, e.keys, e.chans).Int64()
+	if err != nil {
+		e.t.Fatalf("force: %v", err)
+	}
+	return n
+}
+
+func wantReply(t *testing.T, got []int64, want ...int64) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Fatalf("reply %v, want %v", got, want)
+	}
+}
+
 func TestAcquireScript(t *testing.T) {
-	ms := time.Millisecond
 	t.Run("free and nobody queued: fresh hold", func(t *testing.T) {
 		e := newScriptEnv(t)
-		if got := e.acquire("me", true); got != (acquired{count: 1, token: 1}) {
-			t.Fatalf("got %+v", got)
+		e.c.Set(e.ctx(), e.keys[1], 41, 0)
+		wantReply(t, e.acquire("me", true), 1, 42)
+		e.wantFields(map[string]string{":kind": "fair", "me": "1", ":t:me": "42"})
+		if d := e.mr.TTL(e.hash); d != lease {
+			t.Fatalf("lease %v, want %v", d, lease)
 		}
-		e.wantCount("me", 1)
-		e.wantQueue()
-		if n, _ := e.c.Exists(e.ctx(), e.k.queue, e.k.timeouts).Result(); n != 0 {
+		if n, _ := e.c.Exists(e.ctx(), e.queueKey(), e.timeoutsKey()).Result(); n != 0 {
 			t.Fatal("queue keys written for an uncontended acquire")
 		}
 		e.wantWoken()
 	})
+	t.Run("a hash with only its kind marker is free", func(t *testing.T) {
+		e := newScriptEnv(t)
+		e.c.HSet(e.ctx(), e.hash, ":kind", "fair")
+		wantReply(t, e.acquire("me", true), 1, 1)
+	})
 	t.Run("held by me: re-entry, same token, own entry dropped", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.hold("me", 1, 7)
+		e.c.HSet(e.ctx(), e.hash, ":u:me", "u1")
 		e.queued([]string{"me", "b"}, 1000, 1000)
-		if got := e.acquire("me", true); got != (acquired{count: 2, token: 7}) {
-			t.Fatalf("got %+v", got)
-		}
+		wantReply(t, e.acquire("me", true), 2, 7)
+		e.wantFields(map[string]string{":kind": "fair", "me": "2", ":t:me": "7"})
 		e.wantQueue("b")
+	})
+	t.Run("re-entry extends the lease, never shortens it", func(t *testing.T) {
+		e := newScriptEnv(t)
+		e.hold("me", 1, 7)
+		e.acquireWith("me", time.Second, true)
+		if d := e.mr.TTL(e.hash); d != lease {
+			t.Fatalf("lease %v after a shorter re-entry, want %v", d, lease)
+		}
+		e.acquireWith("me", time.Minute, true)
+		if d := e.mr.TTL(e.hash); d != time.Minute {
+			t.Fatalf("lease %v after a longer re-entry, want %v", d, time.Minute)
+		}
 	})
 	t.Run("held by another: join, wait = lease", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.hold("other", 1, 1)
-		if got := e.acquire("me", true); got != (acquired{wait: lease}) {
-			t.Fatalf("got %+v", got)
-		}
+		wantReply(t, e.acquire("me", true), 0, lease.Milliseconds())
 		e.wantQueue("me")
 		e.wantDeadline("me", wt.Milliseconds())
-		for _, k := range []string{e.k.queue, e.k.timeouts} {
+		for _, k := range []string{e.queueKey(), e.timeoutsKey()} {
 			if d := e.mr.TTL(k); d != wt {
 				t.Fatalf("TTL of %s = %v, want %v", k, d, wt)
 			}
@@ -168,59 +279,52 @@ func TestAcquireScript(t *testing.T) {
 	t.Run("held by another: a try does not join", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.hold("other", 1, 1)
-		if got := e.acquire("me", false); got != (acquired{wait: lease}) {
-			t.Fatalf("got %+v", got)
-		}
+		wantReply(t, e.acquire("me", false), 0, lease.Milliseconds())
 		e.wantQueue()
+	})
+	t.Run("held without expiry: no bound", func(t *testing.T) {
+		e := newScriptEnv(t)
+		e.hold("other", 1, 1)
+		e.c.Persist(e.ctx(), e.hash)
+		wantReply(t, e.acquire("me", true), 0, -1)
 	})
 	t.Run("free but another is first: wait = its deadline", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.queued([]string{"a"}, 1200)
-		if got := e.acquire("me", true); got != (acquired{wait: 1200 * ms}) {
-			t.Fatalf("got %+v", got)
-		}
+		wantReply(t, e.acquire("me", true), 0, 1200)
 		e.wantQueue("a", "me")
-		if got := e.acquire("x", false); got.count != 0 {
-			t.Fatalf("try past the queue: %+v", got)
-		}
+		wantReply(t, e.acquire("x", false), 0, -1)
 		e.wantQueue("a", "me")
+		e.wantFree()
 		e.wantWoken()
 	})
 	t.Run("wait is bounded by the entry directly ahead", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.hold("other", 1, 1)
 		e.queued([]string{"a", "b", "me", "c"}, 4000, 900, 3000, 100)
-		if got := e.acquire("me", true); got != (acquired{wait: 900 * ms}) {
-			t.Fatalf("got %+v", got)
-		}
+		wantReply(t, e.acquire("me", true), 0, 900)
 		e.wantDeadline("me", wt.Milliseconds())
 		e.wantQueue("a", "b", "me", "c")
 	})
 	t.Run("free and first in line: fresh hold, entry removed", func(t *testing.T) {
 		e := newScriptEnv(t)
-		e.c.Set(e.ctx(), e.k.fence, 41, 0)
+		e.c.Set(e.ctx(), e.keys[1], 41, 0)
 		e.queued([]string{"me", "b"}, 100, 200)
-		if got := e.acquire("me", true); got != (acquired{count: 1, token: 42}) {
-			t.Fatalf("got %+v", got)
-		}
+		wantReply(t, e.acquire("me", true), 1, 42)
 		e.wantQueue("b")
 		e.wantWoken()
 	})
 	t.Run("expired entries are evicted, the new head woken", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.queued([]string{"dead1", "b", "dead2"}, 0, 500, -10)
-		if got := e.acquire("me", true); got != (acquired{wait: 500 * ms}) {
-			t.Fatalf("got %+v", got)
-		}
+		wantReply(t, e.acquire("me", true), 0, 500)
 		e.wantQueue("b", "me")
 		e.wantWoken("b")
 	})
 	t.Run("expired head evicted: the next takes the lock", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.queued([]string{"dead", "me"}, -1, 100)
-		if got := e.acquire("me", true); got.count != 1 {
-			t.Fatalf("got %+v", got)
-		}
+		wantReply(t, e.acquire("me", true), 1, 1)
 		e.wantQueue()
 		e.wantWoken()
 	})
@@ -234,48 +338,36 @@ func TestAcquireScript(t *testing.T) {
 	})
 	t.Run("a head without a deadline is dropped", func(t *testing.T) {
 		e := newScriptEnv(t)
-		e.c.RPush(e.ctx(), e.k.queue, "stray")
-		if got := e.acquire("me", true); got.count != 1 {
-			t.Fatalf("got %+v", got)
-		}
+		e.c.RPush(e.ctx(), e.queueKey(), "stray")
+		wantReply(t, e.acquire("me", true), 1, 1)
 		e.wantQueue()
 	})
 }
 
 func TestReleaseScript(t *testing.T) {
-	release := func(e *scriptEnv, owner string, token int64, id string) int64 {
-		e.t.Helper()
-		n, err := runRelease(e.ctx(), e.c, e.k, owner, token, id, 10*time.Second)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		return n
-	}
 	t.Run("partial, and its retry", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.hold("me", 2, 5)
 		e.queued([]string{"a"}, 100)
 		for range 2 {
-			if n := release(e, "me", 5, "u1"); n != 1 {
+			if n := e.release("me", 5, "u1"); n != 1 {
 				t.Fatalf("got %d, want 1", n)
 			}
 		}
-		e.wantCount("me", 1)
+		e.wantFields(map[string]string{":kind": "fair", "me": "1", ":t:me": "5", ":u:me": "u1"})
 		e.wantWoken()
 	})
 	t.Run("final wakes the head only, and its retry", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.hold("me", 1, 5)
 		e.queued([]string{"a", "b"}, 100, 100)
-		if n := release(e, "me", 5, "u1"); n != 0 {
+		if n := e.release("me", 5, "u1"); n != 0 {
 			t.Fatalf("got %d, want 0", n)
 		}
-		if n, _ := e.c.Exists(e.ctx(), e.k.lock).Result(); n != 0 {
-			t.Fatal("lock still there")
-		}
+		e.wantFree()
 		e.wantWoken("a")
 		e.wantQueue("a", "b")
-		if n := release(e, "me", 5, "u1"); n != 0 {
+		if n := e.release("me", 5, "u1"); n != 0 {
 			t.Fatalf("retry got %d, want 0", n)
 		}
 		e.wantWoken()
@@ -284,40 +376,110 @@ func TestReleaseScript(t *testing.T) {
 		e := newScriptEnv(t)
 		e.hold("me", 1, 5)
 		e.queued([]string{"dead", "b"}, -1, 100)
-		release(e, "me", 5, "u1")
+		e.release("me", 5, "u1")
 		e.wantWoken("b")
 		e.wantQueue("b")
 	})
 	t.Run("final with nobody queued wakes nobody", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.hold("me", 1, 5)
-		release(e, "me", 5, "u1")
+		e.release("me", 5, "u1")
+		e.wantFree()
 		e.wantWoken()
 	})
 	t.Run("another hold: -1", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.hold("me", 1, 6)
-		if n := release(e, "me", 5, "u1"); n != -1 {
+		if n := e.release("me", 5, "u1"); n != -1 {
 			t.Fatalf("got %d, want -1", n)
 		}
 		e.wantCount("me", 1)
 	})
 }
 
-func TestLeaveScript(t *testing.T) {
-	leave := func(e *scriptEnv, owner string, remove, undo bool, token, count int64) left {
-		e.t.Helper()
-		l, err := runLeave(e.ctx(), e.c, e.k, owner, remove, undo, token, count)
+func TestRenewScript(t *testing.T) {
+	e := newScriptEnv(t)
+	e.hold("me", 1, 5)
+	renew := func(token int64) int64 {
+		t.Helper()
+		n, err := renewScript.Run(e.ctx(), e.c, e.keys, "me", token, time.Minute.Milliseconds()).Int64()
 		if err != nil {
-			e.t.Fatal(err)
+			t.Fatal(err)
 		}
-		return l
+		return n
 	}
+	if n := renew(5); n != 1 || e.mr.TTL(e.hash) != time.Minute {
+		t.Fatalf("renew of the live hold = %d, lease %v; want 1, 1m", n, e.mr.TTL(e.hash))
+	}
+	if n := renew(4); n != 0 {
+		t.Fatalf("renew of an older hold = %d, want 0", n)
+	}
+}
+
+func TestUndoScript(t *testing.T) {
+	t.Run("an unknown fresh hold: freed, the head woken", func(t *testing.T) {
+		e := newScriptEnv(t)
+		e.hold("me", 1, 9)
+		e.queued([]string{"b"}, 100)
+		if n := e.undo("me", 0, 0); n != 1 {
+			t.Fatalf("got %d, want 1", n)
+		}
+		e.wantFree()
+		e.wantWoken("b")
+		e.wantQueue("b")
+	})
+	t.Run("an unknown re-entry: back to the known count", func(t *testing.T) {
+		e := newScriptEnv(t)
+		e.hold("me", 3, 9)
+		e.queued([]string{"b"}, 100)
+		if n := e.undo("me", 9, 2); n != 1 {
+			t.Fatalf("got %d, want 1", n)
+		}
+		e.wantCount("me", 2)
+		e.wantWoken()
+	})
+	t.Run("nothing to undo", func(t *testing.T) {
+		e := newScriptEnv(t)
+		e.hold("me", 2, 9)
+		if n := e.undo("me", 9, 2); n != 0 {
+			t.Fatalf("got %d, want 0", n)
+		}
+		e.wantCount("me", 2)
+	})
+	t.Run("a hold newer than the known one is freed", func(t *testing.T) {
+		e := newScriptEnv(t)
+		e.hold("me", 1, 10)
+		if n := e.undo("me", 9, 2); n != 1 {
+			t.Fatalf("got %d, want 1", n)
+		}
+		e.wantFree()
+	})
+	t.Run("other owners are left alone", func(t *testing.T) {
+		e := newScriptEnv(t)
+		e.hold("other", 1, 10)
+		e.queued([]string{"b"}, 100)
+		if n := e.undo("me", 0, 0); n != 0 {
+			t.Fatalf("got %d, want 0", n)
+		}
+		e.wantCount("other", 1)
+		e.wantWoken()
+	})
+	t.Run("the owner's queue entry stays", func(t *testing.T) {
+		e := newScriptEnv(t)
+		e.hold("me", 1, 9)
+		e.queued([]string{"me", "b"}, 100, 100)
+		e.undo("me", 0, 0)
+		e.wantQueue("me", "b")
+		e.wantWoken("me")
+	})
+}
+
+func TestLeaveScript(t *testing.T) {
 	t.Run("from the middle: no wake-up", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.queued([]string{"a", "me", "b"}, 100, 100, 100)
-		if got := leave(e, "me", true, false, 0, 0); got != (left{removed: true}) {
-			t.Fatalf("got %+v", got)
+		if n := e.leave("me"); n != 1 {
+			t.Fatalf("got %d, want 1", n)
 		}
 		e.wantQueue("a", "b")
 		e.wantWoken()
@@ -325,7 +487,7 @@ func TestLeaveScript(t *testing.T) {
 	t.Run("head of a free lock: wakes the next", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.queued([]string{"me", "b", "c"}, 100, 100, 100)
-		leave(e, "me", true, false, 0, 0)
+		e.leave("me")
 		e.wantQueue("b", "c")
 		e.wantWoken("b")
 	})
@@ -333,76 +495,81 @@ func TestLeaveScript(t *testing.T) {
 		e := newScriptEnv(t)
 		e.hold("other", 1, 1)
 		e.queued([]string{"me", "b"}, 100, 100)
-		leave(e, "me", true, false, 0, 0)
+		e.leave("me")
 		e.wantQueue("b")
 		e.wantWoken()
 	})
-	t.Run("keep the entry", func(t *testing.T) {
+	t.Run("not queued", func(t *testing.T) {
 		e := newScriptEnv(t)
-		e.queued([]string{"me"}, 100)
-		if got := leave(e, "me", false, false, 0, 0); got != (left{}) {
-			t.Fatalf("got %+v", got)
+		e.queued([]string{"a"}, 100)
+		if n := e.leave("me"); n != 0 {
+			t.Fatalf("got %d, want 0", n)
 		}
-		e.wantQueue("me")
-	})
-	t.Run("undo an unknown fresh hold: freed, next woken", func(t *testing.T) {
-		e := newScriptEnv(t)
-		e.hold("me", 1, 9)
-		e.queued([]string{"b"}, 100)
-		if got := leave(e, "me", true, true, 0, 0); got != (left{undone: true}) {
-			t.Fatalf("got %+v", got)
-		}
-		if n, _ := e.c.Exists(e.ctx(), e.k.lock).Result(); n != 0 {
-			t.Fatal("lock still there")
-		}
-		e.wantWoken("b")
-	})
-	t.Run("undo an unknown re-entry: back to the known count", func(t *testing.T) {
-		e := newScriptEnv(t)
-		e.hold("me", 3, 9)
-		if got := leave(e, "me", false, true, 9, 2); got != (left{undone: true}) {
-			t.Fatalf("got %+v", got)
-		}
-		e.wantCount("me", 2)
+		e.wantQueue("a")
 		e.wantWoken()
 	})
-	t.Run("undo with nothing to undo", func(t *testing.T) {
+	t.Run("the last entry: queue keys deleted", func(t *testing.T) {
 		e := newScriptEnv(t)
-		e.hold("me", 2, 9)
-		if got := leave(e, "me", true, true, 9, 2); got != (left{}) {
-			t.Fatalf("got %+v", got)
+		e.hold("other", 1, 1)
+		e.queued([]string{"me"}, 100)
+		e.leave("me")
+		if n, _ := e.c.Exists(e.ctx(), e.queueKey(), e.timeoutsKey()).Result(); n != 0 {
+			t.Fatal("queue keys left behind")
 		}
-		e.wantCount("me", 2)
-	})
-	t.Run("undo a hold newer than the known one", func(t *testing.T) {
-		e := newScriptEnv(t)
-		e.hold("me", 1, 10)
-		if got := leave(e, "me", false, true, 9, 2); got != (left{undone: true}) {
-			t.Fatalf("got %+v", got)
-		}
-		e.wantCount("me", 0)
-	})
-	t.Run("undo leaves other owners alone", func(t *testing.T) {
-		e := newScriptEnv(t)
-		e.hold("other", 1, 10)
-		if got := leave(e, "me", true, true, 0, 0); got != (left{}) {
-			t.Fatalf("got %+v", got)
-		}
-		e.wantCount("other", 1)
 	})
 }
 
-func TestForceUnlockScript(t *testing.T) {
+func TestForceScript(t *testing.T) {
 	e := newScriptEnv(t)
 	e.hold("other", 3, 1)
 	e.queued([]string{"dead", "a", "b"}, -5, 100, 100)
-	if ok, err := runForceUnlock(e.ctx(), e.c, e.k); !ok || err != nil {
-		t.Fatalf("got %v, %v; want true", ok, err)
+	if n := e.force(); n != 1 {
+		t.Fatalf("got %d, want 1", n)
 	}
+	e.wantFree()
 	e.wantWoken("a")
 	e.wantQueue("a", "b")
-	if ok, err := runForceUnlock(e.ctx(), e.c, e.k); ok || err != nil {
-		t.Fatalf("on a free lock got %v, %v; want false", ok, err)
+	if n := e.force(); n != 0 {
+		t.Fatalf("on a free lock got %d, want 0", n)
 	}
 	e.wantWoken()
+}
+
+// TestScripts_refuse_another_kind checks that every script that writes the
+// lock hash refuses a hash of another kind with a WRONGKIND error and
+// changes nothing.
+func TestScripts_refuse_another_kind(t *testing.T) {
+	cases := []struct {
+		name string
+		run  func(e *scriptEnv) error
+	}{
+		{"acquire", func(e *scriptEnv) error {
+			return acquireScript.Run(e.ctx(), e.c, e.keys, "me", lease.Milliseconds(), wt.Milliseconds(), e.chans, joinQueue).Err()
+		}},
+		{"release", func(e *scriptEnv) error {
+			return releaseScript.Run(e.ctx(), e.c, e.keys, "x", 1, "u1", window.Milliseconds(), e.chans).Err()
+		}},
+		{"undo", func(e *scriptEnv) error {
+			return undoScript.Run(e.ctx(), e.c, e.keys, "x", 0, 0, e.chans).Err()
+		}},
+		{"force", func(e *scriptEnv) error {
+			return forceScript.Run(e.ctx(), e.c, e.keys, e.chans).Err()
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newScriptEnv(t)
+			e.c.HSet(e.ctx(), e.hash, ":kind", "reentrant", "x", 1, ":t:x", 1)
+			e.c.PExpire(e.ctx(), e.hash, lease)
+			e.queued([]string{"a"}, 100)
+			before := e.fields()
+			err := tc.run(e)
+			if err == nil || !strings.HasPrefix(err.Error(), "WRONGKIND") {
+				t.Fatalf("err = %v, want a WRONGKIND error", err)
+			}
+			e.wantFields(before)
+			e.wantQueue("a")
+			e.wantWoken()
+		})
+	}
 }

@@ -7,20 +7,22 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
 	"github.com/lockkit/lockkit/reentrant"
 )
 
-// BenchmarkMultiLock_uncontended locks and unlocks a MultiLock of n free
-// reentrant locks on one server: n acquires and n releases.
-func BenchmarkMultiLock_uncontended(b *testing.B) {
+// BenchmarkMutex_uncontended locks and unlocks a Mutex of n free reentrant
+// locks on one server: n acquires and n releases.
+func BenchmarkMutex_uncontended(b *testing.B) {
 	s := redistest.StartServer(b)
 	for _, n := range []int{2, 4} {
 		b.Run(fmt.Sprintf("locks=%d", n), func(b *testing.B) {
-			c := s.Client(b)
-			counter := redistest.CountCommands(c)
-			var locks []multilock.Locker
+			rc := s.Client(b)
+			counter := redistest.CountCommands(rc)
+			c := redistest.Lockkit(b, rc)
+			var locks []lockkit.Locker
 			for range n {
 				locks = append(locks, reentrant.New(c, redistest.Unique(b)))
 			}
@@ -50,13 +52,13 @@ func BenchmarkRedLock_contended(b *testing.B) {
 	redistest.BenchContended(b, owners, hold, func() redistest.Locker { return multilock.NewRedLock(clients, name) }, counter)
 }
 
-// countedMasters starts n independent servers and returns a client for
-// each, whose commands one counter counts.
-func countedMasters(b *testing.B, n int) ([]redis.UniversalClient, *redistest.Counter) {
+// countedMasters starts n independent servers and returns a lockkit
+// Client of each, whose commands one counter counts.
+func countedMasters(b *testing.B, n int) ([]*lockkit.Client, *redistest.Counter) {
 	_, clients := masters(b, n)
 	counter := redistest.NewCounter()
 	for _, c := range clients {
-		c.AddHook(counter.Hook())
+		c.(*redis.Client).AddHook(counter.Hook())
 	}
-	return clients, counter
+	return lockkits(b, clients), counter
 }

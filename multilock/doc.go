@@ -1,76 +1,94 @@
-// Package multilock takes several locks as one: [MultiLock], all or nothing
+// Package multilock takes several locks as one: [Mutex], all or nothing
 // over locks of any kind, and [RedLock], one lock held by a majority of
 // independent Redis masters.
 //
-// # MultiLock
+// # Mutex
 //
-// A MultiLock is for work that must hold several resources at once, such as
-// moving money between two accounts. Its members are [Locker]s: any
-// exclusive lock of this module (reentrant.Mutex, fair.Mutex, spin.Mutex,
-// the write side of rwlock.RWMutex, a RedLock; another MultiLock stands for
-// its members), in any Cluster slot or on any server. It keeps nothing in
-// Redis of its own.
+// A Mutex is for work that must hold several resources at once, such as
+// moving money between two accounts. Its members are [lockkit.Locker]s:
+// any exclusive lock of this module (reentrant.Mutex, fair.Mutex,
+// spin.Mutex, the write side of rwlock.RWMutex, a RedLock; another Mutex
+// stands for its members), in any Cluster slot or on any server, or a type
+// of your own with the same contract. It keeps nothing in Redis of its
+// own.
 //
-// Lock takes the members one after another in the order of their names, so
-// two callers whose sets overlap always wait for their shared locks in the
-// same order and can never deadlock, in one process or many. Each member's
-// Lock waits as long as the caller's ctx allows, or up to [WithLockWait].
-// If a member cannot be taken (its wait ran out, or it failed), the round is
-// abandoned: the members it took are released, last first, and after a short
-// random sleep Lock starts again, until ctx ends. Members that share a name
-// (distinct locks on different servers) cannot be ordered between callers,
-// so they are only ever tried, never waited on. TryLock makes one round of
-// TryLocks. Unlock releases every member, last first, and joins their
-// errors. Holding all members costs what they cost; a round costs one
-// acquire per member, plus one release per member taken when it fails.
+// Lock takes the members one after another in the order of their names,
+// so two callers whose sets overlap always wait for their shared locks in
+// the same order and can never deadlock, in one process or many. Each
+// member's Lock waits as long as the caller's ctx allows, or up to
+// [WithLockWait]. If a member cannot be taken (its wait ran out, or it
+// failed), the round is abandoned: the members it took are released, last
+// first, on a context detached from the caller's and bounded by a few
+// seconds, and after a short random sleep Lock starts again, until ctx
+// ends. Members that share a name (distinct locks on different servers)
+// cannot be ordered between callers, so they are only ever tried, never
+// waited on. TryLock makes one round of TryLocks. Unlock releases every
+// member, last first, and joins their errors. Holding all members costs
+// what they cost; a round costs one acquire per member, plus one release
+// per member taken when it fails.
 //
-// Ordering prevents deadlock only among callers that take the locks through
-// MultiLocks (or in the same name order themselves); a goroutine that holds
-// one lock and then waits for another outside a MultiLock can still take
-// part in a deadlock.
+// Ordering prevents deadlock only among callers that take the locks
+// through Mutexes (or in the same name order themselves); a goroutine that
+// holds one lock and then waits for another outside a Mutex can still
+// take part in a deadlock.
 //
 // # RedLock
 //
-// A single Redis primary can lose a lock: if it fails over before the lock
-// was replicated, the replica that takes over has never seen it and grants
-// it again. A RedLock ([NewRedLock]) avoids that by taking the lock on N
-// independent masters (no replication between them) and counting it held
-// only when a majority, N/2+1, granted it:
+// A single Redis primary can lose a lock: if it fails over before the
+// lock was replicated, the replica that takes over has never seen it and
+// grants it again. A RedLock ([NewRedLock]) avoids that by taking the lock
+// on N independent masters (no replication between them), one
+// [lockkit.Client] each, and counting it held only when a majority, N/2+1,
+// granted it:
 //
 //  1. Note the time and try every node at once, each for at most the node
 //     timeout ([WithNodeTimeout]; by default a tenth of the lease, at most
-//     50 ms), so a dead node costs little.
+//     50 ms), so a dead or stalled node costs little. Every other request
+//     to a node is bounded the same way (a stalled node's go-redis client
+//     needs ContextTimeoutEnabled for that; see [WithNodeTimeout]).
 //  2. The lock is taken if a majority granted it and its validity time is
 //     positive: lease − time spent − drift allowance (lease·1% + 2 ms, see
 //     [WithDriftFactor]).
-//  3. Otherwise every node that granted it, or did not answer, is released
-//     at once, and Lock tries again after a short random sleep, until its
-//     ctx ends. When fewer than a majority of nodes answer at all, the error
-//     matches [ErrQuorum] and says how many did.
+//  3. Otherwise every node that granted it is released, and every node
+//     that did not answer has its possible hold undone, at once, and Lock
+//     tries again after a short random sleep, until its ctx ends. When
+//     fewer than a majority of nodes answer at all, the error matches
+//     [lockkit.ErrQuorum] and says how many did.
 //
-// On each node the lock is the hash PREFIX:{NAME} (field = owner id, plus
-// the node's fencing token in field ':token'), as for a single-node lock,
-// and PREFIX:{NAME}:fence is the node's token counter (no TTL). Waiters do
-// not use pub/sub: a blocked Lock retries with backoff, as package spin
-// does.
+// On each node the lock is the hash PREFIX:{NAME} of every hash lock of
+// this module: field = owner id, value = hold count; ':t:' + owner id =
+// the node's fencing token of the hold; ':kind' = "redlock", so that the
+// name cannot be used by another kind on that node. PREFIX:{NAME}:fence is
+// the node's token counter (no TTL) and PREFIX:{NAME}:released remembers
+// recently released tokens for a while, so that a retried release reports
+// success. Waiters do not use pub/sub: a blocked Lock retries with
+// backoff, as package spin does.
 //
-// By default each node's watchdog renews its part of the hold every third of
-// the 30 s lease. A node whose renewal finds the hold gone, or keeps failing
-// until the lease would have lapsed, drops out; when fewer than a majority
-// of nodes still hold it, the channel from [RedLock.Lost] closes. With a
-// fixed lease ([WithLease]) nothing is renewed and the channel closes when
-// the validity time ends.
+// Each node's part of a hold is an ordinary hold of the engine: by default
+// the watchdog of that node's Client renews it every third of the 30 s
+// lease; its release is fenced by its token and by an unlock id, so an
+// Unlock whose replies were lost can be called again without releasing
+// twice. A node whose renewal finds its part gone, or keeps failing until
+// the lease would have lapsed, drops out; when fewer than a majority of
+// nodes still hold the lock, the channel from [RedLock.Lost] closes. With
+// a fixed lease ([lockkit.WithLease]) nothing is renewed and the channel
+// closes when the validity time ends.
+//
+// Lock values with the same owner id ([lockkit.WithOwner]) are one owner,
+// as for every kind: the second re-enters the hold of the first on each
+// node, and the lock is free once both have unlocked.
 //
 // # Fencing tokens
 //
 // Each node mints its own tokens. A hold's [RedLock.Token] is the largest
 // token among the nodes that granted it, and before Lock returns every
-// granting node whose counter is behind is brought up to it (one more round
-// trip, only when the counters disagree), so that a majority of nodes have
-// counters at or above it; a round where that fails does not count. Any two
-// majorities share a node, so the majority that grants the next hold
-// includes a node whose counter is already at or above this token, and the
-// next token is larger: tokens strictly increase per name, across clients.
+// granting node whose counter is behind is brought up to it (one more
+// round trip, only when the counters disagree), so that a majority of
+// nodes have counters at or above it; a round where that fails does not
+// count. Any two majorities share a node, so the majority that grants the
+// next hold includes a node whose counter is already at or above this
+// token, and the next token is larger: tokens strictly increase per name,
+// across clients.
 //
 // That holds as long as nodes keep their counters. A node that restarts
 // without its data starts counting from zero; if it is the only node two
@@ -88,14 +106,14 @@
 // rate (they need not agree on the time, but a lease must last about as
 // long on each; the drift allowance covers 1%), and none is stepped.
 //
-// It does not guarantee exclusion when those fail: a node whose clock jumps
-// forward, or that restarts empty at the wrong moment, can free the lock on
-// a majority while its owner still works; and, as with every lease, a
-// client that pauses (GC, swap, a stopped VM) for longer than the validity
-// time, or whose request is delayed in the network, acts after its lock has
-// expired and may overlap the next owner. The lost signal arrives only
-// after the fact. The remedy is fencing: pass [RedLock.Token] to the
-// resource you protect and let it reject a token smaller than one it has
-// seen. A RedLock is also slower than a single-node lock: every acquisition
-// talks to all N nodes.
+// It does not guarantee exclusion when those fail: a node whose clock
+// jumps forward, or that restarts empty at the wrong moment, can free the
+// lock on a majority while its owner still works; and, as with every
+// lease, a client that pauses (GC, swap, a stopped VM) for longer than the
+// validity time, or whose request is delayed in the network, acts after
+// its lock has expired and may overlap the next owner. The lost signal
+// arrives only after the fact. The remedy is fencing: pass [RedLock.Token]
+// to the resource you protect and let it reject a token smaller than one
+// it has seen. A RedLock is also slower than a single-node lock: every
+// acquisition talks to all N nodes.
 package multilock

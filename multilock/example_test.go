@@ -7,6 +7,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/multilock"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/spin"
@@ -19,7 +20,9 @@ func Example() {
 		return
 	}
 	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rc.Close()
+	client := lockkit.New(rc)
 	defer client.Close()
 	ctx := context.Background()
 
@@ -27,7 +30,7 @@ func Example() {
 	// caller locking {3, 7} in any order takes account:3 first.
 	from := reentrant.New(client, "account:7")
 	to := reentrant.New(client, "account:3")
-	both := multilock.New([]multilock.Locker{from, to})
+	both := multilock.New([]lockkit.Locker{from, to})
 	if err := both.Lock(ctx); err != nil {
 		fmt.Println("lock:", err)
 		return
@@ -40,14 +43,16 @@ func Example() {
 	// holding account:3+account:7
 }
 
-func ExampleMultiLock_TryLock() {
+func ExampleMutex_TryLock() {
 	mr, err := miniredis.Run()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rc.Close()
+	client := lockkit.New(rc)
 	defer client.Close()
 	ctx := context.Background()
 
@@ -55,7 +60,7 @@ func ExampleMultiLock_TryLock() {
 	_ = other.Lock(ctx)
 
 	a := reentrant.New(client, "a")
-	m := multilock.New([]multilock.Locker{a, spin.New(client, "b")})
+	m := multilock.New([]lockkit.Locker{a, spin.New(client, "b")})
 	ok, err := m.TryLock(ctx)
 	fmt.Println("got both:", ok, err)
 	locked, _ := a.IsLocked(ctx)
@@ -72,8 +77,8 @@ func ExampleMultiLock_TryLock() {
 }
 
 func ExampleNewRedLock() {
-	// Three independent masters (here embedded ones).
-	var clients []redis.UniversalClient
+	// Three independent masters (here embedded ones), a Client each.
+	var clients []*lockkit.Client
 	for range 3 {
 		mr, err := miniredis.Run()
 		if err != nil {
@@ -81,7 +86,9 @@ func ExampleNewRedLock() {
 			return
 		}
 		defer mr.Close()
-		c := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+		rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+		defer rc.Close()
+		c := lockkit.New(rc)
 		defer c.Close()
 		clients = append(clients, c)
 	}

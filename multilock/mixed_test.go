@@ -6,6 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
 	"github.com/lockkit/lockkit/reentrant"
@@ -16,30 +17,25 @@ import (
 type kind struct {
 	name    string
 	clients []redis.UniversalClient // where its keys live
-	new     func(t *testing.T, name string) multilock.Locker
+	new     func(name string) lockkit.Locker
 }
 
 // mixedKinds returns the lock kinds the mixed test combines, each on its
-// own server or servers. Kinds added in other files register through
-// moreKinds.
+// own server or servers.
 func mixedKinds(t *testing.T) []kind {
 	servers := redistest.StartMasters(t, 5)
-	client := func(i int) *redis.Client { return servers[i].Client(t) }
-	c0, c1 := client(0), client(1)
-	red := []redis.UniversalClient{client(2), client(3), client(4)}
-	kinds := []kind{
-		{"reentrant", []redis.UniversalClient{c0}, func(t *testing.T, n string) multilock.Locker { return reentrant.New(c0, n) }},
-		{"spin", []redis.UniversalClient{c1}, func(t *testing.T, n string) multilock.Locker { return spin.New(c1, n) }},
-		{"redlock", red, func(t *testing.T, n string) multilock.Locker { return multilock.NewRedLock(red, n) }},
+	var clients []redis.UniversalClient
+	for _, s := range servers {
+		clients = append(clients, s.Client(t))
 	}
-	for _, more := range moreKinds {
-		kinds = append(kinds, more(t, c0))
+	lcs := lockkits(t, clients)
+	red := lcs[2:]
+	return []kind{
+		{"reentrant", clients[:1], func(n string) lockkit.Locker { return reentrant.New(lcs[0], n) }},
+		{"spin", clients[1:2], func(n string) lockkit.Locker { return spin.New(lcs[1], n) }},
+		{"redlock", clients[2:], func(n string) lockkit.Locker { return multilock.NewRedLock(red, n) }},
 	}
-	return kinds
 }
-
-// moreKinds adds kinds defined in other files.
-var moreKinds []func(t *testing.T, c *redis.Client) kind
 
 // TestLock_mixed_kinds_in_opposite_orders has two callers take one lock of
 // every kind, given in opposite orders, 30 times each.
@@ -51,9 +47,9 @@ func TestLock_mixed_kinds_in_opposite_orders(t *testing.T) {
 		names[i] = redistest.Unique(t)
 	}
 	caller := func(reverse bool) redistest.Locker {
-		var locks []multilock.Locker
+		var locks []lockkit.Locker
 		for i, k := range kinds {
-			locks = append(locks, k.new(t, names[i]))
+			locks = append(locks, k.new(names[i]))
 		}
 		if reverse {
 			slices.Reverse(locks)
@@ -67,10 +63,7 @@ func TestLock_mixed_kinds_in_opposite_orders(t *testing.T) {
 	if rounds != 60 {
 		t.Fatalf("%d rounds, want 60", rounds)
 	}
-	var kindNames []string
 	for i, k := range kinds {
-		kindNames = append(kindNames, k.name)
 		assertCleanAll(t, k.clients, names[i])
 	}
-	t.Logf("kinds: %v", kindNames)
 }

@@ -6,16 +6,21 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
 )
 
-func init() {
-	redistest.RegisterChild("redlock-hammer", redistest.CountingChild(
-		func(clients []redis.UniversalClient, name string) redistest.TokenLocker {
-			return multilock.NewRedLock(clients, name)
-		}))
-}
+// redlockHammer is the child process of
+// TestRedLock_excludes_across_processes: a RedLock over every server it
+// is given. Its Clients live as long as the process.
+var redlockHammer = redistest.CountingChild(func(clients []redis.UniversalClient, name string) redistest.TokenLocker {
+	lcs := make([]*lockkit.Client, len(clients))
+	for i, c := range clients {
+		lcs[i] = lockkit.New(c)
+	}
+	return multilock.NewRedLock(lcs, name)
+})
 
 // TestRedLock_excludes_across_processes runs three processes that each take
 // a RedLock over five masters 20 times to increment a counter with a

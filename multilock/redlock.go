@@ -2,130 +2,211 @@ package multilock
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockkit/lockkit/internal"
-	"github.com/lockkit/lockkit/watchdog"
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/config"
+	"github.com/lockkit/lockkit/internal/core"
 )
 
-var (
-	//go:embed acquire.lua
-	acquireLua    string
-	acquireScript = redis.NewScript(acquireLua)
-
-	//go:embed release.lua
-	releaseLua    string
-	releaseScript = redis.NewScript(releaseLua)
-
-	//go:embed raise.lua
-	raiseLua    string
-	raiseScript = redis.NewScript(raiseLua)
+// Defaults of a RedLock's options.
+const (
+	// DefaultDriftFactor is the share of the lease set aside for clock
+	// drift between the client and the nodes (plus 2 ms); see
+	// [WithDriftFactor].
+	DefaultDriftFactor = config.DefaultDriftFactor
+	// MaxNodeTimeout caps the default node timeout; see [WithNodeTimeout].
+	MaxNodeTimeout = config.MaxNodeTimeout
 )
 
-// releaseTimeout is the least time Unlock gives a node that holds the lock
-// to answer; its node timeout applies if that is longer.
-const releaseTimeout = time.Second
+// WithNodeTimeout bounds every request a RedLock sends to one node (to
+// take, renew the fencing counter of, release or undo its part of a hold),
+// so that a slow or dead node costs at most d per request. It should be
+// small next to the lease. d must be positive. It applies to a RedLock
+// only, and not as a Client default. Default: a tenth of the lease, at
+// most 50 ms ([MaxNodeTimeout]).
+//
+// The bound is a context deadline: a go-redis client honours it on the
+// socket only with redis.Options.ContextTimeoutEnabled set, and otherwise
+// waits for a node that stopped answering up to its own ReadTimeout (3 s by
+// default; DialTimeout, 5 s, while it opens a connection). Set it on the
+// nodes' clients. A node that refuses connections fails fast either way.
+func WithNodeTimeout(d time.Duration) lockkit.Option {
+	return func(o *config.Options) {
+		if !o.For("WithNodeTimeout", false, config.RedLock) {
+			return
+		}
+		if d <= 0 {
+			o.Fail("WithNodeTimeout", "timeout must be positive, got %v", d)
+			return
+		}
+		o.NodeTimeout = d
+	}
+}
 
-// errValidityEnded is the cause given when a fixed-lease hold's validity
-// time runs out.
-var errValidityEnded = errors.New("validity time ended")
+// WithDriftFactor sets the share of the lease that is assumed lost to
+// clocks running at different rates on the client and the nodes: a hold
+// counts as valid for lease − acquisition time − (lease·f + 2 ms). Raise
+// it for hosts whose clocks may be slewed heavily. f must be in [0, 0.5).
+// It applies to a RedLock only, and not as a Client default. Default: 0.01
+// ([DefaultDriftFactor]).
+func WithDriftFactor(f float64) lockkit.Option {
+	return func(o *config.Options) {
+		if !o.For("WithDriftFactor", false, config.RedLock) {
+			return
+		}
+		if !(f >= 0 && f < 0.5) {
+			o.Fail("WithDriftFactor", "factor must be in [0, 0.5), got %v", f)
+			return
+		}
+		o.DriftFactor = f
+	}
+}
 
 // RedLock is a lock over N independent Redis masters (the Redlock
 // algorithm): it is held while a majority of them, N/2+1, hold it for the
 // same owner, so it survives the loss of up to (N-1)/2 masters, and no
-// failover can hand it to a second owner. See the package documentation for
-// what it does and does not guarantee.
+// failover can hand it to a second owner. See the package documentation
+// for what it does and does not guarantee.
 //
-// Each RedLock is one owner. Locking it again while it is held re-enters
-// without talking to Redis (the count lives in the value), and any
-// goroutine may Unlock it. A RedLock is safe for concurrent use.
+// Each RedLock is one owner, as with [lockkit.WithOwner] several values
+// can be: locking it again while it is held re-enters without talking to
+// Redis, and any goroutine may Unlock it. On each node its part of the
+// hold is an ordinary hold of the engine, renewed by that node's Client's
+// watchdog and released with the same retry-safe, fenced release as every
+// other lock kind.
+//
+// A RedLock is safe for concurrent use. Use it through the pointer
+// NewRedLock returns; a zero RedLock is not usable (its methods return
+// [lockkit.ErrInvalid]).
 type RedLock struct {
-	name        string
-	err         error // invalid arguments, reported by every method
-	nodes       []node
-	keys        []string // lock hash and fence counter, the same on every node
-	owner       string
-	ttl         time.Duration
+	b           core.Base // node 0's: the name, the options, New's error
+	nodes       []*node
+	keys        []string // the KEYS of every node script, the same on every node
+	quorum      int
 	nodeTimeout time.Duration
 	drift       time.Duration
-	quorum      int
+	ownOwner    bool // the owner id was minted for this value
+	waiter      core.Backoff
 
-	// op serialises rounds and releases, so that the hold stays in step
-	// with the nodes; it guards hold.count.
+	// op serialises rounds and unlocks, so that the hold stays in step
+	// with the nodes; it guards the hold's count and ending state.
 	op sync.Mutex
 
 	mu   sync.Mutex // guards hold
 	hold *redHold   // the current hold, lost or not; nil when nothing is held
 }
 
-var _ Locker = (*RedLock)(nil)
+var _ lockkit.Locker = (*RedLock)(nil)
 
-// node is one of the masters.
+// node is one master: its Client and this value's holder there.
 type node struct {
-	client redis.UniversalClient
-	wd     *watchdog.Watchdog // renews holds on this node; nil with a fixed lease
+	i   int
+	cfg core.Config
+	h   *core.Holder
 }
 
-// NewRedLock returns the lock name over the independent masters that
+// NewRedLock returns the lock name over the independent masters that the
 // clients talk to, for a new owner. Use an odd number of masters (3 or 5)
-// that fail independently; replicas of one another do not count. It does
-// no I/O and cannot fail: invalid arguments (no client, a nil or repeated
-// client, an empty name, a bad option) make every method return an error
-// matching [ErrInvalid].
-func NewRedLock(clients []redis.UniversalClient, name string, opts ...RedLockOption) *RedLock {
-	o := defaultRedOptions()
-	for _, opt := range opts {
-		opt(&o)
-	}
-	r := &RedLock{name: name}
-	if r.err = validateClients(clients); r.err != nil {
+// that fail independently; replicas of one another do not count. The
+// shared options [lockkit.WithLease], [lockkit.WithWatchdogTimeout],
+// [lockkit.WithOwner] and [lockkit.WithPrefix] apply to every node, as do
+// [WithNodeTimeout] and [WithDriftFactor]. Defaults the Clients were made
+// with apply too, and must agree between them.
+//
+// It does no I/O and cannot fail: invalid arguments (no client, a nil or
+// repeated client, two clients of one server, an empty name, a bad
+// option) make every method return an error matching [lockkit.ErrInvalid].
+func NewRedLock(clients []*lockkit.Client, name string, opts ...lockkit.Option) *RedLock {
+	r := &RedLock{}
+	if err := checkClients(clients); err != nil {
+		r.b = core.Base{Cfg: core.Config{Name: name}, Err: core.Invalid("%s %q: %v", config.RedLock, name, err)}
 		return r
 	}
-	if r.err = o.Validate(clients[0], name); r.err != nil {
+	r.b = core.NewBase(clients[0], config.RedLock, name, opts)
+	if r.b.Err != nil {
 		return r
 	}
-	keys := internal.NewKeys(o.Prefix, name)
-	r.keys = []string{keys.Lock, keys.Fence}
-	r.owner = o.Owner
-	r.ttl = o.TTL()
-	r.nodeTimeout = o.nodeTimeoutOrDefault()
-	r.drift = o.drift()
+	first := r.b.Cfg
+	keys := first.Keys
+	r.keys = []string{keys.Base, keys.Fence, keys.Released}
 	r.quorum = len(clients)/2 + 1
-	for _, c := range clients {
-		n := node{client: c}
-		if o.Watched() {
-			n.wd = watchdog.For(c)
+	r.nodeTimeout = first.NodeTimeout
+	if r.nodeTimeout <= 0 {
+		r.nodeTimeout = min(first.TTL()/10, MaxNodeTimeout)
+	}
+	r.drift = time.Duration(float64(first.TTL())*first.DriftFactor) + 2*time.Millisecond
+	r.ownOwner = first.OwnOwner
+	r.waiter = core.Backoff{Floor: first.BackoffFloor, Cap: first.BackoffCap, Done: clients[0].Done()}
+	for i, c := range clients {
+		cfg := first
+		if i > 0 {
+			ci, err := core.Resolve(c, config.RedLock, name, opts)
+			if err != nil {
+				r.b.Err = fmt.Errorf("client %d: %w", i, err)
+				return r
+			}
+			if ci.TTL() != first.TTL() || ci.Watched() != first.Watched() || ci.Prefix != first.Prefix {
+				r.b.Err = core.Invalid("%s %q: client %d's defaults (lease, watchdog timeout or prefix) differ from client 0's", config.RedLock, name, i)
+				return r
+			}
+			cfg.Client = c
 		}
+		// The engine would undo an acquire whose reply was lost within
+		// core.CleanupTimeout; the RedLock does it itself, within the node
+		// timeout (see settle), so that a stalled node costs no more.
+		cfg.OwnOwner = false
+		n := &node{i: i, cfg: cfg}
+		n.h = core.NewHolder(core.Spec{
+			Config:      &n.cfg,
+			Hold:        cfg.Owner,
+			Keys:        r.keys,
+			Acquire:     acquireScript,
+			Release:     releaseScript,
+			Renew:       renewScript,
+			Undo:        undoScript,
+			AcquireArgs: []any{config.RedLock},
+			UndoArgs:    []any{config.RedLock},
+		})
 		r.nodes = append(r.nodes, n)
 	}
 	return r
 }
 
-func validateClients(clients []redis.UniversalClient) error {
+// checkClients checks the list of a RedLock's clients: at least one, none
+// nil, and no server twice.
+func checkClients(clients []*lockkit.Client) error {
 	if len(clients) == 0 {
-		return internal.Invalid("redlock: no clients")
+		return errors.New("no clients")
 	}
-	seen := map[redis.UniversalClient]int{}
+	seen := map[*lockkit.Client]int{}
+	rcs := map[redis.UniversalClient]int{}
 	addrs := map[string]int{}
 	for i, c := range clients {
-		if internal.IsNil(c) {
-			return internal.Invalid("redlock: client %d is nil", i)
+		if c == nil {
+			return fmt.Errorf("client %d is nil", i)
 		}
 		if j, dup := seen[c]; dup {
-			return internal.Invalid("redlock: clients %d and %d are the same client", j, i)
+			return fmt.Errorf("clients %d and %d are the same client", j, i)
 		}
 		seen[c] = i
-		if rc, ok := c.(*redis.Client); ok {
-			addr := rc.Options().Addr
+		rc := c.Redis()
+		if config.IsNil(rc) {
+			continue // Resolve reports it
+		}
+		if j, dup := rcs[rc]; dup {
+			return fmt.Errorf("clients %d and %d use the same redis client", j, i)
+		}
+		rcs[rc] = i
+		if pc, ok := rc.(*redis.Client); ok {
+			addr := pc.Options().Addr
 			if j, dup := addrs[addr]; dup {
-				return internal.Invalid("redlock: clients %d and %d both talk to %s", j, i, addr)
+				return fmt.Errorf("clients %d and %d both talk to %s", j, i, addr)
 			}
 			addrs[addr] = i
 		}
@@ -134,267 +215,199 @@ func validateClients(clients []redis.UniversalClient) error {
 }
 
 // Lock locks r. It tries every node at once, each for at most the node
-// timeout ([WithNodeTimeout]); it holds the lock when a majority granted it
-// and the time that took, plus the drift allowance, left some of the lease
-// (the validity time). Otherwise it releases every node it may have taken,
-// sleeps for a short random time (never past the blocking holder's lease)
-// and tries again, until ctx ends. If r holds the lock already, Lock
-// re-enters at once.
+// timeout ([WithNodeTimeout]); it holds the lock when a majority granted
+// it and the time that took, plus the drift allowance, left some of the
+// lease (the validity time). Otherwise it gives back what it took, sleeps
+// for a short random time (never past the blocking holder's lease) and
+// tries again, until ctx ends. If r holds the lock already, Lock re-enters
+// at once, without talking to Redis.
 //
-// When ctx ends first, the error matches both [ErrNotObtained] and
+// When ctx ends first, the error matches both [lockkit.ErrNotObtained] and
 // ctx.Err(), and r holds nothing it did not hold before. If the last round
 // failed because fewer than a majority of nodes answered, the error also
-// matches [ErrQuorum] and says how many answered. Lock waits through node
-// outages like it waits for a busy lock; use [RedLock.TryLock] to fail fast.
+// matches [lockkit.ErrQuorum] and says how many answered. Lock waits
+// through node outages like it waits for a busy lock; use
+// [RedLock.TryLock] to fail fast.
 func (r *RedLock) Lock(ctx context.Context) error {
-	if r.err != nil {
-		return r.err
+	if err := r.check(ctx); err != nil {
+		return err
 	}
-	b := internal.NewBackoff(retryFloor, retryCap)
 	var last error // why the last round failed, beyond the lock being busy
-	for {
-		if err := ctx.Err(); err != nil {
-			return notObtained(r.name, err, last)
-		}
+	err := core.Wait(ctx, r.b.Cfg.Name, r.waiter, func(ctx context.Context) (bool, time.Duration, error) {
 		ok, wait, err := r.attempt(ctx)
-		if ok {
-			return nil
+		if err != nil && !permanent(err) {
+			if ctx.Err() == nil {
+				// Otherwise the round was cut short; the one before says more.
+				last = err
+			}
+			return false, wait, nil
 		}
-		if ctx.Err() != nil {
-			// The round was cut short; the one before says more.
-			return notObtained(r.name, ctx.Err(), last)
-		}
-		last = err
-		if wait >= 0 {
-			wait += time.Millisecond // let the nodes expire the key first
-		}
-		if err := b.Sleep(ctx, wait); err != nil {
-			return notObtained(r.name, err, last)
-		}
-	}
+		return ok, wait, err
+	})
+	return withLast(err, last)
 }
 
 // TryLock makes one round over the nodes, without waiting, and reports
 // whether r now holds the lock; it re-enters when r holds it already. It
-// returns false and nil when other owners hold the lock; false and an error
-// matching [ErrQuorum] when fewer than a majority of nodes answered (or took
-// the hold's fencing token); and
-// false and an error matching [ErrNotObtained] when a majority granted the
-// lock too slowly for any validity time to be left.
+// returns false and nil when other owners hold the lock; false and an
+// error matching [lockkit.ErrQuorum] when fewer than a majority of nodes
+// answered (or took the hold's fencing token); and false and an error
+// matching [lockkit.ErrNotObtained] when a majority granted the lock too
+// slowly for any validity time to be left.
 func (r *RedLock) TryLock(ctx context.Context) (bool, error) {
-	if r.err != nil {
-		return false, r.err
+	if err := r.check(ctx); err != nil {
+		return false, err
 	}
 	ok, _, err := r.attempt(ctx)
-	return ok, err
+	return ok, core.CtxError(ctx, r.b.Cfg.Name, err)
 }
 
-// notObtained is the error of a wait for name that ended because of cause,
-// with the last failure that was not just a busy lock.
-func notObtained(name string, cause, last error) error {
-	err := internal.NotObtained(name, cause)
-	if last != nil {
-		err = fmt.Errorf("%w (last failure: %w)", err, last)
-	}
-	return err
-}
-
-// nodeResult is what one node answered in a round.
-type nodeResult struct {
-	sent    time.Time
-	granted bool  // the node holds the lock for us
-	token   int64 // the node's token, when granted
-	refused bool  // another owner holds it on this node
-	pttl    int64 // the other owner's remaining lease in ms, when refused
-	err     error // no answer: the outcome is unknown
-	raised  bool  // the node's counter was brought up to the hold's token
-	wh      *watchdog.Hold
-}
-
-// attempt makes one round. On success r holds the lock; otherwise nothing
-// is left taken, wait bounds the sleep before the next round (negative: no
-// bound), and err says why, unless the lock was simply busy.
-func (r *RedLock) attempt(ctx context.Context) (ok bool, wait time.Duration, err error) {
+// attempt re-enters the live hold, or drops a lost one and makes a round.
+func (r *RedLock) attempt(ctx context.Context) (bool, time.Duration, error) {
 	r.op.Lock()
 	defer r.op.Unlock()
 	if h := r.current(); h != nil {
-		if h.Err() == nil {
+		if !h.ending && h.Err() == nil {
 			h.count++
-			return true, 0, nil
+			return true, r.b.Cfg.TTL(), nil
 		}
-		// Lost: forget it; the round below replaces what is left of it.
-		r.end(h)
-		r.setHold(nil)
+		r.drop(ctx, h)
 	}
+	return r.round(ctx)
+}
 
-	start := time.Now()
-	res := r.acquireAll(ctx)
-	granted, answered := 0, 0
-	var firstErr error
-	wait = -1
-	for _, x := range res {
-		switch {
-		case x.granted:
-			granted++
-			answered++
-		case x.refused:
-			answered++
-			if x.pttl >= 0 && (wait < 0 || time.Duration(x.pttl)*time.Millisecond < wait) {
-				wait = time.Duration(x.pttl) * time.Millisecond
-			}
-		case firstErr == nil:
-			firstErr = x.err
-		}
+// Unlock undoes one Lock. The last one releases the lock on every node
+// that holds it, at once, each within the node timeout, even when ctx has
+// ended already (a request cancelled while holding the lock, say).
+//
+// It returns nil when a majority of nodes released it; an error matching
+// [lockkit.ErrNotHeld] when r holds nothing; and [lockkit.ErrLost] when
+// the hold was lost (its lost channel closed) or fewer than a majority
+// still held it: another owner may have had the lock meanwhile. Nodes that
+// do not answer in time then free their part when its lease ends, as it is
+// no longer renewed. When so many nodes do not answer that the outcome is
+// unknown, Unlock returns their errors and r keeps the hold: calling
+// Unlock again asks those nodes again, without releasing anything twice.
+func (r *RedLock) Unlock(ctx context.Context) error {
+	if err := r.base().CheckInput(ctx); err != nil {
+		return err
 	}
-	raised := -1 // not tried
-	if granted >= r.quorum && r.valid(start) {
-		token := int64(0)
-		for _, x := range res {
-			if x.granted {
-				token = max(token, x.token)
-			}
+	r.op.Lock()
+	defer r.op.Unlock()
+	name := r.b.Cfg.Name
+	h := r.current()
+	if h == nil {
+		if err := r.clientErr(); err != nil {
+			return core.Op("unlock", name, err)
 		}
-		raised = r.raise(ctx, res, token)
-		if raised >= r.quorum && r.valid(start) {
-			r.begin(res, token, start)
-			return true, 0, nil
-		}
+		return core.NotHeld(name)
 	}
-	r.abandon(ctx, res)
+	if !h.ending && h.Err() == nil && h.count > 1 {
+		h.count--
+		return nil
+	}
+	if !h.ending {
+		// From here on the releases decide whether the hold was kept.
+		h.ending = true
+		h.stop()
+	}
+	released, failed := r.settle(ctx, h.unknown)
+	h.unknown = nil // undone once
+	h.released += released
+	err := h.Err()
 	switch {
-	case answered < r.quorum:
-		return false, wait, fmt.Errorf("%w: %q: %d of %d nodes answered, %d needed; %w",
-			ErrQuorum, r.name, answered, len(r.nodes), r.quorum, firstErr)
-	case raised >= 0 && raised < r.quorum:
-		return false, wait, fmt.Errorf("%w: %q: a quorum granted it, but only %d of %d nodes "+
-			"took its fencing token, %d needed", ErrQuorum, r.name, raised, len(r.nodes), r.quorum)
-	case granted >= r.quorum:
-		return false, wait, fmt.Errorf("%w: %q: a quorum granted it, but too late: "+
-			"%v of its %v lease went by (drift allowance %v)",
-			ErrNotObtained, r.name, time.Since(start).Round(time.Millisecond), r.ttl, r.drift)
-	}
-	return false, wait, nil
-}
-
-// valid reports whether a hold whose round began at start has validity
-// time left: lease − elapsed − drift allowance > 0.
-func (r *RedLock) valid(start time.Time) bool {
-	return r.ttl-time.Since(start)-r.drift > 0
-}
-
-// acquireAll asks every node at once to take the lock.
-func (r *RedLock) acquireAll(ctx context.Context) []nodeResult {
-	res := make([]nodeResult, len(r.nodes))
-	var wg sync.WaitGroup
-	for i := range r.nodes {
-		wg.Go(func() { res[i] = r.acquireNode(ctx, i) })
-	}
-	wg.Wait()
-	return res
-}
-
-func (r *RedLock) acquireNode(ctx context.Context, i int) nodeResult {
-	var x nodeResult
-	n := r.nodes[i]
-	if n.wd != nil {
-		// Registered before the acquire is sent, as the watchdog asks.
-		x.wh = n.wd.Register()
-	}
-	nctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
-	defer cancel()
-	x.sent = time.Now()
-	v, err := acquireScript.Run(nctx, n.client, r.keys, r.owner, r.ttl.Milliseconds()).Int64Slice()
-	if err == nil && len(v) != 2 {
-		err = errors.New("unexpected reply from acquire script")
-	}
-	switch {
-	case err != nil && ctx.Err() == nil && nctx.Err() != nil:
-		x.err = fmt.Errorf("node %d: no answer within %v", i, r.nodeTimeout)
 	case err != nil:
-		x.err = fmt.Errorf("node %d: %w", i, err)
-	case v[0] == 1:
-		x.granted, x.token = true, v[1]
+	case h.released >= r.quorum:
+	case h.released+len(failed) < r.quorum:
+		h.lose(fmt.Errorf("released on %d nodes, %d needed", h.released, r.quorum))
+		err = h.Err()
 	default:
-		x.refused, x.pttl = true, v[1]
+		return core.Op("unlock", name, errors.Join(failed...))
 	}
-	return x
+	r.forget()
+	r.setHold(nil)
+	return err
 }
 
-// raise brings the fencing counter of every granting node whose token is
-// below token up to it, and returns how many granting nodes now have a
-// counter at token or above. A node whose hold vanished meanwhile no longer
-// counts as granting.
-func (r *RedLock) raise(ctx context.Context, res []nodeResult, token int64) int {
-	var wg sync.WaitGroup
-	for i := range res {
-		x := &res[i]
-		if !x.granted {
-			continue
-		}
-		if x.token == token {
-			x.raised = true
-			continue
-		}
-		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
-			defer cancel()
-			n, err := raiseScript.Run(ctx, r.nodes[i].client, r.keys, r.owner, x.token, token).Int64()
-			switch {
-			case err != nil:
-				// Still held, as far as we know, but not raised.
-			case n == 1:
-				x.raised = true
-			default:
-				x.granted = false
-			}
-		})
+// Token returns the fencing token of r's current hold, or 0 when r holds
+// nothing. It is the largest of the tokens the granting nodes minted, and
+// before Lock returned every granting node's counter was brought up to
+// it; see the package documentation for why tokens strictly increase per
+// name and when they may not. A re-entry keeps the token of the hold.
+func (r *RedLock) Token() int64 {
+	if h := r.current(); h != nil && h.Err() == nil {
+		return h.token
 	}
-	wg.Wait()
-	raised := 0
-	for _, x := range res {
-		if x.granted && x.raised {
-			raised++
-		}
-	}
-	return raised
+	return 0
 }
 
-// abandon undoes a failed round: it stops the watchdog registrations and
-// frees every node that granted the lock or did not answer, on a ctx that
-// outlives the caller's by up to the node timeout. Failures are ignored:
-// such holds are not renewed and end with their lease.
-func (r *RedLock) abandon(ctx context.Context, res []nodeResult) {
-	ctx = context.WithoutCancel(ctx)
-	var wg sync.WaitGroup
-	for i, x := range res {
-		if x.wh != nil {
-			x.wh.Stop()
-		}
-		if x.refused {
-			continue
-		}
-		token := int64(0)
-		if x.granted {
-			token = x.token
-		}
-		wg.Go(func() { _, _ = r.releaseNode(ctx, i, token, r.nodeTimeout) })
+// Lost returns a channel that is closed when r's current hold is lost:
+// the nodes' watchdogs found it gone, or could not renew it, on so many
+// nodes that fewer than a majority still hold it; or, with
+// [lockkit.WithLease], its validity time ended. (A closed Client's
+// watchdog reports its node's part lost.) Nothing is ever sent on it, and Unlock does not close it unless it finds
+// the hold lost. It returns nil (a channel that never fires) when r holds
+// nothing; call it after Lock.
+func (r *RedLock) Lost() <-chan struct{} {
+	if h := r.current(); h != nil {
+		return h.lost
 	}
-	wg.Wait()
+	return nil
 }
 
-// releaseNode frees the hold with token on node i, or with token 0 any
-// hold of this owner there, waiting for the node for up to timeout. It
-// reports whether the hold was there.
-func (r *RedLock) releaseNode(ctx context.Context, i int, token int64, timeout time.Duration) (bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	arg := ""
-	if token != 0 {
-		arg = strconv.FormatInt(token, 10)
+// Name returns the lock's name.
+func (r *RedLock) Name() string { return r.base().Name() }
+
+// Quorum returns how many nodes must hold the lock: N/2+1 of N (0 for a
+// RedLock made with invalid arguments).
+func (r *RedLock) Quorum() int {
+	if r == nil {
+		return 0
 	}
-	n, err := releaseScript.Run(ctx, r.nodes[i].client, r.keys[:1], r.owner, arg).Int64()
-	if err != nil {
-		return false, fmt.Errorf("node %d: %w", i, err)
+	return r.quorum
+}
+
+// base returns r's base, or nil for a nil r.
+func (r *RedLock) base() *core.Base {
+	if r == nil {
+		return nil
 	}
-	return n == 1, nil
+	return &r.b
+}
+
+// check is core.Base.Check over every node's Client.
+func (r *RedLock) check(ctx context.Context) error {
+	if err := r.base().Check(ctx); err != nil {
+		return err
+	}
+	if err := r.clientErr(); err != nil {
+		return core.Op("use", r.b.Cfg.Name, err)
+	}
+	return nil
+}
+
+// clientErr returns the error of the first node's Client that is not
+// usable (closed), or nil.
+func (r *RedLock) clientErr() error {
+	for _, n := range r.nodes {
+		if err := n.cfg.Client.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *RedLock) current() *redHold {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.hold
+}
+
+func (r *RedLock) setHold(h *redHold) {
+	r.mu.Lock()
+	r.hold = h
+	r.mu.Unlock()
 }

@@ -5,123 +5,165 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockkit/lockkit/internal/hashlock"
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
-// TestScripts_documented_returns walks each RedLock node script, and the
-// hash lock's renewal its holds use, through the returns their headers
-// document, on miniredis.
+// TestScripts_documented_returns walks each RedLock node script through
+// the returns its header documents, on miniredis.
 func TestScripts_documented_returns(t *testing.T) {
 	ctx := context.Background()
 	mr, c := redistest.Mini(t)
-	keys := []string{"lockkit:{s}", "lockkit:{s}:fence"}
-	lock := keys[:1]
-	run := func(t *testing.T, want []int64, got []int64, err error) {
+	keys := []string{"lockkit:{s}", "lockkit:{s}:fence", "lockkit:{s}:released"}
+	hash, fence := keys[0], keys[1]
+	const window = 10_000 // ms
+	acquire := func(owner, fresh string) ([]int64, error) {
+		return acquireScript.Run(ctx, c, keys, owner, 1000, "redlock", fresh).Int64Slice()
+	}
+	release := func(token int64, id string) (int64, error) {
+		return releaseScript.Run(ctx, c, keys, "me", token, id, window).Int64()
+	}
+	wantReply := func(t *testing.T, got []int64, err error, count, token int64) {
 		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != len(want) {
-			t.Fatalf("reply %v, want %v", got, want)
-		}
-		for i := range want {
-			if want[i] >= 0 && got[i] != want[i] {
-				t.Fatalf("reply %v, want %v", got, want)
-			}
+		if err != nil || len(got) != 2 || got[0] != count || (token >= 0 && got[1] != token) {
+			t.Fatalf("reply %v, %v; want {%d, %d}", got, err, count, token)
 		}
 	}
-	// A node's hold has the hash lock's layout, so the watchdog renews it
-	// with the hash lock's renewal.
-	renew := func(token int64) (int64, error) {
-		l := hashlock.RenewLease(keys[0], "me", token, 5*time.Second)
-		return l.Script.Run(ctx, c, l.Keys, l.Args...).Int64()
+	wantInt := func(t *testing.T, got int64, err error, want int64) {
+		t.Helper()
+		if err != nil || got != want {
+			t.Fatalf("reply %d, %v; want %d", got, err, want)
+		}
+	}
+	wantCount := func(t *testing.T, want string) {
+		t.Helper()
+		if got := mr.HGet(hash, "me"); got != want {
+			t.Fatalf("hold count %q, want %q", got, want)
+		}
 	}
 	steps := []struct {
 		name string
 		do   func(t *testing.T)
 	}{
-		{"acquire free lock mints token 1", func(t *testing.T) {
-			got, err := acquireScript.Run(ctx, c, keys, "me", 1000).Int64Slice()
-			run(t, []int64{1, 1}, got, err)
-		}},
-		{"acquire over own hold replaces it with token 2", func(t *testing.T) {
-			got, err := acquireScript.Run(ctx, c, keys, "me", 1000).Int64Slice()
-			run(t, []int64{1, 2}, got, err)
-			if v := mr.HGet(keys[0], ":token"); v != "2" {
-				t.Fatalf(":token = %q", v)
+		{"acquire of a free lock mints token 1 and marks the kind", func(t *testing.T) {
+			got, err := acquire("me", "")
+			wantReply(t, got, err, 1, 1)
+			if k := mr.HGet(hash, ":kind"); k != "redlock" {
+				t.Fatalf(":kind = %q", k)
 			}
 		}},
+		{"acquire under a shared owner id re-enters", func(t *testing.T) {
+			got, err := acquire("me", "")
+			wantReply(t, got, err, 2, 1)
+		}},
+		{"acquire under the value's own id replaces the stray hold", func(t *testing.T) {
+			got, err := acquire("me", "1")
+			wantReply(t, got, err, 1, 2)
+			wantCount(t, "1")
+		}},
 		{"acquire held by another owner returns its pttl", func(t *testing.T) {
-			got, err := acquireScript.Run(ctx, c, keys, "you", 1000).Int64Slice()
-			run(t, []int64{0, -1}, got, err)
+			got, err := acquire("you", "")
+			wantReply(t, got, err, 0, -1)
 			if got[1] <= 0 || got[1] > 1000 {
 				t.Fatalf("pttl %d", got[1])
 			}
 		}},
+		{"acquire of a name another kind holds is refused", func(t *testing.T) {
+			other := []string{"lockkit:{o}", "lockkit:{o}:fence", "lockkit:{o}:released"}
+			mr.HSet(other[0], ":kind", "reentrant", "x", "1")
+			_, err := acquireScript.Run(ctx, c, other, "me", 1000, "redlock", "1").Result()
+			if !redis.HasErrorPrefix(err, "WRONGKIND") {
+				t.Fatalf("err = %v, want WRONGKIND", err)
+			}
+			if mr.HGet(other[0], "me") != "" {
+				t.Fatal("the other kind's hash was changed")
+			}
+		}},
 		{"renew with the hold's token extends it", func(t *testing.T) {
 			mr.FastForward(900 * time.Millisecond)
-			n, err := renew(2)
-			if n != 1 || err != nil || mr.TTL(keys[0]) != 5*time.Second {
-				t.Fatalf("renew = %d, %v; ttl %v", n, err, mr.TTL(keys[0]))
+			n, err := renewScript.Run(ctx, c, keys, "me", 2, 5000).Int64()
+			wantInt(t, n, err, 1)
+			if ttl := mr.TTL(hash); ttl != 5*time.Second {
+				t.Fatalf("ttl %v", ttl)
 			}
 		}},
 		{"renew with another token finds the hold gone", func(t *testing.T) {
-			n, err := renew(1)
-			if n != 0 || err != nil {
-				t.Fatalf("renew = %d, %v", n, err)
-			}
+			n, err := renewScript.Run(ctx, c, keys, "me", 1, 5000).Int64()
+			wantInt(t, n, err, 0)
 		}},
 		{"raise brings a lower counter up", func(t *testing.T) {
 			n, err := raiseScript.Run(ctx, c, keys, "me", 2, 40).Int64()
-			if v, _ := mr.Get(keys[1]); n != 1 || err != nil || v != "40" {
-				t.Fatalf("raise = %d, %v; counter %q", n, err, v)
+			wantInt(t, n, err, 1)
+			if v, _ := mr.Get(fence); v != "40" {
+				t.Fatalf("counter %q", v)
 			}
 		}},
 		{"raise leaves a higher counter alone", func(t *testing.T) {
 			n, err := raiseScript.Run(ctx, c, keys, "me", 2, 7).Int64()
-			if v, _ := mr.Get(keys[1]); n != 1 || err != nil || v != "40" {
-				t.Fatalf("raise = %d, %v; counter %q", n, err, v)
+			wantInt(t, n, err, 1)
+			if v, _ := mr.Get(fence); v != "40" {
+				t.Fatalf("counter %q", v)
 			}
 		}},
 		{"raise of a replaced hold does nothing", func(t *testing.T) {
 			n, err := raiseScript.Run(ctx, c, keys, "me", 1, 99).Int64()
-			if v, _ := mr.Get(keys[1]); n != 0 || err != nil || v != "40" {
-				t.Fatalf("raise = %d, %v; counter %q", n, err, v)
+			wantInt(t, n, err, 0)
+			if v, _ := mr.Get(fence); v != "40" {
+				t.Fatalf("counter %q", v)
 			}
 		}},
-		{"release with another token does nothing", func(t *testing.T) {
-			n, err := releaseScript.Run(ctx, c, lock, "me", "1").Int64()
-			if n != 0 || err != nil || !mr.Exists(keys[0]) {
-				t.Fatalf("release = %d, %v", n, err)
+		{"release with another token finds the hold not there", func(t *testing.T) {
+			n, err := release(1, "u1")
+			wantInt(t, n, err, -1)
+			if !mr.Exists(hash) {
+				t.Fatal("the hold was freed")
 			}
 		}},
-		{"release of another owner's hold does nothing", func(t *testing.T) {
-			n, err := releaseScript.Run(ctx, c, lock, "you", "").Int64()
-			if n != 0 || err != nil || !mr.Exists(keys[0]) {
-				t.Fatalf("release = %d, %v", n, err)
+		{"release with the hold's token frees the lock", func(t *testing.T) {
+			n, err := release(2, "u2")
+			wantInt(t, n, err, 0)
+			if mr.Exists(hash) {
+				t.Fatal("the hash is still there")
 			}
 		}},
-		{"release with the hold's token frees it", func(t *testing.T) {
-			n, err := releaseScript.Run(ctx, c, lock, "me", "2").Int64()
-			if n != 1 || err != nil || mr.Exists(keys[0]) {
-				t.Fatalf("release = %d, %v", n, err)
-			}
-		}},
-		{"release of a free lock returns 0", func(t *testing.T) {
-			n, err := releaseScript.Run(ctx, c, lock, "me", "2").Int64()
-			if n != 0 || err != nil {
-				t.Fatalf("release = %d, %v", n, err)
-			}
+		{"a retried release reports success again", func(t *testing.T) {
+			n, err := release(2, "u2")
+			wantInt(t, n, err, 0)
 		}},
 		{"acquire after a raise mints above the raised counter", func(t *testing.T) {
-			got, err := acquireScript.Run(ctx, c, keys, "me", 1000).Int64Slice()
-			run(t, []int64{1, 41}, got, err)
+			got, err := acquire("me", "1")
+			wantReply(t, got, err, 1, 41)
 		}},
-		{"release without a token frees any hold of the owner", func(t *testing.T) {
-			n, err := releaseScript.Run(ctx, c, lock, "me", "").Int64()
-			if n != 1 || err != nil || mr.Exists(keys[0]) {
-				t.Fatalf("release = %d, %v", n, err)
+		{"release of one of two acquires keeps the hold, once per unlock id", func(t *testing.T) {
+			got, err := acquire("me", "")
+			wantReply(t, got, err, 2, 41)
+			n, err := release(41, "u3")
+			wantInt(t, n, err, 1)
+			n, err = release(41, "u3")
+			wantInt(t, n, err, 1)
+			wantCount(t, "1")
+			n, err = release(41, "u4")
+			wantInt(t, n, err, 0)
+		}},
+		{"undo with nothing to undo returns 0", func(t *testing.T) {
+			n, err := undoScript.Run(ctx, c, keys, "me", 0, 0, "redlock").Int64()
+			wantInt(t, n, err, 0)
+		}},
+		{"undo cuts a known hold back to its known count", func(t *testing.T) {
+			got, err := acquire("me", "1")
+			wantReply(t, got, err, 1, 42)
+			got, err = acquire("me", "")
+			wantReply(t, got, err, 2, 42)
+			n, err := undoScript.Run(ctx, c, keys, "me", 42, 1, "redlock").Int64()
+			wantInt(t, n, err, 1)
+			wantCount(t, "1")
+		}},
+		{"undo frees a hold the caller does not know of", func(t *testing.T) {
+			n, err := undoScript.Run(ctx, c, keys, "me", 0, 0, "redlock").Int64()
+			wantInt(t, n, err, 1)
+			if mr.Exists(hash) {
+				t.Fatal("the hash is still there")
 			}
 		}},
 	}

@@ -28,30 +28,25 @@ const linger = 100 * time.Millisecond
 // pings the connection to check that it is alive.
 const healthInterval = 30 * time.Second
 
-var (
-	registryMu sync.Mutex
-	registry   = map[redis.UniversalClient]*Notifier{}
-)
+// ErrClosed is returned by Subscribe, Wait and WaitTurn once the Notifier
+// is closed.
+var ErrClosed = errors.New("notify: closed")
 
-// For returns the Notifier shared by everything in the process that uses
-// client. It does no I/O: the PubSub connection and its receiving goroutine
-// start with the first subscription and stop after the last one ends. The
-// (idle) Notifier stays registered for the process's life.
-func For(client redis.UniversalClient) *Notifier {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	n := registry[client]
-	if n == nil {
-		n = &Notifier{client: client, channels: map[string]*channel{}, pending: map[string]int{}}
-		registry[client] = n
-	}
-	return n
+// New returns a Notifier that subscribes through client. It does no I/O:
+// its one PubSub connection and the goroutine receiving from it start with
+// the first subscription and stop a short linger (100 ms) after the last
+// channel is left. Close stops it for good.
+func New(client redis.UniversalClient) *Notifier {
+	return &Notifier{client: client, channels: map[string]*channel{}, pending: map[string]int{}, closed: make(chan struct{})}
 }
 
-// Notifier multiplexes lock channels over one PubSub connection. Use [For]
-// to get the one for a client.
+// Notifier multiplexes channels over one PubSub connection, with a FIFO of
+// local waiters per channel. Create it with [New]; it is safe for
+// concurrent use.
 type Notifier struct {
-	client redis.UniversalClient
+	client    redis.UniversalClient
+	closed    chan struct{} // closed by Close
+	closeOnce sync.Once
 
 	// subMu serialises SUBSCRIBE and UNSUBSCRIBE writes and the life of ps,
 	// so that an unsubscribe can never overtake a later subscribe.
@@ -95,6 +90,11 @@ type Waiter struct {
 // returns will reach the waiter. The caller must call [Waiter.Leave].
 // If ctx ends first, Subscribe leaves and returns ctx.Err().
 func (n *Notifier) Subscribe(ctx context.Context, channelName string) (*Waiter, error) {
+	select {
+	case <-n.closed:
+		return nil, ErrClosed
+	default:
+	}
 	n.mu.Lock()
 	ch := n.channels[channelName]
 	first := ch == nil
@@ -125,7 +125,37 @@ func (n *Notifier) Subscribe(ctx context.Context, channelName string) (*Waiter, 
 	case <-ctx.Done():
 		w.Leave(false)
 		return nil, ctx.Err()
+	case <-n.closed:
+		w.Leave(false)
+		return nil, ErrClosed
 	}
+}
+
+// Close unsubscribes every channel, closes the PubSub connection and waits
+// for its goroutine. Waiters blocked in Wait or WaitTurn return
+// [ErrClosed], and so does every later Subscribe. Close is idempotent and
+// does not close the client.
+func (n *Notifier) Close() error {
+	n.closeOnce.Do(func() {
+		close(n.closed)
+		n.subMu.Lock()
+		defer n.subMu.Unlock()
+		n.mu.Lock()
+		ps, stop, done := n.ps, n.stop, n.done
+		n.ps = nil
+		for _, ch := range n.channels {
+			if ch.idle != nil {
+				ch.idle.Stop()
+			}
+		}
+		n.mu.Unlock()
+		if ps != nil {
+			close(stop)
+			_ = ps.Close()
+			<-done
+		}
+	})
+	return nil
 }
 
 // subscribe sends SUBSCRIBE, opening the connection if needed.
@@ -137,6 +167,12 @@ func (n *Notifier) subscribe(ctx context.Context, name string) error {
 		// Everyone left before we got here.
 		n.mu.Unlock()
 		return nil
+	}
+	select {
+	case <-n.closed:
+		n.mu.Unlock()
+		return ErrClosed
+	default:
 	}
 	if n.ps == nil {
 		n.ps = n.client.Subscribe(context.Background())
@@ -355,6 +391,8 @@ func (w *Waiter) Wait(ctx context.Context, timeout time.Duration) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-w.n.closed:
+		return ErrClosed
 	}
 }
 
@@ -412,6 +450,8 @@ func (w *Waiter) WaitTurn(ctx context.Context) error {
 			}
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-w.n.closed:
+			return ErrClosed
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/lockkit/lockkit/notify"
 )
 
-func TestMain(m *testing.M) { redistest.Main(m) }
+func TestMain(m *testing.M) { redistest.Main(m, nil) }
 
 func subscribe(t *testing.T, n *notify.Notifier, ch string) *notify.Waiter {
 	t.Helper()
@@ -43,7 +43,7 @@ var backends = []redistest.Backend{redistest.MiniBackend, redistest.ServerBacken
 
 func TestWakeOne_wakes_head_only(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
-		n := notify.For(c)
+		n := newNotifier(t, c)
 		ch := redistest.Unique(t)
 		a, b := subscribe(t, n, ch), subscribe(t, n, ch)
 		publish(t, c, ch, notify.WakeOne)
@@ -63,7 +63,7 @@ func TestWakeOne_wakes_head_only(t *testing.T) {
 
 func TestWakeAll_wakes_every_waiter(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
-		n := notify.For(c)
+		n := newNotifier(t, c)
 		ch := redistest.Unique(t)
 		ws := []*notify.Waiter{subscribe(t, n, ch), subscribe(t, n, ch), subscribe(t, n, ch)}
 		publish(t, c, ch, notify.WakeAll)
@@ -78,7 +78,7 @@ func TestWakeAll_wakes_every_waiter(t *testing.T) {
 
 func TestWake_before_wait_is_kept(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
-	n := notify.For(c)
+	n := newNotifier(t, c)
 	ch, marker := redistest.Unique(t), redistest.Unique(t)
 	w, m := subscribe(t, n, ch), subscribe(t, n, marker)
 	defer w.Leave(true)
@@ -99,7 +99,7 @@ func TestWake_before_wait_is_kept(t *testing.T) {
 
 func TestLeave_passes_wakeup_on(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
-	n := notify.For(c)
+	n := newNotifier(t, c)
 	ch := redistest.Unique(t)
 	a, b := subscribe(t, n, ch), subscribe(t, n, ch)
 	publish(t, c, ch, notify.WakeOne)
@@ -116,7 +116,7 @@ func TestLeave_passes_wakeup_on(t *testing.T) {
 
 func TestWait_timeout_and_ctx(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
-	n := notify.For(c)
+	n := newNotifier(t, c)
 	w := subscribe(t, n, redistest.Unique(t))
 	defer w.Leave(false)
 	if err := w.Wait(context.Background(), time.Millisecond); err != nil {
@@ -131,7 +131,7 @@ func TestWait_timeout_and_ctx(t *testing.T) {
 
 func TestReconnect_wakes_every_waiter(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
-	n := notify.For(c)
+	n := newNotifier(t, c)
 	ch := redistest.Unique(t)
 	a, b := subscribe(t, n, ch), subscribe(t, n, ch)
 	defer a.Leave(true)
@@ -151,7 +151,7 @@ func TestReconnect_wakes_every_waiter(t *testing.T) {
 
 func TestSubscribe_ctx_ended(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
-	n := notify.For(c)
+	n := newNotifier(t, c)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := n.Subscribe(ctx, redistest.Unique(t)); err == nil {
@@ -180,7 +180,7 @@ func subscribes(t *testing.T, c redis.UniversalClient) int64 {
 
 func TestLeave_lingers_then_unsubscribes(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
-	n := notify.For(c)
+	n := newNotifier(t, c)
 	ch := redistest.Unique(t)
 	subscribe(t, n, ch).Leave(true)
 	if got := n.Channels(); got != 0 {
@@ -201,5 +201,33 @@ func TestLeave_lingers_then_unsubscribes(t *testing.T) {
 	redistest.Eventually(t, 5*time.Second, "the channel to be unsubscribed", func() bool {
 		subs, err := c.PubSubNumSub(context.Background(), ch).Result()
 		return err == nil && subs[ch] == 0
+	})
+}
+
+// newNotifier returns a Notifier of c, closed in t.Cleanup.
+func newNotifier(t testing.TB, c redis.UniversalClient) *notify.Notifier {
+	n := notify.New(c)
+	t.Cleanup(func() { _ = n.Close() })
+	return n
+}
+
+func TestClose_wakes_waiters_with_ErrClosed(t *testing.T) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		n := notify.New(c)
+		ch := redistest.Unique(t)
+		w := subscribe(t, n, ch)
+		got := make(chan error, 1)
+		go func() { got <- w.WaitTurn(redistest.Ctx(t, time.Minute)) }()
+		redistest.Eventually(t, 5*time.Second, "the waiter to sleep", func() bool { return n.Sleeping(ch) == 1 })
+		if err := n.Close(); err != nil {
+			t.Fatal(err)
+		}
+		redistest.WantErr(t, redistest.Receive(t, got, 5*time.Second, "WaitTurn to return"), notify.ErrClosed)
+		w.Leave(false)
+		_, err := n.Subscribe(redistest.Ctx(t, time.Second), ch)
+		redistest.WantErr(t, err, notify.ErrClosed)
+		if err := n.Close(); err != nil {
+			t.Fatalf("second Close = %v", err)
+		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/reentrant"
 )
@@ -15,7 +16,7 @@ import (
 func BenchmarkMutex_uncontended(b *testing.B) {
 	c := redistest.StartServer(b).Client(b)
 	counter := redistest.CountCommands(c)
-	m := reentrant.New(c, redistest.Unique(b), reentrant.WithLease(time.Minute))
+	m := reentrant.New(redistest.Lockkit(b, c), redistest.Unique(b), lockkit.WithLease(time.Minute))
 	redistest.BenchLockUnlock(b, m, counter)
 }
 
@@ -27,8 +28,9 @@ func BenchmarkMutex_contended(b *testing.B) {
 		b.Run(fmt.Sprintf("G=64/hold=%v", hold), func(b *testing.B) {
 			c := redistest.StartServer(b).Client(b)
 			counter := redistest.CountCommands(c)
+			lc := redistest.Lockkit(b, c)
 			name := redistest.Unique(b)
-			waits := redistest.BenchContended(b, 64, hold, func() redistest.Locker { return reentrant.New(c, name) }, counter)
+			waits := redistest.BenchContended(b, 64, hold, func() redistest.Locker { return reentrant.New(lc, name) }, counter)
 			redistest.ReportWaits(b, waits)
 		})
 	}

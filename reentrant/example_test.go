@@ -9,6 +9,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/reentrant"
 )
 
@@ -17,9 +18,11 @@ func Example() {
 	defer mr.Close()
 	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	defer client.Close()
+	locks := lockkit.New(client) // one per Redis, shared by every lock
+	defer locks.Close()
 	ctx := context.Background()
 
-	m := reentrant.New(client, "orders:42")
+	m := reentrant.New(locks, "orders:42")
 	if err := m.Lock(ctx); err != nil {
 		panic(err)
 	}
@@ -39,16 +42,18 @@ func ExampleMutex_TryLock() {
 	defer mr.Close()
 	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	defer client.Close()
+	locks := lockkit.New(client) // one per Redis, shared by every lock
+	defer locks.Close()
 	ctx := context.Background()
 
-	a := reentrant.New(client, "report")
-	b := reentrant.New(client, "report")
+	a := reentrant.New(locks, "report")
+	b := reentrant.New(locks, "report")
 	ok, _ := a.TryLock(ctx)
 	fmt.Println("a:", ok)
 	ok, _ = b.TryLock(ctx)
 	fmt.Println("b:", ok)
 	err := b.Unlock(ctx)
-	fmt.Println(errors.Is(err, reentrant.ErrNotHeld))
+	fmt.Println(errors.Is(err, lockkit.ErrNotHeld))
 	_ = a.Unlock(ctx)
 	// Output:
 	// a: true
@@ -61,15 +66,17 @@ func ExampleMutex_Lock_timeout() {
 	defer mr.Close()
 	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	defer client.Close()
+	locks := lockkit.New(client) // one per Redis, shared by every lock
+	defer locks.Close()
 
-	holder := reentrant.New(client, "invoice:7")
+	holder := reentrant.New(locks, "invoice:7")
 	_ = holder.Lock(context.Background())
 	defer holder.Unlock(context.Background())
 
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	err := reentrant.New(client, "invoice:7").Lock(ctx)
-	fmt.Println(errors.Is(err, reentrant.ErrNotObtained), errors.Is(err, context.DeadlineExceeded))
+	err := reentrant.New(locks, "invoice:7").Lock(ctx)
+	fmt.Println(errors.Is(err, lockkit.ErrNotObtained), errors.Is(err, context.DeadlineExceeded))
 	// Output:
 	// true true
 }
@@ -81,9 +88,11 @@ func ExampleMutex_Lost() {
 	defer mr.Close()
 	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	defer client.Close()
+	locks := lockkit.New(client) // one per Redis, shared by every lock
+	defer locks.Close()
 	ctx := context.Background()
 
-	m := reentrant.New(client, "job:9", reentrant.WithLease(100*time.Millisecond))
+	m := reentrant.New(locks, "job:9", lockkit.WithLease(100*time.Millisecond))
 	if err := m.Lock(ctx); err != nil {
 		panic(err)
 	}
@@ -94,7 +103,7 @@ func ExampleMutex_Lost() {
 		fmt.Println("work done")
 	}
 	err := m.Unlock(ctx)
-	fmt.Println(errors.Is(err, reentrant.ErrLost))
+	fmt.Println(errors.Is(err, lockkit.ErrLost))
 	// Output:
 	// lease over: stop working
 	// true

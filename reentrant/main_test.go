@@ -5,25 +5,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
-	"github.com/lockkit/lockkit/internal"
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
-	"github.com/lockkit/lockkit/notify"
 )
 
-func TestMain(m *testing.M) { redistest.Main(m) }
+func TestMain(m *testing.M) { redistest.Main(m, children()) }
 
 // channelOf is the channel on which lock name's releases are published.
 func channelOf(name string) string {
-	return internal.NewKeys(internal.DefaultPrefix, name).Channel
+	return core.NewKeys(lockkit.DefaultPrefix, name).Channel
 }
 
-// waitAsleep waits until n goroutines of this process sleep in Lock for
-// lock name on c, woken only by a release or the blocking lease's end.
-func waitAsleep(t *testing.T, c redis.UniversalClient, name string, n int) {
+// waitAsleep waits until n goroutines of lc's process sleep in Lock for
+// lock name, woken only by a release or the blocking lease's end.
+func waitAsleep(t *testing.T, lc *lockkit.Client, name string, n int) {
 	t.Helper()
 	redistest.Eventually(t, 10*time.Second, fmt.Sprintf("%d waiters asleep", n), func() bool {
-		return notify.For(c).Sleeping(channelOf(name)) == n
+		return lc.Notifier().Sleeping(channelOf(name)) == n
 	})
 }

@@ -4,41 +4,56 @@ import (
 	"context"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
-	"github.com/lockkit/lockkit/internal"
-	"github.com/lockkit/lockkit/internal/hashlock"
-	"github.com/lockkit/lockkit/notify"
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/config"
+	"github.com/lockkit/lockkit/internal/core"
 )
 
 // Mutex is a reentrant lock on Redis. Each Mutex is one owner: locking it
 // again while it is held re-enters (the hold count grows by one), and any
-// goroutine may Unlock it. Two Mutexes with the same name are two owners and
-// exclude each other, in one process or many.
+// goroutine may Unlock it. Two Mutexes with the same name are two owners
+// and exclude each other, in one process or many.
 //
-// A Mutex is safe for concurrent use. Its methods do not copy it; use it
-// through the pointer New returns.
+// A Mutex is safe for concurrent use. Use it through the pointer New
+// returns; a zero Mutex is not usable (its methods return [lockkit.ErrInvalid]).
 type Mutex struct {
-	name string
-	err  error // invalid arguments, reported by every method
-	lock *hashlock.Lock
-	nt   *notify.Notifier
+	x      core.Exclusive
+	waiter core.Waiter
 }
 
-// New returns the lock name on client for a new owner. It does no I/O and
+var _ lockkit.Locker = (*Mutex)(nil)
+
+// New returns the lock name of client c for a new owner. It does no I/O and
 // cannot fail: invalid arguments (a nil client, an empty name, a bad
-// option) make every method return an error matching [ErrInvalid].
-func New(client redis.UniversalClient, name string, opts ...Option) *Mutex {
-	o := internal.DefaultOptions()
-	for _, opt := range opts {
-		opt(&o)
-	}
-	m := &Mutex{name: name}
-	if m.err = o.Validate(client, name); m.err != nil {
+// option) make every method return an error matching
+// [lockkit.ErrInvalid].
+func New(c *lockkit.Client, name string, opts ...lockkit.Option) *Mutex {
+	m := &Mutex{x: core.Exclusive{Base: core.NewBase(c, config.Reentrant, name, opts)}}
+	if m.x.Err != nil {
 		return m
 	}
-	m.lock = hashlock.New(client, name, o, true)
-	m.nt = notify.For(client)
+	cfg := &m.x.Cfg
+	keys := cfg.Keys
+	ch := "" // where releases are published; none for a spin lock
+	if cfg.Kind == config.Spin {
+		m.waiter = core.Backoff{Floor: cfg.BackoffFloor, Cap: cfg.BackoffCap, Done: c.Done()}
+	} else {
+		ch = keys.Channel
+		m.waiter = core.PubSub{Notifier: c.Notifier(), Channel: ch}
+	}
+	m.x.H = core.NewHolder(core.Spec{
+		Config:      cfg,
+		Hold:        cfg.Owner,
+		Keys:        []string{keys.Base, keys.Fence, keys.Released},
+		Acquire:     acquireScript,
+		Release:     releaseScript,
+		Renew:       renewScript,
+		Undo:        undoScript,
+		AcquireArgs: []any{cfg.Kind},
+		ReleaseArgs: []any{ch},
+		UndoArgs:    []any{ch, cfg.Kind},
+	})
+	m.x.Force, m.x.ForceKeys, m.x.ForceArgs = forceScript, []string{keys.Base}, []any{ch, cfg.Kind}
 	return m
 }
 
@@ -46,104 +61,87 @@ func New(client redis.UniversalClient, name string, opts ...Option) *Mutex {
 // released (or its lease runs out) and m gets it, or until ctx ends. If m
 // holds it already, Lock re-enters at once.
 //
-// When ctx ends first, the error matches both [ErrNotObtained] and
+// When ctx ends first, the error matches both [lockkit.ErrNotObtained] and
 // ctx.Err(), and m holds nothing it did not hold before. Redis errors are
 // returned as they happen.
 func (m *Mutex) Lock(ctx context.Context) error {
-	if m.err != nil {
-		return m.err
+	x := m.ex()
+	if err := x.Check(ctx); err != nil {
+		return err
 	}
-	if m.lock.Token() != 0 {
-		// Re-entry is immediate: m must not queue behind waiters that
-		// wait for m.
-		if ok, _, err := m.lock.Attempt(ctx); ok || err != nil {
+	if x.H.Live() != nil {
+		// Re-entry is immediate: m must not queue behind waiters that wait
+		// for m.
+		if ok, err := m.TryLock(ctx); ok || err != nil {
 			return err
 		}
 	}
-	return internal.Acquire(ctx, m.nt, m.lock.Keys().Channel, m.name, m.lock.Attempt)
+	return core.Wait(ctx, x.Cfg.Name, m.waiter, m.attempt)
+}
+
+func (m *Mutex) attempt(ctx context.Context) (bool, time.Duration, error) {
+	return m.x.H.Attempt(ctx, "lock")
 }
 
 // TryLock tries once to lock m, without waiting, and reports whether it
 // succeeded. It re-enters when m holds the lock already.
 func (m *Mutex) TryLock(ctx context.Context) (bool, error) {
-	if m.err != nil {
-		return false, m.err
+	x := m.ex()
+	if err := x.Check(ctx); err != nil {
+		return false, err
 	}
-	ok, _, err := m.lock.Attempt(ctx)
-	return ok, err
+	ok, _, err := m.attempt(ctx)
+	return ok, core.CtxError(ctx, x.Cfg.Name, err)
 }
 
 // Unlock undoes one Lock. When the hold count drops to zero the lock is
 // freed and one waiter in each process is woken.
 //
-// It returns an error matching [ErrNotHeld] when m holds nothing, and
-// [ErrLost] when m held the lock but the hold is gone (then m holds nothing
-// afterwards). Unlock is fenced by the hold: an Unlock that arrives late can
-// never free a newer hold. If Unlock fails with a Redis error, its outcome is
-// unknown; calling Unlock again settles it without unlocking twice.
-func (m *Mutex) Unlock(ctx context.Context) error {
-	if m.err != nil {
-		return m.err
-	}
-	return m.lock.Unlock(ctx)
-}
+// It returns an error matching [lockkit.ErrNotHeld] when m holds nothing,
+// and [lockkit.ErrLost] when m held the lock but the hold is gone (then m
+// holds nothing afterwards). Unlock is fenced by the hold: an Unlock that
+// arrives late can never free a newer hold. If Unlock fails with a Redis
+// error, its outcome is unknown; calling Unlock again settles it without
+// unlocking twice. Unlock releases even when ctx has ended already (a
+// request cancelled while holding the lock, say): it then runs on a
+// detached context bounded by a few seconds.
+func (m *Mutex) Unlock(ctx context.Context) error { return m.ex().Unlock(ctx) }
 
-// ForceUnlock frees the lock whoever holds it, however many times, and wakes
-// every waiter. It reports whether there was a hold to remove. Other owners
-// learn that they lost the lock from the watchdog or their next Unlock.
-func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
-	if m.err != nil {
-		return false, m.err
-	}
-	return m.lock.ForceUnlock(ctx)
-}
+// ForceUnlock frees the lock whoever holds it, however many times, and
+// wakes every waiter. It reports whether there was a hold to remove. Other
+// owners learn that they lost the lock from the watchdog or their next
+// Unlock.
+func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) { return m.ex().ForceUnlock(ctx) }
 
 // IsLocked reports whether any owner holds the lock.
-func (m *Mutex) IsLocked(ctx context.Context) (bool, error) {
-	if m.err != nil {
-		return false, m.err
-	}
-	return m.lock.IsLocked(ctx)
-}
+func (m *Mutex) IsLocked(ctx context.Context) (bool, error) { return m.ex().IsLocked(ctx) }
 
-// HoldCount returns how many times m holds the lock, as Redis sees it: 0
-// when it holds nothing.
-func (m *Mutex) HoldCount(ctx context.Context) (int, error) {
-	if m.err != nil {
-		return 0, m.err
-	}
-	return m.lock.HoldCount(ctx)
-}
+// HoldCount returns how many times m's owner holds the lock, as Redis sees
+// it: 0 when it holds nothing.
+func (m *Mutex) HoldCount(ctx context.Context) (int, error) { return m.ex().HoldCount(ctx) }
 
 // TTL returns the lock's remaining lease, whoever holds it; 0 when free.
-func (m *Mutex) TTL(ctx context.Context) (time.Duration, error) {
-	if m.err != nil {
-		return 0, m.err
-	}
-	return m.lock.TTL(ctx)
-}
+func (m *Mutex) TTL(ctx context.Context) (time.Duration, error) { return m.ex().TTL(ctx) }
 
 // Token returns the fencing token of m's current hold, or 0 when m holds
 // nothing. Tokens strictly increase per lock name across all clients; a
 // re-entry keeps the token of the hold.
-func (m *Mutex) Token() int64 {
-	if m.err != nil {
-		return 0
-	}
-	return m.lock.Token()
-}
+func (m *Mutex) Token() int64 { return m.ex().Token() }
 
 // Lost returns a channel that is closed when m's current hold is lost: the
-// watchdog found it gone or could not renew it before the lease ran out, or
-// a fixed lease ([WithLease]) ended. Nothing is ever sent on it, and Unlock
-// does not close it. It returns nil (a channel that never fires) when m
-// holds nothing; call it after Lock.
-func (m *Mutex) Lost() <-chan struct{} {
-	if m.err != nil {
-		return nil
-	}
-	return m.lock.Lost()
-}
+// watchdog found it gone or could not renew it before the lease ran out, a
+// fixed lease ([lockkit.WithLease]) ended, or the Client was closed.
+// Nothing is ever sent on it, and Unlock does not close it. It returns nil
+// (a channel that never fires) when m holds nothing; call it after Lock.
+func (m *Mutex) Lost() <-chan struct{} { return m.ex().Lost() }
 
 // Name returns the lock's name.
-func (m *Mutex) Name() string { return m.name }
+func (m *Mutex) Name() string { return m.ex().Name() }
+
+// ex returns m's engine, or nil for a nil m.
+func (m *Mutex) ex() *core.Exclusive {
+	if m == nil {
+		return nil
+	}
+	return &m.x
+}

@@ -7,17 +7,20 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
-	"github.com/lockkit/lockkit/notify"
 	"github.com/lockkit/lockkit/reentrant"
 )
 
-func init() {
-	redistest.RegisterChild("counter", redistest.CountingChild(
-		func(clients []redis.UniversalClient, name string) redistest.TokenLocker {
-			return reentrant.New(clients[0], name)
-		}))
-	redistest.RegisterChild("holder", childHolder)
+// children are the entry points of this package's child processes.
+func children() redistest.Children {
+	return redistest.Children{
+		"counter": redistest.CountingChild(
+			func(clients []redis.UniversalClient, name string) redistest.TokenLocker {
+				return reentrant.New(lockkit.New(clients[0]), name)
+			}),
+		"holder": childHolder,
+	}
 }
 
 // childHolder takes the lock and holds it until killed.
@@ -26,7 +29,9 @@ func childHolder(args []string) {
 	c := redis.NewClient(&redis.Options{Addr: args[0]})
 	defer c.Close()
 	d, _ := time.ParseDuration(args[2])
-	m := reentrant.New(c, args[1], reentrant.WithWatchdogTimeout(d))
+	lc := lockkit.New(c)
+	defer lc.Close()
+	m := reentrant.New(lc, args[1], lockkit.WithWatchdogTimeout(d))
 	if err := m.Lock(context.Background()); err != nil {
 		redistest.ChildFatalf("lock: %v", err)
 	}
@@ -58,14 +63,15 @@ func TestLock_after_holder_process_killed(t *testing.T) {
 	holder := redistest.StartChild(t, "holder", srv.Addr(), name, lease.String())
 	holder.WaitLine(t, "acquired", 30*time.Second)
 
-	m := reentrant.New(c, name)
+	lc := redistest.Lockkit(t, c)
+	m := reentrant.New(lc, name)
 	if ok, _ := m.TryLock(redistest.Ctx(t, time.Second)); ok {
 		t.Fatal("acquired while the holder process lives")
 	}
 	got := make(chan error, 1)
 	go func() { got <- m.Lock(redistest.Ctx(t, 30*time.Second)) }()
 	redistest.Eventually(t, 10*time.Second, "the waiter to subscribe", func() bool {
-		return notify.For(c).Waiters(channelOf(name)) == 1
+		return lc.Notifier().Waiters(channelOf(name)) == 1
 	})
 	holder.Kill(t)
 	killed := time.Now()

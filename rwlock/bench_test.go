@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/rwlock"
@@ -19,13 +20,13 @@ import (
 // one lock in the benchmarks.
 const benchOwners = 64
 
-// benchClient starts a redis-server with a client whose pool serves every
-// goroutine at once.
-func benchClient(b *testing.B) *redis.Client {
+// benchClient starts a redis-server and returns a Client of it whose pool
+// serves every goroutine at once.
+func benchClient(b *testing.B) *lockkit.Client {
 	s := redistest.StartServer(b)
 	c := redis.NewClient(&redis.Options{Addr: s.Addr(), PoolSize: 2 * benchOwners})
 	b.Cleanup(func() { _ = c.Close() })
-	return c
+	return redistest.Lockkit(b, c)
 }
 
 // BenchmarkRLock_64_readers measures read acquisitions (RLock + RUnlock)

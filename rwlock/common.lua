@@ -1,39 +1,39 @@
--- common.lua: definitions shared by every script of package rwlock. Each
--- script is this file followed by the operation's own file, so all of them
--- take the same five KEYS, in this order (every name carries the lock's
--- {NAME} hash tag, so they share one Cluster slot):
+-- common.lua: what the scripts of package rwlock share beyond the prelude.
+-- Each script is the prelude, this file and the operation's own file, so
+-- all of them take the same five KEYS, in this order (every name carries
+-- the lock's {NAME} hash tag, so they share one Cluster slot):
 --
--- KEYS[1]  lock hash PREFIX:{NAME}; it exists while any hold is live:
---            ':mode'        'write' while a write hold exists, else 'read'
---            OWNER..':w'    write hold count of OWNER (one owner at most)
---            OWNER..':r'    read hold count of OWNER
---            HOLD..':t'     fencing token of hold HOLD (OWNER:w or OWNER:r)
---            HOLD..':u'     id of HOLD's last partial unlock, so that a
---                           retried unlock is not applied twice
---          Owner ids never start with ':', and no suffix above ends
---          another, so owner fields never collide with each other or with
---          ':mode'.
+-- KEYS[1]  lock hash PREFIX:{NAME}, in the prelude's hold layout with kind
+--          'rwlock'. Its holds are OWNER:w (a write hold; one owner at
+--          most) and OWNER:r (read holds), each with its count h, token
+--          ':t:'..h and last partial unlock id ':u:'..h. One more field:
+--            ':mode'  'write' while a write hold exists, else 'read'
+--          The hash exists exactly while some hold is live.
 -- KEYS[2]  lease set PREFIX:{NAME}:leases: member = hold (OWNER:w or
 --          OWNER:r), score = the hold's lease deadline in ms of server time
---          (TIME). Every script first drops the holds whose deadline has
---          passed, so a crashed owner's hold ends by itself and never keeps
---          anyone else's alive. The hash and this set both expire at the
---          latest deadline.
--- KEYS[3]  intent set PREFIX:{NAME}:writers: member = owner id of a writer
---          waiting in Lock, score = the intent's deadline in ms of server
---          time. A live intent holds back new readers (writer preference);
---          the waiting writer refreshes it, and it lapses if the writer dies.
+--          (TIME). Every script that changes the lock first drops the holds
+--          whose deadline has passed, so a crashed owner's hold ends by
+--          itself and never keeps anyone else's alive. The hash and this set
+--          both expire at the latest deadline.
+-- KEYS[3]  intent set PREFIX:{NAME}:writers: member = write hold OWNER:w of
+--          a writer waiting in Lock, score = the intent's deadline in ms of
+--          server time. A live intent holds back new readers (writer
+--          preference); the waiting writer refreshes it, and it lapses if
+--          the writer dies.
 -- KEYS[4]  fencing-token counter PREFIX:{NAME}:fence, shared by read and
 --          write holds (no TTL)
--- KEYS[5]  sorted set PREFIX:{NAME}:released of recently released tokens,
---          scored by release time in ms
+-- KEYS[5]  released tokens PREFIX:{NAME}:released (see the prelude)
+--
+-- Scripts that create, delete or rewrite the hash call wrong_kind first and
+-- return its error reply: a name held by another kind is left alone.
 
 local HASH, LEASES, WRITERS, FENCE, RELEASED = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local KIND = 'rwlock'
+local NOW = now_ms()
 
-local NOW
-do
-  local t = redis.call('time')
-  NOW = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- is_write reports whether hold h is a write hold.
+local function is_write(h)
+  return string.sub(h, -2) == ':w'
 end
 
 -- lease_left returns the ms until the latest lease ends (the lock's
@@ -51,7 +51,7 @@ end
 -- while some hold is left.
 local function settle()
   local ttl = lease_left()
-  if ttl < 0 then
+  if ttl <= 0 then
     redis.call('del', HASH, LEASES)
     return false
   end
@@ -60,26 +60,29 @@ local function settle()
   return true
 end
 
--- drop removes hold h: its count, token, unlock id and lease. Dropping the
--- write hold leaves the mode 'read'; call settle afterwards.
-local function drop(h)
-  redis.call('hdel', HASH, h, h .. ':t', h .. ':u')
+-- forget removes what of hold h lives outside its hash fields: its lease,
+-- and the 'write' mode of a write hold. Call settle afterwards.
+local function forget(h)
   redis.call('zrem', LEASES, h)
-  if string.sub(h, -2) == ':w' then
+  if is_write(h) then
     redis.call('hset', HASH, ':mode', 'read')
   end
 end
 
--- lease sets the deadline of hold h to now + ms.
+-- lease moves the deadline of hold h to now + ms, never earlier.
 local function lease(h, ms)
-  redis.call('zadd', LEASES, NOW + ms, h)
+  local cur = redis.call('zscore', LEASES, h)
+  if not cur or tonumber(cur) < NOW + ms then
+    redis.call('zadd', LEASES, NOW + ms, h)
+  end
 end
 
 -- purge drops the holds whose lease has ended and the lapsed intents.
 local function purge()
   local dead = redis.call('zrangebyscore', LEASES, '-inf', NOW)
   for _, h in ipairs(dead) do
-    drop(h)
+    hold_drop(HASH, h)
+    forget(h)
   end
   if #dead > 0 or redis.call('zcard', LEASES) == 0 then
     settle()
@@ -97,49 +100,13 @@ local function intent_left()
   return tonumber(last[2]) - NOW
 end
 
--- remember records token as released, for window ms.
-local function remember(token, window)
-  redis.call('zadd', RELEASED, NOW, token)
-  redis.call('zremrangebyscore', RELEASED, '-inf', NOW - window)
-  redis.call('pexpire', RELEASED, window)
-end
-
--- reenter adds one to the count of hold h, which exists, and renews its
--- lease to now + ms. It returns {count, token} of the hold.
+-- reenter adds one to the count of hold h, which exists, and extends its
+-- lease to now + ms. It returns {count, token}.
 local function reenter(h, ms)
-  local count = redis.call('hincrby', HASH, h, 1)
-  redis.call('hdel', HASH, h .. ':u')
+  local r = hold_reenter(HASH, h)
   lease(h, ms)
   settle()
-  return {count, tonumber(redis.call('hget', HASH, h .. ':t'))}
-end
-
--- release undoes one acquire of hold h with token, under unlock id (the
--- same for every retry of one unlock); released tokens are remembered for
--- window ms. It returns the hold's remaining count and whether this call
--- ended the hold (then h is dropped: call settle). A retry of an unlock
--- that already took effect returns the same count again, and 0 once the
--- hold ended. It returns -1 when the hold is not there: its lease ended,
--- it was removed, or a newer hold took its place.
-local function release(h, token, id, window)
-  local count = redis.call('hget', HASH, h)
-  if count and redis.call('hget', HASH, h .. ':t') == token then
-    if redis.call('hget', HASH, h .. ':u') == id then
-      return tonumber(count), false
-    end
-    count = redis.call('hincrby', HASH, h, -1)
-    if count > 0 then
-      redis.call('hset', HASH, h .. ':u', id)
-      return count, false
-    end
-    drop(h)
-    remember(token, window)
-    return 0, true
-  end
-  if redis.call('zscore', RELEASED, token) then
-    return 0, false
-  end
-  return -1, false
+  return r
 end
 
 -- Operation follows.

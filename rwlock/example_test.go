@@ -8,6 +8,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/rwlock"
 )
 
@@ -17,7 +18,9 @@ func Example() {
 		panic(err)
 	}
 	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rc.Close()
+	client := lockkit.New(rc)
 	defer client.Close()
 	ctx := context.Background()
 
@@ -53,7 +56,9 @@ func ExampleRWMutex_Unlock_downgrade() {
 		panic(err)
 	}
 	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rc.Close()
+	client := lockkit.New(rc)
 	defer client.Close()
 	ctx := context.Background()
 
@@ -80,14 +85,16 @@ func ExampleRWMutex_Lock_upgrade() {
 		panic(err)
 	}
 	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rc.Close()
+	client := lockkit.New(rc)
 	defer client.Close()
 	ctx := context.Background()
 
 	m := rwlock.New(client, "config")
 	_ = m.RLock(ctx)
 	err := m.Lock(ctx)
-	fmt.Println(errors.Is(err, rwlock.ErrUpgrade))
+	fmt.Println(errors.Is(err, lockkit.ErrUpgrade))
 	_ = m.RUnlock(ctx) // release, then lock for writing
 	fmt.Println(m.Lock(ctx))
 	_ = m.Unlock(ctx)
@@ -96,19 +103,21 @@ func ExampleRWMutex_Lock_upgrade() {
 	// <nil>
 }
 
-// RLocker hands the read side to code that takes a Locker.
+// RLocker hands the read side to code that takes a [lockkit.Locker].
 func ExampleRWMutex_RLocker() {
 	mr := miniredis.NewMiniRedis()
 	if err := mr.Start(); err != nil {
 		panic(err)
 	}
 	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rc.Close()
+	client := lockkit.New(rc)
 	defer client.Close()
 	ctx := context.Background()
 
 	m := rwlock.New(client, "config")
-	withLock := func(l rwlock.Locker, f func()) error {
+	withLock := func(l lockkit.Locker, f func()) error {
 		if err := l.Lock(ctx); err != nil {
 			return err
 		}

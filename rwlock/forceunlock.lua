@@ -6,7 +6,12 @@
 --
 -- Waiting writers' intents are kept: they still wait.
 -- Returns 1 when holds were removed (every waiter is woken: '*' on both
--- channels), 0 when the lock was free.
+-- channels), 0 when the lock was free. A WRONGKIND error when another kind
+-- holds the name.
+local bad = wrong_kind(HASH, KIND)
+if bad then
+  return bad
+end
 if redis.call('del', HASH, LEASES) > 0 then
   redis.call('publish', ARGV[1], '*')
   redis.call('publish', ARGV[2], '*')

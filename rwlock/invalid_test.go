@@ -7,70 +7,71 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/rwlock"
+	"github.com/lockkit/lockkit/spin"
 )
 
+// The shared options and bad input of every kind are tested by the
+// conformance suite; these are the cases of rwlock's own option and of its
+// read side.
+
+// calls are every method of m that checks its input, by name.
+func calls(ctx context.Context, m *rwlock.RWMutex) map[string]func() error {
+	return map[string]func() error{
+		"Lock":            func() error { return m.Lock(ctx) },
+		"TryLock":         func() error { _, err := m.TryLock(ctx); return err },
+		"Unlock":          func() error { return m.Unlock(ctx) },
+		"RLock":           func() error { return m.RLock(ctx) },
+		"TryRLock":        func() error { _, err := m.TryRLock(ctx); return err },
+		"RUnlock":         func() error { return m.RUnlock(ctx) },
+		"RLocker.Lock":    func() error { return m.RLocker().Lock(ctx) },
+		"RLocker.TryLock": func() error { _, err := m.RLocker().TryLock(ctx); return err },
+		"RLocker.Unlock":  func() error { return m.RLocker().Unlock(ctx) },
+		"ForceUnlock":     func() error { _, err := m.ForceUnlock(ctx); return err },
+		"State":           func() error { _, err := m.State(ctx); return err },
+		"Mode":            func() error { _, err := m.Mode(ctx); return err },
+		"IsLocked":        func() error { _, err := m.IsLocked(ctx); return err },
+		"Readers":         func() error { _, err := m.Readers(ctx); return err },
+		"HoldCount":       func() error { _, err := m.HoldCount(ctx); return err },
+		"RHoldCount":      func() error { _, err := m.RHoldCount(ctx); return err },
+		"TTL":             func() error { _, err := m.TTL(ctx); return err },
+	}
+}
+
 func TestNew_bad_input_returns_ErrInvalid_and_writes_nothing(t *testing.T) {
-	mr, good := redistest.Mini(t)
-	counter := redistest.CountCommands(good)
-	var typedNil *redis.Client
+	mr, rc := redistest.Mini(t)
+	counter := redistest.CountCommands(rc)
+	c := redistest.Lockkit(t, rc)
+	var nilCtx context.Context
 
 	cases := []struct {
-		name   string
-		client redis.UniversalClient
-		lock   string
-		opts   []rwlock.Option
-		says   string // the error names the culprit
+		name string
+		m    *rwlock.RWMutex
+		ctx  context.Context
+		says string // the error names the culprit
 	}{
-		{"nil client", nil, "x", nil, "client"},
-		{"typed nil client", typedNil, "x", nil, "client"},
-		{"empty name", good, "", nil, "name"},
-		{"zero lease", good, "x", []rwlock.Option{rwlock.WithLease(0)}, "WithLease"},
-		{"negative lease", good, "x", []rwlock.Option{rwlock.WithLease(-time.Second)}, "WithLease"},
-		{"tiny watchdog timeout", good, "x", []rwlock.Option{rwlock.WithWatchdogTimeout(time.Millisecond)}, "WithWatchdogTimeout"},
-		{"empty owner", good, "x", []rwlock.Option{rwlock.WithOwner("")}, "WithOwner"},
-		{"reserved owner", good, "x", []rwlock.Option{rwlock.WithOwner(":mode")}, "WithOwner"},
-		{"empty prefix", good, "x", []rwlock.Option{rwlock.WithPrefix("")}, "WithPrefix"},
-		{"prefix with a brace", good, "x", []rwlock.Option{rwlock.WithPrefix("a{b")}, "WithPrefix"},
-		{"nil option", good, "x", []rwlock.Option{nil}, "nil Option"},
-		{"first bad option of several", good, "x",
-			[]rwlock.Option{rwlock.WithWriterPreference(false), rwlock.WithPrefix("}"), rwlock.WithLease(0)}, "WithPrefix"},
+		{"nil RWMutex", nil, t.Context(), "nil or zero"},
+		{"zero RWMutex", &rwlock.RWMutex{}, t.Context(), "nil or zero"},
+		{"nil context", rwlock.New(c, "x"), nilCtx, "nil context"},
+		{"option of another kind", rwlock.New(c, "x", spin.WithBackoff(time.Millisecond, time.Second)), t.Context(), "WithBackoff"},
+		{"first bad option of several", rwlock.New(c, "x", rwlock.WithWriterPreference(false),
+			spin.WithBackoff(time.Millisecond, time.Second), lockkit.WithLease(0)), t.Context(), "WithBackoff"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := rwlock.New(tc.client, tc.lock, tc.opts...)
-			ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
-			defer cancel()
-			calls := map[string]func() error{
-				"Lock":         func() error { return m.Lock(ctx) },
-				"TryLock":      func() error { _, err := m.TryLock(ctx); return err },
-				"Unlock":       func() error { return m.Unlock(ctx) },
-				"RLock":        func() error { return m.RLock(ctx) },
-				"TryRLock":     func() error { _, err := m.TryRLock(ctx); return err },
-				"RUnlock":      func() error { return m.RUnlock(ctx) },
-				"RLocker.Lock": func() error { return m.RLocker().Lock(ctx) },
-				"ForceUnlock":  func() error { _, err := m.ForceUnlock(ctx); return err },
-				"State":        func() error { _, err := m.State(ctx); return err },
-				"Mode":         func() error { _, err := m.Mode(ctx); return err },
-				"IsLocked":     func() error { _, err := m.IsLocked(ctx); return err },
-				"Readers":      func() error { _, err := m.Readers(ctx); return err },
-				"HoldCount":    func() error { _, err := m.HoldCount(ctx); return err },
-				"RHoldCount":   func() error { _, err := m.RHoldCount(ctx); return err },
-				"TTL":          func() error { _, err := m.TTL(ctx); return err },
-			}
-			for call, f := range calls {
+			for call, f := range calls(tc.ctx, tc.m) {
 				err := f()
-				if !errors.Is(err, rwlock.ErrInvalid) {
+				if !errors.Is(err, lockkit.ErrInvalid) {
 					t.Fatalf("%s = %v, want ErrInvalid", call, err)
 				}
 				if !strings.Contains(err.Error(), tc.says) {
 					t.Fatalf("%s error %q does not mention %q", call, err, tc.says)
 				}
 			}
-			if m.Token() != 0 || m.RToken() != 0 || m.Lost() != nil || m.RLost() != nil {
+			if tc.m.Token() != 0 || tc.m.RToken() != 0 || tc.m.Lost() != nil || tc.m.RLost() != nil {
 				t.Fatal("an invalid RWMutex reports a hold")
 			}
 			if n := counter.Total(); n != 0 {
@@ -81,4 +82,59 @@ func TestNew_bad_input_returns_ErrInvalid_and_writes_nothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestWithWriterPreference_applies_to_rwlocks_only(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	c := redistest.Lockkit(t, rc)
+	m := reentrant.New(c, redistest.Unique(t), rwlock.WithWriterPreference(false))
+	err := m.Lock(redistest.Ctx(t, waitTimeout))
+	if !errors.Is(err, lockkit.ErrInvalid) || !strings.Contains(err.Error(), "WithWriterPreference") {
+		t.Fatalf("reentrant lock with WithWriterPreference: Lock = %v, want ErrInvalid naming the option", err)
+	}
+}
+
+func TestWithWriterPreference_as_Client_default(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	c := redistest.Lockkit(t, rc, rwlock.WithWriterPreference(false))
+	name := redistest.Unique(t)
+	r, w, newcomer := rwlock.New(c, name), rwlock.New(c, name), rwlock.New(c, name)
+	mustRLock(t, r)
+	done := async(t, func() error { return w.Lock(redistest.Ctx(t, waitTimeout)) })
+	redistest.Eventually(t, waitTimeout, "the writer to wait", func() bool {
+		return c.Notifier().Sleeping(lockKey(name)+":wch") == 1
+	})
+	// The Client's default turned intents off: the waiting writer holds
+	// back no reader.
+	if s := state(t, w); s.WaitingWriters != 0 {
+		t.Fatalf("a writer without preference registered an intent: %+v", s)
+	}
+	if !tryRLock(t, newcomer) {
+		t.Fatal("a new reader was held back by a writer without preference")
+	}
+	mustRUnlock(t, newcomer)
+	mustRUnlock(t, r)
+	if err := redistest.Receive(t, done, waitTimeout, "Lock after the readers left"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.MustUnlock(t, w)
+
+	// A lock's own option overrides the Client's default. Preference takes
+	// both sides: the writer's intent, and readers that heed it.
+	on := rwlock.New(c, name, rwlock.WithWriterPreference(true))
+	newcomer = rwlock.New(c, name, rwlock.WithWriterPreference(true))
+	mustRLock(t, r)
+	if tryLock(t, on) {
+		t.Fatal("writer got the lock under a reader")
+	}
+	wdone := async(t, func() error { return on.Lock(redistest.Ctx(t, waitTimeout)) })
+	redistest.Eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, on).WaitingWriters == 1 })
+	if tryRLock(t, newcomer) {
+		t.Fatal("a new reader got in while a writer with preference waits")
+	}
+	mustRUnlock(t, r)
+	if err := redistest.Receive(t, wdone, waitTimeout, "Lock after the reader left"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.MustUnlock(t, on)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/rwlock"
 )
@@ -14,7 +15,8 @@ import (
 // these tests never reach.
 
 func TestRLock_crashed_reader_never_pins_or_extends_others(t *testing.T) {
-	mr, c := redistest.Mini(t)
+	mr, rc := redistest.Mini(t)
+	c := redistest.Lockkit(t, rc)
 	name := redistest.Unique(t)
 	t0 := time.Now()
 	mr.SetTime(t0)
@@ -39,7 +41,7 @@ func TestRLock_crashed_reader_never_pins_or_extends_others(t *testing.T) {
 		t.Fatal("the crashed reader's expired hold still pins the lock")
 	}
 	redistest.MustUnlock(t, w)
-	if err := crashed.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+	if err := crashed.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, lockkit.ErrLost) {
 		t.Fatalf("RUnlock of the expired hold = %v, want ErrLost", err)
 	}
 	for _, k := range []string{"", ":leases", ":writers"} {
@@ -50,11 +52,12 @@ func TestRLock_crashed_reader_never_pins_or_extends_others(t *testing.T) {
 }
 
 func TestTTL_follows_longest_live_hold(t *testing.T) {
-	mr, c := redistest.Mini(t)
+	mr, rc := redistest.Mini(t)
+	c := redistest.Lockkit(t, rc)
 	name := redistest.Unique(t)
 	mr.SetTime(time.Now())
-	short := rwlock.New(c, name, rwlock.WithLease(10*time.Second))
-	long := rwlock.New(c, name, rwlock.WithLease(time.Minute))
+	short := rwlock.New(c, name, lockkit.WithLease(10*time.Second))
+	long := rwlock.New(c, name, lockkit.WithLease(time.Minute))
 	mustRLock(t, short)
 	if d := state(t, short).TTL; d != 10*time.Second {
 		t.Fatalf("TTL = %v, want 10s", d)
@@ -76,16 +79,13 @@ func TestTTL_follows_longest_live_hold(t *testing.T) {
 	mustRUnlock(t, short)
 }
 
-// lockKey is the lock hash of name under the default prefix.
-func lockKey(name string) string { return "lockkit:{" + name + "}" }
-
 func TestRLock_each_reader_has_own_lease_on_redis(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
+	c := redistest.Lockkit(t, redistest.StartServer(t).Client(t))
 	name := redistest.Unique(t)
 	// stale never renews (a fixed lease, as if it had crashed); live is
 	// renewed by the watchdog every 200 ms.
-	stale := rwlock.New(c, name, rwlock.WithLease(500*time.Millisecond))
-	live := rwlock.New(c, name, rwlock.WithWatchdogTimeout(600*time.Millisecond))
+	stale := rwlock.New(c, name, lockkit.WithLease(500*time.Millisecond))
+	live := rwlock.New(c, name, lockkit.WithWatchdogTimeout(600*time.Millisecond))
 	w := rwlock.New(c, name)
 	mustRLock(t, stale)
 	mustRLock(t, live)
@@ -113,16 +113,16 @@ func TestRLock_each_reader_has_own_lease_on_redis(t *testing.T) {
 		t.Fatal("the stale reader's ended hold still pins the lock")
 	}
 	redistest.MustUnlock(t, w)
-	if err := stale.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+	if err := stale.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, lockkit.ErrLost) {
 		t.Fatalf("RUnlock of the ended hold = %v, want ErrLost", err)
 	}
 }
 
 func TestLock_waits_out_a_vanished_reader_lease(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
+	c := redistest.Lockkit(t, redistest.StartServer(t).Client(t))
 	name := redistest.Unique(t)
 	const lease = 700 * time.Millisecond
-	stale := rwlock.New(c, name, rwlock.WithLease(lease))
+	stale := rwlock.New(c, name, lockkit.WithLease(lease))
 	w := rwlock.New(c, name)
 	start := time.Now()
 	mustRLock(t, stale)
@@ -133,7 +133,7 @@ func TestLock_waits_out_a_vanished_reader_lease(t *testing.T) {
 		t.Fatalf("writer acquired after %v; want about the reader's lease %v (within +1s)", waited, lease)
 	}
 	redistest.MustUnlock(t, w)
-	if err := stale.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+	if err := stale.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, lockkit.ErrLost) {
 		t.Fatalf("RUnlock of the ended hold = %v, want ErrLost", err)
 	}
 }

@@ -9,7 +9,13 @@ import (
 	"github.com/lockkit/lockkit/rwlock"
 )
 
-func TestMain(m *testing.M) { redistest.Main(m) }
+func TestMain(m *testing.M) {
+	redistest.Main(m, redistest.Children{
+		"rw-hammer": hammerChild,
+		"rw-reader": readerChild,
+		"rw-writer": writerChild,
+	})
+}
 
 // waitTimeout is the generous deadline of every wait that should end
 // quickly; reaching it fails the test loudly instead of hanging.
@@ -17,6 +23,9 @@ const waitTimeout = 10 * time.Second
 
 // backends are the kinds of Redis the behaviour tests run on.
 var backends = []redistest.Backend{redistest.MiniBackend, redistest.ServerBackend}
+
+// lockKey is the lock hash of name under the default prefix.
+func lockKey(name string) string { return "lockkit:{" + name + "}" }
 
 func mustRLock(t testing.TB, m *rwlock.RWMutex) {
 	t.Helper()

@@ -8,8 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/rwlock"
 )
@@ -24,7 +23,7 @@ type readLoad struct {
 	wg    sync.WaitGroup
 }
 
-func startReadLoad(t *testing.T, c redis.UniversalClient, name string, n int, hold time.Duration, opts ...rwlock.Option) *readLoad {
+func startReadLoad(t *testing.T, c *lockkit.Client, name string, n int, hold time.Duration, opts ...lockkit.Option) *readLoad {
 	l := &readLoad{t: t, holds: make([]atomic.Int64, n), stop: make(chan struct{})}
 	// The loops' context outlives them: halt stops them first.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -101,7 +100,7 @@ func (l *readLoad) halt() {
 const starvationBound = 3
 
 func TestLock_not_starved_by_overlapping_readers(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
+	c := redistest.Lockkit(t, redistest.StartServer(t).Client(t))
 	name := redistest.Unique(t)
 	load := startReadLoad(t, c, name, 32, 5*time.Millisecond)
 	w := rwlock.New(c, name)
@@ -128,7 +127,7 @@ func TestLock_not_starved_by_overlapping_readers(t *testing.T) {
 }
 
 func TestLock_without_writer_preference_waits_for_readers_to_stop(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
+	c := redistest.Lockkit(t, redistest.StartServer(t).Client(t))
 	name := redistest.Unique(t)
 	off := rwlock.WithWriterPreference(false)
 	load := startReadLoad(t, c, name, 32, 5*time.Millisecond, off)
@@ -160,17 +159,17 @@ func TestLock_without_writer_preference_waits_for_readers_to_stop(t *testing.T) 
 
 func TestRLock_not_starved_by_looping_writers(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := srv.Client(t)
+	c := redistest.Lockkit(t, srv.Client(t))
 	name := redistest.Unique(t)
 	var writes atomic.Int64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	// Each writer has its own client, so each waits at the head of its own
+	// Each writer has its own Client, so each waits at the head of its own
 	// queue with a live intent, as writers in separate processes do.
 	for i := range 4 {
-		m := rwlock.New(srv.Client(t), name)
+		m := rwlock.New(redistest.Lockkit(t, srv.Client(t)), name)
 		wg.Go(func() {
 			for {
 				select {

@@ -14,15 +14,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/rwlock"
 )
-
-func init() {
-	redistest.RegisterChild("rw-hammer", hammerChild)
-	redistest.RegisterChild("rw-reader", readerChild)
-	redistest.RegisterChild("rw-writer", writerChild)
-}
 
 // childTimeout bounds how long a test waits for a child's next line.
 const childTimeout = 2 * time.Minute
@@ -77,6 +72,8 @@ func (ck checker) totals(ctx context.Context) (violations, maxReaders int, err e
 func hammerChild(args []string) {
 	c := redistest.SpecClient(args[0])
 	defer c.Close()
+	lc := lockkit.New(c)
+	defer lc.Close()
 	name := args[1]
 	goroutines, _ := strconv.Atoi(args[2])
 	ops, _ := strconv.Atoi(args[3])
@@ -95,7 +92,7 @@ func hammerChild(args []string) {
 	for g := range goroutines {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(os.Getpid()), uint64(g)))
-			m := rwlock.New(c, name)
+			m := rwlock.New(lc, name)
 			for range ops {
 				var err error
 				switch p := rng.IntN(10); {
@@ -188,8 +185,9 @@ func hammerDowngrade(ctx context.Context, m *rwlock.RWMutex, ck checker, rng *ra
 }
 
 // runInvariant runs the hammer in 3 processes × 16 goroutines against c and
-// checks that the invariant held and that readers overlapped.
-func runInvariant(t *testing.T, c redis.UniversalClient) {
+// checks, with lc (a Client of c), that the invariant held and that readers
+// overlapped.
+func runInvariant(t *testing.T, c redis.UniversalClient, lc *lockkit.Client) {
 	const processes, goroutines, ops = 3, 16, 20
 	name := redistest.Unique(t)
 	children := make([]*redistest.Child, processes)
@@ -219,25 +217,27 @@ func runInvariant(t *testing.T, c redis.UniversalClient) {
 		t.Fatalf("at most %d reader inside at once: readers never overlapped", maxReaders)
 	}
 	t.Logf("readers inside at once: up to %d", maxReaders)
-	if s := state(t, rwlock.New(c, name)); s.Mode != rwlock.Unlocked || s.WaitingWriters != 0 {
+	if s := state(t, rwlock.New(lc, name)); s.Mode != rwlock.Unlocked || s.WaitingWriters != 0 {
 		t.Fatalf("state after every process finished = %+v; want unlocked, no intent", s)
 	}
 }
 
 func TestInvariant_across_processes(t *testing.T) {
-	runInvariant(t, redistest.StartServer(t).Client(t))
+	rc := redistest.StartServer(t).Client(t)
+	runInvariant(t, rc, redistest.Lockkit(t, rc))
 }
 
 func TestInvariant_across_processes_on_cluster(t *testing.T) {
-	c := redistest.StartCluster(t).Client(t)
-	runInvariant(t, c)
+	rc := redistest.StartCluster(t).Client(t)
+	c := redistest.Lockkit(t, rc)
+	runInvariant(t, rc, c)
 
 	// On the same cluster: the watchdog keeps per-hold leases alive through
 	// its pipelined renewals, which go to the lock's slot.
 	name := redistest.Unique(t)
 	const lease = 300 * time.Millisecond
-	r1 := rwlock.New(c, name, rwlock.WithWatchdogTimeout(lease))
-	r2 := rwlock.New(c, name, rwlock.WithWatchdogTimeout(lease))
+	r1 := rwlock.New(c, name, lockkit.WithWatchdogTimeout(lease))
+	r2 := rwlock.New(c, name, lockkit.WithWatchdogTimeout(lease))
 	mustRLock(t, r1)
 	mustRLock(t, r2)
 	renewals, last := 0, time.Duration(0)
@@ -282,9 +282,8 @@ func TestChecker_reports_violations(t *testing.T) {
 // readerChild takes the read lock args[1] with a watchdog timeout of
 // args[2], prints "held", and waits to be killed.
 func readerChild(args []string) {
-	c := redistest.SpecClient(args[0])
 	timeout, _ := time.ParseDuration(args[2])
-	m := rwlock.New(c, args[1], rwlock.WithWatchdogTimeout(timeout))
+	m := rwlock.New(lockkit.New(redistest.SpecClient(args[0])), args[1], lockkit.WithWatchdogTimeout(timeout))
 	if err := m.RLock(context.Background()); err != nil {
 		redistest.ChildFatalf("RLock: %v", err)
 	}
@@ -298,9 +297,8 @@ func readerChild(args []string) {
 // args[2] (so its intent lasts that long unless refreshed) and prints
 // "acquired" if it ever gets it.
 func writerChild(args []string) {
-	c := redistest.SpecClient(args[0])
 	timeout, _ := time.ParseDuration(args[2])
-	m := rwlock.New(c, args[1], rwlock.WithWatchdogTimeout(timeout))
+	m := rwlock.New(lockkit.New(redistest.SpecClient(args[0])), args[1], lockkit.WithWatchdogTimeout(timeout))
 	redistest.ChildPrintf("waiting")
 	if err := m.Lock(context.Background()); err != nil {
 		redistest.ChildFatalf("Lock: %v", err)
@@ -311,10 +309,11 @@ func writerChild(args []string) {
 }
 
 func TestLock_after_reader_process_killed_within_lease(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
+	rc := redistest.StartServer(t).Client(t)
+	c := redistest.Lockkit(t, rc)
 	name := redistest.Unique(t)
 	const lease = time.Second
-	reader := redistest.StartChild(t, "rw-reader", redistest.ClientSpec(c), name, lease.String())
+	reader := redistest.StartChild(t, "rw-reader", redistest.ClientSpec(rc), name, lease.String())
 	reader.WaitLine(t, "held", childTimeout)
 
 	w := rwlock.New(c, name)
@@ -347,22 +346,23 @@ func TestLock_after_reader_process_killed_within_lease(t *testing.T) {
 }
 
 func TestRLock_after_waiting_writer_process_killed_within_intent(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
+	rc := redistest.StartServer(t).Client(t)
+	c := redistest.Lockkit(t, rc)
 	name := redistest.Unique(t)
 	r := rwlock.New(c, name)
 	mustRLock(t, r)
 	const timeout = time.Second
-	writer := redistest.StartChild(t, "rw-writer", redistest.ClientSpec(c), name, timeout.String())
+	writer := redistest.StartChild(t, "rw-writer", redistest.ClientSpec(rc), name, timeout.String())
 	writer.WaitLine(t, "waiting", childTimeout)
 	intents := lockKey(name) + ":writers"
 	redistest.Eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, r).WaitingWriters == 1 })
 	// The waiting writer refreshes its 1 s intent while it waits.
-	first, err := c.ZRangeWithScores(redistest.Ctx(t, waitTimeout), intents, 0, -1).Result()
+	first, err := rc.ZRangeWithScores(redistest.Ctx(t, waitTimeout), intents, 0, -1).Result()
 	if err != nil || len(first) != 1 {
 		t.Fatalf("intents = %v, %v", first, err)
 	}
 	redistest.Eventually(t, waitTimeout, "the intent to be refreshed past its first deadline", func() bool {
-		s, err := c.ZScore(redistest.Ctx(t, waitTimeout), intents, first[0].Member.(string)).Result()
+		s, err := rc.ZScore(redistest.Ctx(t, waitTimeout), intents, first[0].Member.(string)).Result()
 		return err == nil && s > first[0].Score+float64(timeout.Milliseconds())
 	})
 	newcomer := rwlock.New(c, name)

@@ -1,15 +1,20 @@
 -- renew.lua: extend the lease of one hold, read or write, if it is there.
 --
 -- KEYS     the five keys of the lock, in the order of common.lua
--- ARGV[1]  hold: OWNER..':w' or OWNER..':r'
+-- ARGV[1]  hold: OWNER:w or OWNER:r
 -- ARGV[2]  fencing token of the hold
 -- ARGV[3]  lease in ms
 --
--- Only this hold's deadline moves; the lock then expires with its latest
--- lease. Returns 1 when the lease was extended, 0 when the hold is gone
--- (its lease ended before this renewal, or it was removed or replaced).
+-- Only this hold's deadline moves (never earlier); the lock then expires
+-- with its latest lease. Returns 1 when the lease was extended, 0 when the
+-- hold is gone (its lease ended before this renewal, or it was removed or
+-- replaced). A WRONGKIND error when another kind holds the name.
+local bad = wrong_kind(HASH, KIND)
+if bad then
+  return bad
+end
 purge()
-if redis.call('hget', HASH, ARGV[1] .. ':t') == ARGV[2] then
+if hold_live(HASH, ARGV[1], ARGV[2]) then
   lease(ARGV[1], tonumber(ARGV[3]))
   settle()
   return 1

@@ -1,42 +1,45 @@
 -- rlock.lua: take the read lock for an owner, or re-enter it.
 --
 -- KEYS     the five keys of the lock, in the order of common.lua
--- ARGV[1]  owner id
+-- ARGV[1]  the owner's read hold OWNER:r
 -- ARGV[2]  lease in ms
--- ARGV[3]  '1' when waiting writers hold back new readers (writer
+-- ARGV[3]  the owner's write hold OWNER:w
+-- ARGV[4]  '1' when waiting writers hold back new readers (writer
 --          preference), '0' when they do not
 --
 -- An owner that holds the read lock re-enters it, and the owner of the
 -- write lock may take the read lock too (a downgrade once it unlocks the
 -- write lock), whatever writers wait. Any other owner gets a read hold
--- unless a writer holds the lock or, with ARGV[3] = '1', a writer waits.
+-- unless a writer holds the lock or, with ARGV[4] = '1', a writer waits.
 --
 -- Returns {count, token} when the owner now holds the read lock: count 1
 -- and a newly minted token for a fresh hold, count > 1 and the hold's token
--- on re-entry.
+-- on re-entry (its lease is extended to ARGV[2], never shortened).
 -- Returns {0, wait} when refused: wait is the lock's remaining lease in ms
--- when a writer holds it, or the ms until the last
--- waiting writer's intent lapses.
+-- when a writer holds it, or the ms until the last waiting writer's intent
+-- lapses. A WRONGKIND error when another kind holds the name.
+local bad = wrong_kind(HASH, KIND)
+if bad then
+  return bad
+end
 purge()
-local owner, ms = ARGV[1], tonumber(ARGV[2])
-local r = owner .. ':r'
+local r, ms, w = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 if redis.call('hexists', HASH, r) == 1 then
   return reenter(r, ms)
 end
-if redis.call('hexists', HASH, owner .. ':w') == 0 then
+if redis.call('hexists', HASH, w) == 0 then
   if redis.call('hget', HASH, ':mode') == 'write' then
     return {0, lease_left()}
   end
-  if ARGV[3] == '1' then
+  if ARGV[4] == '1' then
     local left = intent_left()
     if left then
       return {0, left}
     end
   end
 end
-local token = redis.call('incr', FENCE)
+local token = hold_new(HASH, FENCE, KIND, r)
 redis.call('hsetnx', HASH, ':mode', 'read')
-redis.call('hset', HASH, r, 1, r .. ':t', token)
 lease(r, ms)
 settle()
 return {1, token}

@@ -1,25 +1,22 @@
 package rwlock
 
-import "context"
+import (
+	"context"
 
-// Locker is the context-aware counterpart of [sync.Locker]: an RWMutex is a
-// Locker for its write side, and [RWMutex.RLocker] returns one for its read
-// side, so code that takes a Locker can be given either.
-type Locker interface {
-	Lock(ctx context.Context) error
-	Unlock(ctx context.Context) error
-}
-
-var (
-	_ Locker = (*RWMutex)(nil)
-	_ Locker = (*rlocker)(nil)
+	"github.com/lockkit/lockkit"
 )
 
-// RLocker returns a Locker whose Lock and Unlock call m.RLock and m.RUnlock.
-// It is a view of m, not another owner.
-func (m *RWMutex) RLocker() Locker { return (*rlocker)(m) }
+// RLocker returns a [lockkit.Locker] whose Lock, TryLock and Unlock call
+// m.RLock, m.TryRLock and m.RUnlock, so code that takes a Locker can be
+// given the read side. It is a view of m, not another owner, and reports
+// m's name.
+func (m *RWMutex) RLocker() lockkit.Locker { return (*rlocker)(m) }
 
 type rlocker RWMutex
 
-func (r *rlocker) Lock(ctx context.Context) error   { return (*RWMutex)(r).RLock(ctx) }
-func (r *rlocker) Unlock(ctx context.Context) error { return (*RWMutex)(r).RUnlock(ctx) }
+var _ lockkit.Locker = (*rlocker)(nil)
+
+func (r *rlocker) Lock(ctx context.Context) error            { return (*RWMutex)(r).RLock(ctx) }
+func (r *rlocker) TryLock(ctx context.Context) (bool, error) { return (*RWMutex)(r).TryRLock(ctx) }
+func (r *rlocker) Unlock(ctx context.Context) error          { return (*RWMutex)(r).RUnlock(ctx) }
+func (r *rlocker) Name() string                              { return (*RWMutex)(r).Name() }

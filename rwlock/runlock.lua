@@ -1,7 +1,7 @@
 -- runlock.lua: undo one RLock of an owner's read hold; the last one ends it.
 --
 -- KEYS     the five keys of the lock, in the order of common.lua
--- ARGV[1]  owner id
+-- ARGV[1]  the owner's read hold OWNER:r
 -- ARGV[2]  fencing token of the read hold being released
 -- ARGV[3]  unlock id: the same for every retry of one RUnlock
 -- ARGV[4]  how long released tokens are remembered, in ms
@@ -12,10 +12,19 @@
 -- per process is woken ('1' on ARGV[5]). n > 0 when the owner still holds
 -- it. A retry of an RUnlock that already took effect returns the same
 -- answer again. Returns -1 when the hold is not there: its lease ended, it
--- was removed, or a newer hold took its place.
+-- was removed, or a newer hold took its place. A WRONGKIND error when
+-- another kind holds the name.
+local bad = wrong_kind(HASH, KIND)
+if bad then
+  return bad
+end
 purge()
-local count, ended = release(ARGV[1] .. ':r', ARGV[2], ARGV[3], tonumber(ARGV[4]))
-if ended and not settle() then
-  redis.call('publish', ARGV[5], '1')
+local r = ARGV[1]
+local count, ended = hold_release(HASH, RELEASED, r, ARGV[2], ARGV[3], tonumber(ARGV[4]))
+if ended then
+  forget(r)
+  if not settle() then
+    redis.call('publish', ARGV[5], '1')
+  end
 end
 return count

@@ -2,115 +2,124 @@ package rwlock
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
-	"github.com/lockkit/lockkit/internal"
-	"github.com/lockkit/lockkit/internal/hashlock"
-	"github.com/lockkit/lockkit/notify"
-	"github.com/lockkit/lockkit/watchdog"
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/config"
+	"github.com/lockkit/lockkit/internal/core"
 )
-
-// cleanupTimeout bounds the calls that clean up after a Lock or RLock that
-// failed: the undo of an acquire whose reply was lost, and the withdrawal of
-// a writer's intent. They run on a context not cancelled with the caller's.
-// If they fail, the hold ends with its lease and the intent lapses within
-// the watchdog timeout.
-const cleanupTimeout = 5 * time.Second
 
 // RWMutex is a reentrant read-write lock on Redis: any number of owners may
 // hold it for reading, or one owner for writing. Each RWMutex is one owner.
 // It may take either side again while it holds it (each Lock needs its
 // Unlock, each RLock its RUnlock), and while it holds the write lock it may
 // also take the read lock, which it keeps after Unlock (a downgrade). A
-// read-to-write upgrade is refused with [ErrUpgrade]. Any goroutine may
-// unlock what the owner holds. Two RWMutexes with the same name are two
+// read-to-write upgrade is refused with [lockkit.ErrUpgrade]. Any goroutine
+// may unlock what the owner holds. Two RWMutexes with the same name are two
 // owners, in one process or many.
+//
+// Its write side is a [lockkit.Locker], and [RWMutex.RLocker] returns its
+// read side as one.
 //
 // An RWMutex is safe for concurrent use, but goroutines sharing one share
 // its holds: give each worker its own RWMutex when they must exclude each
-// other. Its methods do not copy it; use it through the pointer New
-// returns.
+// other. Use it through the pointer New returns; a zero RWMutex is not
+// usable (its methods return [lockkit.ErrInvalid]).
 type RWMutex struct {
-	name   string
-	err    error // invalid arguments, reported by every method
-	client redis.UniversalClient
-	opts   options
-	keys   keys
-	nt     *notify.Notifier
-	w      *internal.Holder // the write hold
-	r      *internal.Holder // the read hold
+	b     core.Base
+	k     keys
+	w     *core.Holder // the write hold OWNER:w
+	r     *core.Holder // the read hold OWNER:r
+	wwait core.Waiter  // writers wait on the writers' channel
+	rwait core.Waiter  // readers on the readers' channel
 
-	// op serialises this owner's acquires and releases, so the holders stay
-	// in step with Redis when several goroutines share the owner.
+	// op serialises the owner's acquires and releases on both holds, so
+	// that they stay in step with Redis.
 	op sync.Mutex
 }
 
-// New returns the read-write lock name on client for a new owner. It does
-// no I/O and cannot fail: invalid arguments (a nil client, an empty name, a
-// bad option) make every method return an error matching [ErrInvalid].
-func New(client redis.UniversalClient, name string, opts ...Option) *RWMutex {
-	o := defaultOptions()
-	for _, opt := range opts {
-		if opt == nil {
-			o.AddError(internal.Invalid("nil Option"))
-			continue
-		}
-		opt(&o)
-	}
-	m := &RWMutex{name: name}
-	if m.err = o.Validate(client, name); m.err != nil {
+var _ lockkit.Locker = (*RWMutex)(nil)
+
+// New returns the read-write lock name of client c for a new owner. It
+// does no I/O and cannot fail: invalid arguments (a nil client, an empty
+// name, a bad option) make every method return an error matching
+// [lockkit.ErrInvalid]. A read-write lock cannot share its name with a
+// lock of another kind: the second to take it gets an error matching
+// [lockkit.ErrWrongKind].
+func New(c *lockkit.Client, name string, opts ...lockkit.Option) *RWMutex {
+	m := &RWMutex{b: core.NewBase(c, config.RW, name, opts)}
+	if m.b.Err != nil {
 		return m
 	}
-	m.client, m.opts = client, o
-	m.keys = newKeys(o.Prefix, name)
-	m.nt = notify.For(client)
-	var wd *watchdog.Watchdog
-	if o.Watched() {
-		wd = watchdog.For(client)
+	cfg := &m.b.Cfg
+	m.k = newKeys(cfg.Keys)
+	m.wwait = core.PubSub{Notifier: c.Notifier(), Channel: m.k.wch}
+	m.rwait = core.PubSub{Notifier: c.Notifier(), Channel: m.k.rch}
+	w, r := holds(cfg.Owner)
+	prefer := "0"
+	if cfg.PreferWriters {
+		prefer = "1"
 	}
-	m.w = m.holder(wd, o.Owner+":w")
-	m.r = m.holder(wd, o.Owner+":r")
+	m.w = core.NewHolder(core.Spec{
+		Config:      cfg,
+		Hold:        w,
+		Keys:        m.k.all,
+		Acquire:     lockScript,
+		Release:     unlockScript,
+		Renew:       renewScript,
+		Undo:        undoScript,
+		AcquireArgs: []any{r},
+		ReleaseArgs: []any{m.k.rch, m.k.wch},
+		UndoArgs:    []any{m.k.rch, m.k.wch},
+		Refused:     m.refused,
+		Op:          &m.op,
+	})
+	m.r = core.NewHolder(core.Spec{
+		Config:      cfg,
+		Hold:        r,
+		Keys:        m.k.all,
+		Acquire:     rlockScript,
+		Release:     runlockScript,
+		Renew:       renewScript,
+		Undo:        undoScript,
+		AcquireArgs: []any{w, prefer},
+		ReleaseArgs: []any{m.k.wch},
+		UndoArgs:    []any{m.k.rch, m.k.wch},
+		Op:          &m.op,
+	})
 	return m
 }
 
-// holder returns the Holder of one of the owner's holds; hold is its name
-// in the lock hash and lease set.
-func (m *RWMutex) holder(wd *watchdog.Watchdog, hold string) *internal.Holder {
-	ttl := m.opts.TTL()
-	return internal.NewHolder(m.name, ttl, wd, func(token int64) watchdog.Lease {
-		return watchdog.Lease{
-			Script: renewScript,
-			Keys:   m.keys.all,
-			Args:   []any{hold, token, ttl.Milliseconds()},
-			TTL:    ttl,
-		}
-	})
+// refused turns lock.lua's negative code, a read-to-write upgrade, into
+// its error.
+func (m *RWMutex) refused(int64) error {
+	return fmt.Errorf("%w: %q: release the read lock (RUnlock) before Lock", lockkit.ErrUpgrade, m.b.Cfg.Name)
 }
 
 // Lock locks m for writing. If another owner holds the lock, for reading or
 // writing, Lock blocks until it is free (every reader left or its lease ran
 // out) and m gets it, or until ctx ends. If m holds the write lock already,
 // Lock re-enters at once. If m holds the read lock but not the write lock,
-// Lock returns [ErrUpgrade] at once.
+// Lock returns an error matching [lockkit.ErrUpgrade] at once.
 //
 // With writer preference (the default, see [WithWriterPreference]) a
 // waiting Lock holds back owners that do not read yet, so it waits only for
 // the readers already in.
 //
-// When ctx ends first, the error matches both [ErrNotObtained] and
+// When ctx ends first, the error matches both [lockkit.ErrNotObtained] and
 // ctx.Err(), m holds nothing it did not hold before, and its intent is
 // withdrawn so that readers go on at once. Redis errors are returned as
 // they happen.
 func (m *RWMutex) Lock(ctx context.Context) error {
-	if m.err != nil {
-		return m.err
+	if err := m.base().Check(ctx); err != nil {
+		return err
 	}
 	var intent time.Duration
-	if m.opts.preferWriters {
-		intent = m.opts.WatchdogTimeout
+	if m.b.Cfg.PreferWriters {
+		intent = m.b.Cfg.WatchdogTimeout
 	}
 	registered := false
 	attempt := m.writeAttempt(intent, &registered)
@@ -122,11 +131,13 @@ func (m *RWMutex) Lock(ctx context.Context) error {
 		ok, err = m.direct(ctx, attempt)
 	}
 	if !ok && err == nil {
-		err = internal.Acquire(ctx, m.nt, m.keys.wch, m.name, attempt)
+		err = core.Wait(ctx, m.b.Cfg.Name, m.wwait, attempt)
 	}
 	if err != nil && registered {
-		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-		_, _ = withdraw(wctx, m.client, m.keys, m.opts.Owner)
+		wctx, cancel := core.Detached(ctx)
+		w, _ := holds(m.b.Cfg.Owner)
+		// If this fails too, the intent lapses within the watchdog timeout.
+		_, _ = withdraw(wctx, m.b.Cfg.Client.Redis(), m.k, w)
 		cancel()
 	}
 	return err
@@ -134,45 +145,39 @@ func (m *RWMutex) Lock(ctx context.Context) error {
 
 // TryLock tries once to lock m for writing, without waiting, and reports
 // whether it succeeded. It re-enters when m holds the write lock, and
-// returns [ErrUpgrade] when m holds only the read lock. A failed TryLock
-// leaves no intent behind: it does not hold back readers.
+// returns an error matching [lockkit.ErrUpgrade] when m holds only the
+// read lock. A failed TryLock leaves no intent behind: it does not hold
+// back readers.
 func (m *RWMutex) TryLock(ctx context.Context) (bool, error) {
-	if m.err != nil {
-		return false, m.err
+	if err := m.base().Check(ctx); err != nil {
+		return false, err
 	}
 	ok, _, err := m.writeAttempt(0, new(bool))(ctx)
-	return ok, err
+	return ok, core.CtxError(ctx, m.b.Cfg.Name, err)
 }
 
 // writeAttempt returns one try at the write lock. A non-zero intent
 // registers the owner's intent when the lock is busy (and sets
 // *registered), and bounds the wait by a third of it, so that the intent is
 // refreshed while the writer waits.
-func (m *RWMutex) writeAttempt(intent time.Duration, registered *bool) internal.Attempt {
+func (m *RWMutex) writeAttempt(intent time.Duration, registered *bool) core.Attempt {
 	return func(ctx context.Context) (bool, time.Duration, error) {
-		m.op.Lock()
-		defer m.op.Unlock()
-		pre := m.w.Prepare()
-		sent := time.Now()
-		res, err := lockWrite(ctx, m.client, m.keys, m.opts.Owner, m.opts.TTL(), intent)
-		if err != nil || res.count <= 0 {
-			m.w.Abort(pre)
-		}
+		ok, wait, err := m.w.Attempt(ctx, "lock", intent.Milliseconds())
 		switch {
+		case intent <= 0 || ok:
 		case err != nil:
-			// The intent may have been registered before the reply was lost.
-			*registered = *registered || intent > 0
-			m.undo(ctx, m.w, ":w")
-			return false, 0, internal.Op("lock", m.name, err)
-		case res.count < 0:
-			return false, 0, upgradeError(m.name)
-		case res.count == 0:
-			*registered = *registered || intent > 0
-			return false, waitFor(res.token, intent/3), nil
+			// The intent may have been registered before a reply was lost;
+			// a refused upgrade and another kind's name register none.
+			if !errors.Is(err, lockkit.ErrUpgrade) && !errors.Is(err, lockkit.ErrWrongKind) {
+				*registered = true
+			}
+		default:
+			*registered = true
+			if beat := intent / 3; wait < 0 || wait > beat {
+				wait = beat
+			}
 		}
-		m.w.Acquired(pre, res.token, sent)
-		// Writers queued behind this one may wait for the new hold's lease.
-		return true, m.opts.TTL(), nil
+		return ok, wait, err
 	}
 }
 
@@ -181,31 +186,33 @@ func (m *RWMutex) writeAttempt(intent time.Duration, registered *bool) internal.
 // woken. If m also holds the read lock, it keeps it (a downgrade) and the
 // lock stays read-locked.
 //
-// It returns an error matching [ErrNotHeld] when m holds no write hold, and
-// [ErrLost] when m held one but it is gone (then m holds no write hold
-// afterwards). Unlock is fenced by the hold: an Unlock that arrives late can
-// never end a newer hold. If Unlock fails with a Redis error, its outcome is
-// unknown; calling Unlock again settles it without unlocking twice.
+// It returns an error matching [lockkit.ErrNotHeld] when m holds no write
+// hold, and [lockkit.ErrLost] when m held one but it is gone (then m holds
+// no write hold afterwards). Unlock is fenced by the hold: an Unlock that
+// arrives late can never end a newer hold. If Unlock fails with a Redis
+// error, its outcome is unknown; calling Unlock again settles it without
+// unlocking twice. Unlock releases even when ctx has ended already: it then
+// runs on a detached context bounded by a few seconds.
 func (m *RWMutex) Unlock(ctx context.Context) error {
-	if m.err != nil {
-		return m.err
+	if err := m.base().CheckInput(ctx); err != nil {
+		return err
 	}
-	return m.release(ctx, "unlock", m.w, unlockWrite)
+	return m.w.Release(ctx, "unlock")
 }
 
 // RLock locks m for reading. If m holds the read lock already, or holds the
 // write lock, RLock takes it at once. Otherwise it blocks while another
 // owner holds the write lock and, with writer preference, while a writer
 // waits; then m joins the readers. When ctx ends first, the error matches
-// both [ErrNotObtained] and ctx.Err() and m holds nothing it did not hold
-// before.
+// both [lockkit.ErrNotObtained] and ctx.Err() and m holds nothing it did
+// not hold before.
 //
 // Each owner's read hold has its own lease, renewed by the watchdog: a
 // crashed reader's hold ends by itself and does not keep the lock, or any
 // other reader's hold, alive.
 func (m *RWMutex) RLock(ctx context.Context) error {
-	if m.err != nil {
-		return m.err
+	if err := m.base().Check(ctx); err != nil {
+		return err
 	}
 	if m.r.Live() != nil || m.w.Live() != nil {
 		// A re-entry, or the writer taking the read lock: never queued
@@ -215,115 +222,75 @@ func (m *RWMutex) RLock(ctx context.Context) error {
 			return err
 		}
 	}
-	return internal.Acquire(ctx, m.nt, m.keys.rch, m.name, m.readAttempt)
-}
-
-// direct makes one attempt outside the wait protocol, with the same errors
-// as a wait: an ended ctx is reported as ErrNotObtained.
-func (m *RWMutex) direct(ctx context.Context, attempt internal.Attempt) (bool, error) {
-	if err := ctx.Err(); err != nil {
-		return false, internal.NotObtained(m.name, err)
-	}
-	ok, _, err := attempt(ctx)
-	return ok, internal.CtxError(ctx, m.name, err)
+	return core.Wait(ctx, m.b.Cfg.Name, m.rwait, m.readAttempt)
 }
 
 // TryRLock tries once to lock m for reading, without waiting, and reports
 // whether it succeeded. Like RLock it re-enters, and with writer preference
 // it fails while a writer waits.
 func (m *RWMutex) TryRLock(ctx context.Context) (bool, error) {
-	if m.err != nil {
-		return false, m.err
+	if err := m.base().Check(ctx); err != nil {
+		return false, err
 	}
 	ok, _, err := m.readAttempt(ctx)
-	return ok, err
+	return ok, core.CtxError(ctx, m.b.Cfg.Name, err)
 }
 
 // readAttempt makes one try at the read lock.
 func (m *RWMutex) readAttempt(ctx context.Context) (bool, time.Duration, error) {
-	m.op.Lock()
-	defer m.op.Unlock()
-	pre := m.r.Prepare()
-	sent := time.Now()
-	res, err := lockRead(ctx, m.client, m.keys, m.opts.Owner, m.opts.TTL(), m.opts.preferWriters)
-	if err != nil || res.count <= 0 {
-		m.r.Abort(pre)
+	ok, wait, err := m.r.Attempt(ctx, "rlock")
+	if ok {
+		// Readers share the lock: the next local reader may try at once.
+		wait = 0
 	}
-	switch {
-	case err != nil:
-		m.undo(ctx, m.r, ":r")
-		return false, 0, internal.Op("rlock", m.name, err)
-	case res.count <= 0:
-		return false, waitFor(res.token, 0), nil
-	}
-	m.r.Acquired(pre, res.token, sent)
-	// Readers share the lock: the next local reader may try at once.
-	return true, 0, nil
+	return ok, wait, err
 }
 
-// undo cuts the owner's hold in Redis (suffix ":w" or ":r") back to what
-// holder r knows of, after an acquire whose reply was lost (its ctx ended
-// in flight, say): it may have run and taken or re-entered the hold.
-// Without this a fresh hold nobody knows of would keep others out for a
-// whole lease. Only an owner id chosen for m is undone; a shared one's hold
-// may be another RWMutex's. m.op held.
-func (m *RWMutex) undo(ctx context.Context, r *internal.Holder, suffix string) {
-	if !m.opts.OwnOwner {
-		return
+// direct makes one attempt outside the wait protocol, with the errors of
+// a wait: an ended ctx is reported as ErrNotObtained.
+func (m *RWMutex) direct(ctx context.Context, attempt core.Attempt) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, core.NotObtained(m.b.Cfg.Name, err)
 	}
-	var token, count int64
-	if h := r.Live(); h != nil {
-		token, count = h.Token, h.Count
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-	defer cancel()
-	// If this fails too, the stray hold ends with its lease.
-	_, _ = undoHold(ctx, m.client, m.keys, m.opts.Owner+suffix, token, count)
+	ok, _, err := attempt(ctx)
+	return ok, core.CtxError(ctx, m.b.Cfg.Name, err)
 }
 
 // RUnlock undoes one RLock. When m's read hold count drops to zero its read
 // hold ends, and if it was the last hold on the lock one waiting writer per
 // process is woken.
 //
-// It returns an error matching [ErrNotHeld] when m holds no read hold, and
-// [ErrLost] when m held one but it is gone. Like Unlock it is fenced by the
-// hold and safe to call again after a Redis error.
+// It returns an error matching [lockkit.ErrNotHeld] when m holds no read
+// hold, and [lockkit.ErrLost] when m held one but it is gone. Like Unlock
+// it is fenced by the hold, safe to call again after a Redis error, and
+// releases even when ctx has ended.
 func (m *RWMutex) RUnlock(ctx context.Context) error {
-	if m.err != nil {
-		return m.err
+	if err := m.base().CheckInput(ctx); err != nil {
+		return err
 	}
-	return m.release(ctx, "runlock", m.r, unlockRead)
-}
-
-// release undoes one acquire of hold r with the release script run.
-func (m *RWMutex) release(ctx context.Context, op string, r *internal.Holder,
-	run func(context.Context, redis.Scripter, keys, string, int64, string) (int64, error)) error {
-	m.op.Lock()
-	defer m.op.Unlock()
-	return r.Release(ctx, op, func(ctx context.Context, h *internal.Hold, id string) (int64, error) {
-		return run(ctx, m.client, m.keys, m.opts.Owner, h.Token, id)
-	})
+	return m.r.Release(ctx, "runlock")
 }
 
 // ForceUnlock frees the lock whoever holds it, for reading or writing, and
 // wakes every waiter. It reports whether there were holds to remove. Other
 // owners learn that they lost their holds from the watchdog or their next
-// Unlock or RUnlock. Waiting writers keep waiting (and holding back readers).
+// Unlock or RUnlock. Waiting writers keep waiting (and holding back
+// readers).
 func (m *RWMutex) ForceUnlock(ctx context.Context) (bool, error) {
-	if m.err != nil {
-		return false, m.err
+	if err := m.base().Check(ctx); err != nil {
+		return false, err
 	}
 	m.op.Lock()
 	defer m.op.Unlock()
 	var ok bool
 	err := m.w.Suspended(func() error {
 		return m.r.Suspended(func() (err error) {
-			ok, err = forceUnlock(ctx, m.client, m.keys)
+			ok, err = forceUnlock(ctx, m.b.Cfg.Client.Redis(), m.k)
 			return err
 		})
 	})
 	if err != nil {
-		return false, internal.Op("force unlock", m.name, err)
+		return false, core.Op("force unlock", m.b.Cfg.Name, err)
 	}
 	return ok, nil
 }
@@ -333,7 +300,7 @@ func (m *RWMutex) ForceUnlock(ctx context.Context) (bool, error) {
 // name, so every fresh hold of either kind gets a token larger than any
 // before it; a re-entry keeps the token of the hold.
 func (m *RWMutex) Token() int64 {
-	if m.err != nil {
+	if m == nil || m.w == nil {
 		return 0
 	}
 	return m.w.Token()
@@ -344,7 +311,7 @@ func (m *RWMutex) Token() int64 {
 // before the read hold began, so it tells which writes a read may have
 // seen. A read hold taken by the writer (a downgrade) gets its own token.
 func (m *RWMutex) RToken() int64 {
-	if m.err != nil {
+	if m == nil || m.r == nil {
 		return 0
 	}
 	return m.r.Token()
@@ -352,11 +319,12 @@ func (m *RWMutex) RToken() int64 {
 
 // Lost returns a channel that is closed when m's current write hold is
 // lost: the watchdog found it gone or could not renew it before the lease
-// ran out, or a fixed lease ([WithLease]) ended. Nothing is ever sent on
-// it, and Unlock does not close it. It returns nil (a channel that never
-// fires) when m holds no write hold; call it after Lock.
+// ran out, a fixed lease ([lockkit.WithLease]) ended, or the Client was
+// closed. Nothing is ever sent on it, and Unlock does not close it. It
+// returns nil (a channel that never fires) when m holds no write hold;
+// call it after Lock.
 func (m *RWMutex) Lost() <-chan struct{} {
-	if m.err != nil {
+	if m == nil || m.w == nil {
 		return nil
 	}
 	return m.w.Lost()
@@ -364,22 +332,19 @@ func (m *RWMutex) Lost() <-chan struct{} {
 
 // RLost is Lost for m's read hold; call it after RLock.
 func (m *RWMutex) RLost() <-chan struct{} {
-	if m.err != nil {
+	if m == nil || m.r == nil {
 		return nil
 	}
 	return m.r.Lost()
 }
 
 // Name returns the lock's name.
-func (m *RWMutex) Name() string { return m.name }
+func (m *RWMutex) Name() string { return m.base().Name() }
 
-// waitFor turns the wait in ms of a refused attempt into an
-// internal.Attempt wait (see hashlock.PTTLWait). A positive heartbeat caps
-// it.
-func waitFor(ms int64, heartbeat time.Duration) time.Duration {
-	d := hashlock.PTTLWait(ms)
-	if heartbeat > 0 && (d < 0 || d > heartbeat) {
-		d = heartbeat
+// base returns m's base, or nil for a nil m.
+func (m *RWMutex) base() *core.Base {
+	if m == nil {
+		return nil
 	}
-	return d
+	return &m.b
 }

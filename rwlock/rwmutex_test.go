@@ -3,20 +3,27 @@ package rwlock_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
-	"github.com/lockkit/lockkit/notify"
 	"github.com/lockkit/lockkit/rwlock"
 )
 
+// The write side's exclusive-lock contract (re-entry, ErrNotHeld, tokens,
+// leases, loss, WithOwner, retried Unlock, bad input, ctx deadlines) is
+// tested by the conformance suite; the tests here are the read side's and
+// what ties the two sides together.
+
 func TestRLock_readers_share_writer_excludes(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		name := redistest.Unique(t)
-		a, b, w := rwlock.New(c, name), rwlock.New(c, name), rwlock.New(c, name)
+		a, b, w := rwlock.New(lc, name), rwlock.New(lc, name), rwlock.New(lc, name)
 		mustRLock(t, a)
 		mustRLock(t, b)
 		wantState(t, a, rwlock.ReadLocked, 2, 0, 1)
@@ -40,13 +47,15 @@ func TestRLock_readers_share_writer_excludes(t *testing.T) {
 		}
 		redistest.MustUnlock(t, w)
 		wantState(t, w, rwlock.Unlocked, 0, 0, 0)
+		redistest.AssertClean(t, c, name)
 	})
 }
 
-func TestLock_and_RLock_reenter_with_counts(t *testing.T) {
+func TestRLock_reenters_with_counts(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		name := redistest.Unique(t)
-		r, w := rwlock.New(c, name), rwlock.New(c, name)
+		r := rwlock.New(lc, name)
 		mustRLock(t, r)
 		tok := r.RToken()
 		mustRLock(t, r)
@@ -65,35 +74,14 @@ func TestLock_and_RLock_reenter_with_counts(t *testing.T) {
 		if r.RToken() != 0 {
 			t.Fatalf("RToken after release = %d, want 0", r.RToken())
 		}
-
-		redistest.MustLock(t, w)
-		wtok := w.Token()
-		if wtok <= tok {
-			t.Fatalf("write token %d not above the earlier read token %d", wtok, tok)
-		}
-		redistest.MustLock(t, w)
-		if !tryLock(t, w) {
-			t.Fatal("TryLock by the writer did not re-enter")
-		}
-		wantState(t, w, rwlock.WriteLocked, 0, 3, 0)
-		if w.Token() != wtok {
-			t.Fatalf("write re-entry changed the token %d -> %d", wtok, w.Token())
-		}
-		redistest.MustUnlock(t, w)
-		redistest.MustUnlock(t, w)
-		wantState(t, w, rwlock.WriteLocked, 0, 1, 0)
-		redistest.MustUnlock(t, w)
-		wantState(t, w, rwlock.Unlocked, 0, 0, 0)
-		if w.Token() != 0 {
-			t.Fatalf("Token after release = %d, want 0", w.Token())
-		}
 	})
 }
 
 func TestUnlock_downgrades_to_read(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		name := redistest.Unique(t)
-		w, other, reader := rwlock.New(c, name), rwlock.New(c, name), rwlock.New(c, name)
+		w, other, reader := rwlock.New(lc, name), rwlock.New(lc, name), rwlock.New(lc, name)
 		redistest.MustLock(t, w)
 		mustRLock(t, w) // the writer may read
 		wantState(t, w, rwlock.WriteLocked, 1, 1, 1)
@@ -125,16 +113,17 @@ func TestUnlock_downgrades_to_read(t *testing.T) {
 
 func TestLock_by_reader_returns_ErrUpgrade_at_once(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		name := redistest.Unique(t)
-		r, other := rwlock.New(c, name), rwlock.New(c, name)
+		r, other := rwlock.New(lc, name), rwlock.New(lc, name)
 		mustRLock(t, r)
 		mustRLock(t, other)
 		// No deadline: a Lock that waited would hang the test, not time out.
 		err := redistest.Receive(t, async(t, func() error { return r.Lock(t.Context()) }), waitTimeout, "Lock by a reader")
-		if !errors.Is(err, rwlock.ErrUpgrade) {
-			t.Fatalf("Lock by a reader = %v, want ErrUpgrade", err)
+		if !errors.Is(err, lockkit.ErrUpgrade) || !strings.Contains(err.Error(), name) {
+			t.Fatalf("Lock by a reader = %v, want ErrUpgrade naming the lock", err)
 		}
-		if ok, err := r.TryLock(redistest.Ctx(t, waitTimeout)); ok || !errors.Is(err, rwlock.ErrUpgrade) {
+		if ok, err := r.TryLock(redistest.Ctx(t, waitTimeout)); ok || !errors.Is(err, lockkit.ErrUpgrade) {
 			t.Fatalf("TryLock by a reader = %v, %v; want false, ErrUpgrade", ok, err)
 		}
 		// Nothing changed, and no intent holds readers back.
@@ -142,7 +131,7 @@ func TestLock_by_reader_returns_ErrUpgrade_at_once(t *testing.T) {
 		if s.Mode != rwlock.ReadLocked || s.Readers != 2 || s.RHoldCount != 1 || s.HoldCount != 0 || s.WaitingWriters != 0 {
 			t.Fatalf("state after refused upgrade = %+v", s)
 		}
-		newcomer := rwlock.New(c, name)
+		newcomer := rwlock.New(lc, name)
 		if !tryRLock(t, newcomer) {
 			t.Fatal("a new reader was held back after a refused upgrade")
 		}
@@ -154,51 +143,43 @@ func TestLock_by_reader_returns_ErrUpgrade_at_once(t *testing.T) {
 	})
 }
 
-func TestUnlock_not_held_returns_ErrNotHeld(t *testing.T) {
+func TestRUnlock_not_held_returns_ErrNotHeld(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		name := redistest.Unique(t)
-		a, b := rwlock.New(c, name), rwlock.New(c, name)
+		a, b := rwlock.New(lc, name), rwlock.New(lc, name)
 		ctx := redistest.Ctx(t, waitTimeout)
-		for _, tc := range []struct {
-			what string
-			call func() error
-		}{
-			{"Unlock of a fresh owner", func() error { return a.Unlock(ctx) }},
-			{"RUnlock of a fresh owner", func() error { return a.RUnlock(ctx) }},
-		} {
-			if err := tc.call(); !errors.Is(err, rwlock.ErrNotHeld) || errors.Is(err, rwlock.ErrLost) {
-				t.Fatalf("%s = %v, want ErrNotHeld only", tc.what, err)
-			}
+		if err := a.RUnlock(ctx); !errors.Is(err, lockkit.ErrNotHeld) || errors.Is(err, lockkit.ErrLost) {
+			t.Fatalf("RUnlock of a fresh owner = %v, want ErrNotHeld only", err)
 		}
 		mustRLock(t, a)
-		if err := a.Unlock(ctx); !errors.Is(err, rwlock.ErrNotHeld) {
+		if err := a.Unlock(ctx); !errors.Is(err, lockkit.ErrNotHeld) {
 			t.Fatalf("Unlock by a reader = %v, want ErrNotHeld", err)
 		}
-		if err := b.RUnlock(ctx); !errors.Is(err, rwlock.ErrNotHeld) {
+		if err := b.RUnlock(ctx); !errors.Is(err, lockkit.ErrNotHeld) {
 			t.Fatalf("RUnlock by another owner = %v, want ErrNotHeld", err)
 		}
 		wantState(t, a, rwlock.ReadLocked, 1, 0, 1)
 		mustRUnlock(t, a)
-		if err := a.RUnlock(ctx); !errors.Is(err, rwlock.ErrNotHeld) {
+		if err := a.RUnlock(ctx); !errors.Is(err, lockkit.ErrNotHeld) {
 			t.Fatalf("extra RUnlock = %v, want ErrNotHeld", err)
 		}
 		redistest.MustLock(t, b)
-		if err := b.RUnlock(ctx); !errors.Is(err, rwlock.ErrNotHeld) {
+		if err := b.RUnlock(ctx); !errors.Is(err, lockkit.ErrNotHeld) {
 			t.Fatalf("RUnlock by the writer = %v, want ErrNotHeld", err)
 		}
+		wantState(t, b, rwlock.WriteLocked, 0, 1, 0)
 		redistest.MustUnlock(t, b)
-		if err := b.Unlock(ctx); !errors.Is(err, rwlock.ErrNotHeld) {
-			t.Fatalf("extra Unlock = %v, want ErrNotHeld", err)
-		}
 	})
 }
 
-func TestForceUnlock_loses_holds_with_ErrLost(t *testing.T) {
+func TestForceUnlock_loses_read_holds_with_ErrLost(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		name := redistest.Unique(t)
-		r1 := rwlock.New(c, name, rwlock.WithWatchdogTimeout(300*time.Millisecond))
-		r2 := rwlock.New(c, name)
-		admin := rwlock.New(c, name)
+		r1 := rwlock.New(lc, name, lockkit.WithWatchdogTimeout(300*time.Millisecond))
+		r2 := rwlock.New(lc, name)
+		admin := rwlock.New(lc, name)
 		mustRLock(t, r1)
 		mustRLock(t, r2)
 		if ok, err := admin.ForceUnlock(redistest.Ctx(t, waitTimeout)); !ok || err != nil {
@@ -208,22 +189,12 @@ func TestForceUnlock_loses_holds_with_ErrLost(t *testing.T) {
 		// r1's watchdog renews every 100 ms and finds its hold gone.
 		redistest.Receive(t, r1.RLost(), waitTimeout, "RLost to fire after the read hold was removed")
 		for _, r := range []*rwlock.RWMutex{r1, r2} {
-			if err := r.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+			if err := r.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, lockkit.ErrLost) {
 				t.Fatalf("RUnlock after ForceUnlock = %v, want ErrLost", err)
 			}
-			if err := r.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, rwlock.ErrNotHeld) {
+			if err := r.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, lockkit.ErrNotHeld) {
 				t.Fatalf("second RUnlock = %v, want ErrNotHeld", err)
 			}
-		}
-
-		w := rwlock.New(c, name, rwlock.WithWatchdogTimeout(300*time.Millisecond))
-		redistest.MustLock(t, w)
-		if ok, err := admin.ForceUnlock(redistest.Ctx(t, waitTimeout)); !ok || err != nil {
-			t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
-		}
-		redistest.Receive(t, w.Lost(), waitTimeout, "Lost to fire after the write hold was removed")
-		if err := w.Unlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
-			t.Fatalf("Unlock after ForceUnlock = %v, want ErrLost", err)
 		}
 		if ok, err := admin.ForceUnlock(redistest.Ctx(t, waitTimeout)); ok || err != nil {
 			t.Fatalf("ForceUnlock of a free lock = %v, %v; want false", ok, err)
@@ -231,20 +202,22 @@ func TestForceUnlock_loses_holds_with_ErrLost(t *testing.T) {
 	})
 }
 
-func TestUnlock_late_release_cannot_end_newer_hold(t *testing.T) {
+func TestRUnlock_late_release_cannot_end_newer_hold(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		name := redistest.Unique(t)
-		// Two values sharing an owner id: b's old hold is replaced by a's
-		// fresh one after a force unlock, and b's release must not end it.
-		a := rwlock.New(c, name, rwlock.WithOwner("job-1"))
-		b := rwlock.New(c, name, rwlock.WithOwner("job-1"))
-		admin := rwlock.New(c, name)
+		// Two values sharing an owner id: b's old read hold is replaced by
+		// a's fresh one after a force unlock, and b's release must not end
+		// it.
+		a := rwlock.New(lc, name, lockkit.WithOwner("job-1"))
+		b := rwlock.New(lc, name, lockkit.WithOwner("job-1"))
+		admin := rwlock.New(lc, name)
 		mustRLock(t, b)
 		if _, err := admin.ForceUnlock(redistest.Ctx(t, waitTimeout)); err != nil {
 			t.Fatal(err)
 		}
 		mustRLock(t, a)
-		if err := b.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+		if err := b.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, lockkit.ErrLost) {
 			t.Fatalf("stale RUnlock = %v, want ErrLost", err)
 		}
 		wantState(t, a, rwlock.ReadLocked, 1, 0, 1)
@@ -252,20 +225,19 @@ func TestUnlock_late_release_cannot_end_newer_hold(t *testing.T) {
 	})
 }
 
-func TestLock_ctx_deadline_matches_both_errors_and_withdraws_intent(t *testing.T) {
+func TestLock_giving_up_withdraws_intent(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		name := redistest.Unique(t)
-		r, w := rwlock.New(c, name), rwlock.New(c, name)
+		r, w := rwlock.New(lc, name), rwlock.New(lc, name)
 		mustRLock(t, r)
-		ctx := redistest.Ctx(t, 50*time.Millisecond)
-		err := w.Lock(ctx)
-		if !errors.Is(err, rwlock.ErrNotObtained) || !errors.Is(err, ctx.Err()) || ctx.Err() == nil {
-			t.Fatalf("Lock past its deadline = %v, want ErrNotObtained and %v", err, ctx.Err())
+		if err := w.Lock(redistest.Ctx(t, 50*time.Millisecond)); err == nil {
+			t.Fatal("Lock under a reader succeeded")
 		}
 		if s := state(t, w); s.WaitingWriters != 0 || s.HoldCount != 0 {
 			t.Fatalf("state after a Lock that gave up = %+v; want no intent, no hold", s)
 		}
-		newcomer := rwlock.New(c, name)
+		newcomer := rwlock.New(lc, name)
 		if !tryRLock(t, newcomer) {
 			t.Fatal("a new reader was held back by a writer that gave up")
 		}
@@ -279,8 +251,8 @@ func TestLock_ctx_deadline_matches_both_errors_and_withdraws_intent(t *testing.T
 			t.Fatalf("RLock re-entry under a waiting writer = %v", err)
 		}
 		rctx := redistest.Ctx(t, 50*time.Millisecond)
-		err = newcomer.RLock(rctx)
-		if !errors.Is(err, rwlock.ErrNotObtained) || !errors.Is(err, rctx.Err()) || rctx.Err() == nil {
+		err := newcomer.RLock(rctx)
+		if !errors.Is(err, lockkit.ErrNotObtained) || !errors.Is(err, rctx.Err()) || rctx.Err() == nil {
 			t.Fatalf("RLock past its deadline = %v, want ErrNotObtained and %v", err, rctx.Err())
 		}
 		if newcomer.RToken() != 0 {
@@ -292,14 +264,18 @@ func TestLock_ctx_deadline_matches_both_errors_and_withdraws_intent(t *testing.T
 		if err := redistest.Receive(t, done, waitTimeout, "Lock after the last reader left"); err != nil {
 			t.Fatal(err)
 		}
+		if s := state(t, w); s.WaitingWriters != 0 {
+			t.Fatalf("intent left after the writer got the lock: %+v", s)
+		}
 		redistest.MustUnlock(t, w)
 	})
 }
 
 func TestTryLock_leaves_no_intent(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		name := redistest.Unique(t)
-		r, w := rwlock.New(c, name), rwlock.New(c, name)
+		r, w := rwlock.New(lc, name), rwlock.New(lc, name)
 		mustRLock(t, r)
 		if tryLock(t, w) {
 			t.Fatal("TryLock succeeded under a reader")
@@ -307,7 +283,7 @@ func TestTryLock_leaves_no_intent(t *testing.T) {
 		if s := state(t, w); s.WaitingWriters != 0 {
 			t.Fatalf("TryLock left an intent: %+v", s)
 		}
-		newcomer := rwlock.New(c, name)
+		newcomer := rwlock.New(lc, name)
 		if !tryRLock(t, newcomer) {
 			t.Fatal("new reader refused after a failed TryLock")
 		}
@@ -318,33 +294,50 @@ func TestTryLock_leaves_no_intent(t *testing.T) {
 
 func TestRLocker_is_the_read_side(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		name := redistest.Unique(t)
-		m := rwlock.New(c, name)
-		var l rwlock.Locker = m.RLocker()
+		m := rwlock.New(lc, name)
+		l := m.RLocker()
 		ctx := redistest.Ctx(t, waitTimeout)
+		if l.Name() != name {
+			t.Fatalf("RLocker().Name() = %q, want %q", l.Name(), name)
+		}
 		if err := l.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := l.TryLock(ctx); !ok || err != nil {
+			t.Fatalf("RLocker TryLock = %v, %v; want a read re-entry", ok, err)
+		}
+		wantState(t, m, rwlock.ReadLocked, 1, 0, 2)
+		for range 2 {
+			if err := l.Unlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := l.Unlock(ctx); !errors.Is(err, lockkit.ErrNotHeld) {
+			t.Fatalf("extra RLocker Unlock = %v, want ErrNotHeld", err)
+		}
+		var wl lockkit.Locker = m
+		if err := wl.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		wantState(t, m, rwlock.WriteLocked, 0, 1, 0)
+		if ok, err := l.TryLock(ctx); !ok || err != nil {
+			t.Fatalf("RLocker TryLock by the writer = %v, %v; want true", ok, err)
+		}
+		if err := wl.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
 		wantState(t, m, rwlock.ReadLocked, 1, 0, 1)
 		if err := l.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if err := l.Unlock(ctx); !errors.Is(err, rwlock.ErrNotHeld) {
-			t.Fatalf("extra RLocker Unlock = %v, want ErrNotHeld", err)
-		}
-		l = m
-		if err := l.Lock(ctx); err != nil {
-			t.Fatal(err)
-		}
-		wantState(t, m, rwlock.WriteLocked, 0, 1, 0)
-		if err := l.Unlock(ctx); err != nil {
-			t.Fatal(err)
-		}
 	})
 }
 
-func TestToken_strictly_increases_across_kinds(t *testing.T) {
+func TestToken_strictly_increases_across_sides(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		name := redistest.Unique(t)
 		var last int64
 		check := func(what string, tok int64) {
@@ -355,11 +348,11 @@ func TestToken_strictly_increases_across_kinds(t *testing.T) {
 			last = tok
 		}
 		for range 3 {
-			w := rwlock.New(c, name)
+			w := rwlock.New(lc, name)
 			redistest.MustLock(t, w)
 			check("write", w.Token())
 			redistest.MustUnlock(t, w)
-			r1, r2 := rwlock.New(c, name), rwlock.New(c, name)
+			r1, r2 := rwlock.New(lc, name), rwlock.New(lc, name)
 			mustRLock(t, r1)
 			check("read", r1.RToken())
 			mustRLock(t, r2)
@@ -372,26 +365,31 @@ func TestToken_strictly_increases_across_kinds(t *testing.T) {
 
 func TestNotifier_idle_after_waits(t *testing.T) {
 	_, c := redistest.Mini(t)
+	lc := redistest.Lockkit(t, c)
 	name := redistest.Unique(t)
-	w, r := rwlock.New(c, name), rwlock.New(c, name)
+	w, r := rwlock.New(lc, name), rwlock.New(lc, name)
 	redistest.MustLock(t, w)
 	done := async(t, func() error { return r.RLock(redistest.Ctx(t, waitTimeout)) })
 	redistest.Eventually(t, waitTimeout, "the reader to wait", func() bool {
-		return notify.For(c).Channels() == 1
+		return lc.Notifier().Channels() == 1
 	})
 	redistest.MustUnlock(t, w)
 	if err := redistest.Receive(t, done, waitTimeout, "RLock"); err != nil {
 		t.Fatal(err)
 	}
 	mustRUnlock(t, r)
-	if n := notify.For(c).Channels(); n != 0 {
-		t.Fatalf("%d channels still subscribed after every wait ended", n)
+	if n := lc.Notifier().Channels(); n != 0 {
+		t.Fatalf("%d channels with waiters after every wait ended", n)
+	}
+	if n := lc.Watchdog().Len(); n != 0 {
+		t.Fatalf("%d holds left with the watchdog after every hold ended", n)
 	}
 }
 
 func TestLock_reentry_with_ended_ctx_returns_ErrNotObtained(t *testing.T) {
 	_, c := redistest.Mini(t)
-	m := rwlock.New(c, redistest.Unique(t))
+	lc := redistest.Lockkit(t, c)
+	m := rwlock.New(lc, redistest.Unique(t))
 	redistest.MustLock(t, m)
 	mustRLock(t, m)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -400,7 +398,7 @@ func TestLock_reentry_with_ended_ctx_returns_ErrNotObtained(t *testing.T) {
 		"Lock":  func() error { return m.Lock(ctx) },
 		"RLock": func() error { return m.RLock(ctx) },
 	} {
-		if err := f(); !errors.Is(err, rwlock.ErrNotObtained) || !errors.Is(err, context.Canceled) {
+		if err := f(); !errors.Is(err, lockkit.ErrNotObtained) || !errors.Is(err, context.Canceled) {
 			t.Fatalf("%s with an ended ctx = %v, want ErrNotObtained and context.Canceled", what, err)
 		}
 	}
@@ -411,13 +409,14 @@ func TestLock_reentry_with_ended_ctx_returns_ErrNotObtained(t *testing.T) {
 
 // TestLock_lost_acquire_reply_leaves_no_stray_hold: an acquire that ran on
 // the server but whose reply was lost must not leave a hold nobody knows
-// of, which would keep everyone else out for a whole lease.
+// of, or an intent, which would keep everyone else out.
 func TestLock_lost_acquire_reply_leaves_no_stray_hold(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
 		hook := &redistest.DropReply{}
 		c.AddHook(hook)
+		lc := redistest.Lockkit(t, c)
 		name := redistest.Unique(t)
-		m := rwlock.New(c, name)
+		m := rwlock.New(lc, name)
 		ctx := redistest.Ctx(t, waitTimeout)
 		lock := map[string]func() error{
 			"Lock":     func() error { return m.Lock(ctx) },
@@ -453,29 +452,34 @@ func TestLock_lost_acquire_reply_leaves_no_stray_hold(t *testing.T) {
 		mustRUnlock(t, m)
 		redistest.MustUnlock(t, m)
 		wantState(t, m, rwlock.Unlocked, 0, 0, 0)
+
+		// A waiting writer whose refreshed intent's reply is lost withdraws
+		// it when it gives up.
+		r := rwlock.New(lc, name)
+		mustRLock(t, r)
+		hook.Arm()
+		if err := m.Lock(ctx); !errors.Is(err, redistest.ErrReplyDropped) {
+			t.Fatalf("Lock under a reader with lost reply = %v, want ErrReplyDropped", err)
+		}
+		if s := state(t, m); s.WaitingWriters != 0 || s.Readers != 1 || s.HoldCount != 0 {
+			t.Fatalf("state = %+v; want r reading, no intent", s)
+		}
+		mustRUnlock(t, r)
 	})
 }
 
-// TestUnlock_of_lost_hold_releases_it_if_it_lingers: a fixed lease ends by
-// the owner's clock a little before it ends on the server; Unlock and
-// RUnlock of such a hold report ErrLost and still free it for the others.
-func TestUnlock_of_lost_hold_releases_it_if_it_lingers(t *testing.T) {
+// TestRUnlock_of_lost_hold_releases_it_if_it_lingers: a fixed lease ends by
+// the owner's clock a little before it ends on the server; RUnlock of such
+// a hold reports ErrLost and still frees it for the others.
+func TestRUnlock_of_lost_hold_releases_it_if_it_lingers(t *testing.T) {
 	mr, c := redistest.Mini(t)
+	lc := redistest.Lockkit(t, c)
 	mr.SetTime(time.Now()) // the server's clock stands still: no lease ends there
 	name := redistest.Unique(t)
-	const lease = 100 * time.Millisecond
-	w, r := rwlock.New(c, name, rwlock.WithLease(lease)), rwlock.New(c, name, rwlock.WithLease(lease))
-
-	redistest.MustLock(t, w)
-	redistest.Receive(t, w.Lost(), waitTimeout, "the write lease to end by the owner's clock")
-	if err := w.Unlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
-		t.Fatalf("Unlock of the lost write hold = %v, want ErrLost", err)
-	}
-	wantState(t, w, rwlock.Unlocked, 0, 0, 0)
-
+	r := rwlock.New(lc, name, lockkit.WithLease(100*time.Millisecond))
 	mustRLock(t, r)
 	redistest.Receive(t, r.RLost(), waitTimeout, "the read lease to end by the owner's clock")
-	if err := r.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, rwlock.ErrLost) {
+	if err := r.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, lockkit.ErrLost) {
 		t.Fatalf("RUnlock of the lost read hold = %v, want ErrLost", err)
 	}
 	wantState(t, r, rwlock.Unlocked, 0, 0, 0)

@@ -2,6 +2,7 @@ package rwlock
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -9,12 +10,17 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockkit/lockkit/internal"
+	"github.com/lockkit/lockkit/internal/config"
+	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
+// lease is the lease every hold of the rig takes.
+const lease = 30 * time.Second
+
 // scriptRig runs the scripts directly on miniredis with its clock pinned,
-// and listens on the lock's channels.
+// with the ARGV the engine sends (see core.Spec), and listens on the
+// lock's channels.
 type scriptRig struct {
 	t   *testing.T
 	ctx context.Context
@@ -31,7 +37,7 @@ func newRig(t *testing.T) *scriptRig {
 	t.Cleanup(cancel)
 	r := &scriptRig{
 		t: t, ctx: ctx, mr: mr, c: c, t0: time.Now().Truncate(time.Second),
-		k: newKeys(internal.DefaultPrefix, redistest.Unique(t)),
+		k: newKeys(core.NewKeys(config.DefaultPrefix, redistest.Unique(t))),
 	}
 	mr.SetTime(r.t0)
 	r.ps = c.Subscribe(ctx, r.k.rch, r.k.wch)
@@ -44,52 +50,71 @@ func newRig(t *testing.T) *scriptRig {
 	return r
 }
 
+// reply is an acquire's reply: {count, token} when held, {0, wait ms}
+// when refused, {-1, 0} for a refused upgrade.
+type reply struct{ count, token int64 }
+
 // at sets the server clock to t0 + d.
 func (r *scriptRig) at(d time.Duration) { r.mr.SetTime(r.t0.Add(d)) }
 
-func (r *scriptRig) lock(owner string, intent time.Duration) acquired {
+func (r *scriptRig) acquire(s *redis.Script, args ...any) reply {
 	r.t.Helper()
-	a, err := lockWrite(r.ctx, r.c, r.k, owner, 30*time.Second, intent)
+	res, err := s.Run(r.ctx, r.c, r.k.all, args...).Int64Slice()
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	return a
+	if len(res) != 2 {
+		r.t.Fatalf("reply %v, want two numbers", res)
+	}
+	return reply{res[0], res[1]}
 }
 
-func (r *scriptRig) rlock(owner string, prefer bool) acquired {
+func (r *scriptRig) int(s *redis.Script, args ...any) int64 {
 	r.t.Helper()
-	a, err := lockRead(r.ctx, r.c, r.k, owner, 30*time.Second, prefer)
+	n, err := s.Run(r.ctx, r.c, r.k.all, args...).Int64()
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	return a
+	return n
+}
+
+// lock runs lock.lua for owner; intent 0 registers none.
+func (r *scriptRig) lock(owner string, intent time.Duration) reply {
+	r.t.Helper()
+	w, rd := holds(owner)
+	return r.acquire(lockScript, w, lease.Milliseconds(), rd, intent.Milliseconds())
+}
+
+func (r *scriptRig) rlock(owner string, prefer bool) reply {
+	r.t.Helper()
+	w, rd := holds(owner)
+	p := "0"
+	if prefer {
+		p = "1"
+	}
+	return r.acquire(rlockScript, rd, lease.Milliseconds(), w, p)
 }
 
 func (r *scriptRig) unlock(owner string, token int64, id string) int64 {
 	r.t.Helper()
-	n, err := unlockWrite(r.ctx, r.c, r.k, owner, token, id)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return n
+	w, _ := holds(owner)
+	return r.int(unlockScript, w, token, id, core.ReleaseWindow.Milliseconds(), r.k.rch, r.k.wch)
 }
 
 func (r *scriptRig) runlock(owner string, token int64, id string) int64 {
 	r.t.Helper()
-	n, err := unlockRead(r.ctx, r.c, r.k, owner, token, id)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return n
+	_, rd := holds(owner)
+	return r.int(runlockScript, rd, token, id, core.ReleaseWindow.Milliseconds(), r.k.wch)
 }
 
 func (r *scriptRig) renew(hold string, token int64, lease time.Duration) int64 {
 	r.t.Helper()
-	n, err := renewScript.Run(r.ctx, r.c, r.k.all, hold, token, lease.Milliseconds()).Int64()
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return n
+	return r.int(renewScript, hold, token, lease.Milliseconds())
+}
+
+func (r *scriptRig) undo(hold string, token, count int64) int64 {
+	r.t.Helper()
+	return r.int(undoScript, hold, token, count, r.k.rch, r.k.wch)
 }
 
 func (r *scriptRig) state(owner string) State {
@@ -99,6 +124,16 @@ func (r *scriptRig) state(owner string) State {
 		r.t.Fatal(err)
 	}
 	return s
+}
+
+// hash returns the fields of the lock hash.
+func (r *scriptRig) hash() map[string]string {
+	r.t.Helper()
+	h, err := r.c.HGetAll(r.ctx, r.k.all[0]).Result()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return h
 }
 
 // published returns the messages published since the last call, as
@@ -133,50 +168,90 @@ func (r *scriptRig) wantPublished(want ...string) {
 	}
 }
 
+func TestScripts_use_the_prelude_hold_layout(t *testing.T) {
+	r := newRig(t)
+	r.lock("w", 0)
+	r.lock("w", 0)
+	r.rlock("w", true)
+	want := map[string]string{
+		":kind": "rwlock", ":mode": "write",
+		"w:w": "2", ":t:w:w": "1",
+		"w:r": "1", ":t:w:r": "2",
+	}
+	if h := r.hash(); !maps.Equal(h, want) {
+		t.Fatalf("hash = %v, want %v", h, want)
+	}
+	if n := r.unlock("w", 1, "u1"); n != 1 {
+		t.Fatalf("partial unlock = %d, want 1", n)
+	}
+	want["w:w"], want[":u:w:w"] = "1", "u1"
+	if h := r.hash(); !maps.Equal(h, want) {
+		t.Fatalf("hash after a partial unlock = %v, want %v", h, want)
+	}
+	r.unlock("w", 1, "u2")
+	want = map[string]string{":kind": "rwlock", ":mode": "read", "w:r": "1", ":t:w:r": "2"}
+	if h := r.hash(); !maps.Equal(h, want) {
+		t.Fatalf("hash after the downgrade = %v, want %v", h, want)
+	}
+	leases, err := r.c.ZRangeWithScores(r.ctx, r.k.all[1], 0, -1).Result()
+	if err != nil || len(leases) != 1 || leases[0].Member != "w:r" || int64(leases[0].Score) != r.t0.Add(lease).UnixMilli() {
+		t.Fatalf("leases = %v, %v; want w:r until t0+30s", leases, err)
+	}
+	r.runlock("w", 2, "u3")
+	if r.mr.Exists(r.k.all[0]) || r.mr.Exists(r.k.all[1]) {
+		t.Fatal("a free lock left its hash or lease set")
+	}
+}
+
 func TestLockScript_returns(t *testing.T) {
 	r := newRig(t)
-	a := r.lock("w1", 0)
-	if a.count != 1 || a.token != 1 {
+	if a := r.lock("w1", 0); a != (reply{1, 1}) {
 		t.Fatalf("fresh write hold = %+v, want {1, 1}", a)
 	}
-	if b := r.lock("w1", 0); b.count != 2 || b.token != 1 {
-		t.Fatalf("write re-entry = %+v, want {2, 1}", b)
+	if a := r.lock("w1", 0); a != (reply{2, 1}) {
+		t.Fatalf("write re-entry = %+v, want {2, 1}", a)
 	}
 	r.at(10 * time.Second)
-	if b := r.lock("w2", time.Minute); b.count != 0 || b.token != 20_000 {
-		t.Fatalf("other writer = %+v, want {0, 20000}: the time left of the lease", b)
+	if a := r.lock("w2", time.Minute); a != (reply{0, 20_000}) {
+		t.Fatalf("other writer = %+v, want {0, 20000}: the time left of the lease", a)
 	}
 	if s := r.state("w1"); s.WaitingWriters != 1 || s.Mode != WriteLocked || s.HoldCount != 2 {
 		t.Fatalf("state = %+v; want one intent, write-locked by w1 twice", s)
 	}
-	if r.mr.TTL(r.k.all[2]) != time.Minute {
-		t.Fatalf("intent set TTL = %v, want 1m", r.mr.TTL(r.k.all[2]))
+	if d := r.mr.TTL(r.k.all[2]); d != time.Minute {
+		t.Fatalf("intent set TTL = %v, want 1m", d)
 	}
-	if b := r.lock("w3", 0); b.count != 0 {
-		t.Fatalf("TryLock-style attempt = %+v, want refused", b)
+	if a := r.lock("w3", 0); a.count != 0 {
+		t.Fatalf("TryLock-style attempt = %+v, want refused", a)
 	}
 	if s := r.state(""); s.WaitingWriters != 1 {
 		t.Fatalf("an attempt without intent registered one: %+v", s)
 	}
+	if a := r.lock("w1", 0); a != (reply{3, 1}) {
+		t.Fatalf("re-entry under a waiting writer = %+v, want {3, 1}", a)
+	}
+	if d := r.mr.TTL(r.k.all[0]); d != lease {
+		t.Fatalf("lock TTL after a re-entry = %v, want the lease extended to %v", d, lease)
+	}
 
 	// A reader asking for the write lock is refused at once.
 	r2 := newRig(t)
-	if b := r2.rlock("x", true); b.count != 1 {
-		t.Fatalf("rlock = %+v", b)
+	if a := r2.rlock("x", true); a.count != 1 {
+		t.Fatalf("rlock = %+v", a)
 	}
-	if b := r2.lock("x", time.Minute); b.count != -1 || b.token != 0 {
-		t.Fatalf("upgrade = %+v, want {-1, 0}", b)
+	if a := r2.lock("x", time.Minute); a != (reply{-1, 0}) {
+		t.Fatalf("upgrade = %+v, want {-1, 0}", a)
 	}
 	if s := r2.state("x"); s.WaitingWriters != 0 {
 		t.Fatalf("refused upgrade registered an intent: %+v", s)
 	}
 	// A waiting writer's intent goes when it gets the lock.
-	if b := r2.lock("y", time.Minute); b.count != 0 {
-		t.Fatalf("writer under a reader = %+v, want refused", b)
+	if a := r2.lock("y", time.Minute); a.count != 0 {
+		t.Fatalf("writer under a reader = %+v, want refused", a)
 	}
 	r2.runlock("x", 1, "u1")
-	if b := r2.lock("y", time.Minute); b.count != 1 || b.token != 2 {
-		t.Fatalf("writer after the reader left = %+v, want {1, 2}", b)
+	if a := r2.lock("y", time.Minute); a != (reply{1, 2}) {
+		t.Fatalf("writer after the reader left = %+v, want {1, 2}", a)
 	}
 	if s := r2.state("y"); s.WaitingWriters != 0 {
 		t.Fatalf("intent left after acquiring: %+v", s)
@@ -185,26 +260,26 @@ func TestLockScript_returns(t *testing.T) {
 
 func TestRLockScript_returns(t *testing.T) {
 	r := newRig(t)
-	if a := r.rlock("a", true); a.count != 1 || a.token != 1 {
+	if a := r.rlock("a", true); a != (reply{1, 1}) {
 		t.Fatalf("fresh read hold = %+v, want {1, 1}", a)
 	}
-	if a := r.rlock("a", true); a.count != 2 || a.token != 1 {
+	if a := r.rlock("a", true); a != (reply{2, 1}) {
 		t.Fatalf("read re-entry = %+v, want {2, 1}", a)
 	}
-	if a := r.rlock("b", true); a.count != 1 || a.token != 2 {
+	if a := r.rlock("b", true); a != (reply{1, 2}) {
 		t.Fatalf("second reader = %+v, want {1, 2}", a)
 	}
 	r.at(5 * time.Second)
 	if a := r.lock("w", 20*time.Second); a.count != 0 {
 		t.Fatalf("writer = %+v, want refused", a)
 	}
-	if a := r.rlock("c", true); a.count != 0 || a.token != 20_000 {
+	if a := r.rlock("c", true); a != (reply{0, 20_000}) {
 		t.Fatalf("new reader under an intent = %+v, want {0, 20000}: the intent's time left", a)
 	}
 	if a := r.rlock("a", true); a.count != 3 {
 		t.Fatalf("re-entry under an intent = %+v, want 3", a)
 	}
-	if a := r.rlock("c", false); a.count != 1 || a.token != 3 {
+	if a := r.rlock("c", false); a != (reply{1, 3}) {
 		t.Fatalf("new reader without writer preference = %+v, want {1, 3}", a)
 	}
 	r.at(26 * time.Second) // the intent lapsed (the writer died)
@@ -215,11 +290,11 @@ func TestRLockScript_returns(t *testing.T) {
 	w := newRig(t)
 	w.lock("w", 0)
 	w.at(time.Second)
-	if a := w.rlock("x", false); a.count != 0 || a.token != 29_000 {
+	if a := w.rlock("x", false); a != (reply{0, 29_000}) {
 		t.Fatalf("reader under a writer = %+v, want {0, 29000}", a)
 	}
 	w.lock("v", time.Minute) // an intent does not stop the writer's own read
-	if a := w.rlock("w", true); a.count != 1 || a.token != 2 {
+	if a := w.rlock("w", true); a != (reply{1, 2}) {
 		t.Fatalf("the writer's read (downgrade) = %+v, want {1, 2}", a)
 	}
 	if s := w.state("w"); s.Mode != WriteLocked || s.Readers != 1 || s.HoldCount != 1 || s.RHoldCount != 1 {
@@ -351,15 +426,15 @@ func TestWithdrawScript_returns(t *testing.T) {
 	r.lock("w1", time.Minute)
 	r.lock("w2", time.Minute)
 	r.published()
-	ok, err := withdraw(r.ctx, r.c, r.k, "w1")
+	ok, err := withdraw(r.ctx, r.c, r.k, "w1:w")
 	if err != nil || !ok {
 		t.Fatalf("withdraw = %v, %v; want true", ok, err)
 	}
 	r.wantPublished() // w2 still holds readers back
-	if ok, _ := withdraw(r.ctx, r.c, r.k, "w1"); ok {
+	if ok, _ := withdraw(r.ctx, r.c, r.k, "w1:w"); ok {
 		t.Fatal("second withdraw = true, want false")
 	}
-	if ok, _ := withdraw(r.ctx, r.c, r.k, "w2"); !ok {
+	if ok, _ := withdraw(r.ctx, r.c, r.k, "w2:w"); !ok {
 		t.Fatal("withdraw of w2 = false")
 	}
 	r.wantPublished("r *")
@@ -408,30 +483,21 @@ func TestStateScript_returns(t *testing.T) {
 }
 
 func TestUndoScript_returns(t *testing.T) {
-	undo := func(r *scriptRig, hold string, token, count int64) bool {
-		r.t.Helper()
-		ok, err := undoHold(r.ctx, r.c, r.k, hold, token, count)
-		if err != nil {
-			r.t.Fatal(err)
-		}
-		return ok
-	}
-
 	// An unknown write hold is dropped; readers and one writer are woken,
 	// and waiting writers keep their intents.
 	r := newRig(t)
 	r.lock("w", 0)
 	r.lock("v", time.Minute)
 	r.published()
-	if !undo(r, "w:w", 0, 0) {
-		t.Fatal("undo of an unknown write hold = false, want true")
+	if n := r.undo("w:w", 0, 0); n != 1 {
+		t.Fatalf("undo of an unknown write hold = %d, want 1", n)
 	}
 	r.wantPublished("r *", "w 1")
 	if s := r.state("w"); s.Mode != Unlocked || s.WaitingWriters != 1 {
 		t.Fatalf("state = %+v; want unlocked, the waiting writer's intent kept", s)
 	}
-	if undo(r, "w:w", 0, 0) {
-		t.Fatal("undo with nothing to undo = true, want false")
+	if n := r.undo("w:w", 0, 0); n != 0 {
+		t.Fatalf("undo with nothing to undo = %d, want 0", n)
 	}
 	r.wantPublished()
 
@@ -440,25 +506,25 @@ func TestUndoScript_returns(t *testing.T) {
 	for range 3 {
 		r.rlock("a", false)
 	}
-	if !undo(r, "a:r", 2, 2) {
-		t.Fatal("undo of a re-entry = false, want true")
+	if n := r.undo("a:r", 2, 2); n != 1 {
+		t.Fatalf("undo of a re-entry = %d, want 1", n)
 	}
 	if s := r.state("a"); s.RHoldCount != 2 {
 		t.Fatalf("state = %+v; want RHoldCount 2", s)
 	}
-	if undo(r, "a:r", 2, 2) {
-		t.Fatal("undo at the known count = true, want false")
+	if n := r.undo("a:r", 2, 2); n != 0 {
+		t.Fatalf("undo at the known count = %d, want 0", n)
 	}
 	r.wantPublished()
 
 	// An unknown read hold: dropped; the last one wakes one writer.
 	r.rlock("b", false)
-	if !undo(r, "b:r", 0, 0) {
-		t.Fatal("undo of an unknown read hold = false, want true")
+	if n := r.undo("b:r", 0, 0); n != 1 {
+		t.Fatalf("undo of an unknown read hold = %d, want 1", n)
 	}
 	r.wantPublished() // a still reads
-	if !undo(r, "a:r", 9, 2) {
-		t.Fatal("undo of a hold newer than the known one = false, want true")
+	if n := r.undo("a:r", 9, 2); n != 1 {
+		t.Fatalf("undo of a hold newer than the known one = %d, want 1", n)
 	}
 	r.wantPublished("w 1")
 	if s := r.state("a"); s.Mode != Unlocked {
@@ -470,11 +536,69 @@ func TestUndoScript_returns(t *testing.T) {
 	d := newRig(t)
 	d.lock("w", 0)
 	d.rlock("w", true)
-	if !undo(d, "w:r", 0, 0) {
-		t.Fatal("undo of the writer's read hold = false, want true")
+	if n := d.undo("w:r", 0, 0); n != 1 {
+		t.Fatalf("undo of the writer's read hold = %d, want 1", n)
 	}
 	d.wantPublished()
 	if s := d.state("w"); s.Mode != WriteLocked || s.Readers != 0 || s.HoldCount != 1 {
 		t.Fatalf("state = %+v; want write-locked by w, no reader", s)
+	}
+}
+
+// TestScripts_leave_another_kinds_hash_alone: a name held by a lock of
+// another kind is never taken, rewritten or deleted; every script that
+// would change the hash replies WRONGKIND.
+func TestScripts_leave_another_kinds_hash_alone(t *testing.T) {
+	for _, kind := range []string{config.Reentrant, config.Spin, config.Fair} {
+		t.Run(kind, func(t *testing.T) {
+			r := newRig(t)
+			// A hold of the other kind, owner "o", as its scripts write it;
+			// an owner id that looks like an rwlock hold makes no
+			// difference.
+			if err := r.c.HSet(r.ctx, r.k.all[0], ":kind", kind, "o:w", 1, ":t:o:w", 7).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.c.PExpire(r.ctx, r.k.all[0], time.Minute).Err(); err != nil {
+				t.Fatal(err)
+			}
+			r.at(2 * time.Minute) // the server's clock is past every lease the scripts could see
+			before := r.hash()
+			run := map[string]func() error{
+				"lock":  func() error { return lockScript.Run(r.ctx, r.c, r.k.all, "o:w", 1000, "o:r", 1000).Err() },
+				"rlock": func() error { return rlockScript.Run(r.ctx, r.c, r.k.all, "o:r", 1000, "o:w", "1").Err() },
+				"unlock": func() error {
+					return unlockScript.Run(r.ctx, r.c, r.k.all, "o:w", 7, "u", 1000, r.k.rch, r.k.wch).Err()
+				},
+				"runlock":  func() error { return runlockScript.Run(r.ctx, r.c, r.k.all, "o:r", 7, "u", 1000, r.k.wch).Err() },
+				"renew":    func() error { return renewScript.Run(r.ctx, r.c, r.k.all, "o:w", 7, 1000).Err() },
+				"undo":     func() error { return undoScript.Run(r.ctx, r.c, r.k.all, "o:w", 0, 0, r.k.rch, r.k.wch).Err() },
+				"force":    func() error { _, err := forceUnlock(r.ctx, r.c, r.k); return err },
+				"state":    func() error { _, err := readState(r.ctx, r.c, r.k, "o"); return err },
+				"withdraw": func() error { _, err := withdraw(r.ctx, r.c, r.k, "o:w"); return err },
+			}
+			for name, f := range run {
+				err := f()
+				if name == "withdraw" {
+					// It touches the intent set only.
+					if err != nil {
+						t.Fatalf("withdraw: %v", err)
+					}
+				} else if !redis.HasErrorPrefix(err, "WRONGKIND") {
+					t.Fatalf("%s = %v, want a WRONGKIND error", name, err)
+				}
+				if h := r.hash(); !maps.Equal(h, before) {
+					t.Fatalf("%s changed the hash: %v -> %v", name, before, h)
+				}
+				if d := r.mr.TTL(r.k.all[0]); d != time.Minute {
+					t.Fatalf("%s changed the hash's TTL to %v", name, d)
+				}
+				for _, k := range r.k.all[1:] {
+					if r.mr.Exists(k) {
+						t.Fatalf("%s wrote %s", name, k)
+					}
+				}
+			}
+			r.wantPublished()
+		})
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/lockkit/lockkit/internal"
+	"github.com/lockkit/lockkit/internal/core"
 )
 
 // Mode says how a lock is held.
@@ -55,14 +55,15 @@ type State struct {
 }
 
 // State returns the lock's state as Redis sees it, in one round trip; the
-// hold counts are m's.
+// hold counts are m's. It returns an error matching [lockkit.ErrWrongKind]
+// when a lock of another kind holds the name.
 func (m *RWMutex) State(ctx context.Context) (State, error) {
-	if m.err != nil {
-		return State{}, m.err
+	if err := m.base().Check(ctx); err != nil {
+		return State{}, err
 	}
-	s, err := readState(ctx, m.client, m.keys, m.opts.Owner)
+	s, err := readState(ctx, m.b.Cfg.Client.Redis(), m.k, m.b.Cfg.Owner)
 	if err != nil {
-		return State{}, internal.Op("state", m.name, err)
+		return State{}, core.Op("state", m.b.Cfg.Name, err)
 	}
 	return s, nil
 }

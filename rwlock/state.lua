@@ -3,7 +3,8 @@
 -- purged yet are simply not counted.
 --
 -- KEYS     the five keys of the lock, in the order of common.lua
--- ARGV[1]  owner id whose hold counts are wanted
+-- ARGV[1]  the asking owner's write hold OWNER:w
+-- ARGV[2]  the asking owner's read hold OWNER:r
 --
 -- Returns {mode, readers, writing, reading, pttl, waiting}:
 --   mode     0 unlocked, 1 read-locked, 2 write-locked
@@ -12,18 +13,23 @@
 --   reading  the owner's read hold count (0 when none)
 --   pttl     ms until the latest live lease ends; 0 when unlocked
 --   waiting  live intents: writers waiting with writer preference
+-- A WRONGKIND error when another kind holds the name.
+local bad = wrong_kind(HASH, KIND)
+if bad then
+  return bad
+end
 local live = redis.call('zrangebyscore', LEASES, '(' .. string.format('%d', NOW), '+inf', 'withscores')
 local mode, readers, writing, reading, pttl = 0, 0, 0, 0, 0
 for i = 1, #live, 2 do
   local h = live[i]
-  if string.sub(h, -2) == ':w' then
+  if is_write(h) then
     mode = 2
   else
     readers = readers + 1
   end
-  if h == ARGV[1] .. ':w' then
+  if h == ARGV[1] then
     writing = tonumber(redis.call('hget', HASH, h)) or 0
-  elseif h == ARGV[1] .. ':r' then
+  elseif h == ARGV[2] then
     reading = tonumber(redis.call('hget', HASH, h)) or 0
   end
   pttl = math.max(pttl, tonumber(live[i + 1]) - NOW)

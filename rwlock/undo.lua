@@ -2,8 +2,8 @@
 -- back to what the caller knows it holds.
 --
 -- KEYS     the five keys of the lock, in the order of common.lua
--- ARGV[1]  hold: OWNER..':w' or OWNER..':r', of an owner id that no other
---          RWMutex uses
+-- ARGV[1]  hold: OWNER:w or OWNER:r, of an owner id that no other lock
+--          value uses
 -- ARGV[2]  fencing token of the hold the caller knows of; 0 for none
 -- ARGV[3]  hold count the caller knows of; 0 for none
 -- ARGV[4]  readers' channel PREFIX:{NAME}:ch
@@ -17,27 +17,25 @@
 -- Waiting writers' intents are kept: they still wait.
 --
 -- Returns 1 when a hold was cut back or dropped, 0 when there was nothing
--- to undo.
+-- to undo. A WRONGKIND error when another kind holds the name.
+local bad = wrong_kind(HASH, KIND)
+if bad then
+  return bad
+end
 purge()
 local h = ARGV[1]
-local count = redis.call('hget', HASH, h)
-if not count then
-  return 0
-end
-local known = tonumber(ARGV[3])
-if known > 0 and redis.call('hget', HASH, h .. ':t') == ARGV[2] then
-  if tonumber(count) > known then
-    redis.call('hset', HASH, h, known)
-    return 1
+local done = hold_undo(HASH, h, ARGV[2], tonumber(ARGV[3]))
+if done == 'drop' then
+  forget(h)
+  local held = settle()
+  if is_write(h) then
+    redis.call('publish', ARGV[4], '*')
+    redis.call('publish', ARGV[5], '1')
+  elseif not held then
+    redis.call('publish', ARGV[5], '1')
   end
-  return 0
 end
-drop(h)
-local held = settle()
-if string.sub(h, -2) == ':w' then
-  redis.call('publish', ARGV[4], '*')
-  redis.call('publish', ARGV[5], '1')
-elseif not held then
-  redis.call('publish', ARGV[5], '1')
+if done then
+  return 1
 end
-return 1
+return 0

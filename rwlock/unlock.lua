@@ -1,7 +1,7 @@
 -- unlock.lua: undo one Lock of an owner's write hold; the last one ends it.
 --
 -- KEYS     the five keys of the lock, in the order of common.lua
--- ARGV[1]  owner id
+-- ARGV[1]  the owner's write hold OWNER:w
 -- ARGV[2]  fencing token of the write hold being released
 -- ARGV[3]  unlock id: the same for every retry of one Unlock
 -- ARGV[4]  how long released tokens are remembered, in ms
@@ -13,14 +13,21 @@
 -- downgrade). Every waiting writer's intent is cleared, so the readers held
 -- back get their turn before the next writer. Every waiting reader is woken
 -- ('*' on ARGV[5]), and so is one waiting writer per process ('1' on
--- ARGV[6]). The writer takes the lock or registers its intent again.
+-- ARGV[6]), which takes the lock or registers its intent again.
 -- n > 0: the owner still holds the write lock.
 -- A retry of an Unlock that already took effect returns the same answer
 -- again instead of releasing twice. Returns -1 when the hold is not there:
 -- its lease ended, it was removed, or a newer hold took its place.
+-- A WRONGKIND error when another kind holds the name.
+local bad = wrong_kind(HASH, KIND)
+if bad then
+  return bad
+end
 purge()
-local count, ended = release(ARGV[1] .. ':w', ARGV[2], ARGV[3], tonumber(ARGV[4]))
+local w = ARGV[1]
+local count, ended = hold_release(HASH, RELEASED, w, ARGV[2], ARGV[3], tonumber(ARGV[4]))
 if ended then
+  forget(w)
   settle()
   redis.call('del', WRITERS)
   redis.call('publish', ARGV[5], '*')

@@ -6,8 +6,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
-	"github.com/lockkit/lockkit/notify"
 	"github.com/lockkit/lockkit/rwlock"
 )
 
@@ -16,14 +16,15 @@ import (
 // wake-ups can make them try again: each try after the first two
 // (before and after subscribing) is a wake-up they acted on.
 
-// counted returns a new client to the same server as c, whose commands are
-// counted, with every script of the package already loaded on the server
-// so that each script call counts once.
-func counted(t *testing.T, c redis.UniversalClient) (*redis.Client, *redistest.Counter) {
+// counted returns a Client of a new redis client to the same server as c,
+// whose commands are counted, with every script of the package already
+// loaded on the server so that each script call counts once.
+func counted(t *testing.T, c redis.UniversalClient) (*lockkit.Client, *redistest.Counter) {
 	t.Helper()
 	cc := redis.NewClient(&redis.Options{Addr: c.(*redis.Client).Options().Addr})
 	t.Cleanup(func() { _ = cc.Close() })
-	warm := rwlock.New(cc, redistest.Unique(t))
+	lc := redistest.Lockkit(t, cc)
+	warm := rwlock.New(lc, redistest.Unique(t))
 	ctx := redistest.Ctx(t, waitTimeout)
 	for _, f := range []func() error{
 		func() error { _, err := warm.TryRLock(ctx); return err },
@@ -35,7 +36,7 @@ func counted(t *testing.T, c redis.UniversalClient) (*redis.Client, *redistest.C
 			t.Fatal(err)
 		}
 	}
-	return cc, redistest.CountCommands(cc)
+	return lc, redistest.CountCommands(cc)
 }
 
 func wantScripts(t *testing.T, counter *redistest.Counter, want int64, what string) {
@@ -48,9 +49,10 @@ func wantScripts(t *testing.T, counter *redistest.Counter, want int64, what stri
 
 func TestUnlock_wakes_every_waiting_reader(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		name := redistest.Unique(t)
 		rc, counter := counted(t, c)
-		w := rwlock.New(c, name)
+		w := rwlock.New(lc, name)
 		redistest.MustLock(t, w)
 		const n = 5
 		var done []<-chan error
@@ -59,8 +61,8 @@ func TestUnlock_wakes_every_waiting_reader(t *testing.T) {
 			done = append(done, async(t, func() error { return r.RLock(redistest.Ctx(t, waitTimeout)) }))
 			t.Cleanup(func() { _ = r.RUnlock(redistest.Ctx(t, waitTimeout)) })
 		}
-		redistest.Eventually(t, waitTimeout, "every reader to wait", func() bool {
-			return notify.For(rc).Waiters(lockKey(name)+":ch") == n
+		redistest.Eventually(t, waitTimeout, "every reader to sleep", func() bool {
+			return rc.Notifier().Sleeping(lockKey(name)+":ch") == n
 		})
 		redistest.MustUnlock(t, w)
 		// The writer's lease was 30 s: only the release message can wake
@@ -82,9 +84,10 @@ func TestUnlock_wakes_every_waiting_reader(t *testing.T) {
 
 func TestUnlock_wakes_one_writer_per_process(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		name := redistest.Unique(t)
 		wc, counter := counted(t, c)
-		first := rwlock.New(c, name)
+		first := rwlock.New(lc, name)
 		redistest.MustLock(t, first)
 		const n = 4
 		writers := make([]*rwlock.RWMutex, n)
@@ -94,8 +97,11 @@ func TestUnlock_wakes_one_writer_per_process(t *testing.T) {
 			writers[i] = w
 			done[i] = async(t, func() error { return w.Lock(redistest.Ctx(t, waitTimeout)) })
 		}
-		redistest.Eventually(t, waitTimeout, "every writer to wait", func() bool {
-			return notify.For(wc).Waiters(lockKey(name)+":wch") == n
+		// Asleep, not just queued: the head has made its last try, so the
+		// release below is what wakes it (a head still about to try could
+		// take the lock first and leave the wake-up to the next writer).
+		redistest.Eventually(t, waitTimeout, "every writer to sleep", func() bool {
+			return wc.Notifier().Sleeping(lockKey(name)+":wch") == n
 		})
 		// winner returns the writer whose Lock returned.
 		winner := func() *rwlock.RWMutex {
@@ -123,7 +129,7 @@ func TestUnlock_wakes_one_writer_per_process(t *testing.T) {
 		redistest.MustUnlock(t, first)
 		holder := winner()
 		for round := 1; round < n; round++ {
-			if got := notify.For(wc).Waiters(lockKey(name) + ":wch"); got != n-round {
+			if got := wc.Notifier().Waiters(lockKey(name) + ":wch"); got != n-round {
 				t.Fatalf("round %d: %d writers waiting, want %d", round, got, n-round)
 			}
 			before := counter.Scripts()
@@ -141,13 +147,19 @@ func TestUnlock_wakes_one_writer_per_process(t *testing.T) {
 
 func TestRUnlock_last_reader_wakes_writer(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		name := redistest.Unique(t)
 		wc, counter := counted(t, c)
-		r1, r2 := rwlock.New(c, name), rwlock.New(c, name)
+		r1, r2 := rwlock.New(lc, name), rwlock.New(lc, name)
 		mustRLock(t, r1)
 		mustRLock(t, r2)
 		w := rwlock.New(wc, name)
 		done := async(t, func() error { return w.Lock(redistest.Ctx(t, waitTimeout)) })
+		// Asleep: both tries before sleeping have run (the counter counts
+		// a script when it is sent).
+		redistest.Eventually(t, waitTimeout, "the writer to sleep", func() bool {
+			return wc.Notifier().Sleeping(lockKey(name)+":wch") == 1
+		})
 		wantScripts(t, counter, 2, "the writer's two tries before it sleeps")
 		mustRUnlock(t, r1) // not the last reader: the writer sleeps on
 		pending(t, done, "Lock while a reader is left")
@@ -164,8 +176,9 @@ func TestRUnlock_last_reader_wakes_writer(t *testing.T) {
 
 func TestLock_giving_up_wakes_held_back_readers(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		lc := redistest.Lockkit(t, c)
 		name := redistest.Unique(t)
-		r0, w, r1 := rwlock.New(c, name), rwlock.New(c, name), rwlock.New(c, name)
+		r0, w, r1 := rwlock.New(lc, name), rwlock.New(lc, name), rwlock.New(lc, name)
 		mustRLock(t, r0)
 		wctx, cancel := context.WithCancel(t.Context())
 		wdone := async(t, func() error { return w.Lock(wctx) })
@@ -173,7 +186,7 @@ func TestLock_giving_up_wakes_held_back_readers(t *testing.T) {
 		// r1 is held back by the intent, which would last 30 s.
 		rdone := async(t, func() error { return r1.RLock(redistest.Ctx(t, waitTimeout)) })
 		redistest.Eventually(t, waitTimeout, "the reader to wait", func() bool {
-			return notify.For(c).Waiters(lockKey(name)+":ch") == 1
+			return lc.Notifier().Waiters(lockKey(name)+":ch") == 1
 		})
 		pending(t, rdone, "RLock behind a waiting writer")
 		cancel()

@@ -1,12 +1,14 @@
 -- withdraw.lua: remove the intent of a writer that stopped waiting.
 --
 -- KEYS     the five keys of the lock, in the order of common.lua
--- ARGV[1]  owner id
+-- ARGV[1]  the writer's write hold OWNER:w (its intent's member)
 -- ARGV[2]  readers' channel PREFIX:{NAME}:ch
 --
--- Returns 1 when the owner's intent was removed. If no other writer waits,
--- every waiting reader is woken ('*' on ARGV[2]), since the intent may have
--- been all that held it back. Returns 0 when the owner had no intent.
+-- It touches only the intent set, never the lock hash.
+-- Returns 1 when the writer's intent was removed. If no other writer
+-- waits, every waiting reader is woken ('*' on ARGV[2]), since the intent
+-- may have been all that held it back. Returns 0 when the writer had no
+-- intent.
 if redis.call('zrem', WRITERS, ARGV[1]) == 0 then
   return 0
 end

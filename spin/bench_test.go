@@ -5,8 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/spin"
@@ -17,7 +16,7 @@ import (
 func BenchmarkLock_uncontended(b *testing.B) {
 	c := redistest.StartServer(b).Client(b)
 	counter := redistest.CountCommands(c)
-	redistest.BenchLockUnlock(b, spin.New(c, redistest.Unique(b)), counter)
+	redistest.BenchLockUnlock(b, spin.New(redistest.Lockkit(b, c), redistest.Unique(b)), counter)
 }
 
 // BenchmarkLock_contended has several owners, one goroutine each, take one
@@ -29,10 +28,10 @@ func BenchmarkLock_contended(b *testing.B) {
 	const hold = 100 * time.Microsecond
 	kinds := []struct {
 		name string
-		new  func(c redis.UniversalClient, name string) redistest.Locker
+		new  func(c *lockkit.Client, name string) redistest.Locker
 	}{
-		{"spin", func(c redis.UniversalClient, n string) redistest.Locker { return spin.New(c, n) }},
-		{"reentrant", func(c redis.UniversalClient, n string) redistest.Locker { return reentrant.New(c, n) }},
+		{"spin", func(c *lockkit.Client, n string) redistest.Locker { return spin.New(c, n) }},
+		{"reentrant", func(c *lockkit.Client, n string) redistest.Locker { return reentrant.New(c, n) }},
 	}
 	s := redistest.StartServer(b)
 	for _, kind := range kinds {
@@ -40,8 +39,9 @@ func BenchmarkLock_contended(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/owners=%d", kind.name, owners), func(b *testing.B) {
 				c := s.Client(b)
 				counter := redistest.CountCommands(c)
+				lc := redistest.Lockkit(b, c)
 				name := redistest.Unique(b)
-				redistest.BenchContended(b, owners, hold, func() redistest.Locker { return kind.new(c, name) }, counter)
+				redistest.BenchContended(b, owners, hold, func() redistest.Locker { return kind.new(lc, name) }, counter)
 			})
 		}
 	}

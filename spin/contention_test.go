@@ -56,7 +56,7 @@ func TestLock_contended_attempts_are_paced_by_backoff(t *testing.T) {
 		go func(c *redis.Client) {
 			var r result
 			defer func() { results <- r }()
-			m := spin.New(c, name)
+			m := spin.New(redistest.Lockkit(t, c), name)
 			// Load the scripts so that no NOSCRIPT retry is counted.
 			if r.err = m.Lock(ctx); r.err != nil {
 				return

@@ -8,6 +8,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/spin"
 )
 
@@ -20,16 +21,18 @@ func Example() {
 	defer mr.Close()
 	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	defer client.Close()
+	locks := lockkit.New(client)
+	defer locks.Close()
 	ctx := context.Background()
 
-	m := spin.New(client, "orders:42")
+	m := spin.New(locks, "orders:42")
 	if err := m.Lock(ctx); err != nil {
 		fmt.Println("lock:", err)
 		return
 	}
 	fmt.Println("locked with token", m.Token())
 
-	other := spin.New(client, "orders:42")
+	other := spin.New(locks, "orders:42")
 	ok, err := other.TryLock(ctx)
 	fmt.Println("another owner got it:", ok, err)
 
@@ -54,13 +57,15 @@ func ExampleWithBackoff() {
 	defer mr.Close()
 	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	defer client.Close()
+	locks := lockkit.New(client)
+	defer locks.Close()
 	ctx := context.Background()
 
-	holder := spin.New(client, "report")
+	holder := spin.New(locks, "report")
 	_ = holder.Lock(ctx)
 
 	// A waiter that checks every 5 to 50 ms.
-	waiter := spin.New(client, "report", spin.WithBackoff(5*time.Millisecond, 50*time.Millisecond))
+	waiter := spin.New(locks, "report", spin.WithBackoff(5*time.Millisecond, 50*time.Millisecond))
 	done := make(chan error)
 	go func() { done <- waiter.Lock(ctx) }()
 
@@ -80,10 +85,12 @@ func ExampleMutex_Lost() {
 	defer mr.Close()
 	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	defer client.Close()
+	locks := lockkit.New(client)
+	defer locks.Close()
 	ctx := context.Background()
 
 	// A fixed lease: the lock frees itself after 50 ms.
-	m := spin.New(client, "batch", spin.WithLease(50*time.Millisecond))
+	m := spin.New(locks, "batch", lockkit.WithLease(50*time.Millisecond))
 	if err := m.Lock(ctx); err != nil {
 		fmt.Println("lock:", err)
 		return
@@ -97,5 +104,5 @@ func ExampleMutex_Lost() {
 	fmt.Println(m.Unlock(ctx))
 	// Output:
 	// lease ended; stop working
-	// lockkit: lock lost: "batch": fixed lease ended
+	// lockkit: lock lost: "batch": watchdog: fixed lease ended
 }

@@ -6,15 +6,19 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/spin"
 )
 
-func init() {
-	redistest.RegisterChild("spin-hammer", redistest.CountingChild(
-		func(clients []redis.UniversalClient, name string) redistest.TokenLocker {
-			return spin.New(clients[0], name)
-		}))
+// children are the entry points of this package's child processes.
+func children() redistest.Children {
+	return redistest.Children{
+		"spin-hammer": redistest.CountingChild(
+			func(clients []redis.UniversalClient, name string) redistest.TokenLocker {
+				return spin.New(lockkit.New(clients[0]), name)
+			}),
+	}
 }
 
 // TestLock_excludes_across_processes runs three processes that each take

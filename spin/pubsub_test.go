@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/spin"
@@ -64,7 +65,7 @@ func TestLock_never_subscribes_or_publishes(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := redistest.Unique(t)
-	a, b := spin.New(ca, name), spin.New(cb, name)
+	a, b := spin.New(redistest.Lockkit(t, ca), name), spin.New(redistest.Lockkit(t, cb), name)
 	redistest.MustLock(t, a)
 	done := make(chan error, 1)
 	go func() { done <- b.Lock(ctx) }()
@@ -79,7 +80,7 @@ func TestLock_never_subscribes_or_publishes(t *testing.T) {
 	if ok, err := a.ForceUnlock(ctx); !ok || err != nil {
 		t.Fatalf("ForceUnlock = %v, %v", ok, err)
 	}
-	redistest.WantErr(t, b.Unlock(ctx), spin.ErrLost)
+	redistest.WantErr(t, b.Unlock(ctx), lockkit.ErrLost)
 	for cmd, n := range pubsubCalls(t, admin) {
 		if n != 0 {
 			t.Errorf("the spin lock made the server run %s %d times", strings.ToUpper(cmd), n)
@@ -91,7 +92,7 @@ func TestLock_never_subscribes_or_publishes(t *testing.T) {
 		t.Fatal(err)
 	}
 	name = redistest.Unique(t)
-	ra, rb := reentrant.New(ca, name), reentrant.New(cb, name)
+	ra, rb := reentrant.New(redistest.Lockkit(t, ca), name), reentrant.New(redistest.Lockkit(t, cb), name)
 	redistest.MustLock(t, ra)
 	go func() { done <- rb.Lock(ctx) }()
 	redistest.Eventually(t, hang, "the reentrant waiter to subscribe", func() bool {
@@ -129,7 +130,7 @@ func TestLock_on_cluster_excludes_without_pubsub(t *testing.T) {
 	for _, name := range names {
 		lockers := make([]redistest.Locker, owners)
 		for i := range lockers {
-			lockers[i] = spin.New(cc, name)
+			lockers[i] = spin.New(redistest.Lockkit(t, cc), name)
 		}
 		go func() {
 			_, err := redistest.Hammer(ctx, lockers, rounds)

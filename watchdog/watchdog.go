@@ -2,6 +2,7 @@ package watchdog
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -11,30 +12,32 @@ import (
 // maxCallTimeout bounds one pipelined renewal round trip.
 const maxCallTimeout = 5 * time.Second
 
+// Causes passed to [Lease].OnLost besides a renewal's own error.
 var (
-	registryMu sync.Mutex
-	registry   = map[redis.UniversalClient]*Watchdog{}
+	// ErrClosed is the cause given to the holds still registered when the
+	// Watchdog is closed.
+	ErrClosed = errors.New("watchdog: closed")
+	// ErrLeaseEnded is the cause given when a lease without a Script (a
+	// fixed lease) runs out.
+	ErrLeaseEnded = errors.New("watchdog: fixed lease ended")
 )
 
-// For returns the Watchdog shared by everything in the process that uses
-// client. It does no I/O and starts nothing until a hold is registered. The
-// (idle, goroutine-free) Watchdog stays registered for the process's life.
-func For(client redis.UniversalClient) *Watchdog {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	w := registry[client]
-	if w == nil {
-		w = &Watchdog{client: client, holds: map[*Hold]struct{}{}, kick: make(chan struct{}, 1)}
-		w.cond.L = &w.mu
-		registry[client] = w
-	}
+// New returns a Watchdog that renews holds through client. It does no I/O
+// and starts nothing until a hold is registered; then one goroutine renews
+// every due lease in one pipelined round trip per tick and exits when no
+// hold is left. Close stops it.
+func New(client redis.UniversalClient) *Watchdog {
+	w := &Watchdog{client: client, holds: map[*Hold]struct{}{}, kick: make(chan struct{}, 1)}
+	w.cond.L = &w.mu
 	return w
 }
 
 // Lease says how to renew one hold.
 type Lease struct {
 	// Script renews the hold. It must return 1 when it renewed the lease and
-	// 0 when the hold is gone.
+	// 0 when the hold is gone. A nil Script makes a fixed lease: the hold is
+	// never renewed and OnLost is called with [ErrLeaseEnded] when the
+	// lease runs out.
 	Script *redis.Script
 	Keys   []string
 	Args   []any
@@ -46,7 +49,8 @@ type Lease struct {
 	OnLost func(cause error)
 }
 
-// Watchdog renews the leases of one client's holds. Use [For] to get it.
+// Watchdog renews the leases of one client's holds. Create it with [New];
+// it is safe for concurrent use.
 type Watchdog struct {
 	client redis.UniversalClient
 	kick   chan struct{} // wakes the goroutine to look at new holds
@@ -55,6 +59,8 @@ type Watchdog struct {
 	cond    sync.Cond          // on mu; signalled when a renewal round ends
 	holds   map[*Hold]struct{} // every hold not stopped; guarded by mu
 	running bool               // the goroutine is running; guarded by mu
+	closed  bool               // Close was called; guarded by mu
+	exited  chan struct{}      // closed when the running goroutine returns; guarded by mu
 }
 
 type state int
@@ -78,33 +84,114 @@ type Hold struct {
 	expires  time.Time // when the lease lapses unless renewed
 }
 
-// Register adds a hold that is not renewed until [Hold.Start]. Call it
-// before sending the acquire, and Stop it if the acquire fails.
+// Register adds a hold that is not renewed until [Hold.Start]. Registering
+// before the acquire is sent starts the goroutine early, off the path of
+// the acquire's reply; Stop the hold if the acquire fails. On a closed
+// Watchdog the hold is stopped already, and its Start reports it lost.
 func (w *Watchdog) Register() *Hold {
 	h := &Hold{w: w}
 	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		h.state = stopped
+		return h
+	}
 	w.holds[h] = struct{}{}
 	if !w.running {
 		w.running = true
-		go w.run()
+		w.exited = make(chan struct{})
+		go w.run(w.exited)
 	}
-	w.mu.Unlock()
 	return h
 }
 
 // Start begins renewing h. since is when the acquire that set the lease was
-// sent; the first renewal is due at since + TTL/3.
+// sent; the first renewal is due at since + TTL/3 (for a fixed lease, the
+// lease simply ends at since + TTL). On a closed Watchdog, Start calls
+// l.OnLost with [ErrClosed] instead.
 func (h *Hold) Start(l Lease, since time.Time) {
 	w := h.w
 	w.mu.Lock()
 	if h.state == stopped {
+		closed := w.closed
 		w.mu.Unlock()
+		if closed && l.OnLost != nil {
+			l.OnLost(ErrClosed)
+		}
 		return
 	}
 	h.lease = l
 	h.state = active
 	h.expires = since.Add(l.TTL)
 	h.due = since.Add(l.TTL / 3)
+	if l.Script == nil {
+		h.due = h.expires
+	}
+	w.mu.Unlock()
+	w.wake()
+}
+
+// Close stops the Watchdog: it waits for a renewal in flight, stops the
+// goroutine, and calls OnLost with [ErrClosed] for every hold still
+// started, since nothing renews it any more. Later holds are reported lost
+// at Start. Close is idempotent and does not close the client.
+func (w *Watchdog) Close() error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	for w.anyInflight() {
+		w.cond.Wait()
+	}
+	var lost []func(error)
+	for h := range w.holds {
+		if h.state == active || h.state == suspended {
+			if f := h.lease.OnLost; f != nil {
+				lost = append(lost, f)
+			}
+		}
+		h.state = stopped
+	}
+	clear(w.holds)
+	exited := w.exited
+	w.mu.Unlock()
+	w.wake()
+	if exited != nil {
+		<-exited
+	}
+	for _, f := range lost {
+		f(ErrClosed)
+	}
+	return nil
+}
+
+// anyInflight reports whether a renewal is in flight. w.mu held.
+func (w *Watchdog) anyInflight() bool {
+	for h := range w.holds {
+		if h.inflight {
+			return true
+		}
+	}
+	return false
+}
+
+// Renewed records that the lease of h was set anew at since (a re-entry
+// extends it, say): it lapses at since + TTL, and its next renewal is due
+// a third of the way there. It never moves the end of the lease earlier.
+func (h *Hold) Renewed(since time.Time) {
+	w := h.w
+	w.mu.Lock()
+	if h.state == active || h.state == suspended {
+		if exp := since.Add(h.lease.TTL); exp.After(h.expires) {
+			h.expires = exp
+			h.due = since.Add(h.lease.TTL / 3)
+			if h.lease.Script == nil {
+				h.due = exp
+			}
+		}
+	}
 	w.mu.Unlock()
 	w.wake()
 }
@@ -163,8 +250,9 @@ func (w *Watchdog) wake() {
 	}
 }
 
-// run renews due leases until no hold is left.
-func (w *Watchdog) run() {
+// run renews due leases until no hold is left, then closes exited.
+func (w *Watchdog) run(exited chan struct{}) {
+	defer close(exited)
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
@@ -180,9 +268,23 @@ func (w *Watchdog) run() {
 		}
 		now := time.Now()
 		var batch []*Hold
+		var ended []func(error)
 		var next time.Time
 		for h := range w.holds {
 			if h.state != active {
+				continue
+			}
+			if h.lease.Script == nil {
+				// A fixed lease: nothing to renew, only its end to report.
+				if !now.Before(h.expires) {
+					h.state = stopped
+					delete(w.holds, h)
+					if f := h.lease.OnLost; f != nil {
+						ended = append(ended, f)
+					}
+				} else if next.IsZero() || h.expires.Before(next) {
+					next = h.expires
+				}
 				continue
 			}
 			// Renew early what falls due within half a period, so holds
@@ -195,6 +297,12 @@ func (w *Watchdog) run() {
 			}
 		}
 		w.mu.Unlock()
+		for _, f := range ended {
+			f(ErrLeaseEnded)
+		}
+		if len(ended) > 0 {
+			continue
+		}
 
 		if len(batch) == 0 {
 			var fire <-chan time.Time

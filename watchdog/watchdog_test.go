@@ -12,7 +12,7 @@ import (
 	"github.com/lockkit/lockkit/watchdog"
 )
 
-func TestMain(m *testing.M) { redistest.Main(m) }
+func TestMain(m *testing.M) { redistest.Main(m, nil) }
 
 // renewScript extends KEYS[1] by ARGV[1] ms if it exists.
 var renewScript = redis.NewScript(`
@@ -50,7 +50,7 @@ func TestWatchdog_renews_in_batches(t *testing.T) {
 	c.AddHook(pipes)
 	ctx := context.Background()
 	const ttl = 300 * time.Millisecond
-	w := watchdog.For(c)
+	w := newWatchdog(t, c)
 	lost := make(chan error, 10)
 	var (
 		keys  []string
@@ -114,7 +114,7 @@ func watch(t *testing.T, c redis.UniversalClient, ttl time.Duration) watched {
 	if err := c.Set(context.Background(), w.key, 1, ttl).Err(); err != nil {
 		t.Fatal(err)
 	}
-	w.hold = watchdog.For(c).Register()
+	w.hold = newWatchdog(t, c).Register()
 	w.started = time.Now()
 	w.hold.Start(lease(w.key, ttl, w.lost), w.started)
 	return w
@@ -181,7 +181,7 @@ func TestHold_Suspend_stops_renewal(t *testing.T) {
 
 func TestRegister_then_Stop_without_Start(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
-	w := watchdog.For(c)
+	w := newWatchdog(t, c)
 	h := w.Register()
 	if w.Len() != 1 {
 		t.Fatal("registered hold not counted")
@@ -189,5 +189,54 @@ func TestRegister_then_Stop_without_Start(t *testing.T) {
 	h.Stop()
 	if w.Len() != 0 {
 		t.Fatal("stopped hold still counted")
+	}
+}
+
+// newWatchdog returns a Watchdog of c, closed in t.Cleanup.
+func newWatchdog(t testing.TB, c redis.UniversalClient) *watchdog.Watchdog {
+	w := watchdog.New(c)
+	t.Cleanup(func() { _ = w.Close() })
+	return w
+}
+
+func TestClose_reports_holds_lost_with_ErrClosed(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	w := watchdog.New(c)
+	key := redistest.Unique(t)
+	const ttl = time.Minute
+	if err := c.Set(redistest.Ctx(t, time.Second), key, 1, ttl).Err(); err != nil {
+		t.Fatal(err)
+	}
+	lost := make(chan error, 2)
+	w.Register().Start(lease(key, ttl, lost), time.Now())
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	redistest.WantErr(t, redistest.Receive(t, lost, 5*time.Second, "OnLost after Close"), watchdog.ErrClosed)
+	// A hold started after Close is reported lost at once.
+	w.Register().Start(lease(key, ttl, lost), time.Now())
+	redistest.WantErr(t, redistest.Receive(t, lost, 5*time.Second, "OnLost of a hold started after Close"), watchdog.ErrClosed)
+	if w.Len() != 0 {
+		t.Fatalf("Len after Close = %d, want 0", w.Len())
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("second Close = %v", err)
+	}
+}
+
+func TestFixedLease_reports_its_end_and_Renewed_extends_it(t *testing.T) {
+	_, c := redistest.Mini(t)
+	w := newWatchdog(t, c)
+	lost := make(chan error, 1)
+	const ttl = 200 * time.Millisecond
+	h := w.Register()
+	start := time.Now()
+	h.Start(watchdog.Lease{TTL: ttl, OnLost: func(cause error) { lost <- cause }}, start)
+	// Extended before it ends: it ends a lease after the extension.
+	h.Renewed(start.Add(ttl / 2))
+	err := redistest.Receive(t, lost, 5*time.Second, "the end of the fixed lease")
+	redistest.WantErr(t, err, watchdog.ErrLeaseEnded)
+	if ended := time.Since(start); ended < ttl+ttl/2 {
+		t.Fatalf("fixed lease reported over after %v, before its extended end %v", ended, ttl+ttl/2)
 	}
 }

@@ -27,7 +27,7 @@ func main() {
 	workers := flag.Int("workers", 4, "number of workers")
 	rounds := flag.Int("rounds", 3, "turns each worker takes")
 	hold := flag.Duration("hold", 5*time.Millisecond, "how long each turn holds the lock")
-	client, closeRedis, err := exampleredis.Connect() // parses the flags
+	_, locks, closeRedis, err := exampleredis.Connect() // parses the flags
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func main() {
 	)
 	fmt.Printf("%d workers take %d turns each at one lock; each asks again as soon as it lets go\n", *workers, *rounds)
 	for w := range *workers {
-		m := fair.New(client, "fairqueue-demo")
+		m := fair.New(locks, "fairqueue-demo")
 		wg.Go(func() {
 			for range *rounds {
 				if err := m.Lock(ctx); err != nil {

@@ -12,12 +12,13 @@ import (
 	"log"
 	"time"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/examples/internal/exampleredis"
 	"github.com/lockkit/lockkit/reentrant"
 )
 
 func main() {
-	client, closeRedis, err := exampleredis.Connect()
+	_, locks, closeRedis, err := exampleredis.Connect()
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -25,8 +26,8 @@ func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
-	alice := reentrant.New(client, "orders:42")
-	bob := reentrant.New(client, "orders:42")
+	alice := reentrant.New(locks, "orders:42")
+	bob := reentrant.New(locks, "orders:42")
 
 	must(alice.Lock(ctx))
 	fmt.Printf("alice holds orders:42 with fencing token %d\n", alice.Token())
@@ -40,7 +41,7 @@ func main() {
 	fmt.Printf("bob tries the lock: %v\n", ok)
 
 	err = bob.Unlock(ctx)
-	fmt.Printf("bob unlocks what he does not hold: %v (ErrNotHeld: %v)\n", err, errors.Is(err, reentrant.ErrNotHeld))
+	fmt.Printf("bob unlocks what he does not hold: %v (ErrNotHeld: %v)\n", err, errors.Is(err, lockkit.ErrNotHeld))
 
 	got := make(chan error)
 	go func() { got <- bob.Lock(ctx) }()

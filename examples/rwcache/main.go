@@ -27,6 +27,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/examples/internal/exampleredis"
 	"github.com/lockkit/lockkit/rwlock"
 )
@@ -35,7 +36,7 @@ func main() {
 	readers := flag.Int("readers", 8, "reader goroutines, each its own lock owner")
 	refreshes := flag.Int("refreshes", 3, "how many times the refresher rewrites the cache")
 	every := flag.Duration("every", 200*time.Millisecond, "pause between refreshes")
-	client, closeRedis, err := exampleredis.Connect() // parses the flags
+	client, locks, closeRedis, err := exampleredis.Connect() // parses the flags
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func main() {
 	}
 
 	ctx := context.Background()
-	c := &cache{client: client, key: "rwcache:{config}:entry", lock: "config"}
+	c := &cache{client: client, locks: locks, key: "rwcache:{config}:entry", lock: "config"}
 	if err := c.store(ctx, 1); err != nil {
 		log.Fatalf("rwcache: %v", err)
 	}
@@ -59,6 +60,7 @@ func main() {
 // match it.
 type cache struct {
 	client *redis.Client
+	locks  *lockkit.Client
 	key    string // the entry's hash
 	lock   string // the lock's name
 }
@@ -97,7 +99,7 @@ func run(ctx context.Context, c *cache, readers, refreshes int, every time.Durat
 	errs := make(chan error, readers+1)
 	fmt.Printf("%d readers read the cache under the read lock, together\n", readers)
 	for i := range readers {
-		m := rwlock.New(c.client, c.lock) // one owner per reader
+		m := rwlock.New(c.locks, c.lock) // one owner per reader
 		wg.Go(func() {
 			for {
 				select {
@@ -127,7 +129,7 @@ func run(ctx context.Context, c *cache, readers, refreshes int, every time.Durat
 		})
 	}
 
-	w := rwlock.New(c.client, c.lock)
+	w := rwlock.New(c.locks, c.lock)
 	for n := 1; n <= refreshes; n++ {
 		time.Sleep(every) // readers read meanwhile
 		if err := refresh(ctx, c, w, n+1); err != nil {

@@ -31,6 +31,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/examples/internal/exampleredis"
 	"github.com/lockkit/lockkit/multilock"
 	"github.com/lockkit/lockkit/reentrant"
@@ -48,14 +49,14 @@ func main() {
 	workers := flag.Int("workers", 4, "number of concurrent workers")
 	verbose := flag.Bool("v", false, "print every transfer")
 	unsafe := flag.Bool("unsafe", false, "transfer without taking the locks")
-	client, closeRedis, err := exampleredis.Connect() // parses the flags
+	client, locks, closeRedis, err := exampleredis.Connect() // parses the flags
 	if err != nil {
 		log.Fatal(err)
 	}
 	if *transfers < 1 || *workers < 1 {
 		log.Fatal("-transfers and -workers must be at least 1")
 	}
-	err = run(client, *transfers, *workers, *verbose, *unsafe)
+	err = run(client, locks, *transfers, *workers, *verbose, *unsafe)
 	closeRedis()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "transfer:", err)
@@ -63,14 +64,14 @@ func main() {
 	}
 }
 
-func run(client *redis.Client, transfers, workers int, verbose, unsafe bool) error {
+func run(client *redis.Client, locks *lockkit.Client, transfers, workers int, verbose, unsafe bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := client.Ping(ctx).Err(); err != nil {
 		return err
 	}
 
-	b := bank{client: client, prefix: fmt.Sprintf("%s:%d", keyPrefix, time.Now().UnixNano()), unsafe: unsafe}
+	b := bank{client: client, locks: locks, prefix: fmt.Sprintf("%s:%d", keyPrefix, time.Now().UnixNano()), unsafe: unsafe}
 	if unsafe {
 		fmt.Println("-unsafe: transfers take no locks")
 	}
@@ -138,6 +139,7 @@ func pick() (from, to string) {
 // bank keeps one balance per account in Redis, as a plain string key.
 type bank struct {
 	client *redis.Client
+	locks  *lockkit.Client
 	prefix string
 	unsafe bool // skip the locks
 }
@@ -147,7 +149,7 @@ func (b bank) balanceKey(account string) string { return b.prefix + ":balance:" 
 // lock returns a lock for account. Each transfer builds new ones: each
 // value is one owner.
 func (b bank) lock(account string) *reentrant.Mutex {
-	return reentrant.New(b.client, "account:"+account, reentrant.WithPrefix(b.prefix))
+	return reentrant.New(b.locks, "account:"+account, lockkit.WithPrefix(b.prefix))
 }
 
 func (b bank) open(ctx context.Context) error {
@@ -166,7 +168,7 @@ func (b bank) transfer(ctx context.Context, from, to string, amount int) (bool, 
 	if b.unsafe {
 		return b.move(ctx, from, to, amount)
 	}
-	both := multilock.New([]multilock.Locker{b.lock(from), b.lock(to)})
+	both := multilock.New([]lockkit.Locker{b.lock(from), b.lock(to)})
 	if err := both.Lock(ctx); err != nil {
 		return false, err
 	}

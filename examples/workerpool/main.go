@@ -19,6 +19,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/examples/internal/exampleredis"
 	"github.com/lockkit/lockkit/reentrant"
 )
@@ -30,7 +31,7 @@ var (
 )
 
 func main() {
-	client, closeRedis, err := exampleredis.Connect()
+	client, locks, closeRedis, err := exampleredis.Connect()
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func main() {
 			for range *transfers {
 				from := rand.IntN(*accounts)
 				to := (from + 1 + rand.IntN(*accounts-1)) % *accounts
-				if err := transfer(ctx, client, from, to, 1+rand.IntN(50)); err != nil {
+				if err := transfer(ctx, client, locks, from, to, 1+rand.IntN(50)); err != nil {
 					log.Fatalf("worker %d: %v", w, err)
 				}
 			}
@@ -80,9 +81,9 @@ func main() {
 
 // transfer moves up to amount from one account to another. The debit and
 // the credit each happen under the lock of the account they change.
-func transfer(ctx context.Context, c *redis.Client, from, to, amount int) error {
+func transfer(ctx context.Context, c *redis.Client, locks *lockkit.Client, from, to, amount int) error {
 	moved := 0
-	err := withLock(ctx, c, account(from), func(ctx context.Context) error {
+	err := withLock(ctx, locks, account(from), func(ctx context.Context) error {
 		balance, err := c.Get(ctx, account(from)).Int()
 		if err != nil {
 			return err
@@ -93,7 +94,7 @@ func transfer(ctx context.Context, c *redis.Client, from, to, amount int) error 
 	if err != nil {
 		return err
 	}
-	return withLock(ctx, c, account(to), func(ctx context.Context) error {
+	return withLock(ctx, locks, account(to), func(ctx context.Context) error {
 		balance, err := c.Get(ctx, account(to)).Int()
 		if err != nil {
 			return err
@@ -104,8 +105,8 @@ func transfer(ctx context.Context, c *redis.Client, from, to, amount int) error 
 
 // withLock runs f while holding the lock on key. f's context is cancelled
 // if the hold is lost while f runs (the watchdog could not keep it).
-func withLock(ctx context.Context, c *redis.Client, key string, f func(context.Context) error) error {
-	m := reentrant.New(c, key)
+func withLock(ctx context.Context, locks *lockkit.Client, key string, f func(context.Context) error) error {
+	m := reentrant.New(locks, key)
 	if err := m.Lock(ctx); err != nil {
 		return err
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,11 +18,11 @@ const (
 	clusterMasters = 3
 	// clusterSlots is the number of hash slots in Redis Cluster.
 	clusterSlots = 16384
-	// clusterCreateTimeout bounds `redis-cli --cluster create`.
-	clusterCreateTimeout = 60 * time.Second
 	// clusterReadyTimeout bounds the wait for every node to agree on the
 	// cluster configuration after it was created.
 	clusterReadyTimeout = 30 * time.Second
+	// maxNameTries bounds how many names NamesOnDistinctMasters draws.
+	maxNameTries = 1000
 )
 
 // Cluster is a Redis Cluster of three masters and no replicas. Each node
@@ -33,14 +33,13 @@ type Cluster struct {
 	servers []*Server
 }
 
-// StartCluster starts three cluster nodes, joins them with
-// `redis-cli --cluster create ... --cluster-replicas 0 --cluster-yes`, and
-// waits until every node reports cluster_state:ok with all 16384 slots
-// assigned and all nodes agree on the same slot map, so that a
-// ClusterClient works at once. It calls [Require] first.
+// StartCluster starts three cluster nodes, gives each a third of the slots
+// and joins them, and waits until every node reports cluster_state:ok with
+// all 16384 slots assigned and all nodes agree on the same slot map, so
+// that a ClusterClient works at once. It skips the test when redis-server
+// is not installed.
 func StartCluster(t testing.TB) *Cluster {
 	t.Helper()
-	Require(t)
 	c := &Cluster{servers: startServers(t, clusterMasters, true)}
 	if err := c.create(); err != nil {
 		t.Fatal(err)
@@ -51,13 +50,22 @@ func StartCluster(t testing.TB) *Cluster {
 	return c
 }
 
-// Servers returns the cluster's nodes. Killing or restarting one of them
-// affects the cluster as it would in production: a restarted node rejoins
-// with its old slots and no data.
+// Servers returns the cluster's nodes. Killing, stalling or restarting one
+// of them affects the cluster as it would in production: a restarted node
+// rejoins with its old slots and no data.
 func (c *Cluster) Servers() []*Server { return slices.Clone(c.servers) }
 
-// Addrs returns the addresses of the cluster's nodes.
-func (c *Cluster) Addrs() []string {
+// Client returns a new go-redis cluster client seeded with every node's
+// address. It is closed in t.Cleanup.
+func (c *Cluster) Client(t testing.TB) *redis.ClusterClient {
+	t.Helper()
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.addrs()})
+	t.Cleanup(func() { _ = cc.Close() })
+	return cc
+}
+
+// addrs returns the addresses of the cluster's nodes.
+func (c *Cluster) addrs() []string {
 	addrs := make([]string, len(c.servers))
 	for i, s := range c.servers {
 		addrs[i] = s.Addr()
@@ -65,31 +73,41 @@ func (c *Cluster) Addrs() []string {
 	return addrs
 }
 
-// Client returns a new go-redis cluster client seeded with every node's
-// address. It is closed in t.Cleanup.
-func (c *Cluster) Client(t testing.TB) *redis.ClusterClient {
-	t.Helper()
-	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs()})
-	t.Cleanup(func() { _ = cc.Close() })
-	return cc
-}
-
-// create assigns the slots and joins the nodes with redis-cli.
+// create does what `redis-cli --cluster create` does for masters only:
+// each node takes a contiguous share of the slots and a config epoch of
+// its own (so that no epoch collision needs resolving), then the first
+// node meets the others and gossip introduces them to each other.
 func (c *Cluster) create() error {
-	_, cli, err := binaries()
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), clusterCreateTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), clusterReadyTimeout)
 	defer cancel()
-	args := append([]string{"--cluster", "create"}, c.Addrs()...)
-	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
-	out, err := exec.CommandContext(ctx, cli, args...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("redistest: redis-cli --cluster create %s: %w; output:\n%s",
-			strings.Join(c.Addrs(), " "), err, out)
+	n := len(c.servers)
+	step := func(s *Server, f func(*redis.Client) error) error {
+		rc := adminClient(s.Addr())
+		defer rc.Close()
+		if err := f(rc); err != nil {
+			return fmt.Errorf("redistest: creating the cluster at %s: %w", s.Addr(), err)
+		}
+		return nil
 	}
-	return nil
+	for i, s := range c.servers {
+		if err := step(s, func(rc *redis.Client) error {
+			lo, hi := i*clusterSlots/n, (i+1)*clusterSlots/n-1
+			if err := rc.ClusterAddSlotsRange(ctx, lo, hi).Err(); err != nil {
+				return err
+			}
+			return rc.Do(ctx, "cluster", "set-config-epoch", i+1).Err()
+		}); err != nil {
+			return err
+		}
+	}
+	return step(c.servers[0], func(rc *redis.Client) error {
+		for _, s := range c.servers[1:] {
+			if err := rc.ClusterMeet(ctx, "127.0.0.1", strconv.Itoa(s.port)).Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // waitReady polls every node until all of them report a healthy cluster
@@ -105,7 +123,7 @@ func (c *Cluster) waitReady(timeout time.Duration) error {
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("redistest: cluster %s not ready within %v: %w",
-				strings.Join(c.Addrs(), " "), timeout, err)
+				strings.Join(c.addrs(), " "), timeout, err)
 		}
 		<-tick.C
 	}
@@ -115,30 +133,19 @@ func (c *Cluster) waitReady(timeout time.Duration) error {
 // assigned and ok, all three nodes known, and an identical, healthy view of
 // the nodes and their slots.
 func (c *Cluster) check() error {
-	addrs := c.Addrs()
-	var views []string
-	for _, addr := range addrs {
-		conn, err := dialRESP(addr, time.Second)
-		if err != nil {
-			return err
-		}
-		info, err := conn.do("CLUSTER", "INFO")
+	addrs := c.addrs()
+	views := make([]string, len(addrs))
+	for i, addr := range addrs {
+		info, nodes, err := clusterState(addr)
 		if err == nil {
-			err = checkClusterInfo(addr, info)
+			err = checkClusterInfo(info)
 		}
-		var nodes string
 		if err == nil {
-			nodes, err = conn.do("CLUSTER", "NODES")
+			views[i], err = clusterView(addrs, nodes)
 		}
-		conn.Close()
-		if err != nil {
-			return err
-		}
-		view, err := clusterView(addrs, nodes)
 		if err != nil {
 			return fmt.Errorf("%s: %w", addr, err)
 		}
-		views = append(views, view)
 	}
 	for i, v := range views[1:] {
 		if v != views[0] {
@@ -148,18 +155,31 @@ func (c *Cluster) check() error {
 	return nil
 }
 
-// checkClusterInfo checks the CLUSTER INFO reply of the node at addr.
-func checkClusterInfo(addr, info string) error {
-	want := map[string]string{
-		"cluster_state":          "ok",
-		"cluster_slots_assigned": fmt.Sprint(clusterSlots),
-		"cluster_slots_ok":       fmt.Sprint(clusterSlots),
-		"cluster_known_nodes":    fmt.Sprint(clusterMasters),
-		"cluster_size":           fmt.Sprint(clusterMasters),
+// clusterState returns the CLUSTER INFO and CLUSTER NODES replies of the
+// node at addr.
+func clusterState(addr string) (info, nodes string, err error) {
+	rc := adminClient(addr)
+	defer rc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	if info, err = rc.ClusterInfo(ctx).Result(); err != nil {
+		return "", "", err
 	}
-	for field, w := range want {
-		if got, _ := infoField(info, field); got != w {
-			return fmt.Errorf("%s: %s is %q, want %q", addr, field, got, w)
+	nodes, err = rc.ClusterNodes(ctx).Result()
+	return info, nodes, err
+}
+
+// checkClusterInfo checks a CLUSTER INFO reply.
+func checkClusterInfo(info string) error {
+	for _, want := range [...]struct{ field, value string }{
+		{"cluster_state", "ok"},
+		{"cluster_slots_assigned", strconv.Itoa(clusterSlots)},
+		{"cluster_slots_ok", strconv.Itoa(clusterSlots)},
+		{"cluster_known_nodes", strconv.Itoa(clusterMasters)},
+		{"cluster_size", strconv.Itoa(clusterMasters)},
+	} {
+		if got, _ := infoField(info, want.field); got != want.value {
+			return fmt.Errorf("%s is %q, want %q", want.field, got, want.value)
 		}
 	}
 	return nil
@@ -202,4 +222,30 @@ func clusterView(addrs []string, nodes string) (string, error) {
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n"), nil
+}
+
+// NamesOnDistinctMasters returns n lock names, unique as by [Unique], whose
+// keys (everything tagged {name}) live on n different masters of the
+// cluster cc.
+func NamesOnDistinctMasters(t testing.TB, cc *redis.ClusterClient, n int) []string {
+	t.Helper()
+	ctx := Ctx(t, queryTimeout)
+	var names []string
+	seen := map[string]bool{}
+	for range maxNameTries {
+		name := Unique(t)
+		node, err := cc.MasterForKey(ctx, "{"+name+"}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if addr := node.Options().Addr; !seen[addr] {
+			seen[addr] = true
+			names = append(names, name)
+			if len(names) == n {
+				return names
+			}
+		}
+	}
+	t.Fatalf("found no %d names on distinct masters", n)
+	return nil
 }

@@ -1,35 +1,49 @@
-// Package redistest is the test harness shared by lockkit's tests.
+// Package redistest is the test harness shared by lockkit's tests: real
+// redis-server processes on free 127.0.0.1 ports, embedded miniredis, child
+// processes that re-execute the test binary, faults, and the helpers every
+// lock test needs.
 //
-// It starts real redis-server processes (standalone servers and a small
-// Redis Cluster) on free loopback ports, embedded miniredis instances,
-// and child processes that re-execute the test binary so that tests can
-// exercise several lock holders in separate processes. It also provides a
-// go-redis hook that counts the commands a client sends.
+// It offers, file by file:
 //
-// On top of that it holds the plumbing the lock packages' tests share:
+//   - servers.go: a standalone redis-server ([StartServer]) or N
+//     independent masters ([StartMasters]), each a [Server] that a test can
+//     [Server.Stop], [Server.Kill], [Server.Restart] (same port, empty data
+//     set) and [Server.Stall] (the server stops answering for a while);
+//   - cluster.go: a Redis Cluster of three masters ([StartCluster],
+//     [Cluster]) and lock names whose keys live on distinct masters
+//     ([NamesOnDistinctMasters]);
+//   - backends.go: a test run on several kinds of Redis ([Backend],
+//     [Backends], [ForEachBackend], [MiniBackend], [ServerBackend],
+//     [ClusterBackend]), an embedded miniredis ([Mini]) and the miniredis
+//     behind a client ([MiniFor]);
+//   - children.go: child processes running a function of the test binary
+//     ([StartChild], [Child], [ChildPrintf], [ChildLines], [ChildFatalf]),
+//     a description of a client they can take as an argument ([ClientSpec],
+//     [SpecClient]), and mutual exclusion checked across processes
+//     ([CountingChild], [CountRun]);
+//   - faults.go: a reply lost on its way back ([DropReply],
+//     [ErrReplyDropped]) and a count of the commands a client sends
+//     ([Counter], [CountCommands]);
+//   - helpers.go: what the helpers need of a lock ([Locker], [NamedLocker],
+//     [TokenLocker]), waiting with a deadline that fails loudly ([Ctx],
+//     [Eventually], [Receive]), unique lock names ([Unique]), checking a
+//     lock ([MustLock], [MustUnlock], [WantHoldCount], [WantErr],
+//     [AssertClean]) and mutual exclusion within a process ([Hammer],
+//     [ErrOverlap]);
+//   - bench.go: the common benchmarks ([BenchLockUnlock], [BenchContended],
+//     [ReportWaits]);
+//   - lockkit.go: a lockkit Client closed in cleanup ([Lockkit]);
+//   - main.go: the body of TestMain ([Main]) with the package's child
+//     entry points ([Children]) and goroutine leak detection.
 //
-//   - running a test on several kinds of Redis ([Backend],
-//     [ForEachBackend]) and reaching the miniredis behind a client
-//     ([MiniFor]);
-//   - waiting with a deadline that fails loudly ([Ctx], [Eventually],
-//     [Receive]);
-//   - checking a lock ([MustLock], [MustUnlock], [WantHoldCount],
-//     [WantErr], [AssertClean]);
-//   - injecting faults ([DropReply]) and counting commands
-//     ([CountCommands]);
-//   - mutual exclusion across processes ([CountingChild], [CountRun],
-//     [ClientSpec]), on cluster masters ([NamesOnDistinctMasters]), and
-//     the common benchmarks ([BenchLockUnlock], [BenchContended],
-//     [ReportWaits]).
+// The package is meant to be imported only from tests. It keeps no
+// registry: what it starts belongs to the test that started it, is held by
+// the values it returns, and is stopped in that test's t.Cleanup; it only
+// ever signals processes it started itself, by pid. Everything that needs redis-server skips the test when
+// redis-server is not installed, or fails it when the environment variable
+// LOCKKIT_REQUIRE_REDIS is set to 1, as CI does.
 //
-// The package is meant to be imported only from _test.go files. Every
-// resource it starts is stopped in t.Cleanup. Tests that need redis-server
-// call [Require] (the Start functions do so themselves), which skips the
-// test when redis-server and redis-cli are not installed, or fails it when
-// the environment variable LOCKKIT_REQUIRE_REDIS is set to 1.
+// Every package that uses the harness routes its TestMain through [Main]:
 //
-// A package that uses the multi-process helpers must route its TestMain
-// through [Main]:
-//
-//	func TestMain(m *testing.M) { redistest.Main(m) }
+//	func TestMain(m *testing.M) { redistest.Main(m, nil) }
 package redistest

@@ -1,30 +1,75 @@
 package redistest
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
-	"sync/atomic"
+	"runtime/debug"
+	"slices"
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
 )
 
-// mainCalled records that the test binary's TestMain went through Main,
-// which StartChild needs so that a re-executed binary runs the child.
-var mainCalled atomic.Bool
+// Environment variables through which StartChild tells the re-executed
+// test binary which child to run and with which arguments.
+const (
+	envChild     = "LOCKKIT_REDISTEST_CHILD"
+	envChildArgs = "LOCKKIT_REDISTEST_CHILD_ARGS"
+)
 
-// Main is the body of a package's TestMain:
+// Children maps the names that [StartChild] takes to the entry points of
+// child processes. An entry point receives the arguments given to
+// StartChild and talks to the test through [ChildPrintf], [ChildLines] and
+// [ChildFatalf].
+type Children map[string]func(args []string)
+
+// Main is the body of a package's TestMain; children holds the package's
+// child entry points, nil if it starts none:
 //
-//	func TestMain(m *testing.M) { redistest.Main(m) }
+//	func TestMain(m *testing.M) {
+//		redistest.Main(m, redistest.Children{"holder": holder})
+//	}
 //
-// When the process was started by [StartChild] it runs the registered child
-// function and exits: with status 0 when the function returns, or 1 with a
-// message on stderr when it panics or calls [ChildFatalf]. Otherwise it runs
-// the tests under goleak.VerifyTestMain, which fails the run if any
-// goroutine outlives the tests.
-func Main(m *testing.M) {
+// When the process was started by [StartChild] it runs the child named
+// there and exits: with status 0 when the function returns, 1 with a
+// message on stderr when it panics or calls [ChildFatalf], and 2 when
+// children has no such name. Otherwise it runs the tests under
+// goleak.VerifyTestMain, which fails the run if any goroutine outlives the
+// tests.
+func Main(m *testing.M, children Children) {
 	if name, ok := os.LookupEnv(envChild); ok {
-		os.Exit(runChild(name, os.Getenv(envChildArgs)))
+		os.Exit(children.run(name, os.Getenv(envChildArgs)))
 	}
-	mainCalled.Store(true)
 	goleak.VerifyTestMain(m)
+}
+
+// run runs the child called name with JSON-encoded arguments and returns
+// the process exit status.
+func (cs Children) run(name, encodedArgs string) (status int) {
+	fn, ok := cs[name]
+	if !ok {
+		names := make([]string, 0, len(cs))
+		for n := range cs {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		fmt.Fprintf(os.Stderr, "redistest: no child named %q; the package's TestMain gives redistest.Main %q\n",
+			name, strings.Join(names, ", "))
+		return 2
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(encodedArgs), &args); err != nil {
+		fmt.Fprintf(os.Stderr, "redistest: child %q: bad arguments: %v\n", name, err)
+		return 2
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(os.Stderr, "redistest: child %q panicked: %v\n%s", name, r, debug.Stack())
+			status = 1
+		}
+	}()
+	fn(args)
+	return 0
 }

@@ -1,18 +1,28 @@
 package redistest
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"time"
 )
+
+// This file holds the operating-system plumbing under servers and
+// children: a started process and its reaper, free loopback ports, and the
+// tail of a log for failure messages.
 
 // stopTimeout bounds every wait for a process to exit after it was
 // signalled. It is generous: exceeding it means something is badly wrong.
 const stopTimeout = 10 * time.Second
 
-// process is one started operating-system process together with the
-// goroutine that reaps it.
+// process is one operating-system process started by the harness, with the
+// goroutine that reaps it. It is only ever signalled through its
+// os.Process, by pid, and never after it has been reaped.
 type process struct {
 	cmd  *exec.Cmd
 	done chan struct{} // closed once cmd.Wait has returned
@@ -21,6 +31,8 @@ type process struct {
 
 // startProcess starts cmd and a goroutine that waits for it, so that the
 // process never lingers as a zombie and its exit is observable on done.
+// On Linux the process is killed if the test binary dies without running
+// its cleanups (see sysProcAttr).
 func startProcess(cmd *exec.Cmd) (*process, error) {
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
@@ -81,4 +93,81 @@ func (p *process) status() string {
 		return "exit status 0"
 	}
 	return p.err.Error()
+}
+
+// clusterBusOffset is the distance Redis Cluster puts between a node's
+// client port and its cluster bus port.
+const clusterBusOffset = 10000
+
+// freePort returns a loopback TCP port that was free a moment ago. With
+// bus set, port+10000 (the cluster bus port) was free as well. Another
+// process can still take the port before redis-server binds it; callers
+// retry with a new port when that happens.
+func freePort(bus bool) (int, error) {
+	var lastErr error
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, fmt.Errorf("redistest: finding a free port: %w", err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		if bus {
+			if port+clusterBusOffset > 65535 {
+				l.Close()
+				continue
+			}
+			b, err := net.Listen("tcp", hostPort(port+clusterBusOffset))
+			if err != nil {
+				lastErr = err
+				l.Close()
+				continue
+			}
+			b.Close()
+		}
+		l.Close()
+		return port, nil
+	}
+	return 0, errors.Join(errors.New("redistest: no free port pair for a cluster node"), lastErr)
+}
+
+// hostPort returns "127.0.0.1:port".
+func hostPort(port int) string {
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+}
+
+// tailBytes caps how much of a log file goes into a failure message.
+const tailBytes = 4096
+
+// fileSize returns the size of the file at path, or 0 if it does not exist.
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// tail returns up to the last tailBytes bytes written to the file at path
+// after offset from, trimmed and indented for a failure message.
+func tail(path string, from int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	defer f.Close()
+	if size := fileSize(path); size-from > tailBytes {
+		from = size - tailBytes
+	}
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return "(log unreadable: " + err.Error() + ")"
+	}
+	b, err := io.ReadAll(io.LimitReader(f, tailBytes))
+	if err != nil {
+		return "(log unreadable: " + err.Error() + ")"
+	}
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return "(empty)"
+	}
+	return "\n\t" + strings.ReplaceAll(s, "\n", "\n\t")
 }

@@ -8,24 +8,29 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit"
 )
 
 var addr = flag.String("redis", "", "address of a Redis server (host:port); empty runs an embedded one")
 
-// Connect parses the flags and returns a client and a function that closes
-// it (and stops the embedded server, if any).
-func Connect() (*redis.Client, func(), error) {
+// Connect parses the flags and returns a go-redis client, the lockkit
+// Client every lock of the program is made from, and a function that
+// closes both (and stops the embedded server, if any).
+func Connect() (*redis.Client, *lockkit.Client, func(), error) {
 	flag.Parse()
 	if *addr != "" {
 		c := redis.NewClient(&redis.Options{Addr: *addr})
+		locks := lockkit.New(c)
 		fmt.Printf("using Redis at %s\n", *addr)
-		return c, func() { c.Close() }, nil
+		return c, locks, func() { locks.Close(); c.Close() }, nil
 	}
 	mr, err := miniredis.Run()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	c := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	locks := lockkit.New(c)
 	fmt.Println("using an embedded Redis (pass -redis host:port for a real one)")
-	return c, func() { c.Close(); mr.Close() }, nil
+	return c, locks, func() { locks.Close(); c.Close(); mr.Close() }, nil
 }

@@ -1,0 +1,117 @@
+package lockkit
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/config"
+	"github.com/lockkit/lockkit/notify"
+	"github.com/lockkit/lockkit/watchdog"
+)
+
+// Client is what every lock is made from: a go-redis client, one
+// [notify.Notifier] (one pub/sub connection, shared by every waiter) and
+// one [watchdog.Watchdog] (one goroutine renewing every hold, one pipelined
+// round trip per tick). Make one per Redis deployment and share it; close
+// it when the locks made from it are no longer used.
+//
+// A Client is safe for concurrent use.
+type Client struct {
+	rc   redis.UniversalClient
+	opts []Option
+	err  error // invalid arguments, reported by Err and every lock
+	nt   *notify.Notifier
+	wd   *watchdog.Watchdog
+
+	closeOnce sync.Once
+	closed    chan struct{} // closed by Close
+}
+
+// New returns a Client of rc, which may be any go-redis client: a plain
+// client, a Sentinel (failover) client or a Cluster client. opts are the
+// defaults of every lock made from the Client (each lock's own options
+// override them).
+//
+// New does no I/O and starts nothing: the pub/sub connection opens with the
+// first wait and the watchdog's goroutine with the first hold. It cannot
+// fail: a nil rc or a bad option makes [Client.Err] and every lock's
+// methods return an error matching [ErrInvalid].
+func New(rc redis.UniversalClient, opts ...Option) *Client {
+	c := &Client{rc: rc, opts: slices.Clone(opts), closed: make(chan struct{})}
+	if config.IsNil(rc) {
+		c.err = fmt.Errorf("%w: client: redis client must not be nil", ErrInvalid)
+		return c
+	}
+	o := config.Defaults(config.Client)
+	for i, opt := range opts {
+		if opt == nil {
+			o.Fail("client", "option %d is nil", i)
+			continue
+		}
+		opt(&o)
+	}
+	if p := o.Problems(); len(p) > 0 {
+		c.err = fmt.Errorf("%w: client: %s", ErrInvalid, p[0])
+		return c
+	}
+	c.nt = notify.New(rc)
+	c.wd = watchdog.New(rc)
+	return c
+}
+
+// Close stops the Client's watchdog and pub/sub connection. Holds still
+// open are reported lost (their lost signal closes, with [ErrClosed]),
+// waiting calls return an error matching [ErrClosed], and so does every
+// later call on a lock of the Client. It does not release holds in Redis
+// (they end with their lease) and does not close the go-redis client.
+// Close is idempotent.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		if c.err != nil {
+			return
+		}
+		_ = c.nt.Close()
+		_ = c.wd.Close()
+	})
+	return nil
+}
+
+// Err returns nil while the Client is usable, an error matching
+// [ErrInvalid] when New was given invalid arguments, and [ErrClosed] once
+// Close was called.
+func (c *Client) Err() error {
+	if c == nil {
+		return fmt.Errorf("%w: client must not be nil", ErrInvalid)
+	}
+	if c.err != nil {
+		return c.err
+	}
+	select {
+	case <-c.closed:
+		return ErrClosed
+	default:
+		return nil
+	}
+}
+
+// Done returns a channel that is closed when Close is called.
+func (c *Client) Done() <-chan struct{} { return c.closed }
+
+// Redis returns the go-redis client the Client was made with.
+func (c *Client) Redis() redis.UniversalClient { return c.rc }
+
+// Notifier returns the Client's notifier, for inspection: how many local
+// waiters sleep on a lock's channel, say. Nil when Err reports ErrInvalid.
+func (c *Client) Notifier() *notify.Notifier { return c.nt }
+
+// Watchdog returns the Client's watchdog, for inspection: how many holds it
+// keeps alive. Nil when Err reports ErrInvalid.
+func (c *Client) Watchdog() *watchdog.Watchdog { return c.wd }
+
+// Options returns the options New was given: the defaults of every lock
+// made from the Client.
+func (c *Client) Options() []Option { return slices.Clone(c.opts) }

@@ -1,0 +1,69 @@
+package lockkit_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m, nil) }
+
+func TestNew_invalid_arguments(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	var typedNil *redis.Client
+	cases := []struct {
+		name string
+		c    *lockkit.Client
+	}{
+		{"nil client", lockkit.New(nil)},
+		{"typed nil client", lockkit.New(typedNil)},
+		{"nil option", lockkit.New(rc, nil)},
+		{"bad lease", lockkit.New(rc, lockkit.WithLease(0))},
+		{"owner is not a Client default", lockkit.New(rc, lockkit.WithOwner("job"))},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			redistest.WantErr(t, tc.c.Err(), lockkit.ErrInvalid)
+			if err := tc.c.Close(); err != nil {
+				t.Fatalf("Close of an invalid Client = %v", err)
+			}
+			redistest.WantErr(t, tc.c.Err(), lockkit.ErrInvalid)
+		})
+	}
+	var nilClient *lockkit.Client
+	redistest.WantErr(t, nilClient.Err(), lockkit.ErrInvalid)
+}
+
+func TestClose_is_idempotent_and_reports_ErrClosed(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	c := lockkit.New(rc, lockkit.WithPrefix("app"), lockkit.WithWatchdogTimeout(10*time.Second))
+	if err := c.Err(); err != nil {
+		t.Fatalf("Err of a new Client = %v", err)
+	}
+	if c.Redis() != redis.UniversalClient(rc) || c.Notifier() == nil || c.Watchdog() == nil || len(c.Options()) != 2 {
+		t.Fatal("accessors do not return what the Client was made with")
+	}
+	select {
+	case <-c.Done():
+		t.Fatal("Done closed before Close")
+	default:
+	}
+	for range 2 {
+		if err := c.Close(); err != nil {
+			t.Fatalf("Close = %v", err)
+		}
+	}
+	<-c.Done()
+	if !errors.Is(c.Err(), lockkit.ErrClosed) {
+		t.Fatalf("Err after Close = %v, want ErrClosed", c.Err())
+	}
+	// The go-redis client stays usable: Close does not close it.
+	if err := rc.Ping(redistest.Ctx(t, time.Second)).Err(); err != nil {
+		t.Fatalf("go-redis client after Close: %v", err)
+	}
+}

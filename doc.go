@@ -1,0 +1,38 @@
+// Package lockkit is the vocabulary shared by lockkit's distributed locks
+// on Redis: the [Client] every lock is made from, the [Option]s every kind
+// accepts, the [Locker] interface, and the errors every kind returns.
+//
+// The lock kinds live in their own packages, each a small configuration of
+// one engine:
+//
+//   - reentrant: the default mutex, with hold counts, woken by pub/sub;
+//   - fair: a mutex handed out in arrival order across processes;
+//   - rwlock: many readers or one writer, with per-reader leases;
+//   - spin: the reentrant mutex waiting by backoff instead of pub/sub;
+//   - multilock: several locks as one (all or nothing), and RedLock over
+//     independent masters.
+//
+// A typical service makes one Client per Redis deployment and a lock value
+// per owner:
+//
+//	locks := lockkit.New(rdb) // rdb: any go-redis client
+//	defer locks.Close()
+//	m := reentrant.New(locks, "orders:42")
+//	if err := m.Lock(ctx); err != nil {
+//		return err
+//	}
+//	defer m.Unlock(ctx)
+//
+// What every kind guarantees: while a hold's lease lives, no other owner
+// holds the lock; the watchdog renews leases while a lock is held and the
+// holder is told (its lost signal closes) before the server could hand the
+// lock to anyone else; every fresh hold carries a fencing token larger
+// than any before it for that name; and an Unlock never frees a newer hold,
+// and may be retried after an error without unlocking twice.
+//
+// What no kind can guarantee: a process paused longer than its lease (a
+// long GC, a stopped VM) may still act as holder when it resumes; pass the
+// fencing token to storage that rejects stale tokens. A Redis failover may
+// lose a lock the old master had not replicated; RedLock over independent
+// masters avoids that.
+package lockkit

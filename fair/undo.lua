@@ -1,0 +1,34 @@
+-- undo.lua: after an acquire whose reply was lost, cut the owner's hold
+-- back to what the caller knows it holds; if that frees the lock, hand it
+-- on to the first waiter in line.
+--
+-- KEYS     as in acquire.lua
+-- ARGV[1]  owner id (one that no other lock value uses)
+-- ARGV[2]  fencing token of the hold the caller knows of; 0 for none
+-- ARGV[3]  hold count the caller knows of; 0 for none
+-- ARGV[4]  prefix of the waiters' channels, PREFIX:{NAME}:ch:
+--
+-- If the owner holds the lock with the known token, its count is set back
+-- to the known count. If it holds a hold the caller does not know of, the
+-- lock is freed, expired queue entries are evicted and '1' is published on
+-- the own channel of the head of the queue. The owner's queue entry, if
+-- any, is left alone: other calls may still wait as the owner (leave.lua
+-- removes it).
+--
+-- Returns 1 when a hold was cut back or freed, 0 when there was nothing to
+-- undo. A WRONGKIND error when another kind holds the name.
+local bad = wrong_kind(KEYS[1], 'fair')
+if bad then
+  return bad
+end
+local done = hold_undo(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]))
+if done == 'drop' then
+  if only_kind(KEYS[1]) then
+    redis.call('del', KEYS[1])
+  end
+  hand_on(KEYS[4], KEYS[5], ARGV[4])
+end
+if done then
+  return 1
+end
+return 0

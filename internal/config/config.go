@@ -1,0 +1,145 @@
+// Package config holds the settings of a lockkit Client and of every lock
+// kind: one struct, filled by lockkit.Option values and checked in one
+// place (internal/core). Users never name it; they pass Options.
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"time"
+)
+
+// The kinds an Options value can configure. A Client's options are the
+// defaults of every lock made from it; its Kind is Client.
+const (
+	Client    = "client"
+	Reentrant = "reentrant"
+	Fair      = "fair"
+	Spin      = "spin"
+	RW        = "rwlock"
+	Multi     = "multilock"
+	RedLock   = "redlock"
+)
+
+// Defaults shared by every kind.
+const (
+	// DefaultPrefix starts every key unless WithPrefix says otherwise.
+	DefaultPrefix = "lockkit"
+	// DefaultWatchdogTimeout is the lease the watchdog keeps renewing.
+	DefaultWatchdogTimeout = 30 * time.Second
+	// MinLease is the shortest lease or watchdog timeout accepted: Redis
+	// leases are whole milliseconds, and the watchdog renews every third.
+	MinLease = 3 * time.Millisecond
+	// MaxLease is the longest lease accepted (a year): longer ones are
+	// almost always a unit mistake.
+	MaxLease = 365 * 24 * time.Hour
+	// MaxOwnerLen bounds an owner id set with WithOwner.
+	MaxOwnerLen = 512
+	// MaxPrefixLen bounds a key prefix.
+	MaxPrefixLen = 512
+)
+
+// Options are the settings of one Client or lock. The zero value is not
+// ready: start from Defaults.
+type Options struct {
+	// Kind is what is being configured (see the constants above).
+	Kind string
+
+	// Lease is the fixed lease of every hold; zero means the watchdog
+	// keeps holds alive with WatchdogTimeout leases.
+	Lease time.Duration
+	// WatchdogTimeout is the lease the watchdog renews every third of.
+	WatchdogTimeout time.Duration
+	// Owner is the owner id; empty means a fresh one for the lock value.
+	Owner string
+	// Prefix starts every key of the lock.
+	Prefix string
+
+	// WaiterTimeout is how long a fair lock's queue entry outlives its
+	// waiter's last sign of life.
+	WaiterTimeout time.Duration
+	// PreferWriters makes a waiting writer hold back new readers.
+	PreferWriters bool
+	// BackoffFloor and BackoffCap bound a spin lock's sleeps.
+	BackoffFloor, BackoffCap time.Duration
+	// NodeTimeout bounds one request to one RedLock node; 0 means the
+	// default, min(lease/10, 50 ms).
+	NodeTimeout time.Duration
+	// DriftFactor is the share of a RedLock lease set aside for clock drift.
+	DriftFactor float64
+	// LockWait bounds a multi-lock's wait for any one member; 0 = no bound.
+	LockWait time.Duration
+
+	problems []string
+}
+
+// Defaults of the kind-specific settings.
+const (
+	DefaultWaiterTimeout = 5 * time.Second
+	DefaultBackoffFloor  = time.Millisecond
+	DefaultBackoffCap    = 128 * time.Millisecond
+	DefaultDriftFactor   = 0.01
+	MaxNodeTimeout       = 50 * time.Millisecond
+)
+
+// Defaults returns the default settings of kind.
+func Defaults(kind string) Options {
+	return Options{
+		Kind:            kind,
+		WatchdogTimeout: DefaultWatchdogTimeout,
+		Prefix:          DefaultPrefix,
+		WaiterTimeout:   DefaultWaiterTimeout,
+		PreferWriters:   true,
+		BackoffFloor:    DefaultBackoffFloor,
+		BackoffCap:      DefaultBackoffCap,
+		DriftFactor:     DefaultDriftFactor,
+	}
+}
+
+// Fail records that option was given a bad value; the lock then reports
+// an error matching lockkit.ErrInvalid that names it.
+func (o *Options) Fail(option, format string, a ...any) {
+	o.problems = append(o.problems, option+": "+fmt.Sprintf(format, a...))
+}
+
+// For reports whether option applies to the kind being configured, and
+// records a problem when it does not. A Client accepts every option that
+// any kind of the list accepts, as a default for the locks made from it,
+// unless clientToo is false.
+func (o *Options) For(option string, clientToo bool, kinds ...string) bool {
+	if slices.Contains(kinds, o.Kind) || (clientToo && o.Kind == Client) {
+		return true
+	}
+	if o.Kind == Client {
+		o.Fail(option, "cannot be a Client default; give it to each lock")
+	} else {
+		o.Fail(option, "does not apply to a %s lock (only to %v)", o.Kind, kinds)
+	}
+	return false
+}
+
+// Problems returns what Fail recorded, in order.
+func (o *Options) Problems() []string { return o.problems }
+
+// TTL returns the lease a hold gets when it is taken: the fixed lease, or
+// the watchdog timeout.
+func (o *Options) TTL() time.Duration {
+	if o.Lease > 0 {
+		return o.Lease
+	}
+	return o.WatchdogTimeout
+}
+
+// Watched reports whether the watchdog renews holds.
+func (o *Options) Watched() bool { return o.Lease == 0 }
+
+// IsNil reports whether v is nil or a nil pointer in an interface, such as
+// a typed nil client or lock.
+func IsNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
+}

@@ -1,0 +1,129 @@
+// Package conformance holds the contract every exclusive lock kind of
+// lockkit keeps, written once and run by each kind's tests:
+//
+//	func TestConformance(t *testing.T) {
+//		conformance.Run(t, conformance.Kind{Name: "reentrant", New: …})
+//	}
+//
+// Each case runs on every backend the kind names (miniredis, a standalone
+// redis-server, a three-master Cluster), one server per backend shared by
+// the cases, each case on a lock name of its own. What a kind cannot do
+// (a MultiLock has no fencing token, say) is left out by its capabilities,
+// never skipped silently: the capabilities are interfaces the lock value
+// implements.
+package conformance
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+// Kind describes the lock kind under test.
+type Kind struct {
+	// Name names the kind in subtests.
+	Name string
+	// New returns a new owner of the lock name made from c. Two values
+	// from New with the same name are two owners of one lock.
+	New func(c *lockkit.Client, name string, opts ...lockkit.Option) lockkit.Locker
+	// Zero returns lock values not made by New: the zero value and a nil
+	// pointer. Their every method must return ErrInvalid.
+	Zero func() []lockkit.Locker
+	// Backends are the kinds of Redis to run on; nil means all.
+	Backends []redistest.Backend
+}
+
+// The capabilities a lock value may have.
+type (
+	tokener interface{ Token() int64 }
+	loser   interface{ Lost() <-chan struct{} }
+	counter interface {
+		HoldCount(context.Context) (int, error)
+	}
+	forcer interface {
+		ForceUnlock(context.Context) (bool, error)
+	}
+)
+
+// env is one backend's server shared by the cases of a kind.
+type env struct {
+	k  Kind
+	rc redis.UniversalClient
+	lc *lockkit.Client
+	// newRC returns another go-redis client of the same server, with
+	// hooks added to it only.
+	newRC func(t testing.TB, hooks ...redis.Hook) redis.UniversalClient
+}
+
+// lock returns a new owner of name on the env's shared Client.
+func (e *env) lock(name string, opts ...lockkit.Option) lockkit.Locker {
+	return e.k.New(e.lc, name, opts...)
+}
+
+// Run runs every case of the contract on k.
+func Run(t *testing.T, k Kind) {
+	backends := k.Backends
+	if backends == nil {
+		backends = redistest.Backends()
+	}
+	t.Run("invalid", func(t *testing.T) { testInvalid(t, k) })
+	for _, b := range backends {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			rc := b.Client(t)
+			e := &env{k: k, rc: rc, lc: redistest.Lockkit(t, rc)}
+			e.newRC = func(t testing.TB, hooks ...redis.Hook) redis.UniversalClient {
+				c := redistest.SpecClient(redistest.ClientSpec(rc))
+				t.Cleanup(func() { _ = c.Close() })
+				for _, h := range hooks {
+					c.AddHook(h)
+				}
+				return c
+			}
+			for _, c := range cases() {
+				t.Run(c.name, func(t *testing.T) {
+					t.Parallel()
+					c.run(t, e)
+				})
+			}
+		})
+	}
+}
+
+// cases returns the contract, one entry per property.
+func cases() []struct {
+	name string
+	run  func(t *testing.T, e *env)
+} {
+	return []struct {
+		name string
+		run  func(t *testing.T, e *env)
+	}{
+		{"reenters_same_owner", testReenter},
+		{"other_owner_excluded_and_gets_ErrNotHeld", testOtherOwner},
+		{"waiter_gets_lock_on_release", testWaiter},
+		{"goroutines_exclude_each_other", testHammer},
+		{"clients_exclude_each_other", testClients},
+		{"token_strictly_increases", testToken},
+		{"ctx_deadline_matches_both_errors", testDeadline},
+		{"fixed_lease_ends_and_reports_lost", testFixedLease},
+		{"vanished_hold_is_reported_lost", testVanished},
+		{"unlock_retry_after_lost_reply_unlocks_once", testUnlockRetry},
+		{"lost_acquire_reply_leaves_no_stray_hold", testLostAcquire},
+		{"force_unlock_frees_and_holder_gets_ErrLost", testForce},
+		{"with_owner_shares_the_hold", testWithOwner},
+		{"unlock_with_cancelled_ctx_releases", testCancelledUnlock},
+		{"closed_client_reports_ErrClosed", testClosed},
+	}
+}
+
+// timeouts of the calls the cases make: reaching one means a hang.
+const (
+	callTimeout = 10 * time.Second
+	waitTimeout = 20 * time.Second
+)

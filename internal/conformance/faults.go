@@ -1,0 +1,234 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+// lostWithin waits for l's lost signal, if it has one.
+func lostWithin(t testing.TB, l lockkit.Locker, d time.Duration) {
+	t.Helper()
+	if lo, ok := l.(loser); ok {
+		redistest.Receive(t, lo.Lost(), d, "the lost signal")
+	}
+}
+
+// eventuallyTaken waits until a new owner of name gets the lock, and
+// releases it.
+func eventuallyTaken(t testing.TB, e *env, name string) {
+	t.Helper()
+	other := e.lock(name)
+	redistest.Eventually(t, waitTimeout, "another owner to get the lock", func() bool {
+		ok, err := other.TryLock(ctx(t))
+		return ok && err == nil
+	})
+	redistest.MustUnlock(t, other)
+}
+
+func testFixedLease(t *testing.T, e *env) {
+	name := redistest.Unique(t)
+	const lease = 300 * time.Millisecond
+	m := e.lock(name, lockkit.WithLease(lease))
+	redistest.MustLock(t, m)
+	lostWithin(t, m, waitTimeout)
+	if mr, ok := redistest.MiniFor(e.rc); ok {
+		mr.FastForward(lease) // miniredis keys do not expire by the clock
+	}
+	eventuallyTaken(t, e, name)
+	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrLost)
+	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrNotHeld)
+}
+
+// deleteKeys deletes every key of the lock name behind the lock's back, as
+// a Redis restart that lost the data would.
+func deleteKeys(t testing.TB, rc redis.UniversalClient, name string) {
+	t.Helper()
+	del := func(ctx context.Context, c *redis.Client) error {
+		iter := c.Scan(ctx, 0, "*"+name+"*", 0).Iterator()
+		for iter.Next(ctx) {
+			if err := c.Del(ctx, iter.Val()).Err(); err != nil {
+				return err
+			}
+		}
+		return iter.Err()
+	}
+	var err error
+	switch c := rc.(type) {
+	case *redis.ClusterClient:
+		err = c.ForEachMaster(ctx(t), del)
+	case *redis.Client:
+		err = del(ctx(t), c)
+	default:
+		t.Fatalf("unknown client type %T", rc)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testVanished(t *testing.T, e *env) {
+	if _, ok := e.lock("x").(loser); !ok {
+		return // no lost signal: Unlock reports the loss, checked elsewhere
+	}
+	name := redistest.Unique(t)
+	m := e.lock(name, lockkit.WithWatchdogTimeout(300*time.Millisecond))
+	redistest.MustLock(t, m)
+	deleteKeys(t, e.rc, name)
+	lostWithin(t, m, waitTimeout)
+	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrLost)
+	eventuallyTaken(t, e, name)
+}
+
+func isScript(cmd redis.Cmder) bool {
+	n := cmd.Name()
+	return n == "evalsha" || n == "eval"
+}
+
+func testUnlockRetry(t *testing.T, e *env) {
+	if _, ok := e.lock("x").(tokener); !ok {
+		return // a composition: its members' Unlocks are retry-safe
+	}
+	name := redistest.Unique(t)
+	drop := &redistest.DropReply{Match: isScript}
+	m := e.k.New(redistest.Lockkit(t, e.newRC(t, drop)), name)
+	redistest.MustLock(t, m)
+	redistest.MustLock(t, m)
+	drop.Arm()
+	if err := m.Unlock(ctx(t)); err == nil {
+		t.Fatal("Unlock whose reply was dropped returned nil")
+	}
+	if drop.Armed() {
+		t.Fatal("the release never reached the server")
+	}
+	// The retry settles the first Unlock: one hold is left, not none.
+	redistest.MustUnlock(t, m)
+	wantHoldCount(t, m, 1)
+	if ok, err := e.lock(name).TryLock(ctx(t)); ok || err != nil {
+		t.Fatalf("TryLock by another owner after one of two Unlocks = %v, %v; want false", ok, err)
+	}
+	// The same again for the last hold: the retry reports success, not a
+	// loss, and frees the lock.
+	drop.Arm()
+	if err := m.Unlock(ctx(t)); err == nil {
+		t.Fatal("Unlock whose reply was dropped returned nil")
+	}
+	if err := m.Unlock(ctx(t)); err != nil {
+		t.Fatalf("retried last Unlock = %v, want nil", err)
+	}
+	if lo, ok := m.(loser); ok {
+		select {
+		case <-lo.Lost():
+			t.Fatal("a retried Unlock closed the lost signal")
+		default:
+		}
+	}
+	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrNotHeld)
+	eventuallyTaken(t, e, name)
+}
+
+func testLostAcquire(t *testing.T, e *env) {
+	name := redistest.Unique(t)
+	drop := &redistest.DropReply{Match: isScript}
+	m := e.k.New(redistest.Lockkit(t, e.newRC(t, drop)), name)
+	drop.Arm()
+	if ok, err := m.TryLock(ctx(t)); ok || err == nil {
+		t.Fatalf("TryLock whose reply was dropped = %v, %v; want an error", ok, err)
+	}
+	// The acquire ran, but its hold was undone: another owner gets the
+	// lock at once, without waiting for a lease.
+	if ok, err := e.lock(name).TryLock(ctx(t)); !ok || err != nil {
+		t.Fatalf("TryLock by another owner = %v, %v; want true (stray hold left)", ok, err)
+	}
+	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrNotHeld)
+}
+
+func testForce(t *testing.T, e *env) {
+	if _, ok := e.lock("x").(forcer); !ok {
+		return
+	}
+	name := redistest.Unique(t)
+	a, b := e.lock(name), e.lock(name)
+	redistest.MustLock(t, a)
+	redistest.MustLock(t, a)
+	got := make(chan error, 1)
+	go func() { got <- b.Lock(redistest.Ctx(t, waitTimeout)) }()
+	ok, err := e.lock(name).(forcer).ForceUnlock(ctx(t))
+	if !ok || err != nil {
+		t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
+	}
+	if err := redistest.Receive(t, got, waitTimeout, "the waiter's Lock"); err != nil {
+		t.Fatalf("waiter after ForceUnlock: %v", err)
+	}
+	redistest.WantErr(t, a.Unlock(ctx(t)), lockkit.ErrLost)
+	redistest.MustUnlock(t, b)
+	if ok, err := b.(forcer).ForceUnlock(ctx(t)); ok || err != nil {
+		t.Fatalf("ForceUnlock of a free lock = %v, %v; want false", ok, err)
+	}
+}
+
+func testWithOwner(t *testing.T, e *env) {
+	name := redistest.Unique(t)
+	id := "job-" + redistest.Unique(t)
+	a := e.lock(name, lockkit.WithOwner(id))
+	b := e.k.New(redistest.Lockkit(t, e.newRC(t)), name, lockkit.WithOwner(id))
+	redistest.MustLock(t, a)
+	if ok, err := b.TryLock(ctx(t)); !ok || err != nil {
+		t.Fatalf("TryLock by a value with the same owner = %v, %v; want re-entry", ok, err)
+	}
+	wantHoldCount(t, b, 2)
+	if token(b) != token(a) {
+		t.Fatalf("shared hold has tokens %d and %d", token(a), token(b))
+	}
+	redistest.MustUnlock(t, b)
+	if ok, err := e.lock(name).TryLock(ctx(t)); ok || err != nil {
+		t.Fatalf("TryLock by another owner while the shared hold lasts = %v, %v; want false", ok, err)
+	}
+	redistest.MustUnlock(t, a)
+	eventuallyTaken(t, e, name)
+}
+
+func testCancelledUnlock(t *testing.T, e *env) {
+	name := redistest.Unique(t)
+	m := e.lock(name)
+	redistest.MustLock(t, m)
+	c, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := m.Unlock(c); err != nil {
+		t.Fatalf("Unlock with a cancelled ctx = %v, want nil", err)
+	}
+	if ok, err := e.lock(name).TryLock(ctx(t)); !ok || err != nil {
+		t.Fatalf("TryLock after Unlock with a cancelled ctx = %v, %v; want true", ok, err)
+	}
+}
+
+func testClosed(t *testing.T, e *env) {
+	name := redistest.Unique(t)
+	lc := redistest.Lockkit(t, e.newRC(t))
+	m, w := e.k.New(lc, name), e.k.New(lc, name)
+	redistest.MustLock(t, m)
+	got := make(chan error, 1)
+	go func() { got <- w.Lock(redistest.Ctx(t, waitTimeout)) }()
+	if err := lc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := lc.Close(); err != nil {
+		t.Fatalf("second Close = %v", err)
+	}
+	lostWithin(t, m, waitTimeout)
+	redistest.WantErr(t, redistest.Receive(t, got, waitTimeout, "the waiter's Lock"), lockkit.ErrClosed)
+	redistest.WantErr(t, m.Lock(ctx(t)), lockkit.ErrClosed)
+	if _, err := m.TryLock(ctx(t)); !errors.Is(err, lockkit.ErrClosed) {
+		t.Fatalf("TryLock after Close = %v, want ErrClosed", err)
+	}
+	redistest.WantErr(t, e.k.New(lc, name).Lock(ctx(t)), lockkit.ErrClosed)
+	// Unlock still frees what was held, and reports the loss.
+	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrClosed)
+	eventuallyTaken(t, e, name)
+}

@@ -1,0 +1,108 @@
+package core
+
+import (
+	"context"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Exclusive is what the exclusive kinds that keep one hold per owner in a
+// hash (reentrant, spin, fair) share beyond how they wait: release, force
+// unlock and the queries. A kind keeps one and forwards its methods to it.
+// Every method is safe on a nil *Exclusive (a nil lock value): it reports
+// ErrInvalid, or 0 and nil for Token and Lost.
+type Exclusive struct {
+	Base
+	H *Holder
+	// Force frees the lock whoever holds it; it gets ForceKeys and
+	// ForceArgs and returns 1 when a hold was removed, 0 when none was.
+	Force     *redis.Script
+	ForceKeys []string
+	ForceArgs []any
+}
+
+// base returns x's Base, or nil for a nil x.
+func (x *Exclusive) base() *Base {
+	if x == nil {
+		return nil
+	}
+	return &x.Base
+}
+
+// Check is Base.Check, safe on a nil x.
+func (x *Exclusive) Check(ctx context.Context) error { return x.base().Check(ctx) }
+
+// Unlock undoes one acquire of the owner's hold (see Holder.Release). It
+// runs even on a closed Client, to free what was held.
+func (x *Exclusive) Unlock(ctx context.Context) error {
+	if err := x.base().CheckInput(ctx); err != nil {
+		return err
+	}
+	return x.H.Release(ctx, "unlock")
+}
+
+// ForceUnlock runs the Force script with the owner's own hold, if any,
+// suspended (see Holder.Suspended), and reports whether a hold was
+// removed.
+func (x *Exclusive) ForceUnlock(ctx context.Context) (bool, error) {
+	if err := x.Check(ctx); err != nil {
+		return false, err
+	}
+	op := x.H.Op()
+	op.Lock()
+	defer op.Unlock()
+	var n int64
+	err := x.H.Suspended(func() (err error) {
+		n, err = x.Force.Run(ctx, x.Cfg.Client.Redis(), x.ForceKeys, x.ForceArgs...).Int64()
+		return err
+	})
+	if err != nil {
+		return false, Op("force unlock", x.Cfg.Name, err)
+	}
+	return n == 1, nil
+}
+
+// IsLocked reports whether any owner holds the lock.
+func (x *Exclusive) IsLocked(ctx context.Context) (bool, error) {
+	if err := x.Check(ctx); err != nil {
+		return false, err
+	}
+	return x.Exists(ctx, x.Cfg.Keys.Base)
+}
+
+// HoldCount returns how many times the owner holds the lock in Redis.
+func (x *Exclusive) HoldCount(ctx context.Context) (int, error) {
+	if err := x.Check(ctx); err != nil {
+		return 0, err
+	}
+	return x.Base.HoldCount(ctx, x.Cfg.Keys.Base, x.Cfg.Owner)
+}
+
+// TTL returns the lock's remaining lease, whoever holds it; 0 when free.
+func (x *Exclusive) TTL(ctx context.Context) (time.Duration, error) {
+	if err := x.Check(ctx); err != nil {
+		return 0, err
+	}
+	return x.Base.TTL(ctx, x.Cfg.Keys.Base)
+}
+
+// Token returns the fencing token of the owner's live hold, or 0.
+func (x *Exclusive) Token() int64 {
+	if x == nil || x.H == nil {
+		return 0
+	}
+	return x.H.Token()
+}
+
+// Lost returns the lost channel of the current hold; nil when nothing is
+// held.
+func (x *Exclusive) Lost() <-chan struct{} {
+	if x == nil || x.H == nil {
+		return nil
+	}
+	return x.H.Lost()
+}
+
+// Name returns the lock's name, or "" for a nil lock.
+func (x *Exclusive) Name() string { return x.base().Name() }

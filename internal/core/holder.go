@@ -1,0 +1,368 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/watchdog"
+)
+
+// CleanupTimeout bounds every clean-up that runs after the caller's ctx
+// ended or its outcome was unknown: the undo of an acquire whose reply was
+// lost, a release with a cancelled ctx, a fair waiter leaving its queue, a
+// multi-lock giving back what a failed round took. Clean-ups run on a
+// context detached from the caller's; if one fails, what it would have
+// removed ends with its lease.
+const CleanupTimeout = 2 * time.Second
+
+// ReleaseWindow is how long a released token is remembered, so that a
+// retried Unlock whose first reply was lost reports success.
+const ReleaseWindow = 10 * time.Second
+
+// Spec is what a lock kind supplies for one of its holds: the scripts and
+// the arguments they take beyond the standard ones. Every script gets the
+// same KEYS. Standard ARGV:
+//
+//	Acquire  hold, lease ms, AcquireArgs…, the Attempt's own args…
+//	         → {count, token} when held; {0, wait ms} when refused (-1: no
+//	           bound, -2: try again at once); {code < 0, _} for Refused
+//	Release  hold, token, unlock id, ReleaseWindow ms, ReleaseArgs…
+//	         → remaining count (0: the hold ended), -1 when not there
+//	Renew    hold, token, lease ms → 1 renewed, 0 gone
+//	Undo     hold, known token, known count, UndoArgs… → 1 undone, 0 not
+//
+// Scripts that find the name used by another kind reply with an error
+// starting "WRONGKIND" and change nothing.
+type Spec struct {
+	// Config is the lock value's configuration.
+	Config *Config
+	// Hold is the hold's id in Redis (the owner id, or it with a suffix).
+	Hold string
+	// Keys are the KEYS of every script.
+	Keys []string
+
+	Acquire, Release, Renew, Undo *redis.Script
+
+	AcquireArgs, ReleaseArgs, UndoArgs []any
+
+	// Refused turns an acquire's negative code into the error to return;
+	// nil when the kind has none.
+	Refused func(code int64) error
+
+	// Op serialises the owner's acquires and releases so that the holder
+	// stays in step with Redis; holders of one owner (an rwlock's read and
+	// write holds) share it. Nil gives the holder its own.
+	Op *sync.Mutex
+}
+
+// Holder is one lock value's side of one hold: what it holds, and the
+// protocol that acquires and releases it.
+type Holder struct {
+	spec Spec
+	cfg  *Config
+	op   *sync.Mutex
+
+	mu sync.Mutex // guards h
+	h  *Hold      // the current hold, lost or not; nil when nothing is held
+}
+
+// NewHolder returns the holder of spec.
+func NewHolder(spec Spec) *Holder {
+	r := &Holder{spec: spec, cfg: spec.Config, op: spec.Op}
+	if r.op == nil {
+		r.op = new(sync.Mutex)
+	}
+	return r
+}
+
+// Op returns the mutex that serialises the owner's calls.
+func (r *Holder) Op() *sync.Mutex { return r.op }
+
+// current returns the current hold, which may be lost, or nil.
+func (r *Holder) current() *Hold {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.h
+}
+
+// Live returns the current hold unless it is lost.
+func (r *Holder) Live() *Hold {
+	h := r.current()
+	if h == nil || h.Err() != nil {
+		return nil
+	}
+	return h
+}
+
+// Token returns the fencing token of the live hold, or 0.
+func (r *Holder) Token() int64 {
+	if h := r.Live(); h != nil {
+		return h.Token
+	}
+	return 0
+}
+
+// Lost returns the lost channel of the current hold; nil when nothing is
+// held.
+func (r *Holder) Lost() <-chan struct{} {
+	if h := r.current(); h != nil {
+		return h.Done()
+	}
+	return nil
+}
+
+// errReply reports a script reply of an unexpected shape.
+var errReply = errors.New("unexpected reply from script")
+
+// Attempt makes one try at the hold: it takes or re-enters it, or learns
+// how long to wait. It returns, when refused, how long the lock may stay
+// taken without a release message (negative: no bound; zero: try again at
+// once) and, when acquired, the lease of the hold. op names the operation
+// in errors; args follow the spec's AcquireArgs.
+//
+// The protocol: serialise with the owner's other calls, register with the
+// watchdog, send, and record the hold. When the reply is lost (a timeout, a
+// dropped connection, ctx ending in flight) the acquire may still have
+// run, so a hold nobody knows of is undone before Attempt returns.
+func (r *Holder) Attempt(ctx context.Context, op string, args ...any) (bool, time.Duration, error) {
+	r.op.Lock()
+	defer r.op.Unlock()
+	return r.attempt(ctx, op, args)
+}
+
+// attempt is Attempt with r.op held.
+func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time.Duration, error) {
+	c := r.cfg
+	if err := c.Client.Err(); err != nil {
+		return false, 0, Op(op, c.Name, err)
+	}
+	var pre *watchdog.Hold
+	if r.Live() == nil {
+		pre = c.Client.Watchdog().Register()
+	}
+	ttl := c.TTL()
+	argv := make([]any, 0, 2+len(r.spec.AcquireArgs)+len(args))
+	argv = append(argv, r.spec.Hold, ttl.Milliseconds())
+	argv = append(argv, r.spec.AcquireArgs...)
+	argv = append(argv, args...)
+	sent := time.Now()
+	res, err := r.spec.Acquire.Run(ctx, c.Client.Redis(), r.spec.Keys, argv...).Int64Slice()
+	if err == nil && len(res) != 2 {
+		err = fmt.Errorf("%w: %v", errReply, res)
+	}
+	if err != nil || res[0] <= 0 {
+		abort(pre)
+	}
+	switch {
+	case err != nil:
+		if !isServerError(err) {
+			r.undo(ctx)
+		}
+		return false, 0, Op(op, c.Name, err)
+	case res[0] < 0:
+		if r.spec.Refused == nil {
+			return false, 0, Op(op, c.Name, fmt.Errorf("%w: %v", errReply, res))
+		}
+		return false, 0, r.spec.Refused(res[0])
+	case res[0] == 0:
+		return false, pttlWait(res[1]), nil
+	}
+	r.acquired(pre, res[1], sent)
+	return true, ttl, nil
+}
+
+// isServerError reports whether err is an error reply from Redis: the
+// script ran and failed, and changed nothing.
+func isServerError(err error) bool {
+	var rerr redis.Error
+	return errors.As(err, &rerr) && !errors.Is(err, redis.Nil)
+}
+
+// pttlWait turns a refused acquire's wait in ms into a wait: -2 (the hold
+// just vanished) means try again now, -1 (no expiry) means no bound.
+func pttlWait(ms int64) time.Duration {
+	switch {
+	case ms == -2:
+		return 0
+	case ms < 0:
+		return -1
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+func abort(pre *watchdog.Hold) {
+	if pre != nil {
+		pre.Stop()
+	}
+}
+
+// acquired records a successful acquire, sent at sent, of the hold with
+// token. A token other than the live hold's begins a new hold (the old
+// one, if any, is marked lost); the same token re-enters it, and the lease
+// the acquire set counts from sent.
+func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time) {
+	r.mu.Lock()
+	old := r.h
+	if old != nil && old.Err() == nil && old.Token == token {
+		old.Count++
+		old.unlockID = ""
+		r.mu.Unlock()
+		abort(pre)
+		old.wh.Renewed(sent)
+		return
+	}
+	h := newHold(token)
+	r.h = h
+	r.mu.Unlock()
+	if old != nil {
+		r.stop(old)
+		old.lose(r.cfg.Name, nil)
+	}
+	if pre == nil {
+		pre = r.cfg.Client.Watchdog().Register()
+	}
+	h.wh = pre
+	lease := watchdog.Lease{TTL: r.cfg.TTL(), OnLost: func(cause error) { h.lose(r.cfg.Name, cause) }}
+	if r.cfg.Watched() {
+		lease.Script = r.spec.Renew
+		lease.Keys = r.spec.Keys
+		lease.Args = []any{r.spec.Hold, token, r.cfg.TTL().Milliseconds()}
+	}
+	pre.Start(lease, sent)
+}
+
+// undo cuts the owner's hold in Redis back to what r knows of, after an
+// acquire whose reply was lost: it may have run and taken or re-entered
+// the hold. Without this a fresh hold nobody knows of would keep everyone
+// out for a whole lease. Only an owner id minted for this value is undone:
+// a shared one's hold may be another value's. r.op held.
+func (r *Holder) undo(ctx context.Context) {
+	if !r.cfg.OwnOwner {
+		return
+	}
+	var token, count int64
+	if h := r.Live(); h != nil {
+		token, count = h.Token, h.Count
+	}
+	ctx, cancel := Detached(ctx)
+	defer cancel()
+	argv := append([]any{r.spec.Hold, token, count}, r.spec.UndoArgs...)
+	// If this fails too, the stray hold ends with its lease.
+	_ = r.spec.Undo.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Err()
+}
+
+// Detached returns a context that is not cancelled with ctx, bounded by
+// CleanupTimeout, for clean-ups that must run after ctx ended.
+func Detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), CleanupTimeout)
+}
+
+// Release undoes one acquire of the current hold. It returns ErrNotHeld
+// when nothing is held and ErrLost when the hold is lost or gone; a lost
+// hold is still released, if its key lingers, for the waiters' sake (the
+// token fences this). When ctx has ended already, the release still runs,
+// on a detached ctx bounded by CleanupTimeout, so that a cancelled request
+// never leaves its lock held. After a Redis error the outcome is unknown:
+// the hold keeps its unlock id, so the next Release asks again without
+// releasing twice.
+func (r *Holder) Release(ctx context.Context, op string) error {
+	r.op.Lock()
+	defer r.op.Unlock()
+	h := r.current()
+	if h == nil {
+		if err := r.cfg.Client.Err(); err != nil {
+			return Op(op, r.cfg.Name, err)
+		}
+		return NotHeld(r.cfg.Name)
+	}
+	if h.unlockID == "" {
+		h.unlockID = newUnlockID()
+	}
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = Detached(ctx)
+		defer cancel()
+	}
+	if h.Err() != nil {
+		// A fixed lease ends by our clock a little before the server's.
+		_, _ = r.release(ctx, h)
+		return r.forget(h)
+	}
+	h.wh.Suspend()
+	n, err := r.release(ctx, h)
+	switch {
+	case err != nil:
+		h.wh.Resume()
+		return Op(op, r.cfg.Name, err)
+	case n < 0:
+		h.lose(r.cfg.Name, nil)
+		return r.forget(h)
+	case n == 0:
+		r.end(h)
+	default:
+		// Still held: by this holder's other acquires, or by another value
+		// sharing the owner id once this one's are all undone.
+		h.unlockID = ""
+		if h.Count--; h.Count > 0 {
+			h.wh.Resume()
+		} else {
+			r.end(h)
+		}
+	}
+	return nil
+}
+
+func (r *Holder) release(ctx context.Context, h *Hold) (int64, error) {
+	argv := append([]any{r.spec.Hold, h.Token, h.unlockID, ReleaseWindow.Milliseconds()}, r.spec.ReleaseArgs...)
+	return r.spec.Release.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Int64()
+}
+
+// Suspended runs force, which removes holds whoever owns them, with the
+// renewal of the current hold (if any) suspended: the hold ends when force
+// succeeds and is renewed again when it fails. The caller holds Op.
+func (r *Holder) Suspended(force func() error) error {
+	h := r.current()
+	if h != nil {
+		h.wh.Suspend()
+	}
+	err := force()
+	switch {
+	case h == nil:
+	case err != nil:
+		h.wh.Resume()
+	default:
+		r.end(h)
+	}
+	return err
+}
+
+// end drops h after the release that ended it.
+func (r *Holder) end(h *Hold) {
+	r.stop(h)
+	r.clear(h)
+}
+
+// forget drops h, already lost, and returns its error.
+func (r *Holder) forget(h *Hold) error {
+	r.end(h)
+	return h.Err()
+}
+
+func (r *Holder) stop(h *Hold) {
+	if h.wh != nil {
+		h.wh.Stop()
+	}
+}
+
+func (r *Holder) clear(h *Hold) {
+	r.mu.Lock()
+	if r.h == h {
+		r.h = nil
+	}
+	r.mu.Unlock()
+}

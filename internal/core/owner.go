@@ -1,0 +1,26 @@
+package core
+
+import (
+	"strconv"
+	"sync/atomic"
+
+	"github.com/google/uuid"
+)
+
+var (
+	processID = uuid.NewString()
+	ownerSeq  atomic.Uint64
+	unlockSeq atomic.Uint64
+)
+
+// NewOwner returns an owner id unique across processes: this process's
+// UUID and a counter.
+func NewOwner() string {
+	return processID + ":" + strconv.FormatUint(ownerSeq.Add(1), 10)
+}
+
+// newUnlockID returns an unlock id unique across processes, so that holders
+// sharing an owner id never mistake each other's unlocks for retries.
+func newUnlockID() string {
+	return processID + ":u" + strconv.FormatUint(unlockSeq.Add(1), 10)
+}

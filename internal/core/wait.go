@@ -1,0 +1,272 @@
+package core
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/notify"
+)
+
+// Attempt makes one try at a lock. It reports whether the lock was taken
+// and how long the lock may stay taken without a release message: when it
+// failed, the blocker's remaining lease; when it succeeded, the lease of
+// the new hold. A negative wait means no bound; zero means try again at
+// once.
+type Attempt func(ctx context.Context) (acquired bool, wait time.Duration, err error)
+
+// A Waiter is how a caller waits between attempts. Each call of Wait asks
+// it for a fresh Turn.
+type Waiter interface {
+	Turn() Turn
+}
+
+// Turn is one Wait call's waiting state. Wait drives it:
+//
+//	if Eager: attempt
+//	Join; Ready? attempt; loop { Sleep; attempt }; Leave
+//
+// Every attempt's wait is passed to Tried.
+type Turn interface {
+	// Eager reports whether to attempt before joining (an uncontended lock
+	// then costs one round trip).
+	Eager() bool
+	// Join gets ready to be woken (subscribes, say). It returns only once
+	// a release sent after it returns will wake the turn.
+	Join(ctx context.Context) error
+	// Ready reports whether to attempt right after Join, so that a release
+	// between the eager attempt and Join is not missed.
+	Ready() bool
+	// Tried records what an attempt said: whether it acquired, and its
+	// wait.
+	Tried(acquired bool, wait time.Duration)
+	// Sleep blocks until it is worth trying again: a wake-up came, or the
+	// last wait ran out. It returns ctx.Err() when ctx ends first.
+	Sleep(ctx context.Context) error
+	// Leave ends the turn; acquired says whether the lock was taken. It
+	// passes on a wake-up the turn took and did not use.
+	Leave(acquired bool)
+}
+
+// Wait runs the wait loop: attempt, join (confirmed), attempt, then sleep
+// until woken or the blocker's lease runs out, and attempt again, until
+// the lock is taken or ctx ends. When ctx ends first it returns an error
+// matching both ErrNotObtained and ctx.Err(); an attempt's Redis error is
+// returned as is, and a closed Client's error matches ErrClosed.
+func Wait(ctx context.Context, name string, w Waiter, attempt Attempt) error {
+	if err := ctx.Err(); err != nil {
+		return NotObtained(name, err)
+	}
+	t := w.Turn()
+	acquired := false
+	defer func() { t.Leave(acquired) }()
+	try := func() (bool, error) {
+		ok, wait, err := attempt(ctx)
+		if err != nil {
+			return false, CtxError(ctx, name, err)
+		}
+		t.Tried(ok, wait)
+		acquired = ok
+		return ok, nil
+	}
+	if t.Eager() {
+		if ok, err := try(); ok || err != nil {
+			return err
+		}
+	}
+	if err := t.Join(ctx); err != nil {
+		return NotObtained(name, err)
+	}
+	if t.Ready() {
+		if ok, err := try(); ok || err != nil {
+			return err
+		}
+	}
+	for {
+		if err := t.Sleep(ctx); err != nil {
+			return NotObtained(name, err)
+		}
+		if ok, err := try(); ok || err != nil {
+			return err
+		}
+	}
+}
+
+// PubSub waits for release messages on one channel of a notifier. Within
+// a process the waiters form a FIFO: a newcomer does not attempt while
+// others of its process wait (no barging, so hand-offs go in arrival
+// order and waits stay short), only the head of the FIFO keeps a timer for
+// the holder's lease, and the others sleep until woken.
+type PubSub struct {
+	Notifier *notify.Notifier
+	Channel  string
+}
+
+// Turn implements Waiter.
+func (p PubSub) Turn() Turn { return &pubsubTurn{p: p} }
+
+type pubsubTurn struct {
+	p PubSub
+	w *notify.Waiter
+}
+
+func (t *pubsubTurn) Eager() bool { return t.p.Notifier.Waiters(t.p.Channel) == 0 }
+
+func (t *pubsubTurn) Join(ctx context.Context) (err error) {
+	t.w, err = t.p.Notifier.Subscribe(ctx, t.p.Channel)
+	return err
+}
+
+func (t *pubsubTurn) Ready() bool { return t.w.Head() }
+
+func (t *pubsubTurn) Tried(_ bool, wait time.Duration) {
+	if t.w != nil {
+		// Acquired or not, the next head times its wait by this lease.
+		t.w.SetDeadline(wait)
+	}
+}
+
+func (t *pubsubTurn) Sleep(ctx context.Context) error { return t.w.WaitTurn(ctx) }
+
+func (t *pubsubTurn) Leave(acquired bool) {
+	if t.w != nil {
+		t.w.Leave(acquired)
+	}
+}
+
+// Queue waits for a fair lock's turn: the waiter has a channel of its own
+// (Channel), and a release wakes only the first waiter in the lock's queue
+// in Redis. Every attempt renews the waiter's place there, so Sleep never
+// lasts longer than Heartbeat, even without a wake-up.
+type Queue struct {
+	Notifier  *notify.Notifier
+	Channel   string
+	Heartbeat time.Duration
+	// Contended is set when a Lock took more than one attempt, and cleared
+	// when one got the lock with its first: after a contended Lock the next
+	// one joins before its first attempt, which saves the attempt that
+	// would otherwise follow the subscription. Nil: always attempt first.
+	Contended *atomic.Bool
+}
+
+// Turn implements Waiter.
+func (q Queue) Turn() Turn { return &queueTurn{q: q, wait: -1} }
+
+type queueTurn struct {
+	q        Queue
+	w        *notify.Waiter
+	wait     time.Duration
+	attempts int // attempts made by this turn
+}
+
+func (t *queueTurn) Eager() bool { return t.q.Contended == nil || !t.q.Contended.Load() }
+
+func (t *queueTurn) Join(ctx context.Context) (err error) {
+	t.w, err = t.q.Notifier.Subscribe(ctx, t.q.Channel)
+	return err
+}
+
+func (t *queueTurn) Ready() bool { return true }
+
+// Tried records the wait, and on success whether the Lock was contended:
+// it took more than one attempt.
+func (t *queueTurn) Tried(acquired bool, wait time.Duration) {
+	t.wait = wait
+	t.attempts++
+	if acquired && t.q.Contended != nil {
+		t.q.Contended.Store(t.attempts > 1)
+	}
+}
+
+// Sleep waits for a wake-up, for the bound the last attempt returned (a
+// lease or the deadline of the waiter ahead, plus a millisecond so that
+// the server has passed it), but never longer than the heartbeat, so that
+// the waiter's place is renewed well before it could lapse.
+func (t *queueTurn) Sleep(ctx context.Context) error {
+	d := t.q.Heartbeat
+	if t.wait >= 0 && t.wait < d {
+		d = t.wait + time.Millisecond
+	}
+	return t.w.Wait(ctx, d)
+}
+
+// Leave passes a wake-up the turn acted on to another goroutine waiting as
+// the same owner (it then re-enters); with none, it is dropped.
+func (t *queueTurn) Leave(bool) {
+	if t.w != nil {
+		t.w.Leave(false)
+	}
+}
+
+// Backoff waits by sleeping: after the n-th refused attempt (n = 0, 1, …)
+// for a duration drawn uniformly from [0, min(Cap, Floor·2ⁿ)) ("full
+// jitter"), so that callers who collide spread out, and never past the
+// holder's remaining lease. It sends nothing while it sleeps and needs no
+// pub/sub. 0 < Floor <= Cap.
+type Backoff struct {
+	Floor, Cap time.Duration
+	// Done, if not nil, ends every sleep when it is closed (the Client's
+	// Done, say); Sleep then returns ErrClosed.
+	Done <-chan struct{}
+	// Jitter returns a random int64 in [0, n); nil means rand.Int64N.
+	Jitter func(n int64) int64
+}
+
+// Turn implements Waiter.
+func (b Backoff) Turn() Turn { return &backoffTurn{b: b, wait: -1} }
+
+type backoffTurn struct {
+	b    Backoff
+	n    int           // refused attempts so far
+	wait time.Duration // the last attempt's wait
+}
+
+func (t *backoffTurn) Eager() bool                      { return true }
+func (t *backoffTurn) Join(context.Context) error       { return nil }
+func (t *backoffTurn) Ready() bool                      { return false }
+func (t *backoffTurn) Leave(bool)                       {}
+func (t *backoffTurn) Tried(_ bool, wait time.Duration) { t.wait = wait }
+
+// Bound returns min(Cap, Floor·2ⁿ) after n refused attempts.
+func (b Backoff) Bound(n int) time.Duration {
+	d := b.Floor
+	for i := 0; i < n && d < b.Cap; i++ {
+		if d > b.Cap/2 {
+			return b.Cap
+		}
+		d *= 2
+	}
+	return d
+}
+
+func (t *backoffTurn) Sleep(ctx context.Context) error {
+	jitter := t.b.Jitter
+	if jitter == nil {
+		jitter = rand.Int64N
+	}
+	d := time.Duration(jitter(int64(t.b.Bound(t.n))))
+	t.n++
+	if t.wait >= 0 {
+		// Look again as soon as the holder's lease has run out (plus a
+		// millisecond for the server to expire the key).
+		d = min(d, t.wait+time.Millisecond)
+	}
+	return sleep(ctx, d, t.b.Done)
+}
+
+// sleep waits for d, or until ctx ends (returning ctx.Err()) or done is
+// closed (returning ErrClosed).
+func sleep(ctx context.Context, d time.Duration, done <-chan struct{}) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-done:
+		return lockkit.ErrClosed
+	}
+}

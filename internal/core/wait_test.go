@@ -1,0 +1,78 @@
+package core
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+func TestBackoff_bounds_double_from_floor_to_cap(t *testing.T) {
+	b := Backoff{Floor: time.Millisecond, Cap: 128 * time.Millisecond}
+	want := []time.Duration{1, 2, 4, 8, 16, 32, 64, 128, 128, 128}
+	for n, w := range want {
+		if got := b.Bound(n); got != w*time.Millisecond {
+			t.Fatalf("Bound(%d) = %v, want %v", n, got, w*time.Millisecond)
+		}
+	}
+}
+
+func TestBackoff_cap_not_a_power_of_two_times_floor(t *testing.T) {
+	b := Backoff{Floor: 3 * time.Millisecond, Cap: 10 * time.Millisecond}
+	want := []time.Duration{3, 6, 10, 10, 10}
+	for n, w := range want {
+		if got := b.Bound(n); got != w*time.Millisecond {
+			t.Fatalf("Bound(%d) = %v, want %v", n, got, w*time.Millisecond)
+		}
+	}
+}
+
+func TestBackoff_huge_cap_does_not_overflow(t *testing.T) {
+	const maxDur = time.Duration(1<<63 - 1)
+	b := Backoff{Floor: time.Hour, Cap: maxDur}
+	for n := range 100 {
+		if d := b.Bound(n); d <= 0 {
+			t.Fatalf("Bound(%d) = %v", n, d)
+		}
+	}
+	if got := b.Bound(100); got != maxDur {
+		t.Fatalf("Bound(100) = %v, want the cap", got)
+	}
+}
+
+// TestBackoff_sleep_is_jittered_below_bound_and_cut_to_the_lease drives a
+// backoff turn with a recording jitter: each sleep is drawn below the
+// current bound, and a refused attempt's wait cuts it.
+func TestBackoff_sleep_is_jittered_below_bound_and_cut_to_the_lease(t *testing.T) {
+	var drawn []int64
+	b := Backoff{Floor: time.Millisecond, Cap: 4 * time.Millisecond, Jitter: func(n int64) int64 {
+		drawn = append(drawn, n)
+		return 0
+	}}
+	turn := b.Turn()
+	if !turn.Eager() || turn.Ready() {
+		t.Fatal("a backoff turn attempts first and never right after joining")
+	}
+	for range 4 {
+		turn.Tried(false, time.Hour)
+		if err := turn.Sleep(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []int64{1e6, 2e6, 4e6, 4e6}
+	for i, w := range want {
+		if drawn[i] != w {
+			t.Fatalf("draw %d below %d, want below %d", i, drawn[i], w)
+		}
+	}
+	// A wait of zero (the hold just vanished) cuts the sleep to 1 ms even
+	// when the draw is the bound.
+	b.Jitter = func(n int64) int64 { return n - 1 }
+	b.Floor, b.Cap = time.Hour, time.Hour
+	turn = b.Turn()
+	turn.Tried(false, 0)
+	c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := turn.Sleep(c); err != nil {
+		t.Fatalf("Sleep cut to the lease = %v, want nil long before the hour", err)
+	}
+}

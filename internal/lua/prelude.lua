@@ -1,0 +1,131 @@
+-- prelude.lua: the helpers every lockkit script is built from. A script is
+-- this file followed by its kind's own file (see lua.go); the prelude reads
+-- no KEYS or ARGV itself: every helper takes the names it works on.
+--
+-- A lock's hash, PREFIX:{NAME}, holds one or more holds. A hold has an id
+-- h (an owner id, or an owner id with a suffix such as ':w'), and fields:
+--   h           hold count: how many acquires are not released yet
+--   ':t:' .. h  fencing token minted when the hold began
+--   ':u:' .. h  id of the hold's last partial unlock (see hold_release)
+--   ':kind'     the lock kind owning the name (one per hash)
+-- Owner ids never start with ':', so these fields never collide.
+--
+-- The fencing counter PREFIX:{NAME}:fence has no TTL: tokens strictly
+-- increase per name. The sorted set PREFIX:{NAME}:released remembers the
+-- tokens of recently ended holds (score = server ms), so that a retried
+-- release whose first reply was lost reports success instead of a loss.
+
+-- now_ms returns the server's time in ms.
+local function now_ms()
+  local t = redis.call('time')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- wrong_kind returns an error reply when hash belongs to a kind other than
+-- kind, else nil. Scripts call it first and return its reply if any, so
+-- that nothing is changed.
+local function wrong_kind(hash, kind)
+  local k = redis.call('hget', hash, ':kind')
+  if k and k ~= kind then
+    return redis.error_reply('WRONGKIND lockkit: ' .. hash .. ' is a ' .. k .. ' lock, not ' .. kind)
+  end
+  return nil
+end
+
+-- hold_new begins hold h (count 1) with a freshly minted token and marks
+-- the hash as kind's. It returns the token. The caller sets the expiry.
+local function hold_new(hash, fence, kind, h)
+  local token = redis.call('incr', fence)
+  redis.call('hset', hash, ':kind', kind, h, 1, ':t:' .. h, token)
+  return token
+end
+
+-- hold_token returns the token of hold h, or nil when h is not held.
+local function hold_token(hash, h)
+  local t = redis.call('hget', hash, ':t:' .. h)
+  if t then
+    return tonumber(t)
+  end
+  return nil
+end
+
+-- hold_reenter adds one to the count of hold h, which exists, and returns
+-- {count, token}.
+local function hold_reenter(hash, h)
+  local count = redis.call('hincrby', hash, h, 1)
+  redis.call('hdel', hash, ':u:' .. h)
+  return {count, hold_token(hash, h)}
+end
+
+-- hold_drop removes hold h's fields.
+local function hold_drop(hash, h)
+  redis.call('hdel', hash, h, ':t:' .. h, ':u:' .. h)
+end
+
+-- remember records token as released at now, for window ms.
+local function remember(released, token, now, window)
+  redis.call('zadd', released, now, token)
+  redis.call('zremrangebyscore', released, '-inf', now - window)
+  redis.call('pexpire', released, window)
+end
+
+-- hold_release undoes one acquire of hold h with token, under unlock id
+-- (the same for every retry of one unlock). It returns the remaining count
+-- and whether this call ended the hold: then h's fields are dropped and
+-- its token remembered for window ms; the caller frees or settles the
+-- hash. A retry of an unlock that took effect returns the same count
+-- again, or 0 once the hold ended. It returns -1 when the hold is not
+-- there: it expired, was removed, or a newer hold took its place.
+local function hold_release(hash, released, h, token, id, window)
+  local count = redis.call('hget', hash, h)
+  if count and redis.call('hget', hash, ':t:' .. h) == token then
+    if redis.call('hget', hash, ':u:' .. h) == id then
+      return tonumber(count), false
+    end
+    count = redis.call('hincrby', hash, h, -1)
+    if count > 0 then
+      redis.call('hset', hash, ':u:' .. h, id)
+      return count, false
+    end
+    hold_drop(hash, h)
+    remember(released, token, now_ms(), window)
+    return 0, true
+  end
+  if redis.call('zscore', released, token) then
+    return 0, false
+  end
+  return -1, false
+end
+
+-- hold_undo cuts hold h back to what a caller knows it holds (token and
+-- count; 0 and 0 for nothing) after an acquire whose reply was lost. It
+-- returns 'cut' when the count was set back, 'drop' when h was a hold the
+-- caller does not know of and its fields were dropped (the caller frees or
+-- settles the hash and wakes waiters), or nil when there was nothing to do.
+local function hold_undo(hash, h, token, known)
+  local count = redis.call('hget', hash, h)
+  if not count then
+    return nil
+  end
+  if known > 0 and redis.call('hget', hash, ':t:' .. h) == token then
+    if tonumber(count) > known then
+      redis.call('hset', hash, h, known)
+      return 'cut'
+    end
+    return nil
+  end
+  hold_drop(hash, h)
+  return 'drop'
+end
+
+-- hold_live reports whether hold h is there with token.
+local function hold_live(hash, h, token)
+  return redis.call('hget', hash, ':t:' .. h) == token and redis.call('hexists', hash, h) == 1
+end
+
+-- only_kind reports whether the hash holds nothing but its kind marker.
+local function only_kind(hash)
+  return redis.call('hlen', hash) <= 1
+end
+
+-- Kind script follows.

@@ -1,0 +1,77 @@
+package redistest
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// sysProcAttr asks the kernel to SIGKILL every process the harness starts
+// when the test binary goes away without running its cleanups (a test
+// timeout panic, a crash, an interrupt), so no redis-server or child is
+// left behind. The signal is tied to the starting OS thread; the Go runtime
+// only retires a thread when a goroutine locked to it exits, which the
+// harness never does.
+func sysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
+
+// canWatchSockets reports whether tcpQueues works here.
+const canWatchSockets = true
+
+// 127.0.0.1 as /proc/net/tcp writes it: the address as a 32-bit number in
+// host byte order, little- or big-endian.
+const (
+	loopbackLE = "0100007F"
+	loopbackBE = "7F000001"
+)
+
+// tcpQueues reads /proc/net/tcp and returns the queues of the established
+// TCP socket on 127.0.0.1 from port local to port remote: tx is what was
+// sent but not yet acknowledged by the peer's kernel, rx what arrived but
+// the process owning the socket has not read yet.
+func tcpQueues(local, remote int) (tx, rx int64, err error) {
+	f, err := os.Open("/proc/net/tcp")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	s.Scan() // header
+	for s.Scan() {
+		// sl local_address rem_address st tx_queue:rx_queue ...
+		fields := strings.Fields(s.Text())
+		if len(fields) < 5 || fields[3] != "01" { // 01: ESTABLISHED
+			continue
+		}
+		if !isLoopbackPort(fields[1], local) || !isLoopbackPort(fields[2], remote) {
+			continue
+		}
+		txHex, rxHex, _ := strings.Cut(fields[4], ":")
+		tx, txErr := strconv.ParseInt(txHex, 16, 64)
+		rx, rxErr := strconv.ParseInt(rxHex, 16, 64)
+		if err := errors.Join(txErr, rxErr); err != nil {
+			return 0, 0, fmt.Errorf("/proc/net/tcp: %q: %w", s.Text(), err)
+		}
+		return tx, rx, nil
+	}
+	if err := s.Err(); err != nil {
+		return 0, 0, err
+	}
+	return 0, 0, fmt.Errorf("no established socket from 127.0.0.1:%d to 127.0.0.1:%d", local, remote)
+}
+
+// isLoopbackPort reports whether addr, an "ADDRESS:PORT" of /proc/net/tcp
+// in hexadecimal, is 127.0.0.1:port.
+func isLoopbackPort(addr string, port int) bool {
+	ip, p, ok := strings.Cut(addr, ":")
+	if !ok || (ip != loopbackLE && ip != loopbackBE) {
+		return false
+	}
+	n, err := strconv.ParseInt(p, 16, 32)
+	return err == nil && int(n) == port
+}

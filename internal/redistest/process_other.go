@@ -1,0 +1,20 @@
+//go:build !linux
+
+package redistest
+
+import (
+	"errors"
+	"syscall"
+)
+
+// sysProcAttr returns no special attributes where parent-death signals
+// are not available; processes are still stopped in t.Cleanup.
+func sysProcAttr() *syscall.SysProcAttr { return nil }
+
+// canWatchSockets reports whether tcpQueues works here.
+const canWatchSockets = false
+
+// tcpQueues needs /proc/net/tcp, which only Linux has.
+func tcpQueues(local, remote int) (tx, rx int64, err error) {
+	return 0, 0, errors.ErrUnsupported
+}

@@ -1,0 +1,31 @@
+package multilock
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// RunsScript reports whether cmd runs the RedLock node script called name
+// ("acquire", "release", "renew", "undo" or "raise"), by EVALSHA or EVAL,
+// so that tests can aim faults at one script.
+func RunsScript(cmd redis.Cmder, name string) bool {
+	s := map[string]*redis.Script{
+		"acquire": acquireScript, "release": releaseScript, "renew": renewScript,
+		"undo": undoScript, "raise": raiseScript,
+	}[name]
+	args := cmd.Args()
+	if s == nil || len(args) < 2 {
+		return false
+	}
+	arg, _ := args[1].(string)
+	switch cmd.Name() {
+	case "evalsha":
+		return arg == s.Hash()
+	case "eval":
+		sum := sha1.Sum([]byte(arg))
+		return hex.EncodeToString(sum[:]) == s.Hash()
+	}
+	return false
+}

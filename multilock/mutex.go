@@ -1,0 +1,334 @@
+package multilock
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/config"
+	"github.com/lockkit/lockkit/internal/core"
+)
+
+// WithLockWait bounds how long [Mutex.Lock] waits for any one lock. When
+// the bound runs out, Lock releases the locks it took in this round and
+// starts over (after a short random sleep), until its ctx ends. Use it so
+// that a Mutex stuck behind one busy lock does not keep the others it
+// already holds from their other users for long. Without it, Lock waits
+// for each lock in turn for as long as ctx allows; the fixed order already
+// rules out deadlock. d must be positive. It applies to a multilock's
+// Mutex only (not to a RedLock, and not as a Client default). Default: no
+// bound.
+func WithLockWait(d time.Duration) lockkit.Option {
+	return func(o *config.Options) {
+		if !o.For("WithLockWait", false, config.Multi) {
+			return
+		}
+		if d <= 0 {
+			o.Fail("WithLockWait", "wait must be positive, got %v", d)
+			return
+		}
+		o.LockWait = d
+	}
+}
+
+// errBusy marks a round that failed because a lock is held by someone
+// else: a TryLock said no, or a bounded wait ran out.
+var errBusy = errors.New("lock busy")
+
+// Mutex holds several locks as one: Lock returns once it holds all of
+// them, and a failed Lock or TryLock holds none of those it took. The
+// locks may be of any kind and live in different Cluster slots or on
+// different servers. It keeps nothing in Redis of its own.
+//
+// A Mutex is safe for concurrent use as far as its locks are; its owner
+// is the owners of its locks. Use it through the pointer New returns; a
+// zero Mutex is not usable (its methods return [lockkit.ErrInvalid]).
+type Mutex struct {
+	name   string
+	err    error            // invalid arguments, reported by every method
+	locks  []lockkit.Locker // in the order they are taken
+	tied   []bool           // locks[i] shares its name with another lock
+	wait   time.Duration    // WithLockWait; 0: no bound
+	waiter core.Backoff     // spaces the rounds of Lock
+}
+
+var _ lockkit.Locker = (*Mutex)(nil)
+
+// New returns a Mutex over locks. It does no I/O and cannot fail: invalid
+// arguments (no locks, a nil lock, the same lock value twice, a nil or bad
+// option, an option of another kind) make every method return an error
+// matching [lockkit.ErrInvalid].
+//
+// The locks are taken in the order of their names (see [Mutex.Lock]); the
+// order of locks does not matter. A Mutex among them stands for its
+// members, which join the order one by one.
+func New(locks []lockkit.Locker, opts ...lockkit.Option) *Mutex {
+	m := &Mutex{}
+	o := config.Defaults(config.Multi)
+	for i, opt := range opts {
+		if opt == nil {
+			o.Fail("options", "option %d is nil", i)
+			continue
+		}
+		opt(&o)
+	}
+	m.wait = o.LockWait
+	m.waiter = core.Backoff{Floor: o.BackoffFloor, Cap: o.BackoffCap}
+	if m.err = validateLocks(locks); m.err != nil {
+		return m
+	}
+	if m.locks, m.err = flatten(locks); m.err != nil {
+		return m
+	}
+	if m.err = validateLocks(m.locks); m.err != nil {
+		return m
+	}
+	if p := o.Problems(); len(p) > 0 {
+		m.err = core.Invalid("multilock: %s", p[0])
+		return m
+	}
+	slices.SortStableFunc(m.locks, func(a, b lockkit.Locker) int { return cmp.Compare(a.Name(), b.Name()) })
+	m.tied = make([]bool, len(m.locks))
+	names := make([]string, len(m.locks))
+	for i, l := range m.locks {
+		names[i] = l.Name()
+		if i > 0 && names[i] == names[i-1] {
+			m.tied[i], m.tied[i-1] = true, true
+		}
+	}
+	m.name = strings.Join(names, "+")
+	return m
+}
+
+// flatten replaces every Mutex among locks by its members, so that one
+// name order covers every lock that is actually taken: a Mutex member
+// ordered by its joined name would break the order.
+func flatten(locks []lockkit.Locker) ([]lockkit.Locker, error) {
+	var flat []lockkit.Locker
+	for _, l := range locks {
+		if ml, ok := l.(*Mutex); ok {
+			if err := ml.checkInput(context.Background()); err != nil {
+				return nil, err
+			}
+			flat = append(flat, ml.locks...)
+			continue
+		}
+		flat = append(flat, l)
+	}
+	return flat, nil
+}
+
+func validateLocks(locks []lockkit.Locker) error {
+	if len(locks) == 0 {
+		return core.Invalid("multilock: no locks")
+	}
+	seen := map[any]int{}
+	for i, l := range locks {
+		if config.IsNil(l) {
+			return core.Invalid("multilock: lock %d is nil", i)
+		}
+		if reflect.ValueOf(l).Kind() == reflect.Pointer {
+			if j, dup := seen[l]; dup {
+				return core.Invalid("multilock: locks %d and %d are the same value", j, i)
+			}
+			seen[l] = i
+		}
+	}
+	return nil
+}
+
+// Lock takes every lock, blocking until it holds them all or ctx ends.
+//
+// Locks are taken one after another in the order of their names, so two
+// Mutexes with overlapping sets, in any process, always wait for their
+// common locks in the same order and cannot deadlock. Each lock's Lock is
+// bounded by ctx (and by [WithLockWait] if set). Locks that share a name
+// (distinct locks on different servers, say) cannot be ordered between
+// callers, so they are taken with TryLock and never waited on.
+//
+// When a lock cannot be taken (its bounded wait ran out, a TryLock said
+// no, or it returned an error), Lock releases the locks it took in this
+// round, last first, sleeps for a short random time and starts over. When
+// ctx ends, the error matches both [lockkit.ErrNotObtained] and ctx.Err(),
+// and includes the last failure, if any; m then holds nothing it did not
+// hold before. An error that another round cannot cure is returned at
+// once: [lockkit.ErrInvalid], [lockkit.ErrWrongKind] or [lockkit.ErrClosed]
+// from a lock, or a failure to release what a failed round took (it names
+// the locks that may still be held; their own Unlock settles them).
+func (m *Mutex) Lock(ctx context.Context) error {
+	if err := m.checkInput(ctx); err != nil {
+		return err
+	}
+	var last, fatal error // the last round's failure; one that ends Lock
+	err := core.Wait(ctx, m.name, m.waiter, func(ctx context.Context) (bool, time.Duration, error) {
+		n, err := m.take(ctx, false)
+		if err == nil {
+			return true, -1, nil
+		}
+		if rerr := m.rollback(ctx, n); rerr != nil {
+			fatal = errors.Join(err, rerr)
+			return false, 0, fatal
+		}
+		switch {
+		case ctx.Err() != nil:
+			// The round was cut short; the one before says more.
+		case permanent(err):
+			fatal = err
+			return false, 0, err
+		case !errors.Is(err, errBusy):
+			last = err
+		}
+		return false, -1, nil
+	})
+	if fatal != nil {
+		return fatal
+	}
+	return withLast(err, last)
+}
+
+// permanent reports whether a lock's error will not go away by trying
+// again.
+func permanent(err error) bool {
+	return errors.Is(err, lockkit.ErrInvalid) || errors.Is(err, lockkit.ErrWrongKind) || errors.Is(err, lockkit.ErrClosed)
+}
+
+// withLast adds last, the failure of the last round that was not just a
+// busy lock, to err, the error of a wait that ended with its ctx.
+func withLast(err, last error) error {
+	if err == nil || last == nil || !errors.Is(err, lockkit.ErrNotObtained) {
+		return err
+	}
+	return fmt.Errorf("%w (last failure: %w)", err, last)
+}
+
+// TryLock tries once to take every lock, each with its TryLock, and
+// reports whether it got them all. If not, it releases those it took and
+// returns false, with the error of the lock that failed, if any.
+func (m *Mutex) TryLock(ctx context.Context) (bool, error) {
+	if err := m.checkInput(ctx); err != nil {
+		return false, err
+	}
+	n, err := m.take(ctx, true)
+	if err == nil {
+		return true, nil
+	}
+	rerr := m.rollback(ctx, n)
+	if errors.Is(err, errBusy) {
+		err = nil
+	}
+	return false, errors.Join(err, rerr)
+}
+
+// take takes the locks in order until one fails, and returns how many it
+// took with the failure: errBusy, a lock's error, or nil.
+func (m *Mutex) take(ctx context.Context, try bool) (int, error) {
+	for i, l := range m.locks {
+		if err := m.takeOne(ctx, l, try || m.tied[i]); err != nil {
+			return i, err
+		}
+	}
+	return len(m.locks), nil
+}
+
+func (m *Mutex) takeOne(ctx context.Context, l lockkit.Locker, try bool) error {
+	if try {
+		ok, err := l.TryLock(ctx)
+		switch {
+		case err != nil:
+			return err
+		case !ok:
+			return errBusy
+		}
+		return nil
+	}
+	if m.wait <= 0 {
+		return l.Lock(ctx)
+	}
+	lctx, cancel := context.WithTimeout(ctx, m.wait)
+	defer cancel()
+	err := l.Lock(lctx)
+	if err != nil && ctx.Err() == nil && lctx.Err() != nil {
+		return errBusy
+	}
+	return err
+}
+
+// rollback releases the first n locks, last first, on a context detached
+// from the caller's and bounded by [core.CleanupTimeout]: it runs even
+// when ctx has ended, since a lock left held would keep being renewed.
+// Locks found already gone are no failure; any other error means the lock
+// may still be held.
+func (m *Mutex) rollback(ctx context.Context, n int) error {
+	if n == 0 {
+		return nil
+	}
+	ctx, cancel := core.Detached(ctx)
+	defer cancel()
+	var errs []error
+	for i := n - 1; i >= 0; i-- {
+		err := m.locks[i].Unlock(ctx)
+		if err != nil && !errors.Is(err, lockkit.ErrNotHeld) && !errors.Is(err, lockkit.ErrLost) {
+			errs = append(errs, fmt.Errorf("%q may still be held: %w", m.locks[i].Name(), err))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("lockkit: multilock %q: releasing after a failed attempt: %w", m.name, errors.Join(errs...))
+}
+
+// Unlock releases every lock, last first, and returns their errors
+// joined: it matches [lockkit.ErrNotHeld] if a lock was not held and
+// [lockkit.ErrLost] if a lock's hold was lost. An error from one lock does
+// not keep the others from being released. Each lock's Unlock keeps its
+// own contract: one that failed with a Redis error can be settled by
+// calling Unlock again (the locks that were released already then report
+// ErrNotHeld).
+func (m *Mutex) Unlock(ctx context.Context) error {
+	if err := m.checkInput(ctx); err != nil {
+		return err
+	}
+	var errs []error
+	for i := len(m.locks) - 1; i >= 0; i-- {
+		errs = append(errs, m.locks[i].Unlock(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// Name returns the names of the locks in the order they are taken, joined
+// by "+".
+func (m *Mutex) Name() string {
+	if m == nil {
+		return ""
+	}
+	return m.name
+}
+
+// Locks returns the locks in the order they are taken.
+func (m *Mutex) Locks() []lockkit.Locker {
+	if m == nil {
+		return nil
+	}
+	return slices.Clone(m.locks)
+}
+
+// checkInput returns the error every method returns before it does
+// anything: for a nil or zero-value Mutex, invalid arguments to New, or a
+// nil ctx.
+func (m *Mutex) checkInput(ctx context.Context) error {
+	switch {
+	case m == nil || (m.err == nil && len(m.locks) == 0):
+		return core.Invalid("multilock: lock not made by its New (nil or zero value)")
+	case m.err != nil:
+		return m.err
+	case ctx == nil:
+		return core.Invalid("multilock %q: nil context", m.name)
+	}
+	return nil
+}

@@ -1,0 +1,310 @@
+package multilock_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/multilock"
+	"github.com/lockkit/lockkit/reentrant"
+	"github.com/lockkit/lockkit/spin"
+)
+
+// Every exclusive lock of the module is a Locker a Mutex can take.
+var (
+	_ lockkit.Locker = (*reentrant.Mutex)(nil)
+	_ lockkit.Locker = (*spin.Mutex)(nil)
+	_ lockkit.Locker = (*multilock.RedLock)(nil)
+	_ lockkit.Locker = (*multilock.Mutex)(nil)
+)
+
+func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	c := redistest.Lockkit(t, rc)
+	a := reentrant.New(c, "a")
+	var typedNil *reentrant.Mutex
+	cases := []struct {
+		name  string
+		locks []lockkit.Locker
+		opts  []lockkit.Option
+	}{
+		{"no locks", nil, nil},
+		{"nil lock", []lockkit.Locker{a, nil}, nil},
+		{"typed nil lock", []lockkit.Locker{a, typedNil}, nil},
+		{"same value twice", []lockkit.Locker{a, reentrant.New(c, "b"), a}, nil},
+		{"zero lock wait", []lockkit.Locker{a}, []lockkit.Option{multilock.WithLockWait(0)}},
+		{"nil option", []lockkit.Locker{a}, []lockkit.Option{nil}},
+		{"option of another kind", []lockkit.Locker{a}, []lockkit.Option{lockkit.WithLease(time.Second)}},
+		{"RedLock option", []lockkit.Locker{a}, []lockkit.Option{multilock.WithNodeTimeout(time.Second)}},
+		{"invalid member", []lockkit.Locker{reentrant.New(c, "")}, nil},
+	}
+	ctx := context.Background()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := multilock.New(tc.locks, tc.opts...)
+			redistest.WantErr(t, m.Lock(ctx), lockkit.ErrInvalid)
+			_, err := m.TryLock(ctx)
+			redistest.WantErr(t, err, lockkit.ErrInvalid)
+			redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrInvalid)
+		})
+	}
+	var zero multilock.Mutex
+	redistest.WantErr(t, zero.Lock(ctx), lockkit.ErrInvalid)
+	var nilMutex *multilock.Mutex
+	redistest.WantErr(t, nilMutex.Unlock(ctx), lockkit.ErrInvalid)
+}
+
+func TestNew_orders_locks_by_name(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	c := redistest.Lockkit(t, rc)
+	b, a, d := reentrant.New(c, "b"), spin.New(c, "a"), reentrant.New(c, "d")
+	m := multilock.New([]lockkit.Locker{b, d, a})
+	if got, want := m.Locks(), []lockkit.Locker{a, b, d}; !slices.Equal(got, want) {
+		t.Fatalf("Locks() = %v, want %v", got, want)
+	}
+	if m.Name() != "a+b+d" {
+		t.Fatalf("Name() = %q", m.Name())
+	}
+}
+
+// TestNew_flattens_nested_multilocks checks that a Mutex member is replaced
+// by its locks: ordered by its joined name "a+z" it would be taken before
+// "m" while a caller of {m, z} takes m before z, and the two could
+// deadlock.
+func TestNew_flattens_nested_multilocks(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	c := redistest.Lockkit(t, rc)
+	a, z, m := reentrant.New(c, "a"), reentrant.New(c, "z"), spin.New(c, "m")
+	inner := multilock.New([]lockkit.Locker{z, a})
+	outer := multilock.New([]lockkit.Locker{inner, m})
+	if got, want := outer.Locks(), []lockkit.Locker{a, m, z}; !slices.Equal(got, want) {
+		t.Fatalf("Locks() = %v, want %v", got, want)
+	}
+	dup := multilock.New([]lockkit.Locker{inner, a})
+	redistest.WantErr(t, dup.Lock(context.Background()), lockkit.ErrInvalid)
+	bad := multilock.New([]lockkit.Locker{multilock.New(nil), m})
+	redistest.WantErr(t, bad.Lock(context.Background()), lockkit.ErrInvalid)
+}
+
+func TestLock_takes_every_lock_and_Unlock_frees_them(t *testing.T) {
+	backends := []redistest.Backend{redistest.MiniBackend, redistest.ServerBackend}
+	redistest.ForEachBackend(t, backends, func(t *testing.T, rc redis.UniversalClient) {
+		ctx := redistest.Ctx(t, hang)
+		c := redistest.Lockkit(t, rc)
+		names := []string{redistest.Unique(t), redistest.Unique(t), redistest.Unique(t)}
+		// Each name is one kind's.
+		kinds := []func(c *lockkit.Client, name string) *reentrant.Mutex{
+			func(c *lockkit.Client, n string) *reentrant.Mutex { return reentrant.New(c, n) },
+			func(c *lockkit.Client, n string) *reentrant.Mutex { return spin.New(c, n) },
+			func(c *lockkit.Client, n string) *reentrant.Mutex { return reentrant.New(c, n) },
+		}
+		var locks []lockkit.Locker
+		for i, n := range names {
+			locks = append(locks, kinds[i](c, n))
+		}
+		m := multilock.New(locks)
+		redistest.MustLock(t, m)
+		for i, n := range names {
+			if ok, err := kinds[i](c, n).TryLock(ctx); ok || err != nil {
+				t.Fatalf("%s: another owner's TryLock = %v, %v while the Mutex holds it", n, ok, err)
+			}
+		}
+		redistest.MustUnlock(t, m)
+		for _, n := range names {
+			redistest.AssertClean(t, rc, n)
+		}
+		if ok, err := m.TryLock(ctx); !ok || err != nil {
+			t.Fatalf("TryLock of free locks = %v, %v", ok, err)
+		}
+		redistest.MustUnlock(t, m)
+		for _, n := range names {
+			redistest.AssertClean(t, rc, n)
+		}
+	})
+}
+
+// TestLock_opposite_orders_never_deadlock has two callers lock the same two
+// locks, on two servers, given in opposite orders, 100 times each. Taken in
+// the given order they would deadlock within a few rounds (each holding one
+// and waiting for the other until ctx ends).
+func TestLock_opposite_orders_never_deadlock(t *testing.T) {
+	ctx := redistest.Ctx(t, hang)
+	_, clients := masters(t, 2)
+	c := lockkits(t, clients)
+	a, b := redistest.Unique(t), redistest.Unique(t)
+	rounds, err := redistest.Hammer(ctx, []redistest.Locker{
+		multilock.New([]lockkit.Locker{reentrant.New(c[0], a), reentrant.New(c[1], b)}),
+		multilock.New([]lockkit.Locker{reentrant.New(c[1], b), reentrant.New(c[0], a)}),
+	}, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rounds != 200 {
+		t.Fatalf("%d rounds, want 200", rounds)
+	}
+	redistest.AssertClean(t, clients[0], a)
+	redistest.AssertClean(t, clients[1], b)
+}
+
+// TestLock_same_name_locks_are_tried_not_waited_on has two callers lock two
+// distinct locks with the same name (on two servers) in opposite orders:
+// their order cannot be fixed by name, so they are only ever tried.
+func TestLock_same_name_locks_are_tried_not_waited_on(t *testing.T) {
+	ctx := redistest.Ctx(t, hang)
+	_, clients := masters(t, 2)
+	c := lockkits(t, clients)
+	name := redistest.Unique(t)
+	if _, err := redistest.Hammer(ctx, []redistest.Locker{
+		multilock.New([]lockkit.Locker{spin.New(c[0], name), spin.New(c[1], name)}),
+		multilock.New([]lockkit.Locker{spin.New(c[1], name), spin.New(c[0], name)}),
+	}, 50); err != nil {
+		t.Fatal(err)
+	}
+	redistest.AssertClean(t, clients[0], name)
+	redistest.AssertClean(t, clients[1], name)
+}
+
+// TestLock_partial_acquisition_is_rolled_back locks {a, b} while another
+// owner holds b: a is taken first (names sort so) and must be released
+// again, by Lock when its ctx ends, by TryLock at once, and by every round
+// that WithLockWait cuts short.
+func TestLock_partial_acquisition_is_rolled_back(t *testing.T) {
+	ctx := redistest.Ctx(t, hang)
+	s := redistest.StartServer(t)
+	rc, rca := s.Client(t), s.Client(t)
+	counter := redistest.CountCommands(rca)
+	c, ca := redistest.Lockkit(t, rc), redistest.Lockkit(t, rca)
+	a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
+	other := reentrant.New(c, b)
+	redistest.MustLock(t, other)
+	memberA := reentrant.New(ca, a)
+	m := multilock.New([]lockkit.Locker{reentrant.New(c, b), memberA})
+
+	redistest.WantErr(t, m.Lock(redistest.Ctx(t, 200*time.Millisecond)), lockkit.ErrNotObtained, context.DeadlineExceeded)
+	if counter.Scripts() < 2 {
+		t.Fatalf("a saw %d scripts; want it taken and released", counter.Scripts())
+	}
+	redistest.AssertClean(t, rc, a)
+	redistest.WantHoldCount(t, memberA, 0)
+
+	if ok, err := m.TryLock(ctx); ok || err != nil {
+		t.Fatalf("TryLock = %v, %v; want false, nil", ok, err)
+	}
+	redistest.AssertClean(t, rc, a)
+
+	// With a bound on each wait, Lock gives up on b and starts over.
+	counter.Reset()
+	m = multilock.New([]lockkit.Locker{reentrant.New(c, b), memberA}, multilock.WithLockWait(20*time.Millisecond))
+	err := m.Lock(redistest.Ctx(t, time.Second))
+	redistest.WantErr(t, err, lockkit.ErrNotObtained, context.DeadlineExceeded)
+	if rounds := counter.Scripts() / 2; rounds < 2 {
+		t.Fatalf("a was taken and released %d times; want several rounds", rounds)
+	}
+	redistest.AssertClean(t, rc, a)
+
+	// Once b is free, Lock gets both.
+	redistest.MustUnlock(t, other)
+	redistest.MustLock(t, m)
+	redistest.MustUnlock(t, m)
+	redistest.AssertClean(t, rc, a)
+	redistest.AssertClean(t, rc, b)
+}
+
+// TestLock_starts_over_after_a_lock_fails takes {a, b} with b on a server
+// that is down: each round takes a, fails on b and releases a, until the
+// server is back.
+func TestLock_starts_over_after_a_lock_fails(t *testing.T) {
+	ctx := redistest.Ctx(t, hang)
+	servers := redistest.StartMasters(t, 2)
+	rc1 := servers[0].Client(t)
+	// No client-side retries, so each round fails fast.
+	rc2 := redis.NewClient(&redis.Options{Addr: servers[1].Addr(), MaxRetries: -1})
+	t.Cleanup(func() { _ = rc2.Close() })
+	counter := redistest.CountCommands(rc2)
+	c1, c2 := redistest.Lockkit(t, rc1), redistest.Lockkit(t, rc2)
+	a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
+	m := multilock.New([]lockkit.Locker{reentrant.New(c1, a), reentrant.New(c2, b)})
+	servers[1].Kill(t)
+
+	done := make(chan error, 1)
+	go func() { done <- m.Lock(ctx) }()
+	redistest.Eventually(t, hang, "three failed rounds", func() bool { return counter.Scripts() >= 3 })
+	select {
+	case err := <-done:
+		t.Fatalf("Lock returned %v while b's server is down", err)
+	default:
+	}
+	servers[1].Restart(t)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	redistest.MustUnlock(t, m)
+	redistest.AssertClean(t, rc1, a)
+	redistest.AssertClean(t, rc2, b)
+
+	// With ctx ending while b's server is down, the error says why.
+	servers[1].Kill(t)
+	err := m.Lock(redistest.Ctx(t, 1500*time.Millisecond))
+	redistest.WantErr(t, err, lockkit.ErrNotObtained, context.DeadlineExceeded)
+	if !strings.Contains(err.Error(), "last failure") || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("error %q does not give the last failure", err)
+	}
+	redistest.AssertClean(t, rc1, a)
+}
+
+func TestUnlock_joins_errors_and_frees_the_rest(t *testing.T) {
+	ctx := redistest.Ctx(t, hang)
+	rc := redistest.StartServer(t).Client(t)
+	c := redistest.Lockkit(t, rc)
+	a, b := redistest.Unique(t), redistest.Unique(t)
+	m := multilock.New([]lockkit.Locker{reentrant.New(c, a), spin.New(c, b)})
+	redistest.MustLock(t, m)
+	if ok, err := reentrant.New(c, a).ForceUnlock(ctx); !ok || err != nil {
+		t.Fatalf("ForceUnlock = %v, %v", ok, err)
+	}
+	err := m.Unlock(ctx)
+	redistest.WantErr(t, err, lockkit.ErrLost)
+	if errors.Is(err, lockkit.ErrNotHeld) {
+		t.Fatalf("Unlock = %v; b was held", err)
+	}
+	redistest.AssertClean(t, rc, a)
+	redistest.AssertClean(t, rc, b)
+	redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrNotHeld)
+}
+
+// TestLock_on_cluster_with_locks_in_different_slots runs two callers over
+// three locks that live on the three masters of a cluster, in opposite
+// orders.
+func TestLock_on_cluster_with_locks_in_different_slots(t *testing.T) {
+	ctx := redistest.Ctx(t, hang)
+	cc := redistest.StartCluster(t).Client(t)
+	c := redistest.Lockkit(t, cc)
+	names := redistest.NamesOnDistinctMasters(t, cc, 3)
+	slots := map[int64]bool{}
+	for _, n := range names {
+		slot, err := cc.ClusterKeySlot(ctx, lockKey(n)).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		slots[slot] = true
+	}
+	if len(slots) != 3 {
+		t.Fatalf("locks share slots: %v", slots)
+	}
+	if _, err := redistest.Hammer(ctx, []redistest.Locker{
+		multilock.New([]lockkit.Locker{reentrant.New(c, names[0]), spin.New(c, names[1]), reentrant.New(c, names[2])}),
+		multilock.New([]lockkit.Locker{reentrant.New(c, names[2]), spin.New(c, names[1]), reentrant.New(c, names[0])}),
+	}, 30); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		redistest.AssertClean(t, cc, n)
+	}
+}

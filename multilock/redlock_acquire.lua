@@ -1,0 +1,42 @@
+-- redlock_acquire.lua: take a RedLock's hold on one node, or re-enter it.
+--
+-- KEYS[1]  lock hash PREFIX:{NAME}: one hold (see the prelude), ':kind' = 'redlock'
+-- KEYS[2]  this node's fencing-token counter PREFIX:{NAME}:fence (no TTL)
+-- KEYS[3]  released tokens PREFIX:{NAME}:released (see redlock_release.lua)
+-- ARGV[1]  owner id (the hold's id)
+-- ARGV[2]  lease in ms
+-- ARGV[3]  kind: 'redlock'
+-- ARGV[4]  '1' when the owner id is the calling lock value's own and the
+--          value holds nothing on this node: a hold found under the id can
+--          only be one an acquire whose reply was lost left behind, and is
+--          replaced; '' when the id may be shared (WithOwner): a hold found
+--          under it is re-entered
+--
+-- Returns {count, token} when the owner now holds the lock on this node:
+-- count 1 and a token newly minted from this node's counter for a fresh
+-- hold, count > 1 and the hold's token on re-entry (the lease is extended
+-- to ARGV[2], never shortened). Returns {0, pttl} when another owner holds
+-- it: pttl is its remaining lease in ms (-1 if it has none). A WRONGKIND
+-- error when another kind holds the name.
+local hash, owner, lease, kind = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local bad = wrong_kind(hash, kind)
+if bad then
+  return bad
+end
+if ARGV[4] == '1' and redis.call('hexists', hash, owner) == 1 then
+  -- A RedLock is exclusive: the stray hold is all the hash holds.
+  redis.call('del', hash)
+end
+if redis.call('exists', hash) == 0 then
+  local token = hold_new(hash, KEYS[2], kind, owner)
+  redis.call('pexpire', hash, lease)
+  return {1, token}
+end
+if redis.call('hexists', hash, owner) == 1 then
+  local r = hold_reenter(hash, owner)
+  if redis.call('pttl', hash) < lease then
+    redis.call('pexpire', hash, lease)
+  end
+  return r
+end
+return {0, redis.call('pttl', hash)}

@@ -1,0 +1,263 @@
+package multilock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit"
+)
+
+// nodeResult is what one node answered in a round.
+type nodeResult struct {
+	granted bool          // the node holds the lock for us
+	token   int64         // the node's token, when granted
+	raised  bool          // the node's counter is at the hold's token
+	refused bool          // another owner holds it on this node
+	wait    time.Duration // when refused: how long it may stay held (<0: no bound)
+	unknown bool          // no answer: the acquire may have run
+	err     error         // why the node neither granted nor refused
+}
+
+// round makes one round of the Redlock algorithm. On success r holds the
+// lock; otherwise nothing is left taken, the wait bounds the sleep before
+// the next round (negative: no bound), and the error says why, unless the
+// lock was simply busy. r.op held, and r holds nothing.
+func (r *RedLock) round(ctx context.Context) (bool, time.Duration, error) {
+	name := r.b.Cfg.Name
+	start := time.Now()
+	res := r.acquireAll(ctx)
+	granted, answered := 0, 0
+	var firstErr, fatal error
+	wait := time.Duration(-1)
+	for _, x := range res {
+		switch {
+		case x.granted:
+			granted++
+			answered++
+		case x.refused:
+			answered++
+			if x.wait >= 0 && (wait < 0 || x.wait < wait) {
+				wait = x.wait
+			}
+		default:
+			if fatal == nil && permanent(x.err) {
+				fatal = x.err
+			}
+			if firstErr == nil {
+				firstErr = x.err
+			}
+		}
+	}
+	raised := -1 // not tried
+	if granted >= r.quorum && r.valid(start) {
+		token := int64(0)
+		for _, x := range res {
+			if x.granted {
+				token = max(token, x.token)
+			}
+		}
+		raised = r.raise(ctx, res, token)
+		if raised >= r.quorum && r.valid(start) {
+			r.begin(res, token, start)
+			return true, r.b.Cfg.TTL(), nil
+		}
+	}
+	r.abandon(ctx, res)
+	switch {
+	case fatal != nil:
+		return false, wait, fatal
+	case answered < r.quorum:
+		return false, wait, fmt.Errorf("%w: %q: %d of %d nodes answered, %d needed; %w",
+			lockkit.ErrQuorum, name, answered, len(r.nodes), r.quorum, firstErr)
+	case raised >= 0 && raised < r.quorum:
+		return false, wait, fmt.Errorf("%w: %q: a quorum granted it, but only %d of %d nodes "+
+			"took its fencing token, %d needed", lockkit.ErrQuorum, name, raised, len(r.nodes), r.quorum)
+	case granted >= r.quorum:
+		return false, wait, fmt.Errorf("%w: %q: a quorum granted it, but too late: "+
+			"%v of its %v lease went by (drift allowance %v)",
+			lockkit.ErrNotObtained, name, time.Since(start).Round(time.Millisecond), r.b.Cfg.TTL(), r.drift)
+	}
+	return false, wait, nil
+}
+
+// valid reports whether a hold whose round began at start has validity
+// time left: lease − elapsed − drift allowance > 0.
+func (r *RedLock) valid(start time.Time) bool {
+	return r.b.Cfg.TTL()-time.Since(start)-r.drift > 0
+}
+
+// acquireAll asks every node at once to take the lock.
+func (r *RedLock) acquireAll(ctx context.Context) []nodeResult {
+	res := make([]nodeResult, len(r.nodes))
+	var wg sync.WaitGroup
+	for i, n := range r.nodes {
+		wg.Go(func() { res[i] = r.acquireNode(ctx, n) })
+	}
+	wg.Wait()
+	return res
+}
+
+// acquireNode runs the engine's acquire protocol on node n, within the
+// node timeout. n's holder holds nothing.
+func (r *RedLock) acquireNode(ctx context.Context, n *node) nodeResult {
+	nctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
+	defer cancel()
+	fresh := ""
+	if r.ownOwner {
+		fresh = "1"
+	}
+	ok, wait, err := n.h.Attempt(nctx, "lock", fresh)
+	var x nodeResult
+	switch {
+	case err == nil && ok:
+		x.granted, x.token = true, n.h.Token()
+		if x.token == 0 && n.cfg.Client.Err() != nil {
+			// Lost the moment it was taken: the Client was closed.
+			x.granted, x.err = false, fmt.Errorf("node %d: %w", n.i, lockkit.ErrClosed)
+		}
+		// Otherwise a token of 0 means that a fixed lease ran out before
+		// the reply came: the round has no validity time left (see valid).
+	case err == nil:
+		x.refused, x.wait = true, wait
+	case ctx.Err() == nil && nctx.Err() != nil:
+		x.unknown = true
+		x.err = fmt.Errorf("node %d: no answer within %v", n.i, r.nodeTimeout)
+	default:
+		var rerr redis.Error
+		x.unknown = !errors.As(err, &rerr) || errors.Is(err, redis.Nil)
+		x.err = fmt.Errorf("node %d: %w", n.i, err)
+	}
+	return x
+}
+
+// raise brings the fencing counter of every granting node whose token is
+// below token up to it, each within the node timeout, and returns how many
+// granting nodes now have a counter at token or above. A node whose hold
+// vanished meanwhile no longer counts as granting.
+func (r *RedLock) raise(ctx context.Context, res []nodeResult, token int64) int {
+	var wg sync.WaitGroup
+	for i := range res {
+		x := &res[i]
+		if !x.granted {
+			continue
+		}
+		if x.token == token {
+			x.raised = true
+			continue
+		}
+		n := r.nodes[i]
+		wg.Go(func() {
+			nctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
+			defer cancel()
+			v, err := raiseScript.Run(nctx, n.cfg.Client.Redis(), r.keys, n.cfg.Owner, x.token, token).Int64()
+			switch {
+			case err != nil:
+				// Still held, as far as we know, but not raised.
+			case v == 1:
+				x.raised = true
+			default:
+				x.granted = false
+			}
+		})
+	}
+	wg.Wait()
+	raised := 0
+	for _, x := range res {
+		if x.granted && x.raised {
+			raised++
+		}
+	}
+	return raised
+}
+
+// abandon undoes a failed round: it gives back every node's part and
+// undoes the acquires that got no answer (see settle).
+func (r *RedLock) abandon(ctx context.Context, res []nodeResult) {
+	unknown := make([]bool, len(res))
+	for i, x := range res {
+		unknown[i] = x.unknown
+	}
+	_, _ = r.settle(ctx, unknown)
+	r.forget()
+}
+
+// drop ends h, a hold that was lost or whose last Unlock failed, before a
+// new round: it gives back what is left of it (see settle). r.op held.
+func (r *RedLock) drop(ctx context.Context, h *redHold) {
+	h.stop()
+	_, _ = r.settle(ctx, h.unknown)
+	h.unknown = nil
+	r.forget()
+	r.setHold(nil)
+}
+
+// settle releases r's part of the hold on every node whose holder still
+// has one, and undoes the acquires that got no answer (unknown, by node;
+// nil for none), all at once, each within the node timeout, even when ctx has ended. It returns
+// how many nodes released a part they still held, and the errors of the
+// nodes whose outcome is unknown: their holders keep their part and its
+// unlock id, so that the next settle asks again without releasing twice.
+// r.op held.
+func (r *RedLock) settle(ctx context.Context, unknown []bool) (released int, failed []error) {
+	ctx = context.WithoutCancel(ctx)
+	errs := make([]error, len(r.nodes))
+	freed := make([]bool, len(r.nodes))
+	var wg sync.WaitGroup
+	for i, n := range r.nodes {
+		switch {
+		case n.h.Lost() != nil:
+			wg.Go(func() {
+				nctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
+				defer cancel()
+				err := n.h.Release(nctx, "unlock")
+				switch {
+				case err == nil:
+					freed[i] = true
+				case errors.Is(err, lockkit.ErrLost), errors.Is(err, lockkit.ErrNotHeld):
+				default:
+					errs[i] = fmt.Errorf("node %d: %w", i, err)
+				}
+			})
+		case unknown != nil && unknown[i] && r.ownOwner:
+			// An owner id shared with other values is never undone: the
+			// hold found under it may be another value's.
+			wg.Go(func() {
+				nctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
+				defer cancel()
+				// If this fails too, the stray part ends with its lease,
+				// or is replaced by this value's next acquire there.
+				_ = undoScript.Run(nctx, n.cfg.Client.Redis(), r.keys, n.cfg.Owner, 0, 0, n.cfg.Kind).Err()
+			})
+		}
+	}
+	wg.Wait()
+	for i := range r.nodes {
+		switch {
+		case errs[i] != nil:
+			failed = append(failed, errs[i])
+		case freed[i]:
+			released++
+		}
+	}
+	return released, failed
+}
+
+// forget drops, without asking the nodes, every part of a hold that r's
+// holders still have (those whose release could not be settled): they
+// are no longer renewed and end with their lease. r.op held.
+func (r *RedLock) forget() {
+	for _, n := range r.nodes {
+		if n.h.Lost() == nil {
+			continue
+		}
+		op := n.h.Op()
+		op.Lock()
+		_ = n.h.Suspended(func() error { return nil })
+		op.Unlock()
+	}
+}

@@ -1,0 +1,107 @@
+package lockkit
+
+import (
+	"strings"
+	"time"
+
+	"github.com/lockkit/lockkit/internal/config"
+)
+
+// Option configures a [Client] or a lock. The options here apply to every
+// lock kind; kind packages add their own (fair.WithWaiterTimeout, say),
+// which are Options too. Given to [New], an option is the default of every
+// lock made from that Client; given to a lock's New, it applies to that
+// lock and overrides the Client's. An option that does not apply where it
+// is given, or a bad value, makes the lock's methods return an error
+// matching [ErrInvalid] that names the option. A nil Option is invalid too.
+type Option func(*config.Options)
+
+// Defaults of the options every kind shares.
+const (
+	// DefaultPrefix starts every Redis key of a lock; see [WithPrefix].
+	DefaultPrefix = config.DefaultPrefix
+	// DefaultWatchdogTimeout is the lease the watchdog keeps renewing; see
+	// [WithWatchdogTimeout].
+	DefaultWatchdogTimeout = config.DefaultWatchdogTimeout
+	// MinLease is the shortest lease or watchdog timeout accepted.
+	MinLease = config.MinLease
+	// MaxLease is the longest lease or watchdog timeout accepted.
+	MaxLease = config.MaxLease
+)
+
+// WithLease gives every hold a fixed lease d: the watchdog does not renew
+// it and the hold ends by itself d after it was taken, even if it is never
+// released (its lost signal then closes). Use it when a holder must never
+// keep the lock longer than d. d must be between [MinLease] and [MaxLease].
+// Default: no fixed lease; the watchdog keeps each hold until it is
+// released.
+func WithLease(d time.Duration) Option {
+	return func(o *config.Options) {
+		if !o.For("WithLease", true, config.Reentrant, config.Fair, config.Spin, config.RW, config.RedLock) {
+			return
+		}
+		if d < MinLease || d > MaxLease {
+			o.Fail("WithLease", "lease must be between %v and %v, got %v", MinLease, MaxLease, d)
+			return
+		}
+		o.Lease = d
+	}
+}
+
+// WithWatchdogTimeout sets the lease the watchdog keeps renewing, every
+// d/3, while a lock is held. A crashed holder frees the lock within d; a
+// holder that cannot reach Redis learns it lost the lock before d runs
+// out. d must be between [MinLease] and [MaxLease]. Default: 30 s
+// ([DefaultWatchdogTimeout]).
+func WithWatchdogTimeout(d time.Duration) Option {
+	return func(o *config.Options) {
+		if !o.For("WithWatchdogTimeout", true, config.Reentrant, config.Fair, config.Spin, config.RW, config.RedLock) {
+			return
+		}
+		if d < MinLease || d > MaxLease {
+			o.Fail("WithWatchdogTimeout", "timeout must be between %v and %v, got %v", MinLease, MaxLease, d)
+			return
+		}
+		o.WatchdogTimeout = d
+	}
+}
+
+// WithOwner sets the owner id instead of a fresh one unique to the lock
+// value, for ownership that spans values or processes (a job id, say).
+// Lock values with the same name and owner id are one owner: they re-enter
+// each other's holds, and any of them may release them. The id must not be
+// empty, start with ':' (reserved) or exceed 512 bytes. It is not a Client
+// default. Default: a fresh id per lock value.
+func WithOwner(id string) Option {
+	return func(o *config.Options) {
+		if !o.For("WithOwner", false, config.Reentrant, config.Fair, config.Spin, config.RW, config.RedLock) {
+			return
+		}
+		switch {
+		case id == "":
+			o.Fail("WithOwner", "owner id must not be empty")
+		case strings.HasPrefix(id, ":"):
+			o.Fail("WithOwner", "owner id %q must not start with ':' (reserved)", id)
+		case len(id) > config.MaxOwnerLen:
+			o.Fail("WithOwner", "owner id is %d bytes, more than %d", len(id), config.MaxOwnerLen)
+		default:
+			o.Owner = id
+		}
+	}
+}
+
+// WithPrefix sets the prefix of a lock's Redis keys, so that applications
+// sharing a Redis keep apart. It must not be empty, contain '{' or '}', or
+// exceed 512 bytes. Default: "lockkit" ([DefaultPrefix]).
+func WithPrefix(prefix string) Option {
+	return func(o *config.Options) {
+		if !o.For("WithPrefix", true, config.Reentrant, config.Fair, config.Spin, config.RW, config.RedLock) {
+			return
+		}
+		if prefix == "" || strings.ContainsAny(prefix, "{}") || len(prefix) > config.MaxPrefixLen {
+			o.Fail("WithPrefix", "prefix %q must be non-empty, at most %d bytes and free of '{' and '}'", prefix, config.MaxPrefixLen)
+			return
+		}
+		o.Prefix = prefix
+	}
+}

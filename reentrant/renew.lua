@@ -1,0 +1,13 @@
+-- renew.lua: extend the lease of one hold, if it is still there.
+--
+-- KEYS     as in acquire.lua
+-- ARGV[1]  owner id
+-- ARGV[2]  fencing token of the hold
+-- ARGV[3]  lease in ms
+--
+-- Returns 1 when the lease was extended, 0 when the hold is gone.
+if hold_live(KEYS[1], ARGV[1], ARGV[2]) then
+  redis.call('pexpire', KEYS[1], ARGV[3])
+  return 1
+end
+return 0

@@ -1,0 +1,31 @@
+-- undo.lua: after an acquire whose reply was lost, cut the owner's hold
+-- back to what the caller knows it holds.
+--
+-- KEYS     as in acquire.lua
+-- ARGV[1]  owner id (one that no other lock value uses)
+-- ARGV[2]  fencing token of the hold the caller knows of; 0 for none
+-- ARGV[3]  hold count the caller knows of; 0 for none
+-- ARGV[4]  channel to publish a release on; empty for none
+-- ARGV[5]  kind: 'reentrant' or 'spin'
+--
+-- If the owner holds the lock with the known token, its count is set back
+-- to the known count. If it holds a hold the caller does not know of, the
+-- lock is freed and one waiter per process is woken.
+--
+-- Returns 1 when a hold was cut back or freed, 0 when there was nothing to
+-- undo. A WRONGKIND error when another kind holds the name.
+local bad = wrong_kind(KEYS[1], ARGV[5])
+if bad then
+  return bad
+end
+local done = hold_undo(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]))
+if done == 'drop' then
+  redis.call('del', KEYS[1])
+  if ARGV[4] ~= '' then
+    redis.call('publish', ARGV[4], '1')
+  end
+end
+if done then
+  return 1
+end
+return 0
