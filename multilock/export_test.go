@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/lua"
 )
 
 // RunsScript reports whether cmd runs the RedLock node script called name
@@ -12,8 +14,8 @@ import (
 // so that tests can aim faults at one script.
 func RunsScript(cmd redis.Cmder, name string) bool {
 	s := map[string]*redis.Script{
-		"acquire": acquireScript, "release": releaseScript, "renew": renewScript,
-		"undo": undoScript, "raise": raiseScript,
+		"acquire": lua.Mutex.Acquire, "release": lua.Mutex.Release, "renew": lua.Mutex.Renew,
+		"undo": lua.Mutex.Undo, "raise": raiseScript,
 	}[name]
 	args := cmd.Args()
 	if s == nil || len(args) < 2 {

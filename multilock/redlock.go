@@ -12,6 +12,7 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/internal/core"
+	"github.com/lockkit/lockkit/internal/lua"
 )
 
 // Defaults of a RedLock's options.
@@ -166,12 +167,13 @@ func NewRedLock(clients []*lockkit.Client, name string, opts ...lockkit.Option) 
 			Config:      &n.cfg,
 			Hold:        cfg.Owner,
 			Keys:        r.keys,
-			Acquire:     acquireScript,
-			Release:     releaseScript,
-			Renew:       renewScript,
-			Undo:        undoScript,
+			Acquire:     lua.Mutex.Acquire,
+			Release:     lua.Mutex.Release,
+			Renew:       lua.Mutex.Renew,
+			Undo:        lua.Mutex.Undo,
 			AcquireArgs: []any{config.RedLock},
-			UndoArgs:    []any{config.RedLock},
+			ReleaseArgs: []any{noChannel},
+			UndoArgs:    []any{noChannel, config.RedLock},
 		})
 		r.nodes = append(r.nodes, n)
 	}

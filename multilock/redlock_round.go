@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/lua"
 )
 
 // nodeResult is what one node answered in a round.
@@ -231,7 +232,7 @@ func (r *RedLock) settle(ctx context.Context, unknown []bool) (released int, fai
 				defer cancel()
 				// If this fails too, the stray part ends with its lease,
 				// or is replaced by this value's next acquire there.
-				_ = undoScript.Run(nctx, n.cfg.Client.Redis(), r.keys, n.cfg.Owner, 0, 0, n.cfg.Kind).Err()
+				_ = lua.Mutex.Undo.Run(nctx, n.cfg.Client.Redis(), r.keys, n.cfg.Owner, 0, 0, noChannel, n.cfg.Kind).Err()
 			})
 		}
 	}

@@ -6,26 +6,15 @@ import (
 	"github.com/lockkit/lockkit/internal/lua"
 )
 
-// The scripts a RedLock runs on each node, each the prelude followed by
-// its file.
+// raiseScript brings a node's fencing counter up to a RedLock hold's token
+// (the nodes' hash-lock scripts are internal/lua's Mutex set, run with
+// kind 'redlock' and no channel: RedLock waiters use backoff).
 var (
-	//go:embed redlock_acquire.lua
-	acquireLua    string
-	acquireScript = lua.Script(acquireLua)
-
-	//go:embed redlock_release.lua
-	releaseLua    string
-	releaseScript = lua.Script(releaseLua)
-
-	//go:embed redlock_renew.lua
-	renewLua    string
-	renewScript = lua.Script(renewLua)
-
-	//go:embed redlock_undo.lua
-	undoLua    string
-	undoScript = lua.Script(undoLua)
-
 	//go:embed redlock_raise.lua
 	raiseLua    string
 	raiseScript = lua.Script(raiseLua)
 )
+
+// noChannel is the channel argument of the hash-lock scripts: a RedLock
+// publishes nothing.
+const noChannel = ""

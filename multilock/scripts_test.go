@@ -7,11 +7,13 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit/internal/lua"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
-// TestScripts_documented_returns walks each RedLock node script through
-// the returns its header documents, on miniredis.
+// TestScripts_documented_returns walks each script a RedLock node runs
+// (the hash lock's, with kind 'redlock', and raise) through the returns
+// its header documents, on miniredis.
 func TestScripts_documented_returns(t *testing.T) {
 	ctx := context.Background()
 	mr, c := redistest.Mini(t)
@@ -19,10 +21,10 @@ func TestScripts_documented_returns(t *testing.T) {
 	hash, fence := keys[0], keys[1]
 	const window = 10_000 // ms
 	acquire := func(owner, fresh string) ([]int64, error) {
-		return acquireScript.Run(ctx, c, keys, owner, 1000, "redlock", fresh).Int64Slice()
+		return lua.Mutex.Acquire.Run(ctx, c, keys, owner, 1000, "redlock", fresh).Int64Slice()
 	}
 	release := func(token int64, id string) (int64, error) {
-		return releaseScript.Run(ctx, c, keys, "me", token, id, window).Int64()
+		return lua.Mutex.Release.Run(ctx, c, keys, "me", token, id, window, noChannel).Int64()
 	}
 	wantReply := func(t *testing.T, got []int64, err error, count, token int64) {
 		t.Helper()
@@ -72,7 +74,7 @@ func TestScripts_documented_returns(t *testing.T) {
 		{"acquire of a name another kind holds is refused", func(t *testing.T) {
 			other := []string{"lockkit:{o}", "lockkit:{o}:fence", "lockkit:{o}:released"}
 			mr.HSet(other[0], ":kind", "reentrant", "x", "1")
-			_, err := acquireScript.Run(ctx, c, other, "me", 1000, "redlock", "1").Result()
+			_, err := lua.Mutex.Acquire.Run(ctx, c, other, "me", 1000, "redlock", "1").Result()
 			if !redis.HasErrorPrefix(err, "WRONGKIND") {
 				t.Fatalf("err = %v, want WRONGKIND", err)
 			}
@@ -82,14 +84,14 @@ func TestScripts_documented_returns(t *testing.T) {
 		}},
 		{"renew with the hold's token extends it", func(t *testing.T) {
 			mr.FastForward(900 * time.Millisecond)
-			n, err := renewScript.Run(ctx, c, keys, "me", 2, 5000).Int64()
+			n, err := lua.Mutex.Renew.Run(ctx, c, keys, "me", 2, 5000).Int64()
 			wantInt(t, n, err, 1)
 			if ttl := mr.TTL(hash); ttl != 5*time.Second {
 				t.Fatalf("ttl %v", ttl)
 			}
 		}},
 		{"renew with another token finds the hold gone", func(t *testing.T) {
-			n, err := renewScript.Run(ctx, c, keys, "me", 1, 5000).Int64()
+			n, err := lua.Mutex.Renew.Run(ctx, c, keys, "me", 1, 5000).Int64()
 			wantInt(t, n, err, 0)
 		}},
 		{"raise brings a lower counter up", func(t *testing.T) {
@@ -147,7 +149,7 @@ func TestScripts_documented_returns(t *testing.T) {
 			wantInt(t, n, err, 0)
 		}},
 		{"undo with nothing to undo returns 0", func(t *testing.T) {
-			n, err := undoScript.Run(ctx, c, keys, "me", 0, 0, "redlock").Int64()
+			n, err := lua.Mutex.Undo.Run(ctx, c, keys, "me", 0, 0, noChannel, "redlock").Int64()
 			wantInt(t, n, err, 0)
 		}},
 		{"undo cuts a known hold back to its known count", func(t *testing.T) {
@@ -155,12 +157,12 @@ func TestScripts_documented_returns(t *testing.T) {
 			wantReply(t, got, err, 1, 42)
 			got, err = acquire("me", "")
 			wantReply(t, got, err, 2, 42)
-			n, err := undoScript.Run(ctx, c, keys, "me", 42, 1, "redlock").Int64()
+			n, err := lua.Mutex.Undo.Run(ctx, c, keys, "me", 42, 1, noChannel, "redlock").Int64()
 			wantInt(t, n, err, 1)
 			wantCount(t, "1")
 		}},
 		{"undo frees a hold the caller does not know of", func(t *testing.T) {
-			n, err := undoScript.Run(ctx, c, keys, "me", 0, 0, "redlock").Int64()
+			n, err := lua.Mutex.Undo.Run(ctx, c, keys, "me", 0, 0, noChannel, "redlock").Int64()
 			wantInt(t, n, err, 1)
 			if mr.Exists(hash) {
 				t.Fatal("the hash is still there")

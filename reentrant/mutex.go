@@ -7,6 +7,7 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/internal/core"
+	"github.com/lockkit/lockkit/internal/lua"
 )
 
 // Mutex is a reentrant lock on Redis. Each Mutex is one owner: locking it
@@ -45,15 +46,15 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *Mutex {
 		Config:      cfg,
 		Hold:        cfg.Owner,
 		Keys:        []string{keys.Base, keys.Fence, keys.Released},
-		Acquire:     acquireScript,
-		Release:     releaseScript,
-		Renew:       renewScript,
-		Undo:        undoScript,
+		Acquire:     lua.Mutex.Acquire,
+		Release:     lua.Mutex.Release,
+		Renew:       lua.Mutex.Renew,
+		Undo:        lua.Mutex.Undo,
 		AcquireArgs: []any{cfg.Kind},
 		ReleaseArgs: []any{ch},
 		UndoArgs:    []any{ch, cfg.Kind},
 	})
-	m.x.Force, m.x.ForceKeys, m.x.ForceArgs = forceScript, []string{keys.Base}, []any{ch, cfg.Kind}
+	m.x.Force, m.x.ForceKeys, m.x.ForceArgs = lua.Mutex.Force, []string{keys.Base}, []any{ch, cfg.Kind}
 	return m
 }
 

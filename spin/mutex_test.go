@@ -38,8 +38,13 @@ func TestWithBackoff_invalid_returns_ErrInvalid(t *testing.T) {
 			redistest.WantErr(t, spin.New(lc, "x", tc.opt).Lock(context.Background()), lockkit.ErrInvalid)
 		})
 	}
-	// WithBackoff belongs to spin locks: a reentrant lock refuses it.
+	// WithBackoff belongs to spin locks: a reentrant lock refuses it…
 	redistest.WantErr(t, reentrant.New(lc, "x", spin.WithBackoff(time.Millisecond, time.Second)).Lock(context.Background()), lockkit.ErrInvalid)
+	// …but as a Client default it only sets the default of spin locks.
+	withDefault := redistest.Lockkit(t, c, spin.WithBackoff(time.Millisecond, time.Second))
+	m := reentrant.New(withDefault, redistest.Unique(t))
+	redistest.MustLock(t, m)
+	redistest.MustUnlock(t, m)
 }
 
 // TestLock_sleep_never_outlasts_holder_lease shows that a waiter whose

@@ -71,6 +71,11 @@ type Options struct {
 	// LockWait bounds a multi-lock's wait for any one member; 0 = no bound.
 	LockWait time.Duration
 
+	// defaults is set while a Client's options are applied to a lock:
+	// an option that does not apply to the lock's kind is then a default
+	// for other kinds, and is skipped.
+	defaults bool
+
 	problems []string
 }
 
@@ -111,6 +116,9 @@ func (o *Options) For(option string, clientToo bool, kinds ...string) bool {
 	if slices.Contains(kinds, o.Kind) || (clientToo && o.Kind == Client) {
 		return true
 	}
+	if o.defaults && clientToo {
+		return false
+	}
 	if o.Kind == Client {
 		o.Fail(option, "cannot be a Client default; give it to each lock")
 	} else {
@@ -118,6 +126,10 @@ func (o *Options) For(option string, clientToo bool, kinds ...string) bool {
 	}
 	return false
 }
+
+// ApplyingDefaults marks whether the options being applied are a
+// Client's defaults (see For).
+func (o *Options) ApplyingDefaults(on bool) { o.defaults = on }
 
 // Problems returns what Fail recorded, in order.
 func (o *Options) Problems() []string { return o.problems }

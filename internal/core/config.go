@@ -41,7 +41,9 @@ func Resolve(c *lockkit.Client, kind, name string, opts []lockkit.Option) (Confi
 	case len(name) > MaxNameLen:
 		return cfg, Invalid("%s: lock name is %d bytes, more than %d", kind, len(name), MaxNameLen)
 	}
+	cfg.ApplyingDefaults(true)
 	apply(&cfg.Options, c.Options())
+	cfg.ApplyingDefaults(false)
 	apply(&cfg.Options, opts)
 	if p := cfg.Problems(); len(p) > 0 {
 		return cfg, Invalid("%s %q: %s", kind, name, p[0])

@@ -1,11 +1,17 @@
--- acquire.lua: take the lock for an owner, or re-enter it.
+-- acquire.lua: take the hash lock for an owner, or re-enter it. The hash
+-- lock has one hold per name; reentrant and spin locks are one, and so is
+-- each node of a RedLock.
 --
 -- KEYS[1]  lock hash PREFIX:{NAME}: one hold (see the prelude)
 -- KEYS[2]  fencing-token counter PREFIX:{NAME}:fence (no TTL)
 -- KEYS[3]  released tokens PREFIX:{NAME}:released (see release.lua)
 -- ARGV[1]  owner id (the hold's id)
 -- ARGV[2]  lease in ms
--- ARGV[3]  kind: 'reentrant' or 'spin'
+-- ARGV[3]  kind: 'reentrant', 'spin' or 'redlock'
+-- ARGV[4]  '1' when the owner id is the calling lock value's own and the
+--          value holds nothing: a hold found under the id can only be one
+--          that an acquire whose reply was lost left behind, and is
+--          replaced by a fresh one; empty (or absent) to re-enter it
 --
 -- Returns {count, token} when the owner now holds the lock: count 1 and a
 -- newly minted token for a fresh hold, count > 1 and the hold's token on
@@ -16,6 +22,10 @@ local hash, owner, lease, kind = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3]
 local bad = wrong_kind(hash, kind)
 if bad then
   return bad
+end
+if ARGV[4] == '1' and redis.call('hexists', hash, owner) == 1 then
+  -- The stray hold is all the hash holds: one hold per name.
+  redis.call('del', hash)
 end
 if redis.call('exists', hash) == 0 then
   local token = hold_new(hash, KEYS[2], kind, owner)

@@ -6,7 +6,7 @@
 -- ARGV[2]  fencing token of the hold the caller knows of; 0 for none
 -- ARGV[3]  hold count the caller knows of; 0 for none
 -- ARGV[4]  channel to publish a release on; empty for none
--- ARGV[5]  kind: 'reentrant' or 'spin'
+-- ARGV[5]  kind: 'reentrant', 'spin' or 'redlock'
 --
 -- If the owner holds the lock with the known token, its count is set back
 -- to the known count. If it holds a hold the caller does not know of, the

@@ -2,7 +2,7 @@
 --
 -- KEYS     as in acquire.lua
 -- ARGV[1]  channel to wake every waiter on; empty for none
--- ARGV[2]  kind: 'reentrant' or 'spin'
+-- ARGV[2]  kind: 'reentrant', 'spin' or 'redlock'
 --
 -- Returns 1 when a hold was removed ('*' is published: every waiter
 -- wakes), 0 when the lock was free. A WRONGKIND error when another kind
