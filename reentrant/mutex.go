@@ -7,7 +7,6 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/internal/core"
-	"github.com/lockkit/lockkit/internal/lua"
 )
 
 // Mutex is a reentrant lock on Redis. Each Mutex is one owner: locking it
@@ -15,11 +14,18 @@ import (
 // goroutine may Unlock it. Two Mutexes with the same name are two owners
 // and exclude each other, in one process or many.
 //
+// Mutex is also the type of the spin lock
+// ([github.com/lockkit/lockkit/spin.New]) and of the fair lock
+// ([github.com/lockkit/lockkit/fair.New]): the kinds differ only in how
+// Lock and TryLock take the hold. A reentrant lock's waiters are woken by
+// pub/sub, a spin lock's retry by backoff, and a fair lock's wait in a
+// queue, served in arrival order.
+//
 // A Mutex is safe for concurrent use. Use it through the pointer New
 // returns; a zero Mutex is not usable (its methods return [lockkit.ErrInvalid]).
 type Mutex struct {
-	x      core.Exclusive
-	waiter core.Waiter
+	x core.Exclusive
+	s core.Strategy
 }
 
 var _ lockkit.Locker = (*Mutex)(nil)
@@ -33,66 +39,38 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *Mutex {
 	if m.x.Err != nil {
 		return m
 	}
-	cfg := &m.x.Cfg
-	keys := cfg.Keys
-	ch := "" // where releases are published; none for a spin lock
-	if cfg.Kind == config.Spin {
-		m.waiter = core.Backoff{Floor: cfg.BackoffFloor, Cap: cfg.BackoffCap, Done: c.Done()}
-	} else {
-		ch = keys.Channel
-		m.waiter = core.PubSub{Notifier: c.Notifier(), Channel: ch}
+	var ok bool
+	if m.s, ok = m.x.Cfg.Strategy.(core.Strategy); !ok {
+		m.s = &hashLock{}
 	}
-	m.x.H = core.NewHolder(core.Spec{
-		Config:      cfg,
-		Hold:        cfg.Owner,
-		Keys:        []string{keys.Base, keys.Fence, keys.Released},
-		Acquire:     lua.Mutex.Acquire,
-		Release:     lua.Mutex.Release,
-		Renew:       lua.Mutex.Renew,
-		Undo:        lua.Mutex.Undo,
-		AcquireArgs: []any{cfg.Kind},
-		ReleaseArgs: []any{ch},
-		UndoArgs:    []any{ch, cfg.Kind},
-	})
-	m.x.Force, m.x.ForceKeys, m.x.ForceArgs = lua.Mutex.Force, []string{keys.Base}, []any{ch, cfg.Kind}
+	m.s.Setup(&m.x)
 	return m
 }
 
 // Lock locks m. If another owner holds the lock, Lock blocks until it is
 // released (or its lease runs out) and m gets it, or until ctx ends. If m
-// holds it already, Lock re-enters at once.
+// holds it already, Lock re-enters at once. (A fair lock also waits for
+// the owners queued before it; see package fair.)
 //
 // When ctx ends first, the error matches both [lockkit.ErrNotObtained] and
 // ctx.Err(), and m holds nothing it did not hold before. Redis errors are
-// returned as they happen.
+// returned as they happen; a name held by a lock of another kind is
+// [lockkit.ErrWrongKind].
 func (m *Mutex) Lock(ctx context.Context) error {
-	x := m.ex()
-	if err := x.Check(ctx); err != nil {
+	if err := m.ex().Check(ctx); err != nil {
 		return err
 	}
-	if x.H.Live() != nil {
-		// Re-entry is immediate: m must not queue behind waiters that wait
-		// for m.
-		if ok, err := m.TryLock(ctx); ok || err != nil {
-			return err
-		}
-	}
-	return core.Wait(ctx, x.Cfg.Name, m.waiter, m.attempt)
-}
-
-func (m *Mutex) attempt(ctx context.Context) (bool, time.Duration, error) {
-	return m.x.H.Attempt(ctx, "lock")
+	return m.s.Lock(ctx, &m.x)
 }
 
 // TryLock tries once to lock m, without waiting, and reports whether it
-// succeeded. It re-enters when m holds the lock already.
+// succeeded. It re-enters when m holds the lock already. (A fair lock's
+// TryLock also fails while owners are queued; see package fair.)
 func (m *Mutex) TryLock(ctx context.Context) (bool, error) {
-	x := m.ex()
-	if err := x.Check(ctx); err != nil {
+	if err := m.ex().Check(ctx); err != nil {
 		return false, err
 	}
-	ok, _, err := m.attempt(ctx)
-	return ok, core.CtxError(ctx, x.Cfg.Name, err)
+	return m.s.TryLock(ctx, &m.x)
 }
 
 // Unlock undoes one Lock. When the hold count drops to zero the lock is
@@ -109,7 +87,7 @@ func (m *Mutex) TryLock(ctx context.Context) (bool, error) {
 func (m *Mutex) Unlock(ctx context.Context) error { return m.ex().Unlock(ctx) }
 
 // ForceUnlock frees the lock whoever holds it, however many times, and
-// wakes every waiter. It reports whether there was a hold to remove. Other
+// wakes every waiter (the first in the queue, for a fair lock). It reports whether there was a hold to remove. Other
 // owners learn that they lost the lock from the watchdog or their next
 // Unlock.
 func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) { return m.ex().ForceUnlock(ctx) }

@@ -71,6 +71,11 @@ type Options struct {
 	// LockWait bounds a multi-lock's wait for any one member; 0 = no bound.
 	LockWait time.Duration
 
+	// Strategy, when set, is how an exclusive lock of the hash-lock type
+	// takes its hold (a core.Strategy; the fair lock sets it). It is set
+	// only by a kind's constructor, never by users.
+	Strategy any
+
 	// defaults is set while a Client's options are applied to a lock:
 	// an option that does not apply to the lock's kind is then a default
 	// for other kinds, and is skipped.

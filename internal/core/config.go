@@ -28,6 +28,11 @@ type Config struct {
 // returned as an error matching ErrInvalid (or ErrClosed when the Client
 // is closed); nothing is sent to Redis.
 func Resolve(c *lockkit.Client, kind, name string, opts []lockkit.Option) (Config, error) {
+	// A kind built on another's type (spin and fair on reentrant's) names
+	// itself with its first option: learn the kind before the defaults.
+	probe := config.Defaults(kind)
+	apply(&probe, opts)
+	kind = probe.Kind
 	cfg := Config{Client: c, Name: name, Options: config.Defaults(kind)}
 	if c == nil {
 		return cfg, Invalid("%s %q: client must not be nil", kind, name)

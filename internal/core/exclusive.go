@@ -30,6 +30,19 @@ func (x *Exclusive) base() *Base {
 	return &x.Base
 }
 
+// Strategy is how an exclusive kind takes its hold: its scripts, how its
+// callers wait, and what a failed wait leaves to clean up. Release, force
+// unlock and the queries are the same for every such kind (Exclusive).
+type Strategy interface {
+	// Setup completes x for the lock x.Cfg describes: its Holder, and its
+	// Force script, keys and args.
+	Setup(x *Exclusive)
+	// Lock takes the hold, waiting as the kind does, until ctx ends.
+	Lock(ctx context.Context, x *Exclusive) error
+	// TryLock tries once, without waiting.
+	TryLock(ctx context.Context, x *Exclusive) (bool, error)
+}
+
 // Check is Base.Check, safe on a nil x.
 func (x *Exclusive) Check(ctx context.Context) error { return x.base().Check(ctx) }
 

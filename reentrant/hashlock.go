@@ -1,0 +1,63 @@
+package reentrant
+
+import (
+	"context"
+	"time"
+
+	"github.com/lockkit/lockkit/internal/config"
+	"github.com/lockkit/lockkit/internal/core"
+	"github.com/lockkit/lockkit/internal/lua"
+)
+
+// hashLock is how reentrant and spin locks take their hold: the hash
+// lock's scripts, and a waiter woken by pub/sub (reentrant) or retrying by
+// backoff (spin; its releases publish nothing).
+type hashLock struct {
+	waiter core.Waiter
+}
+
+// Setup implements core.Strategy.
+func (l *hashLock) Setup(x *core.Exclusive) {
+	cfg := &x.Cfg
+	keys := cfg.Keys
+	ch := "" // where releases are published; none for a spin lock
+	if cfg.Kind == config.Spin {
+		l.waiter = core.Backoff{Floor: cfg.BackoffFloor, Cap: cfg.BackoffCap, Done: cfg.Client.Done()}
+	} else {
+		ch = keys.Channel
+		l.waiter = core.PubSub{Notifier: cfg.Client.Notifier(), Channel: ch}
+	}
+	x.H = core.NewHolder(core.Spec{
+		Config:      cfg,
+		Hold:        cfg.Owner,
+		Keys:        []string{keys.Base, keys.Fence, keys.Released},
+		Acquire:     lua.Mutex.Acquire,
+		Release:     lua.Mutex.Release,
+		Renew:       lua.Mutex.Renew,
+		Undo:        lua.Mutex.Undo,
+		AcquireArgs: []any{cfg.Kind},
+		ReleaseArgs: []any{ch},
+		UndoArgs:    []any{ch, cfg.Kind},
+	})
+	x.Force, x.ForceKeys, x.ForceArgs = lua.Mutex.Force, []string{keys.Base}, []any{ch, cfg.Kind}
+}
+
+// Lock implements core.Strategy: re-entry at once, else the engine's wait.
+func (l *hashLock) Lock(ctx context.Context, x *core.Exclusive) error {
+	if x.H.Live() != nil {
+		// Re-entry is immediate: the owner must not queue behind waiters
+		// that wait for it.
+		if ok, err := l.TryLock(ctx, x); ok || err != nil {
+			return err
+		}
+	}
+	return core.Wait(ctx, x.Cfg.Name, l.waiter, func(ctx context.Context) (bool, time.Duration, error) {
+		return x.H.Attempt(ctx, "lock")
+	})
+}
+
+// TryLock implements core.Strategy.
+func (l *hashLock) TryLock(ctx context.Context, x *core.Exclusive) (bool, error) {
+	ok, _, err := x.H.Attempt(ctx, "lock")
+	return ok, core.CtxError(ctx, x.Cfg.Name, err)
+}
