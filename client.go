@@ -46,13 +46,7 @@ func New(rc redis.UniversalClient, opts ...Option) *Client {
 		return c
 	}
 	o := config.Defaults(config.Client)
-	for i, opt := range opts {
-		if opt == nil {
-			o.Fail("client", "option %d is nil", i)
-			continue
-		}
-		opt(&o)
-	}
+	config.Apply(&o, opts)
 	if p := o.Problems(); len(p) > 0 {
 		c.err = fmt.Errorf("%w: client: %s", ErrInvalid, p[0])
 		return c

@@ -36,16 +36,7 @@ const (
 // Default: no fixed lease; the watchdog keeps each hold until it is
 // released.
 func WithLease(d time.Duration) Option {
-	return func(o *config.Options) {
-		if !o.For("WithLease", true, config.Reentrant, config.Fair, config.Spin, config.RW, config.RedLock) {
-			return
-		}
-		if d < MinLease || d > MaxLease {
-			o.Fail("WithLease", "lease must be between %v and %v, got %v", MinLease, MaxLease, d)
-			return
-		}
-		o.Lease = d
-	}
+	return leaseOption("WithLease", d, func(o *config.Options) { o.Lease = d })
 }
 
 // WithWatchdogTimeout sets the lease the watchdog keeps renewing, every
@@ -54,15 +45,22 @@ func WithLease(d time.Duration) Option {
 // out. d must be between [MinLease] and [MaxLease]. Default: 30 s
 // ([DefaultWatchdogTimeout]).
 func WithWatchdogTimeout(d time.Duration) Option {
+	return leaseOption("WithWatchdogTimeout", d, func(o *config.Options) { o.WatchdogTimeout = d })
+}
+
+// leaseOption returns the option called name that sets a lease-like
+// duration d with set, for every kind that holds leases (and as a Client
+// default), once d is checked to lie in [MinLease, MaxLease].
+func leaseOption(name string, d time.Duration, set func(*config.Options)) Option {
 	return func(o *config.Options) {
-		if !o.For("WithWatchdogTimeout", true, config.Reentrant, config.Fair, config.Spin, config.RW, config.RedLock) {
+		if !o.For(name, true, config.Reentrant, config.Fair, config.Spin, config.RW, config.RedLock) {
 			return
 		}
 		if d < MinLease || d > MaxLease {
-			o.Fail("WithWatchdogTimeout", "timeout must be between %v and %v, got %v", MinLease, MaxLease, d)
+			o.Fail(name, "must be between %v and %v, got %v", MinLease, MaxLease, d)
 			return
 		}
-		o.WatchdogTimeout = d
+		set(o)
 	}
 }
 

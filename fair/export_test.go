@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/lua"
 )
 
 // ScriptName returns the name of the fair-lock script cmd runs ("acquire",
@@ -28,7 +30,7 @@ func ScriptName(cmd redis.Cmder) string {
 		return ""
 	}
 	for name, s := range map[string]*redis.Script{
-		"acquire": acquireScript, "release": releaseScript, "renew": renewScript,
+		"acquire": acquireScript, "release": releaseScript, "renew": lua.Mutex.Renew,
 		"undo": undoScript, "leave": leaveScript, "force": forceScript,
 	} {
 		if s.Hash() == sha {

@@ -8,6 +8,7 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/internal/core"
+	"github.com/lockkit/lockkit/internal/lua"
 	"github.com/lockkit/lockkit/reentrant"
 )
 
@@ -80,7 +81,7 @@ func (q *queue) Setup(x *core.Exclusive) {
 		Keys:        q.keys,
 		Acquire:     acquireScript,
 		Release:     releaseScript,
-		Renew:       renewScript,
+		Renew:       lua.Mutex.Renew,
 		Undo:        undoScript,
 		AcquireArgs: []any{cfg.WaiterTimeout.Milliseconds(), q.chans},
 		ReleaseArgs: []any{q.chans},

@@ -1,42 +1,30 @@
 package fair
 
 import (
-	_ "embed"
+	"embed"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit/internal/lua"
 )
 
 // The scripts of the fair lock: each is the prelude, the queue helpers of
-// queue.lua and its own file, except renew.lua, which does not touch the
-// queue and follows the prelude alone.
+// queue.lua and its own file. A renewal does not touch the queue: it is
+// the hash lock's (internal/lua's Mutex.Renew).
 var (
-	//go:embed queue.lua
-	queueLua string
-
-	//go:embed acquire.lua
-	acquireLua    string
-	acquireScript = lua.Script(queueLua + "\n" + acquireLua)
-
-	//go:embed release.lua
-	releaseLua    string
-	releaseScript = lua.Script(queueLua + "\n" + releaseLua)
-
-	//go:embed renew.lua
-	renewLua    string
-	renewScript = lua.Script(renewLua)
-
-	//go:embed undo.lua
-	undoLua    string
-	undoScript = lua.Script(queueLua + "\n" + undoLua)
-
-	//go:embed leave.lua
-	leaveLua    string
-	leaveScript = lua.Script(queueLua + "\n" + leaveLua)
-
-	//go:embed force.lua
-	forceLua    string
-	forceScript = lua.Script(queueLua + "\n" + forceLua)
+	acquireScript = script("acquire.lua")
+	releaseScript = script("release.lua")
+	undoScript    = script("undo.lua")
+	leaveScript   = script("leave.lua")
+	forceScript   = script("force.lua")
 )
+
+//go:embed *.lua
+var files embed.FS
+
+// script returns the script of the named file, after the prelude and
+// queue.lua.
+func script(name string) *redis.Script { return lua.Load(files, "queue.lua", name) }
 
 // The last argument of acquire.lua: whether a caller that cannot take the
 // lock joins the queue.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/internal/core"
+	"github.com/lockkit/lockkit/internal/lua"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -402,7 +403,7 @@ func TestRenewScript(t *testing.T) {
 	e.hold("me", 1, 5)
 	renew := func(token int64) int64 {
 		t.Helper()
-		n, err := renewScript.Run(e.ctx(), e.c, e.keys, "me", token, time.Minute.Milliseconds()).Int64()
+		n, err := lua.Mutex.Renew.Run(e.ctx(), e.c, e.keys, "me", token, time.Minute.Milliseconds()).Int64()
 		if err != nil {
 			t.Fatal(err)
 		}

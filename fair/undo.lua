@@ -28,7 +28,4 @@ if done == 'drop' then
   end
   hand_on(KEYS[4], KEYS[5], ARGV[4])
 end
-if done then
-  return 1
-end
-return 0
+return done and 1 or 0

@@ -71,13 +71,7 @@ var _ lockkit.Locker = (*Mutex)(nil)
 func New(locks []lockkit.Locker, opts ...lockkit.Option) *Mutex {
 	m := &Mutex{}
 	o := config.Defaults(config.Multi)
-	for i, opt := range opts {
-		if opt == nil {
-			o.Fail("options", "option %d is nil", i)
-			continue
-		}
-		opt(&o)
-	}
+	config.Apply(&o, opts)
 	m.wait = o.LockWait
 	m.waiter = core.Backoff{Floor: o.BackoffFloor, Cap: o.BackoffCap}
 	if m.err = validateLocks(locks); m.err != nil {

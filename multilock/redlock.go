@@ -12,7 +12,6 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/internal/core"
-	"github.com/lockkit/lockkit/internal/lua"
 )
 
 // Defaults of a RedLock's options.
@@ -163,18 +162,7 @@ func NewRedLock(clients []*lockkit.Client, name string, opts ...lockkit.Option) 
 		// timeout (see settle), so that a stalled node costs no more.
 		cfg.OwnOwner = false
 		n := &node{i: i, cfg: cfg}
-		n.h = core.NewHolder(core.Spec{
-			Config:      &n.cfg,
-			Hold:        cfg.Owner,
-			Keys:        r.keys,
-			Acquire:     lua.Mutex.Acquire,
-			Release:     lua.Mutex.Release,
-			Renew:       lua.Mutex.Renew,
-			Undo:        lua.Mutex.Undo,
-			AcquireArgs: []any{config.RedLock},
-			ReleaseArgs: []any{noChannel},
-			UndoArgs:    []any{noChannel, config.RedLock},
-		})
+		n.h = core.NewHolder(core.HashLock(&n.cfg, noChannel))
 		r.nodes = append(r.nodes, n)
 	}
 	return r

@@ -27,18 +27,7 @@ func (l *hashLock) Setup(x *core.Exclusive) {
 		ch = keys.Channel
 		l.waiter = core.PubSub{Notifier: cfg.Client.Notifier(), Channel: ch}
 	}
-	x.H = core.NewHolder(core.Spec{
-		Config:      cfg,
-		Hold:        cfg.Owner,
-		Keys:        []string{keys.Base, keys.Fence, keys.Released},
-		Acquire:     lua.Mutex.Acquire,
-		Release:     lua.Mutex.Release,
-		Renew:       lua.Mutex.Renew,
-		Undo:        lua.Mutex.Undo,
-		AcquireArgs: []any{cfg.Kind},
-		ReleaseArgs: []any{ch},
-		UndoArgs:    []any{ch, cfg.Kind},
-	})
+	x.H = core.NewHolder(core.HashLock(cfg, ch))
 	x.Force, x.ForceKeys, x.ForceArgs = lua.Mutex.Force, []string{keys.Base}, []any{ch, cfg.Kind}
 }
 

@@ -109,4 +109,19 @@ local function reenter(h, ms)
   return r
 end
 
+-- release undoes one acquire of hold ARGV[1], with token ARGV[2] under
+-- unlock id ARGV[3], remembering an ended hold's token for ARGV[4] ms (the
+-- standard release ARGV, see hold_release). A hold that ended is
+-- forgotten: its lease goes, and a write hold leaves the mode 'read'; the
+-- caller settles the lock. Returns the remaining count and whether the
+-- hold ended.
+local function release()
+  local h = ARGV[1]
+  local count, ended = hold_release(HASH, RELEASED, h, ARGV[2], ARGV[3], tonumber(ARGV[4]))
+  if ended then
+    forget(h)
+  end
+  return count, ended
+end
+
 -- Operation follows.

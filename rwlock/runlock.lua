@@ -19,12 +19,8 @@ if bad then
   return bad
 end
 purge()
-local r = ARGV[1]
-local count, ended = hold_release(HASH, RELEASED, r, ARGV[2], ARGV[3], tonumber(ARGV[4]))
-if ended then
-  forget(r)
-  if not settle() then
-    redis.call('publish', ARGV[5], '1')
-  end
+local count, ended = release()
+if ended and not settle() then
+  redis.call('publish', ARGV[5], '1')
 end
 return count

@@ -2,7 +2,7 @@ package rwlock
 
 import (
 	"context"
-	_ "embed"
+	"embed"
 	"errors"
 	"fmt"
 	"time"
@@ -13,53 +13,26 @@ import (
 	"github.com/lockkit/lockkit/internal/lua"
 )
 
-// Each script is the prelude, common.lua and the operation's own file.
 // The engine runs lock, rlock, unlock, runlock, renew and undo (see
 // core.Spec); this file runs the others.
 var (
-	//go:embed common.lua
-	commonLua string
-
-	//go:embed lock.lua
-	lockLua    string
-	lockScript = newScript(lockLua)
-
-	//go:embed rlock.lua
-	rlockLua    string
-	rlockScript = newScript(rlockLua)
-
-	//go:embed unlock.lua
-	unlockLua    string
-	unlockScript = newScript(unlockLua)
-
-	//go:embed runlock.lua
-	runlockLua    string
-	runlockScript = newScript(runlockLua)
-
-	//go:embed renew.lua
-	renewLua    string
-	renewScript = newScript(renewLua)
-
-	//go:embed undo.lua
-	undoLua    string
-	undoScript = newScript(undoLua)
-
-	//go:embed withdraw.lua
-	withdrawLua    string
-	withdrawScript = newScript(withdrawLua)
-
-	//go:embed forceunlock.lua
-	forceLua    string
-	forceScript = newScript(forceLua)
-
-	//go:embed state.lua
-	stateLua    string
-	stateScript = newScript(stateLua)
+	lockScript     = script("lock.lua")
+	rlockScript    = script("rlock.lua")
+	unlockScript   = script("unlock.lua")
+	runlockScript  = script("runlock.lua")
+	renewScript    = script("renew.lua")
+	undoScript     = script("undo.lua")
+	withdrawScript = script("withdraw.lua")
+	forceScript    = script("forceunlock.lua")
+	stateScript    = script("state.lua")
 )
 
-func newScript(op string) *redis.Script {
-	return lua.Script(commonLua + "\n" + op)
-}
+//go:embed *.lua
+var files embed.FS
+
+// script returns the script of the named file: the prelude, common.lua and
+// the file.
+func script(name string) *redis.Script { return lua.Load(files, "common.lua", name) }
 
 // errReply reports a script reply of an unexpected shape.
 var errReply = errors.New("unexpected reply from script")

@@ -35,7 +35,4 @@ if done == 'drop' then
     redis.call('publish', ARGV[5], '1')
   end
 end
-if done then
-  return 1
-end
-return 0
+return done and 1 or 0

@@ -24,10 +24,8 @@ if bad then
   return bad
 end
 purge()
-local w = ARGV[1]
-local count, ended = hold_release(HASH, RELEASED, w, ARGV[2], ARGV[3], tonumber(ARGV[4]))
+local count, ended = release()
 if ended then
-  forget(w)
   settle()
   redis.call('del', WRITERS)
   redis.call('publish', ARGV[5], '*')

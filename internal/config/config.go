@@ -136,6 +136,17 @@ func (o *Options) For(option string, clientToo bool, kinds ...string) bool {
 // Client's defaults (see For).
 func (o *Options) ApplyingDefaults(on bool) { o.defaults = on }
 
+// Apply applies opts to o in order; a nil option is recorded as a problem.
+func Apply[F ~func(*Options)](o *Options, opts []F) {
+	for i, opt := range opts {
+		if opt == nil {
+			o.Fail("options", "option %d is nil", i)
+			continue
+		}
+		opt(o)
+	}
+}
+
 // Problems returns what Fail recorded, in order.
 func (o *Options) Problems() []string { return o.problems }
 

@@ -31,7 +31,7 @@ func Resolve(c *lockkit.Client, kind, name string, opts []lockkit.Option) (Confi
 	// A kind built on another's type (spin and fair on reentrant's) names
 	// itself with its first option: learn the kind before the defaults.
 	probe := config.Defaults(kind)
-	apply(&probe, opts)
+	config.Apply(&probe, opts)
 	kind = probe.Kind
 	cfg := Config{Client: c, Name: name, Options: config.Defaults(kind)}
 	if c == nil {
@@ -47,9 +47,9 @@ func Resolve(c *lockkit.Client, kind, name string, opts []lockkit.Option) (Confi
 		return cfg, Invalid("%s: lock name is %d bytes, more than %d", kind, len(name), MaxNameLen)
 	}
 	cfg.ApplyingDefaults(true)
-	apply(&cfg.Options, c.Options())
+	config.Apply(&cfg.Options, c.Options())
 	cfg.ApplyingDefaults(false)
-	apply(&cfg.Options, opts)
+	config.Apply(&cfg.Options, opts)
 	if p := cfg.Problems(); len(p) > 0 {
 		return cfg, Invalid("%s %q: %s", kind, name, p[0])
 	}
@@ -59,14 +59,4 @@ func Resolve(c *lockkit.Client, kind, name string, opts []lockkit.Option) (Confi
 	}
 	cfg.Keys = NewKeys(cfg.Prefix, name)
 	return cfg, nil
-}
-
-func apply(o *config.Options, opts []lockkit.Option) {
-	for i, opt := range opts {
-		if opt == nil {
-			o.Fail("options", "option %d is nil", i)
-			continue
-		}
-		opt(o)
-	}
 }

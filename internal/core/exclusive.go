@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/lua"
 )
 
 // Exclusive is what the exclusive kinds that keep one hold per owner in a
@@ -119,3 +121,22 @@ func (x *Exclusive) Lost() <-chan struct{} {
 
 // Name returns the lock's name, or "" for a nil lock.
 func (x *Exclusive) Name() string { return x.base().Name() }
+
+// HashLock returns the Spec of the hash lock (internal/lua's Mutex set,
+// one hold per name) for the owner cfg names, publishing releases on
+// channel (empty for none).
+func HashLock(cfg *Config, channel string) Spec {
+	k := cfg.Keys
+	return Spec{
+		Config:      cfg,
+		Hold:        cfg.Owner,
+		Keys:        []string{k.Base, k.Fence, k.Released},
+		Acquire:     lua.Mutex.Acquire,
+		Release:     lua.Mutex.Release,
+		Renew:       lua.Mutex.Renew,
+		Undo:        lua.Mutex.Undo,
+		AcquireArgs: []any{cfg.Kind},
+		ReleaseArgs: []any{channel},
+		UndoArgs:    []any{channel, cfg.Kind},
+	}
+}

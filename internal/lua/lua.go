@@ -5,7 +5,8 @@
 package lua
 
 import (
-	_ "embed"
+	"embed"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -19,12 +20,18 @@ func Script(src string) *redis.Script {
 	return redis.NewScript(prelude + "\n" + src)
 }
 
-// Scripts returns the scripts made of the prelude followed by common and
-// each of srcs in turn, for kinds whose scripts share definitions.
-func Scripts(common string, srcs ...string) []*redis.Script {
-	out := make([]*redis.Script, len(srcs))
-	for i, src := range srcs {
-		out[i] = Script(common + "\n" + src)
+// Load returns the script made of the prelude and the named files of
+// fsys, in order: a kind's shared definitions, say, then one operation.
+// The files are embedded, so a missing one is a build mistake: it panics.
+func Load(fsys embed.FS, names ...string) *redis.Script {
+	var src strings.Builder
+	for _, name := range names {
+		b, err := fsys.ReadFile(name)
+		if err != nil {
+			panic(err)
+		}
+		src.Write(b)
+		src.WriteString("\n")
 	}
-	return out
+	return Script(src.String())
 }

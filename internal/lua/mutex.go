@@ -20,19 +20,9 @@ type Set struct {
 // does each node of a RedLock; the kind is an argument, so the names stay
 // apart.
 var Mutex = Set{
-	Acquire: file(mutexFiles, "mutex/acquire.lua"),
-	Release: file(mutexFiles, "mutex/release.lua"),
-	Renew:   file(mutexFiles, "mutex/renew.lua"),
-	Undo:    file(mutexFiles, "mutex/undo.lua"),
-	Force:   file(mutexFiles, "mutex/force.lua"),
-}
-
-// file returns the script of the named file of fsys, after the prelude.
-// The files are embedded, so a missing one is a build mistake: it panics.
-func file(fsys embed.FS, name string) *redis.Script {
-	src, err := fsys.ReadFile(name)
-	if err != nil {
-		panic(err)
-	}
-	return Script(string(src))
+	Acquire: Load(mutexFiles, "mutex/acquire.lua"),
+	Release: Load(mutexFiles, "mutex/release.lua"),
+	Renew:   Load(mutexFiles, "mutex/renew.lua"),
+	Undo:    Load(mutexFiles, "mutex/undo.lua"),
+	Force:   Load(mutexFiles, "mutex/force.lua"),
 }
