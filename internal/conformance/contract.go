@@ -27,7 +27,8 @@ func token(l lockkit.Locker) int64 {
 }
 
 func testReenter(t *testing.T, e *env) {
-	m := e.lock(redistest.Unique(t))
+	name := redistest.Unique(t)
+	m := e.lock(name)
 	redistest.MustLock(t, m)
 	tok := token(m)
 	redistest.MustLock(t, m)
@@ -41,7 +42,7 @@ func testReenter(t *testing.T, e *env) {
 	redistest.MustUnlock(t, m)
 	redistest.MustUnlock(t, m)
 	wantHoldCount(t, m, 1)
-	other := e.lock(m.Name())
+	other := e.lock(name)
 	if ok, err := other.TryLock(ctx(t)); ok || err != nil {
 		t.Fatalf("TryLock by another owner while held once = %v, %v; want false", ok, err)
 	}
