@@ -19,7 +19,9 @@ func TestConformance(t *testing.T) {
 		name string
 		new  func(c *lockkit.Client, name string, opts ...lockkit.Option) lockkit.Locker
 	}{
-		{"reentrant", func(c *lockkit.Client, n string, o ...lockkit.Option) lockkit.Locker { return reentrant.New(c, n, o...) }},
+		{"reentrant", func(c *lockkit.Client, n string, o ...lockkit.Option) lockkit.Locker {
+			return reentrant.New(c, n, o...)
+		}},
 		{"fair", func(c *lockkit.Client, n string, o ...lockkit.Option) lockkit.Locker { return fair.New(c, n, o...) }},
 		{"spin", func(c *lockkit.Client, n string, o ...lockkit.Option) lockkit.Locker { return spin.New(c, n, o...) }},
 		{"rwlock", func(c *lockkit.Client, n string, o ...lockkit.Option) lockkit.Locker { return rwlock.New(c, n, o...) }},
