@@ -340,7 +340,7 @@ func (r *RedLock) Token() int64 {
 // nothing; call it after Lock.
 func (r *RedLock) Lost() <-chan struct{} {
 	if h := r.current(); h != nil {
-		return h.lost
+		return h.Done()
 	}
 	return nil
 }

@@ -30,9 +30,7 @@ type redHold struct {
 	mu    sync.Mutex // guards alive
 	alive int        // granting nodes whose part was not found lost
 
-	lostOnce sync.Once
-	lost     chan struct{} // closed once, when the hold is found lost
-	err      error         // ErrLost with its cause; written before lost is closed
+	*core.LostSignal
 
 	stopOnce sync.Once
 	done     chan struct{}  // closed by stop: the watchers exit
@@ -46,13 +44,13 @@ type redHold struct {
 // with a fixed lease, when its validity time ends. r.op held.
 func (r *RedLock) begin(res []nodeResult, token int64, start time.Time) {
 	h := &redHold{
-		name:    r.b.Cfg.Name,
-		token:   token,
-		quorum:  r.quorum,
-		count:   1,
-		unknown: make([]bool, len(res)),
-		lost:    make(chan struct{}),
-		done:    make(chan struct{}),
+		name:       r.b.Cfg.Name,
+		token:      token,
+		quorum:     r.quorum,
+		count:      1,
+		unknown:    make([]bool, len(res)),
+		LostSignal: core.NewLostSignal(),
+		done:       make(chan struct{}),
 	}
 	for i, x := range res {
 		h.unknown[i] = x.unknown
@@ -100,23 +98,7 @@ func (h *redHold) nodeLost(cause error) {
 
 // lose marks h lost with cause and closes its lost channel. It is
 // idempotent.
-func (h *redHold) lose(cause error) {
-	h.lostOnce.Do(func() {
-		h.err = core.Lost(h.name, cause)
-		close(h.lost)
-	})
-}
-
-// Err returns an error matching ErrLost (with its cause) once h is lost,
-// and nil before.
-func (h *redHold) Err() error {
-	select {
-	case <-h.lost:
-		return h.err
-	default:
-		return nil
-	}
-}
+func (h *redHold) lose(cause error) { h.Lose(h.name, cause) }
 
 // stop stops watching h: once it returns, h is found lost only by the
 // caller. It is idempotent.

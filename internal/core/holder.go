@@ -221,13 +221,13 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time) {
 	r.mu.Unlock()
 	if old != nil {
 		r.stop(old)
-		old.lose(r.cfg.Name, nil)
+		old.Lose(r.cfg.Name, nil)
 	}
 	if pre == nil {
 		pre = r.cfg.Client.Watchdog().Register()
 	}
 	h.wh = pre
-	lease := watchdog.Lease{TTL: r.cfg.TTL(), OnLost: func(cause error) { h.lose(r.cfg.Name, cause) }}
+	lease := watchdog.Lease{TTL: r.cfg.TTL(), OnLost: func(cause error) { h.Lose(r.cfg.Name, cause) }}
 	if r.cfg.Watched() {
 		lease.Script = r.spec.Renew
 		lease.Keys = r.spec.Keys
@@ -300,7 +300,7 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 		h.wh.Resume()
 		return Op(op, r.cfg.Name, err)
 	case n < 0:
-		h.lose(r.cfg.Name, nil)
+		h.Lose(r.cfg.Name, nil)
 		return r.forget(h)
 	case n == 0:
 		r.end(h)

@@ -1,0 +1,39 @@
+package core
+
+import "sync"
+
+// LostSignal is a hold's lost signal: a channel closed once, when the hold
+// is found lost, and the ErrLost it was lost with. The zero value is not
+// ready: use NewLostSignal.
+type LostSignal struct {
+	once sync.Once
+	ch   chan struct{} // closed once, when the hold is found lost
+	err  error         // ErrLost with its cause; written before ch is closed
+}
+
+// NewLostSignal returns a signal that has not fired.
+func NewLostSignal() *LostSignal { return &LostSignal{ch: make(chan struct{})} }
+
+// Lose marks the hold on lock name lost with cause (nil when it simply
+// vanished) and closes the channel. It is idempotent.
+func (s *LostSignal) Lose(name string, cause error) {
+	s.once.Do(func() {
+		s.err = Lost(name, cause)
+		close(s.ch)
+	})
+}
+
+// Done returns a channel that is closed when the hold is found lost.
+// Nothing is ever sent on it.
+func (s *LostSignal) Done() <-chan struct{} { return s.ch }
+
+// Err returns an error matching ErrLost (with its cause) once the hold is
+// lost, and nil before.
+func (s *LostSignal) Err() error {
+	select {
+	case <-s.ch:
+		return s.err
+	default:
+		return nil
+	}
+}
