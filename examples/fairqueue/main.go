@@ -27,10 +27,7 @@ func main() {
 	workers := flag.Int("workers", 4, "number of workers")
 	rounds := flag.Int("rounds", 3, "turns each worker takes")
 	hold := flag.Duration("hold", 5*time.Millisecond, "how long each turn holds the lock")
-	_, locks, closeRedis, err := exampleredis.Connect() // parses the flags
-	if err != nil {
-		log.Fatal(err)
-	}
+	_, locks, closeRedis := exampleredis.Connect() // parses the flags
 	defer closeRedis()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

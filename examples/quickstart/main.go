@@ -18,10 +18,7 @@ import (
 )
 
 func main() {
-	_, locks, closeRedis, err := exampleredis.Connect()
-	if err != nil {
-		log.Fatal(err)
-	}
+	_, locks, closeRedis := exampleredis.Connect()
 	defer closeRedis()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -36,10 +36,7 @@ func main() {
 	readers := flag.Int("readers", 8, "reader goroutines, each its own lock owner")
 	refreshes := flag.Int("refreshes", 3, "how many times the refresher rewrites the cache")
 	every := flag.Duration("every", 200*time.Millisecond, "pause between refreshes")
-	client, locks, closeRedis, err := exampleredis.Connect() // parses the flags
-	if err != nil {
-		log.Fatal(err)
-	}
+	client, locks, closeRedis := exampleredis.Connect() // parses the flags
 	defer closeRedis()
 	if *readers < 1 || *refreshes < 1 || *every <= 0 {
 		log.Fatal("rwcache: -readers and -refreshes must be at least 1, -every positive")

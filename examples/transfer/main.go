@@ -49,14 +49,11 @@ func main() {
 	workers := flag.Int("workers", 4, "number of concurrent workers")
 	verbose := flag.Bool("v", false, "print every transfer")
 	unsafe := flag.Bool("unsafe", false, "transfer without taking the locks")
-	client, locks, closeRedis, err := exampleredis.Connect() // parses the flags
-	if err != nil {
-		log.Fatal(err)
-	}
+	client, locks, closeRedis := exampleredis.Connect() // parses the flags
 	if *transfers < 1 || *workers < 1 {
 		log.Fatal("-transfers and -workers must be at least 1")
 	}
-	err = run(client, locks, *transfers, *workers, *verbose, *unsafe)
+	err := run(client, locks, *transfers, *workers, *verbose, *unsafe)
 	closeRedis()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "transfer:", err)

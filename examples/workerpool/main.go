@@ -31,10 +31,7 @@ var (
 )
 
 func main() {
-	client, locks, closeRedis, err := exampleredis.Connect()
-	if err != nil {
-		log.Fatal(err)
-	}
+	client, locks, closeRedis := exampleredis.Connect()
 	defer closeRedis()
 	if *accounts < 2 {
 		log.Fatal("-accounts must be at least 2: a transfer needs two accounts")
