@@ -366,13 +366,7 @@ func (w *Waiter) SetDeadline(wait time.Duration) {
 // WaitTurn.
 func (w *Waiter) Wait(ctx context.Context, timeout time.Duration) error {
 	w.woken = false
-	select {
-	case <-w.signal:
-		w.woken = true
-		return nil
-	default:
-	}
-	if timeout == 0 {
+	if w.pending() || timeout == 0 {
 		return nil
 	}
 	var fire <-chan time.Time
@@ -383,16 +377,43 @@ func (w *Waiter) Wait(ctx context.Context, timeout time.Duration) error {
 	}
 	w.sleep(1)
 	defer w.sleep(-1)
+	for {
+		// Wait keeps its own timer: a poke to look at the channel's
+		// deadline again is not for it.
+		if rearmed, err := w.await(ctx, fire); !rearmed {
+			return err
+		}
+	}
+}
+
+// pending consumes a wake-up that arrived before the waiter blocked, and
+// reports whether there was one.
+func (w *Waiter) pending() bool {
 	select {
 	case <-w.signal:
 		w.woken = true
-		return nil
+		return true
+	default:
+		return false
+	}
+}
+
+// await blocks until the waiter is woken, fire fires, the waiter is poked
+// to look at its timer again (rearmed), or ctx ends or the notifier closes
+// (an error).
+func (w *Waiter) await(ctx context.Context, fire <-chan time.Time) (rearmed bool, err error) {
+	select {
+	case <-w.signal:
+		w.woken = true
+		return false, nil
 	case <-fire:
-		return nil
+		return false, nil
+	case <-w.rearm:
+		return true, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return false, ctx.Err()
 	case <-w.n.closed:
-		return ErrClosed
+		return false, ErrClosed
 	}
 }
 
@@ -420,11 +441,8 @@ func (w *Waiter) WaitTurn(ctx context.Context) error {
 		}
 	}()
 	for {
-		select {
-		case <-w.signal:
-			w.woken = true
+		if w.pending() {
 			return nil
-		default:
 		}
 		var fire <-chan time.Time
 		if d, ok := w.timeout(); ok {
@@ -438,20 +456,12 @@ func (w *Waiter) WaitTurn(ctx context.Context) error {
 			}
 			fire = t.C
 		}
-		select {
-		case <-w.signal:
-			w.woken = true
-			return nil
-		case <-fire:
-			return nil
-		case <-w.rearm:
-			if t != nil {
-				t.Stop()
-			}
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-w.n.closed:
-			return ErrClosed
+		rearmed, err := w.await(ctx, fire)
+		if !rearmed {
+			return err
+		}
+		if t != nil {
+			t.Stop()
 		}
 	}
 }

@@ -109,6 +109,17 @@ local function reenter(h, ms)
   return r
 end
 
+-- begin starts every script that changes the lock: it returns the
+-- WRONGKIND error reply when another kind holds the name (the script
+-- returns it and changes nothing), and otherwise purges ended holds.
+local function begin()
+  local bad = wrong_kind(HASH, KIND)
+  if not bad then
+    purge()
+  end
+  return bad
+end
+
 -- release undoes one acquire of hold ARGV[1], with token ARGV[2] under
 -- unlock id ARGV[3], remembering an ended hold's token for ARGV[4] ms (the
 -- standard release ARGV, see hold_release). A hold that ended is

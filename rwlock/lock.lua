@@ -17,11 +17,10 @@
 -- Returns {-1, 0} when the owner holds the read lock but not the write
 -- lock: a read-to-write upgrade, which would wait for itself forever.
 -- A WRONGKIND error when another kind holds the name.
-local bad = wrong_kind(HASH, KIND)
+local bad = begin()
 if bad then
   return bad
 end
-purge()
 local w, ms, r, intent = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
 if redis.call('hexists', HASH, w) == 1 then
   redis.call('zrem', WRITERS, w)

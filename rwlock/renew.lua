@@ -9,11 +9,10 @@
 -- with its latest lease. Returns 1 when the lease was extended, 0 when the
 -- hold is gone (its lease ended before this renewal, or it was removed or
 -- replaced). A WRONGKIND error when another kind holds the name.
-local bad = wrong_kind(HASH, KIND)
+local bad = begin()
 if bad then
   return bad
 end
-purge()
 if hold_live(HASH, ARGV[1], ARGV[2]) then
   lease(ARGV[1], tonumber(ARGV[3]))
   settle()

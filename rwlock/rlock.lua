@@ -18,11 +18,10 @@
 -- Returns {0, wait} when refused: wait is the lock's remaining lease in ms
 -- when a writer holds it, or the ms until the last waiting writer's intent
 -- lapses. A WRONGKIND error when another kind holds the name.
-local bad = wrong_kind(HASH, KIND)
+local bad = begin()
 if bad then
   return bad
 end
-purge()
 local r, ms, w = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 if redis.call('hexists', HASH, r) == 1 then
   return reenter(r, ms)

@@ -14,11 +14,10 @@
 -- answer again. Returns -1 when the hold is not there: its lease ended, it
 -- was removed, or a newer hold took its place. A WRONGKIND error when
 -- another kind holds the name.
-local bad = wrong_kind(HASH, KIND)
+local bad = begin()
 if bad then
   return bad
 end
-purge()
 local count, ended = release()
 if ended and not settle() then
   redis.call('publish', ARGV[5], '1')

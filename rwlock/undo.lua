@@ -18,11 +18,10 @@
 --
 -- Returns 1 when a hold was cut back or dropped, 0 when there was nothing
 -- to undo. A WRONGKIND error when another kind holds the name.
-local bad = wrong_kind(HASH, KIND)
+local bad = begin()
 if bad then
   return bad
 end
-purge()
 local h = ARGV[1]
 local done = hold_undo(HASH, h, ARGV[2], tonumber(ARGV[3]))
 if done == 'drop' then

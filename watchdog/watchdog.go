@@ -122,13 +122,20 @@ func (h *Hold) Start(l Lease, since time.Time) {
 	}
 	h.lease = l
 	h.state = active
-	h.expires = since.Add(l.TTL)
-	h.due = since.Add(l.TTL / 3)
-	if l.Script == nil {
-		h.due = h.expires
-	}
+	h.leaseFrom(since)
 	w.mu.Unlock()
 	w.wake()
+}
+
+// leaseFrom makes h's lease run from since: it lapses at since + TTL, and
+// its next renewal is due a third of the way there (a fixed lease only
+// ends). w.mu held.
+func (h *Hold) leaseFrom(since time.Time) {
+	h.expires = since.Add(h.lease.TTL)
+	h.due = since.Add(h.lease.TTL / 3)
+	if h.lease.Script == nil {
+		h.due = h.expires
+	}
 }
 
 // Close stops the Watchdog: it waits for a renewal in flight, stops the
@@ -183,14 +190,8 @@ func (w *Watchdog) anyInflight() bool {
 func (h *Hold) Renewed(since time.Time) {
 	w := h.w
 	w.mu.Lock()
-	if h.state == active || h.state == suspended {
-		if exp := since.Add(h.lease.TTL); exp.After(h.expires) {
-			h.expires = exp
-			h.due = since.Add(h.lease.TTL / 3)
-			if h.lease.Script == nil {
-				h.due = exp
-			}
-		}
+	if (h.state == active || h.state == suspended) && since.Add(h.lease.TTL).After(h.expires) {
+		h.leaseFrom(since)
 	}
 	w.mu.Unlock()
 	w.wake()
