@@ -100,6 +100,11 @@ type RedLock struct {
 
 	mu   sync.Mutex // guards hold
 	hold *redHold   // the current hold, lost or not; nil when nothing is held
+
+	// retry is the outcome of an Unlock in doubt that a Lock settled
+	// before it took a new hold: the next Unlock, that Unlock's retry,
+	// returns it. Guarded by op.
+	retry *error
 }
 
 var _ lockkit.Locker = (*RedLock)(nil)
@@ -261,7 +266,13 @@ func (r *RedLock) attempt(ctx context.Context) (bool, time.Duration, error) {
 			h.count++
 			return true, r.b.Cfg.TTL(), nil
 		}
-		r.drop(ctx, h)
+		inDoubt := h.ending && h.Err() == nil
+		err := r.drop(ctx, h)
+		if inDoubt {
+			// The next Unlock is the retry of the one in doubt, which this
+			// settled: it returns this outcome and leaves the new hold be.
+			r.retry = &err
+		}
 	}
 	return r.round(ctx)
 }
@@ -285,6 +296,10 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 	r.op.Lock()
 	defer r.op.Unlock()
 	name := r.b.Cfg.Name
+	if p := r.retry; p != nil {
+		r.retry = nil
+		return *p
+	}
 	h := r.current()
 	if h == nil {
 		if err := r.clientErr(); err != nil {
@@ -301,10 +316,24 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		h.ending = true
 		h.stop()
 	}
+	err, unknown := r.end(ctx, h)
+	if unknown {
+		return err
+	}
+	r.forget()
+	r.setHold(nil)
+	return err
+}
+
+// end releases what is left of the ending hold h (see settle) and returns
+// the Unlock's outcome: nil when a majority released it, ErrLost when it
+// was lost or too few nodes still held it, and the nodes' errors with
+// unknown set when too few answered to tell. r.op held.
+func (r *RedLock) end(ctx context.Context, h *redHold) (err error, unknown bool) {
 	released, failed := r.settle(ctx, h.unknown)
 	h.unknown = nil // undone once
 	h.released += released
-	err := h.Err()
+	err = h.Err()
 	switch {
 	case err != nil:
 	case h.released >= r.quorum:
@@ -312,11 +341,9 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		h.lose(fmt.Errorf("released on %d nodes, %d needed", h.released, r.quorum))
 		err = h.Err()
 	default:
-		return core.Op("unlock", name, errors.Join(failed...))
+		return core.Op("unlock", r.b.Cfg.Name, errors.Join(failed...)), true
 	}
-	r.forget()
-	r.setHold(nil)
-	return err
+	return err, false
 }
 
 // Token returns the fencing token of r's current hold, or 0 when r holds

@@ -188,13 +188,14 @@ func (r *RedLock) abandon(ctx context.Context, res []nodeResult) {
 }
 
 // drop ends h, a hold that was lost or whose last Unlock failed, before a
-// new round: it gives back what is left of it (see settle). r.op held.
-func (r *RedLock) drop(ctx context.Context, h *redHold) {
+// new round: it gives back what is left of it (see end), and returns the
+// outcome an Unlock of it would have. r.op held.
+func (r *RedLock) drop(ctx context.Context, h *redHold) error {
 	h.stop()
-	_, _ = r.settle(ctx, h.unknown)
-	h.unknown = nil
+	err, _ := r.end(ctx, h)
 	r.forget()
 	r.setHold(nil)
+	return err
 }
 
 // settle releases r's part of the hold on every node whose holder still

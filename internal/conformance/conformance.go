@@ -114,6 +114,8 @@ func cases() []struct {
 		{"fixed_lease_ends_and_reports_lost", testFixedLease},
 		{"vanished_hold_is_reported_lost", testVanished},
 		{"unlock_retry_after_lost_reply_unlocks_once", testUnlockRetry},
+		{"unlock_retry_after_a_new_lock_settles_the_lost_unlock", testUnlockRetryAfterLock},
+		{"unlock_retry_after_a_renewal_reports_no_loss", testUnlockRetryAfterRenewal},
 		{"lost_acquire_reply_leaves_no_stray_hold", testLostAcquire},
 		{"force_unlock_frees_and_holder_gets_ErrLost", testForce},
 		{"with_owner_shares_the_hold", testWithOwner},

@@ -240,3 +240,83 @@ func testClosed(t *testing.T, e *env) {
 	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrClosed)
 	eventuallyTaken(t, e, name)
 }
+
+// testUnlockRetryAfterLock checks that a retried Unlock settles the Unlock
+// whose reply was lost, even when the owner locked again in between: it
+// never releases the newer hold.
+func testUnlockRetryAfterLock(t *testing.T, e *env) {
+	if _, ok := e.lock("x").(tokener); !ok {
+		return
+	}
+	for _, holds := range []int{1, 2} {
+		name := redistest.Unique(t)
+		drop := &redistest.DropReply{Match: isScript}
+		m := e.k.New(redistest.Lockkit(t, e.newRC(t, drop)), name)
+		for range holds {
+			redistest.MustLock(t, m)
+		}
+		drop.Arm()
+		err := m.Unlock(ctx(t))
+		switch {
+		case drop.Armed() && err == nil && holds > 1:
+			// The lock counts re-entries in the value (RedLock): the Unlock
+			// of an inner hold sent nothing, so nothing is in doubt.
+			continue
+		case err == nil || drop.Armed():
+			t.Fatalf("holds=%d: Unlock whose reply was dropped = %v (sent: %v)", holds, err, !drop.Armed())
+		}
+		redistest.MustLock(t, m)
+		// This Unlock settles the one that failed: m still holds as many
+		// times as it locked since, minus none.
+		redistest.MustUnlock(t, m)
+		if ok, err := e.lock(name).TryLock(ctx(t)); ok || err != nil {
+			t.Fatalf("holds=%d: TryLock by another owner while m still holds = %v, %v; want false", holds, ok, err)
+		}
+		if lo, ok := m.(loser); ok {
+			select {
+			case <-lo.Lost():
+				t.Fatalf("holds=%d: the lost signal closed though m holds the lock", holds)
+			default:
+			}
+		}
+		for range holds {
+			redistest.MustUnlock(t, m)
+		}
+		redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrNotHeld)
+		eventuallyTaken(t, e, name)
+	}
+}
+
+// testUnlockRetryAfterRenewal checks that a renewal running between an
+// Unlock whose reply was lost and its retry reports no loss: the hold is
+// gone because the Unlock did take effect.
+func testUnlockRetryAfterRenewal(t *testing.T, e *env) {
+	if _, ok := e.lock("x").(tokener); !ok {
+		return
+	}
+	name := redistest.Unique(t)
+	drop := &redistest.DropReply{Match: isScript}
+	lc := redistest.Lockkit(t, e.newRC(t, drop))
+	m := e.k.New(lc, name, lockkit.WithWatchdogTimeout(150*time.Millisecond))
+	redistest.MustLock(t, m)
+	drop.Arm()
+	if err := m.Unlock(ctx(t)); err == nil || drop.Armed() {
+		t.Fatalf("Unlock whose reply was dropped = %v (sent: %v)", err, !drop.Armed())
+	}
+	// Renewals run every 50 ms and find the hold gone; the watchdog then
+	// drops it.
+	redistest.Eventually(t, waitTimeout, "a renewal to find the released hold gone", func() bool {
+		return lc.Watchdog().Len() == 0
+	})
+	if lo, ok := m.(loser); ok {
+		select {
+		case <-lo.Lost():
+			t.Fatal("the lost signal closed for a hold the owner released")
+		default:
+		}
+	}
+	if err := m.Unlock(ctx(t)); err != nil {
+		t.Fatalf("retried Unlock = %v, want nil", err)
+	}
+	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrNotHeld)
+}

@@ -1,6 +1,10 @@
 package core
 
-import "github.com/lockkit/lockkit/watchdog"
+import (
+	"sync/atomic"
+
+	"github.com/lockkit/lockkit/watchdog"
+)
 
 // Hold is one hold: from the acquire that minted its token to the release
 // that ended it or the moment it was found lost.
@@ -16,6 +20,12 @@ type Hold struct {
 	unlockID string
 
 	wh *watchdog.Hold // renews the lease, or times a fixed one
+
+	// unlocking is set while an Unlock's outcome is unknown (unlockID is
+	// kept for its retry). A renewal that finds the hold gone meanwhile
+	// does not report it lost: the Unlock may have ended it, and its retry
+	// tells (a token it released is remembered).
+	unlocking atomic.Bool
 
 	*LostSignal
 }

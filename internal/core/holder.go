@@ -69,6 +69,11 @@ type Holder struct {
 
 	mu sync.Mutex // guards h
 	h  *Hold      // the current hold, lost or not; nil when nothing is held
+
+	// pending is a hold a newer one replaced while an Unlock of it had an
+	// unknown outcome: the next Release settles that Unlock, and only it.
+	// Guarded by op.
+	pending *Hold
 }
 
 // NewHolder returns the holder of spec.
@@ -209,8 +214,9 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time) {
 	r.mu.Lock()
 	old := r.h
 	if old != nil && old.Err() == nil && old.Token == token {
+		// A re-entry. An Unlock with an unknown outcome keeps its id: the
+		// next Release settles it.
 		old.Count++
-		old.unlockID = ""
 		r.mu.Unlock()
 		abort(pre)
 		old.wh.Renewed(sent)
@@ -221,13 +227,23 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time) {
 	r.mu.Unlock()
 	if old != nil {
 		r.stop(old)
-		old.Lose(r.cfg.Name, nil)
+		if old.unlockID != "" && old.Err() == nil {
+			// Its Unlock may have ended it: the next Release asks.
+			r.pending = old
+		} else {
+			old.Lose(r.cfg.Name, nil)
+		}
 	}
 	if pre == nil {
 		pre = r.cfg.Client.Watchdog().Register()
 	}
 	h.wh = pre
-	lease := watchdog.Lease{TTL: r.cfg.TTL(), OnLost: func(cause error) { h.Lose(r.cfg.Name, cause) }}
+	lease := watchdog.Lease{TTL: r.cfg.TTL(), OnLost: func(cause error) {
+		if cause == nil && h.unlocking.Load() {
+			return // gone, maybe by the Unlock in doubt: its retry tells
+		}
+		h.Lose(r.cfg.Name, cause)
+	}}
 	if r.cfg.Watched() {
 		lease.Script = r.spec.Renew
 		lease.Keys = r.spec.Keys
@@ -273,6 +289,24 @@ func Detached(ctx context.Context) (context.Context, context.CancelFunc) {
 func (r *Holder) Release(ctx context.Context, op string) error {
 	r.op.Lock()
 	defer r.op.Unlock()
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = Detached(ctx)
+		defer cancel()
+	}
+	if p := r.pending; p != nil {
+		// This Release is the retry of the Unlock in doubt.
+		n, err := r.release(ctx, p)
+		if err != nil {
+			return Op(op, r.cfg.Name, err)
+		}
+		r.pending = nil
+		if n < 0 {
+			p.Lose(r.cfg.Name, nil)
+			return p.Err()
+		}
+		return nil
+	}
 	h := r.current()
 	if h == nil {
 		if err := r.cfg.Client.Err(); err != nil {
@@ -283,11 +317,6 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 	if h.unlockID == "" {
 		h.unlockID = newUnlockID()
 	}
-	if ctx.Err() != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = Detached(ctx)
-		defer cancel()
-	}
 	if h.Err() != nil {
 		// A fixed lease ends by our clock a little before the server's.
 		_, _ = r.release(ctx, h)
@@ -295,6 +324,7 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 	}
 	h.wh.Suspend()
 	n, err := r.release(ctx, h)
+	h.unlocking.Store(err != nil)
 	switch {
 	case err != nil:
 		h.wh.Resume()

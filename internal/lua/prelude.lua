@@ -50,10 +50,11 @@ local function hold_token(hash, h)
 end
 
 -- hold_reenter adds one to the count of hold h, which exists, and returns
--- {count, token}.
+-- {count, token}. The id of the last partial unlock stays: an unlock whose
+-- reply was lost before this re-entry is retried with it, and must find
+-- itself done.
 local function hold_reenter(hash, h)
   local count = redis.call('hincrby', hash, h, 1)
-  redis.call('hdel', hash, ':u:' .. h)
   return {count, hold_token(hash, h)}
 end
 
