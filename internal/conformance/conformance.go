@@ -111,6 +111,8 @@ func cases() []struct {
 		{"clients_exclude_each_other", testClients},
 		{"token_strictly_increases", testToken},
 		{"ctx_deadline_matches_both_errors", testDeadline},
+		{"short_deadlines_match_both_errors", testShortDeadlines},
+		{"odd_names_work", testOddNames},
 		{"fixed_lease_ends_and_reports_lost", testFixedLease},
 		{"vanished_hold_is_reported_lost", testVanished},
 		{"unlock_retry_after_lost_reply_unlocks_once", testUnlockRetry},

@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -164,5 +165,42 @@ func testDeadline(t *testing.T, e *env) {
 	// once.
 	if ok, err := e.lock(name).TryLock(ctx(t)); !ok || err != nil {
 		t.Fatalf("TryLock after the failed waits = %v, %v; want true", ok, err)
+	}
+}
+
+// testShortDeadlines checks that a Lock whose ctx lasts only a few ms
+// always fails as a wait that ran out, never with the error of a command
+// the deadline cut short (a subscribe, say).
+func testShortDeadlines(t *testing.T, e *env) {
+	name := redistest.Unique(t)
+	a, b := e.lock(name), e.lock(name)
+	redistest.MustLock(t, a)
+	for i := range 40 {
+		c, cancel := context.WithTimeout(context.Background(), time.Duration(1+i%4)*time.Millisecond)
+		err := b.Lock(c)
+		cancel()
+		if !errors.Is(err, lockkit.ErrNotObtained) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Lock with a %v ctx = %v, want ErrNotObtained and DeadlineExceeded", time.Duration(1+i%4)*time.Millisecond, err)
+		}
+	}
+	redistest.MustUnlock(t, a)
+}
+
+// testOddNames checks that any name works on every backend: braces (which
+// would otherwise cut the Cluster hash tag short), binary bytes, and the
+// longest name allowed.
+func testOddNames(t *testing.T, e *env) {
+	base := redistest.Unique(t)
+	for _, name := range []string{"}" + base, "{" + base + "}", base + "}{", "%7D" + base, base + "\x00\xff", base + strings.Repeat("n", 1000-len(base))} {
+		a, b := e.lock(name), e.lock(name)
+		redistest.MustLock(t, a)
+		if ok, err := b.TryLock(ctx(t)); ok || err != nil {
+			t.Fatalf("name %q: TryLock by another owner = %v, %v; want false", name, ok, err)
+		}
+		redistest.MustUnlock(t, a)
+		if ok, err := b.TryLock(ctx(t)); !ok || err != nil {
+			t.Fatalf("name %q: TryLock after Unlock = %v, %v; want true", name, ok, err)
+		}
+		redistest.MustUnlock(t, b)
 	}
 }

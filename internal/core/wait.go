@@ -77,6 +77,11 @@ func Wait(ctx context.Context, name string, w Waiter, attempt Attempt) error {
 		}
 	}
 	if err := t.Join(ctx); err != nil {
+		if ctx.Err() != nil {
+			// The subscribe was cut short by the deadline: report the
+			// deadline, not the network error it caused.
+			err = ctx.Err()
+		}
 		return NotObtained(name, err)
 	}
 	if t.Ready() {
