@@ -207,9 +207,10 @@ func abort(pre *watchdog.Hold) {
 }
 
 // acquired records a successful acquire, sent at sent, of the hold with
-// token. A token other than the live hold's begins a new hold (the old
-// one, if any, is marked lost); the same token re-enters it, and the lease
-// the acquire set counts from sent.
+// token. The same token as the live hold's re-enters it, and the lease the
+// acquire set counts from sent. Another token begins a new hold; the old
+// one, if any, is marked lost, unless an Unlock of it is in doubt: then it
+// waits for the next Release, which settles that Unlock.
 func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time) {
 	r.mu.Lock()
 	old := r.h
