@@ -13,47 +13,25 @@ import (
 	"github.com/lockkit/lockkit/fair"
 )
 
+// Example takes a fair lock, then has three waiters queue for it: they
+// take turns in the order they joined the queue.
 func Example() {
 	mr, _ := miniredis.Run()
-	defer mr.Close()
-	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer rc.Close()
-	client := lockkit.New(rc) // one per Redis, shared by every lock
-	defer client.Close()
-	ctx := context.Background()
+	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()})) // one Client per Redis, shared by its locks
+	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // bounds every wait
+	defer cancel()
 
-	m := fair.New(client, "orders:42")
-	if err := m.Lock(ctx); err != nil {
-		fmt.Println("lock:", err)
-		return
-	}
-	fmt.Println("locked with token", m.Token())
-	if err := m.Unlock(ctx); err != nil {
-		fmt.Println("unlock:", err)
-	}
-	// Output: locked with token 1
-}
-
-// Example_fifo shows that waiters take turns in the order they joined the
-// queue.
-func Example_fifo() {
-	mr, _ := miniredis.Run()
-	defer mr.Close()
-	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer rc.Close()
-	client := lockkit.New(rc)
-	defer client.Close()
-	ctx := context.Background()
-
-	first := fair.New(client, "jobs")
+	first := fair.New(locks, "jobs")
 	if err := first.Lock(ctx); err != nil {
 		fmt.Println("lock:", err)
 		return
 	}
+	fmt.Println("locked with token", first.Token())
 	turns := make(chan string, 3)
 	var wg sync.WaitGroup
 	for _, name := range []string{"alice", "bob", "carol"} {
-		m := fair.New(client, "jobs", lockkit.WithOwner(name))
+		m := fair.New(locks, "jobs", lockkit.WithOwner(name))
 		wg.Go(func() {
 			if err := m.Lock(ctx); err != nil {
 				fmt.Println("lock:", err)
@@ -63,17 +41,20 @@ func Example_fifo() {
 			_ = m.Unlock(ctx)
 		})
 		// Let name join the queue before the next one starts.
-		for rc.LPos(ctx, "lockkit:{jobs}:queue", name, redis.LPosArgs{}).Err() != nil {
+		for locks.Redis().LPos(ctx, "lockkit:{jobs}:queue", name, redis.LPosArgs{}).Err() != nil {
 			time.Sleep(time.Millisecond)
 		}
 	}
-	_ = first.Unlock(ctx)
+	if err := first.Unlock(ctx); err != nil {
+		fmt.Println("unlock:", err)
+	}
 	wg.Wait()
 	close(turns)
 	for name := range turns {
 		fmt.Println(name)
 	}
 	// Output:
+	// locked with token 1
 	// alice
 	// bob
 	// carol
@@ -81,17 +62,14 @@ func Example_fifo() {
 
 func ExampleMutex_TryLock() {
 	mr, _ := miniredis.Run()
-	defer mr.Close()
-	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer rc.Close()
-	client := lockkit.New(rc)
-	defer client.Close()
-	ctx := context.Background()
+	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
 
-	holder := fair.New(client, "report")
+	holder := fair.New(locks, "report")
+	ctx := context.Background()
 	_ = holder.Lock(ctx)
 
-	m := fair.New(client, "report")
+	m := fair.New(locks, "report")
 	ok, _ := m.TryLock(ctx) // fails, and does not join the queue
 	fmt.Println("while held:", ok)
 
@@ -110,15 +88,12 @@ func ExampleMutex_TryLock() {
 // of the Client.
 func ExampleWithWaiterTimeout() {
 	mr, _ := miniredis.Run()
-	defer mr.Close()
-	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer rc.Close()
-	client := lockkit.New(rc)
-	defer client.Close()
+	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	m := fair.New(client, "nightly-export", fair.WithWaiterTimeout(2*time.Second))
+	m := fair.New(locks, "nightly-export", fair.WithWaiterTimeout(2*time.Second))
 	if err := m.Lock(ctx); err != nil {
 		fmt.Println("lock:", err)
 		return

@@ -3,6 +3,7 @@ package fair_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -17,24 +18,15 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	conformance.Run(t, conformance.Kind{
-		Name: "fair",
-		New: func(c *lockkit.Client, name string, opts ...lockkit.Option) lockkit.Locker {
-			return fair.New(c, name, opts...)
-		},
-		Zero: func() []lockkit.Locker { return []lockkit.Locker{new(fair.Mutex), (*fair.Mutex)(nil)} },
-	})
+	conformance.Run(t, conformance.Of("fair", fair.New))
 }
 
 func TestLock_reenters_at_once_while_others_queue(t *testing.T) {
-	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
-		lc := redistest.Lockkit(t, c)
-		name := lockName(t, c)
-		holder := fair.New(lc, name)
-		redistest.MustLock(t, holder)
-		w := fair.New(lc, name, lockkit.WithOwner("w"))
+	eachBackend(t, func(t *testing.T, e *lockEnv) {
+		holder := e.held()
+		w := e.mutex(lockkit.WithOwner("w"))
 		got := lockAsync(redistest.Ctx(t, 20*time.Second), w)
-		waitQueue(t, c, name, "w")
+		e.waitQueue("w")
 
 		// The holder re-enters past the queue, by Lock and by TryLock.
 		redistest.MustLock(t, holder)
@@ -42,74 +34,62 @@ func TestLock_reenters_at_once_while_others_queue(t *testing.T) {
 			t.Fatalf("TryLock by holder = %v, %v; want re-entry", ok, err)
 		}
 		redistest.WantHoldCount(t, holder, 3)
-		wantQueue(t, c, name, "w")
+		e.wantQueue("w")
 		for range 3 {
 			redistest.MustUnlock(t, holder)
 		}
-		if err := redistest.Receive(t, got, 10*time.Second, "the waiter"); err != nil {
-			t.Fatalf("waiter: %v", err)
-		}
-		wantQueue(t, c, name)
-		redistest.MustUnlock(t, w)
+		e.wantTurn(w, got, 10*time.Second, "the waiter")
 	})
 }
 
 func TestTryLock_does_not_jump_the_queue(t *testing.T) {
-	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
-		lc := redistest.Lockkit(t, c)
-		name := lockName(t, c)
+	eachBackend(t, func(t *testing.T, e *lockEnv) {
 		ctx := redistest.Ctx(t, 10*time.Second)
-		m := fair.New(lc, name)
+		m := e.mutex()
 
 		// Held by another owner: fails, and does not queue.
-		holder := fair.New(lc, name)
-		redistest.MustLock(t, holder)
+		holder := e.held()
 		if ok, err := m.TryLock(ctx); ok || err != nil {
 			t.Fatalf("TryLock on a held lock = %v, %v; want false", ok, err)
 		}
-		wantQueue(t, c, name)
+		e.wantQueue()
 		redistest.MustUnlock(t, holder)
 
 		// Free, but someone waits: fails, and does not queue.
-		deadline := addGhost(t, c, name, "ghost", time.Minute)
+		deadline := e.addGhost("ghost", time.Minute)
 		if ok, err := m.TryLock(ctx); ok || err != nil {
 			t.Fatalf("TryLock with a waiter queued = %v, %v; want false", ok, err)
 		}
-		wantQueue(t, c, name, "ghost")
+		e.wantQueue("ghost")
 		if locked, _ := m.IsLocked(ctx); locked {
 			t.Fatal("failed TryLock left the lock held")
 		}
 
 		// The waiter's entry expires: TryLock evicts it and succeeds.
-		if mr, ok := redistest.MiniFor(c); ok {
+		if mr, ok := redistest.MiniFor(e.c); ok {
 			mr.SetTime(time.UnixMilli(deadline + 1))
 		} else {
-			c.ZAdd(ctx, timeoutsKey(name), redis.Z{Score: float64(serverMillis(t, c) - 1), Member: "ghost"})
+			e.c.ZAdd(ctx, timeoutsKey(e.name), redis.Z{Score: float64(serverMillis(t, e.c) - 1), Member: "ghost"})
 		}
 		if ok, err := m.TryLock(ctx); !ok || err != nil {
 			t.Fatalf("TryLock once the queue is empty = %v, %v; want true", ok, err)
 		}
-		wantQueue(t, c, name)
+		e.wantQueue()
 		redistest.MustUnlock(t, m)
 	})
 }
 
 func TestForceUnlock_wakes_the_head(t *testing.T) {
-	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
-		lc := redistest.Lockkit(t, c)
-		name := lockName(t, c)
-		a, b := fair.New(lc, name), fair.New(lc, name, lockkit.WithOwner("b"))
-		redistest.MustLock(t, a)
+	eachBackend(t, func(t *testing.T, e *lockEnv) {
+		a, b := e.held(), e.mutex(lockkit.WithOwner("b"))
 		redistest.MustLock(t, a)
 		got := lockAsync(redistest.Ctx(t, 20*time.Second), b)
-		waitQueue(t, c, name, "b")
-		ok, err := fair.New(lc, name).ForceUnlock(redistest.Ctx(t, time.Second))
+		e.waitQueue("b")
+		ok, err := e.mutex().ForceUnlock(redistest.Ctx(t, time.Second))
 		if !ok || err != nil {
 			t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
 		}
-		if err := redistest.Receive(t, got, 10*time.Second, "the waiter"); err != nil {
-			t.Fatalf("waiter after ForceUnlock: %v", err)
-		}
+		acquired(t, got, 10*time.Second, "the waiter after ForceUnlock")
 		redistest.WantErr(t, a.Unlock(redistest.Ctx(t, time.Second)), lockkit.ErrLost)
 		redistest.MustUnlock(t, b)
 		if ok, err := b.ForceUnlock(redistest.Ctx(t, time.Second)); ok || err != nil {
@@ -119,19 +99,15 @@ func TestForceUnlock_wakes_the_head(t *testing.T) {
 }
 
 func TestWatchdog_keeps_lock_while_others_wait(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
-	lc := redistest.Lockkit(t, c)
-	name := lockName(t, c)
+	e := newLockEnv(t, redistest.StartServer(t).Client(t))
 	const lease = 300 * time.Millisecond
-	a := fair.New(lc, name, lockkit.WithWatchdogTimeout(lease))
-	redistest.MustLock(t, a)
+	a := e.held(lockkit.WithWatchdogTimeout(lease))
 	// Another owner waits for more than three leases; it must not get the
 	// lock, and its entry must be gone when its Lock returns.
 	ctx, cancel := context.WithTimeout(context.Background(), 4*lease)
 	defer cancel()
-	err := fair.New(lc, name).Lock(ctx)
-	redistest.WantErr(t, err, lockkit.ErrNotObtained, context.DeadlineExceeded)
-	wantQueue(t, c, name)
+	redistest.WantErr(t, e.mutex().Lock(ctx), lockkit.ErrNotObtained, context.DeadlineExceeded)
+	e.wantQueue()
 	select {
 	case <-a.Lost():
 		t.Fatal("hold reported lost")
@@ -145,60 +121,47 @@ func TestWatchdog_keeps_lock_while_others_wait(t *testing.T) {
 // kind: a reentrant lock of the name a fair lock holds is refused and
 // changes nothing, and the other way round.
 func TestLock_other_kind_returns_ErrWrongKind(t *testing.T) {
-	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
-		lc := redistest.Lockkit(t, c)
-		name := lockName(t, c)
-		hash := func() map[string]string {
+	eachBackend(t, func(t *testing.T, e *lockEnv) {
+		// refused checks that m can neither take nor force the lock, and
+		// that its attempts leave the lock hash as it was.
+		refused := func(m interface {
+			lockkit.Locker
+			ForceUnlock(context.Context) (bool, error)
+		}) {
 			t.Helper()
-			h, err := c.HGetAll(redistest.Ctx(t, time.Second), lockKey(name)).Result()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return h
-		}
-		wantHash := func(want map[string]string) {
-			t.Helper()
-			got := hash()
-			if len(got) != len(want) {
-				t.Fatalf("lock hash = %v, want %v", got, want)
-			}
-			for k, v := range want {
-				if got[k] != v {
-					t.Fatalf("lock hash = %v, want %v", got, want)
+			hash := func() map[string]string {
+				t.Helper()
+				h, err := e.c.HGetAll(redistest.Ctx(t, time.Second), lockKey(e.name)).Result()
+				if err != nil {
+					t.Fatal(err)
 				}
+				return h
+			}
+			before := hash()
+			_, err := m.TryLock(redistest.Ctx(t, time.Second))
+			redistest.WantErr(t, err, lockkit.ErrWrongKind)
+			redistest.WantErr(t, m.Lock(redistest.Ctx(t, time.Second)), lockkit.ErrWrongKind)
+			_, err = m.ForceUnlock(redistest.Ctx(t, time.Second))
+			redistest.WantErr(t, err, lockkit.ErrWrongKind)
+			if got := hash(); !maps.Equal(got, before) {
+				t.Fatalf("lock hash = %v, want %v", got, before)
 			}
 		}
 
-		f := fair.New(lc, name)
-		w := fair.New(lc, name, lockkit.WithOwner("w"))
-		redistest.MustLock(t, f)
+		f, w := e.held(), e.mutex(lockkit.WithOwner("w"))
 		got := lockAsync(redistest.Ctx(t, 20*time.Second), w)
-		waitQueue(t, c, name, "w")
-		before := hash()
-		r := reentrant.New(lc, name)
-		_, err := r.TryLock(redistest.Ctx(t, time.Second))
-		redistest.WantErr(t, err, lockkit.ErrWrongKind)
-		redistest.WantErr(t, r.Lock(redistest.Ctx(t, time.Second)), lockkit.ErrWrongKind)
-		_, err = r.ForceUnlock(redistest.Ctx(t, time.Second))
-		redistest.WantErr(t, err, lockkit.ErrWrongKind)
-		wantHash(before)
-		wantQueue(t, c, name, "w")
+		e.waitQueue("w")
+		r := reentrant.New(e.lc, e.name)
+		refused(r)
+		e.wantQueue("w")
 		redistest.WantHoldCount(t, f, 1)
 		redistest.MustUnlock(t, f)
-		if err := redistest.Receive(t, got, 10*time.Second, "the fair waiter"); err != nil {
-			t.Fatalf("fair waiter: %v", err)
-		}
+		acquired(t, got, 10*time.Second, "the fair waiter")
 		redistest.MustUnlock(t, w)
 
 		redistest.MustLock(t, r)
-		before = hash()
-		_, err = f.TryLock(redistest.Ctx(t, time.Second))
-		redistest.WantErr(t, err, lockkit.ErrWrongKind)
-		redistest.WantErr(t, f.Lock(redistest.Ctx(t, time.Second)), lockkit.ErrWrongKind)
-		_, err = f.ForceUnlock(redistest.Ctx(t, time.Second))
-		redistest.WantErr(t, err, lockkit.ErrWrongKind)
-		wantHash(before)
-		wantQueue(t, c, name)
+		refused(f)
+		e.wantQueue()
 		redistest.WantHoldCount(t, r, 1)
 		redistest.MustUnlock(t, r)
 	})
@@ -248,10 +211,8 @@ func TestWithWaiterTimeout_rejects_bad_values(t *testing.T) {
 func TestWithWaiterTimeout_as_Client_default(t *testing.T) {
 	mr, c := redistest.Mini(t)
 	mr.SetTime(time.Now()) // the server's clock stands still
-	lc := redistest.Lockkit(t, c, fair.WithWaiterTimeout(time.Minute))
-	name := lockName(t, c)
-	holder := fair.New(lc, name)
-	redistest.MustLock(t, holder)
+	e := newLockEnv(t, c, fair.WithWaiterTimeout(time.Minute))
+	holder := e.held()
 	for _, w := range []struct {
 		owner string
 		opts  []lockkit.Option
@@ -262,11 +223,11 @@ func TestWithWaiterTimeout_as_Client_default(t *testing.T) {
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		got := lockAsync(ctx, fair.New(lc, name, append(w.opts, lockkit.WithOwner(w.owner))...))
+		got := lockAsync(ctx, e.mutex(append(w.opts, lockkit.WithOwner(w.owner))...))
 		var deadline float64
 		redistest.Eventually(t, 10*time.Second, w.owner+" queued", func() bool {
 			var err error
-			deadline, err = c.ZScore(redistest.Ctx(t, time.Second), timeoutsKey(name), w.owner).Result()
+			deadline, err = c.ZScore(redistest.Ctx(t, time.Second), timeoutsKey(e.name), w.owner).Result()
 			return err == nil
 		})
 		if d := int64(deadline) - serverMillis(t, c); d != w.want.Milliseconds() {
@@ -276,7 +237,18 @@ func TestWithWaiterTimeout_as_Client_default(t *testing.T) {
 		if err := redistest.Receive(t, got, 10*time.Second, w.owner+"'s Lock"); !errors.Is(err, context.Canceled) {
 			t.Fatalf("%s: cancelled Lock = %v", w.owner, err)
 		}
-		wantQueue(t, c, name)
+		e.wantQueue()
 	}
 	redistest.MustUnlock(t, holder)
+}
+
+// TestLock_excludes_across_processes has 4 processes × 16 goroutines, each
+// its own owner, increment one counter 10 times each under the lock with a
+// separate read and write; the lock name is checked clean at the end.
+func TestLock_excludes_across_processes(t *testing.T) {
+	srv := redistest.StartServer(t)
+	redistest.CountRun{
+		Child: "counter", Addrs: []string{srv.Addr()}, Name: lockName(t, srv.Client(t)),
+		Procs: 4, Goroutines: 16, Rounds: 10, Timeout: 2 * time.Minute,
+	}.Run(t)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,34 +15,8 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/fair"
 	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/reentrant"
 )
-
-// joinInOrder starts Lock on a Mutex with owner id ids[i] for each i in
-// turn, each once the previous one is visible in the queue behind the
-// entries ahead. Each waiter, once it holds the lock, appends its id to
-// *order and unlocks. It returns a function that waits for all of them.
-func joinInOrder(t *testing.T, lc *lockkit.Client, name string, ahead, ids []string, mu *sync.Mutex, order *[]string, opts ...lockkit.Option) func() {
-	t.Helper()
-	ctx := redistest.Ctx(t, 60*time.Second)
-	var wg sync.WaitGroup
-	for i, id := range ids {
-		m := fair.New(lc, name, append([]lockkit.Option{lockkit.WithOwner(id)}, opts...)...)
-		wg.Go(func() {
-			if err := m.Lock(ctx); err != nil {
-				t.Errorf("Lock(%s): %v", id, err)
-				return
-			}
-			mu.Lock()
-			*order = append(*order, id)
-			mu.Unlock()
-			if err := m.Unlock(ctx); err != nil {
-				t.Errorf("Unlock(%s): %v", id, err)
-			}
-		})
-		waitQueue(t, lc.Redis(), name, append(slices.Clone(ahead), ids[:i+1]...)...)
-	}
-	return wg.Wait
-}
 
 func ids(n int) []string {
 	s := make([]string, n)
@@ -52,22 +27,13 @@ func ids(n int) []string {
 }
 
 func TestLock_acquires_in_join_order(t *testing.T) {
-	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
-		lc := redistest.Lockkit(t, c)
-		name := lockName(t, c)
-		holder := fair.New(lc, name)
-		redistest.MustLock(t, holder)
-		var (
-			mu    sync.Mutex
-			order []string
-		)
+	eachBackend(t, func(t *testing.T, e *lockEnv) {
+		holder := e.held()
+		var tr turns
 		want := ids(12)
-		wait := joinInOrder(t, lc, name, nil, want, &mu, &order)
+		tr.join(e, nil, want)
 		redistest.MustUnlock(t, holder)
-		wait()
-		if !slices.Equal(order, want) {
-			t.Fatalf("acquisition order %q, want join order %q", order, want)
-		}
+		tr.want(t, 2*time.Minute, want...)
 	})
 }
 
@@ -76,54 +42,47 @@ func TestLock_acquires_in_join_order(t *testing.T) {
 // other waiter wakes: every waiter sends exactly its two attempts before
 // sleeping, one that acquires and its Unlock.
 func TestUnlock_wakes_exactly_the_next_waiter(t *testing.T) {
-	srv := redistest.StartServer(t)
-	hc := srv.Client(t)
-	hlc := redistest.Lockkit(t, hc)
-	c := srv.Client(t)
-	lc := redistest.Lockkit(t, c)
-	counter := redistest.CountCommands(c)
-	name := lockName(t, hc)
+	e, lc, counter := twoClients(t)
 
 	// Watch every waiter channel of the lock.
-	obs := srv.Client(t).PSubscribe(redistest.Ctx(t, 5*time.Second), lockKey(name)+":ch:*")
+	obs := e.c.PSubscribe(redistest.Ctx(t, 5*time.Second), lockKey(e.name)+":ch:*")
 	t.Cleanup(func() { obs.Close() })
 	if _, err := obs.Receive(redistest.Ctx(t, 5*time.Second)); err != nil {
 		t.Fatalf("PSUBSCRIBE: %v", err)
 	}
 	published := obs.Channel()
 
-	holder := fair.New(hlc, name)
-	redistest.MustLock(t, holder)
+	holder := e.held()
 	const N = 6
 	ctx := redistest.Ctx(t, 30*time.Second)
-	acquired := make(chan string, N)
+	took := make(chan string, N)
 	proceed := make(chan struct{})
 	var wg sync.WaitGroup
 	for i, id := range ids(N) {
 		// A long waiter timeout: no heartbeat falls within the test.
-		m := fair.New(lc, name, lockkit.WithOwner(id), fair.WithWaiterTimeout(time.Minute))
+		m := e.on(lc).mutex(lockkit.WithOwner(id), fair.WithWaiterTimeout(time.Minute))
 		wg.Go(func() {
 			if err := m.Lock(ctx); err != nil {
 				t.Errorf("Lock(%s): %v", id, err)
 				return
 			}
-			acquired <- id
+			took <- id
 			<-proceed
 			if err := m.Unlock(ctx); err != nil {
 				t.Errorf("Unlock(%s): %v", id, err)
 			}
 		})
 		redistest.Eventually(t, 10*time.Second, id+" asleep", func() bool { return counter.Scripts() == int64(2*(i+1)) })
-		wantQueue(t, hc, name, ids(N)[:i+1]...)
+		e.wantQueue(ids(N)[:i+1]...)
 	}
 
 	redistest.MustUnlock(t, holder)
 	for i, id := range ids(N) {
 		msg := redistest.Receive(t, published, 10*time.Second, "a wake-up for "+id)
-		if msg.Channel != channelOf(name, id) {
-			t.Fatalf("release %d published on %s, want %s", i, msg.Channel, channelOf(name, id))
+		if msg.Channel != channelOf(e.name, id) {
+			t.Fatalf("release %d published on %s, want %s", i, msg.Channel, channelOf(e.name, id))
 		}
-		if got := redistest.Receive(t, acquired, 10*time.Second, id+" to acquire"); got != id {
+		if got := redistest.Receive(t, took, 10*time.Second, id+" to acquire"); got != id {
 			t.Fatalf("%s acquired, want %s", got, id)
 		}
 		// Two attempts each while asleep, one to acquire for each
@@ -138,63 +97,88 @@ func TestUnlock_wakes_exactly_the_next_waiter(t *testing.T) {
 		t.Fatalf("waiters sent %d scripts, want %d", n, 4*N)
 	}
 	// Nothing else was published: the next message is our own marker.
-	if err := hc.Publish(ctx, channelOf(name, "marker"), "x").Err(); err != nil {
+	if err := e.c.Publish(ctx, channelOf(e.name, "marker"), "x").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if msg := redistest.Receive(t, published, 10*time.Second, "the marker"); msg.Channel != channelOf(name, "marker") {
+	if msg := redistest.Receive(t, published, 10*time.Second, "the marker"); msg.Channel != channelOf(e.name, "marker") {
 		t.Fatalf("unexpected message on %s", msg.Channel)
 	}
 }
 
 func TestLock_cancel_middle_waiter_keeps_order(t *testing.T) {
-	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
-		lc := redistest.Lockkit(t, c)
-		name := lockName(t, c)
-		holder := fair.New(lc, name)
-		redistest.MustLock(t, holder)
-		var (
-			mu    sync.Mutex
-			order []string
-		)
-		wait := joinInOrder(t, lc, name, nil, []string{"a", "b"}, &mu, &order)
+	eachBackend(t, func(t *testing.T, e *lockEnv) {
+		holder := e.held()
+		var tr turns
+		tr.join(e, nil, []string{"a", "b"})
 
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		got := lockAsync(ctx, fair.New(lc, name, lockkit.WithOwner("x")))
-		waitQueue(t, c, name, "a", "b", "x")
-		wait2 := joinInOrder(t, lc, name, []string{"a", "b", "x"}, []string{"d", "e"}, &mu, &order)
+		got := lockAsync(ctx, e.mutex(lockkit.WithOwner("x")))
+		e.waitQueue("a", "b", "x")
+		tr.join(e, []string{"a", "b", "x"}, []string{"d", "e"})
 		cancel()
-		err := redistest.Receive(t, got, 10*time.Second, "the cancelled Lock")
-		if !errors.Is(err, lockkit.ErrNotObtained) || !errors.Is(err, context.Canceled) {
-			t.Fatalf("cancelled Lock = %v; want ErrNotObtained and Canceled", err)
-		}
+		redistest.WantErr(t, redistest.Receive(t, got, 10*time.Second, "the cancelled Lock"), lockkit.ErrNotObtained, context.Canceled)
 		// Its entry is gone by the time Lock returned.
-		wantQueue(t, c, name, "a", "b", "d", "e")
+		e.wantQueue("a", "b", "d", "e")
 
 		redistest.MustUnlock(t, holder)
-		wait()
-		wait2()
-		if want := []string{"a", "b", "d", "e"}; !slices.Equal(order, want) {
-			t.Fatalf("acquisition order %q, want %q", order, want)
-		}
+		tr.want(t, 2*time.Minute, "a", "b", "d", "e")
 	})
 }
 
 func TestLock_ctx_deadline_matches_both_errors_and_leaves_queue(t *testing.T) {
-	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
-		lc := redistest.Lockkit(t, c)
-		name := lockName(t, c)
-		holder := fair.New(lc, name)
-		redistest.MustLock(t, holder)
+	eachBackend(t, func(t *testing.T, e *lockEnv) {
+		holder := e.held()
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
-		err := fair.New(lc, name).Lock(ctx)
-		if !errors.Is(err, lockkit.ErrNotObtained) || !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("Lock past deadline = %v; want ErrNotObtained and DeadlineExceeded", err)
-		}
-		wantQueue(t, c, name)
+		redistest.WantErr(t, e.mutex().Lock(ctx), lockkit.ErrNotObtained, context.DeadlineExceeded)
+		e.wantQueue()
 		redistest.MustUnlock(t, holder)
 	})
+}
+
+// acquireBlocker holds back the next acquire script of a client once
+// armed: the script is not sent, the call waits until its ctx ends and
+// fails with ctx.Err(), and blocked is closed when it starts waiting.
+type acquireBlocker struct {
+	armed   atomic.Bool
+	blocked chan struct{}
+}
+
+func newAcquireBlocker() *acquireBlocker { return &acquireBlocker{blocked: make(chan struct{})} }
+
+// Arm makes the hook hold back the next acquire.
+func (h *acquireBlocker) Arm() { h.armed.Store(true) }
+
+func (h *acquireBlocker) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *acquireBlocker) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (h *acquireBlocker) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if !isAcquire(cmd) || !h.armed.CompareAndSwap(true, false) {
+			return next(ctx, cmd)
+		}
+		close(h.blocked)
+		<-ctx.Done()
+		cmd.SetErr(ctx.Err())
+		return ctx.Err()
+	}
+}
+
+// queueTwo queues w1, a Mutex of lc1 with options opts1 whose commands
+// counter1 counts, then w2, a Mutex of e's Client, for the held lock; w1
+// waits with ctx1. Both have a waiter timeout of a minute: no heartbeat or
+// eviction falls within the test. It returns w2 and the channels both
+// Locks report on.
+func (e *lockEnv) queueTwo(ctx1 context.Context, lc1 *lockkit.Client, counter1 *redistest.Counter, opts1 ...lockkit.Option) (got1 <-chan error, w2 *fair.Mutex, got2 <-chan error) {
+	e.t.Helper()
+	got1 = lockAsync(ctx1, e.on(lc1).mutex(append(opts1, fair.WithWaiterTimeout(time.Minute))...))
+	redistest.Eventually(e.t, 10*time.Second, "w1 asleep", func() bool { return counter1.Scripts() == 2 })
+	w2 = e.mutex(lockkit.WithOwner("w2"), fair.WithWaiterTimeout(time.Minute))
+	got2 = lockAsync(redistest.Ctx(e.t, 30*time.Second), w2)
+	redistest.Eventually(e.t, 10*time.Second, "w2 queued", func() bool { return len(e.queue()) == 2 })
+	return got1, w2, got2
 }
 
 // TestLock_cancel_head_of_free_lock_wakes_next: the lock is free and its
@@ -202,26 +186,13 @@ func TestLock_ctx_deadline_matches_both_errors_and_leaves_queue(t *testing.T) {
 // when its ctx ends; the waiter behind it must get the lock at once, not
 // after the first one's entry times out.
 func TestLock_cancel_head_of_free_lock_wakes_next(t *testing.T) {
-	srv := redistest.StartServer(t)
-	hc := srv.Client(t)
-	hlc := redistest.Lockkit(t, hc)
-	c1 := srv.Client(t)
-	lc1 := redistest.Lockkit(t, c1)
-	counter1 := redistest.CountCommands(c1)
 	hook := newAcquireBlocker()
-	c1.AddHook(hook)
-	name := lockName(t, hc)
-	const waiterTimeout = time.Minute // no heartbeat or eviction in the test
-
-	holder := fair.New(hlc, name)
-	redistest.MustLock(t, holder)
+	e, lc1, counter1 := twoClients(t, hook)
+	holder := e.held()
 	ctx1, cancel1 := context.WithCancel(context.Background())
 	defer cancel1()
-	got1 := lockAsync(ctx1, fair.New(lc1, name, lockkit.WithOwner("w1"), fair.WithWaiterTimeout(waiterTimeout)))
-	redistest.Eventually(t, 10*time.Second, "w1 asleep", func() bool { return counter1.Scripts() == 2 })
-	w2 := fair.New(hlc, name, lockkit.WithOwner("w2"), fair.WithWaiterTimeout(waiterTimeout))
-	got2 := lockAsync(redistest.Ctx(t, 30*time.Second), w2)
-	waitQueue(t, hc, name, "w1", "w2")
+	got1, w2, got2 := e.queueTwo(ctx1, lc1, counter1, lockkit.WithOwner("w1"))
+	e.wantQueue("w1", "w2")
 
 	hook.Arm()
 	redistest.MustUnlock(t, holder)
@@ -229,36 +200,26 @@ func TestLock_cancel_head_of_free_lock_wakes_next(t *testing.T) {
 	if locked, _ := w2.IsLocked(redistest.Ctx(t, time.Second)); locked {
 		t.Fatal("lock taken while its first waiter is stuck")
 	}
-	wantQueue(t, hc, name, "w1", "w2")
+	e.wantQueue("w1", "w2")
 
 	cancel1()
-	if err := redistest.Receive(t, got1, 10*time.Second, "w1's Lock"); !errors.Is(err, context.Canceled) {
-		t.Fatalf("w1 Lock = %v, want Canceled", err)
-	}
+	redistest.WantErr(t, redistest.Receive(t, got1, 10*time.Second, "w1's Lock"), context.Canceled)
 	// w2 sleeps up to a third of its waiter timeout (20 s) unless woken.
-	if err := redistest.Receive(t, got2, 5*time.Second, "w2 to be woken"); err != nil {
-		t.Fatalf("w2 Lock: %v", err)
-	}
-	wantQueue(t, hc, name)
-	redistest.MustUnlock(t, w2)
+	e.wantTurn(w2, got2, 5*time.Second, "w2 to be woken")
 }
 
 // TestLock_lost_reply_leaves_nothing_behind: an acquire that ran on the
 // server but whose reply was lost must not leave a hold (or a queue entry)
 // behind when Lock gives up.
 func TestLock_lost_reply_leaves_nothing_behind(t *testing.T) {
-	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
-		lc := redistest.Lockkit(t, c)
+	eachBackend(t, func(t *testing.T, e *lockEnv) {
 		hook := &redistest.DropReply{Match: isAcquire}
-		c.AddHook(hook)
-		name := lockName(t, c)
-		m := fair.New(lc, name)
+		e.c.AddHook(hook)
+		m := e.mutex()
 
 		// A fresh hold.
 		hook.Arm()
-		if err := m.Lock(redistest.Ctx(t, 5*time.Second)); !errors.Is(err, redistest.ErrReplyDropped) {
-			t.Fatalf("Lock with lost reply = %v, want ErrReplyDropped", err)
-		}
+		redistest.WantErr(t, m.Lock(redistest.Ctx(t, 5*time.Second)), redistest.ErrReplyDropped)
 		if locked, _ := m.IsLocked(redistest.Ctx(t, time.Second)); locked || m.Token() != 0 {
 			t.Fatalf("lock left held (token %d) after a Lock that failed", m.Token())
 		}
@@ -272,7 +233,7 @@ func TestLock_lost_reply_leaves_nothing_behind(t *testing.T) {
 		redistest.WantHoldCount(t, m, 1)
 		redistest.MustUnlock(t, m)
 		redistest.WantHoldCount(t, m, 0)
-		other := fair.New(lc, name)
+		other := e.mutex()
 		if ok, err := other.TryLock(redistest.Ctx(t, time.Second)); !ok || err != nil {
 			t.Fatalf("TryLock by another owner = %v, %v; want the lock free", ok, err)
 		}
@@ -283,53 +244,26 @@ func TestLock_lost_reply_leaves_nothing_behind(t *testing.T) {
 // TestLock_lost_reply_hands_on: a woken waiter's acquire takes the lock but
 // its reply is lost; undoing the hold must wake the next waiter.
 func TestLock_lost_reply_hands_on(t *testing.T) {
-	srv := redistest.StartServer(t)
-	hc := srv.Client(t)
-	hlc := redistest.Lockkit(t, hc)
-	c1 := srv.Client(t)
-	lc1 := redistest.Lockkit(t, c1)
-	counter1 := redistest.CountCommands(c1)
 	hook := &redistest.DropReply{Match: isAcquire}
-	c1.AddHook(hook)
-	name := lockName(t, hc)
-	const waiterTimeout = time.Minute
-
-	holder := fair.New(hlc, name)
-	redistest.MustLock(t, holder)
-	w1 := fair.New(lc1, name, fair.WithWaiterTimeout(waiterTimeout))
-	got1 := lockAsync(redistest.Ctx(t, 30*time.Second), w1)
-	redistest.Eventually(t, 10*time.Second, "w1 asleep", func() bool { return counter1.Scripts() == 2 })
-	w2 := fair.New(hlc, name, lockkit.WithOwner("w2"), fair.WithWaiterTimeout(waiterTimeout))
-	got2 := lockAsync(redistest.Ctx(t, 30*time.Second), w2)
-	redistest.Eventually(t, 10*time.Second, "w2 queued", func() bool { return len(queue(t, hc, name)) == 2 })
+	e, lc1, counter1 := twoClients(t, hook)
+	holder := e.held()
+	got1, w2, got2 := e.queueTwo(redistest.Ctx(t, 30*time.Second), lc1, counter1)
 
 	hook.Arm()
 	redistest.MustUnlock(t, holder)
-	if err := redistest.Receive(t, got1, 10*time.Second, "w1's Lock"); !errors.Is(err, redistest.ErrReplyDropped) {
-		t.Fatalf("w1 Lock = %v, want ErrReplyDropped", err)
-	}
-	if err := redistest.Receive(t, got2, 5*time.Second, "w2 to be woken"); err != nil {
-		t.Fatalf("w2 Lock: %v", err)
-	}
-	wantQueue(t, hc, name)
-	redistest.MustUnlock(t, w2)
+	redistest.WantErr(t, redistest.Receive(t, got1, 10*time.Second, "w1's Lock"), redistest.ErrReplyDropped)
+	e.wantTurn(w2, got2, 5*time.Second, "w2 to be woken")
 }
 
 // TestLock_waiter_keeps_its_place_while_the_lock_is_held: a waiter sleeping
 // through many waiter timeouts renews its entry and keeps its place.
 func TestLock_waiter_keeps_its_place_while_the_lock_is_held(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
-	lc := redistest.Lockkit(t, c)
-	name := lockName(t, c)
+	e := newLockEnv(t, redistest.StartServer(t).Client(t))
 	const waiterTimeout = time.Second
-	holder := fair.New(lc, name)
-	redistest.MustLock(t, holder)
-	var (
-		mu    sync.Mutex
-		order []string
-	)
-	wait := joinInOrder(t, lc, name, nil, []string{"a", "b"}, &mu, &order, fair.WithWaiterTimeout(waiterTimeout))
-	first, err := c.ZScore(redistest.Ctx(t, time.Second), timeoutsKey(name), "a").Result()
+	holder := e.held()
+	var tr turns
+	tr.join(e, nil, []string{"a", "b"}, fair.WithWaiterTimeout(waiterTimeout))
+	first, err := e.c.ZScore(redistest.Ctx(t, time.Second), timeoutsKey(e.name), "a").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,8 +271,8 @@ func TestLock_waiter_keeps_its_place_while_the_lock_is_held(t *testing.T) {
 	// deadline, a must stay queued first with a deadline in the future.
 	seen := map[float64]bool{}
 	redistest.Eventually(t, 20*time.Second, "three waiter timeouts to pass", func() bool {
-		now := serverMillis(t, c)
-		d, err := c.ZScore(redistest.Ctx(t, time.Second), timeoutsKey(name), "a").Result()
+		now := serverMillis(t, e.c)
+		d, err := e.c.ZScore(redistest.Ctx(t, time.Second), timeoutsKey(e.name), "a").Result()
 		if err != nil {
 			t.Fatalf("a's entry gone: %v", err)
 		}
@@ -348,31 +282,24 @@ func TestLock_waiter_keeps_its_place_while_the_lock_is_held(t *testing.T) {
 	if len(seen) < 3 {
 		t.Fatalf("a's deadline took %d values over three waiter timeouts; want it renewed", len(seen))
 	}
-	wantQueue(t, c, name, "a", "b")
+	e.wantQueue("a", "b")
 	redistest.MustUnlock(t, holder)
-	wait()
-	if want := []string{"a", "b"}; !slices.Equal(order, want) {
-		t.Fatalf("acquisition order %q, want %q", order, want)
-	}
+	tr.want(t, 2*time.Minute, "a", "b")
 }
 
 // TestLock_dead_head_is_evicted_at_its_deadline: a waiter queued behind an
 // entry nobody renews takes the free lock once that entry's deadline
 // passes, not before, and not a heartbeat later.
 func TestLock_dead_head_is_evicted_at_its_deadline(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
-	lc := redistest.Lockkit(t, c)
-	name := lockName(t, c)
-	deadline := addGhost(t, c, name, "ghost", 500*time.Millisecond)
-	m := fair.New(lc, name, lockkit.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
+	e := newLockEnv(t, redistest.StartServer(t).Client(t))
+	deadline := e.addGhost("ghost", 500*time.Millisecond)
+	m := e.mutex(lockkit.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
 	// A heartbeat would come after 20 s.
 	if err := m.Lock(redistest.Ctx(t, 10*time.Second)); err != nil {
 		t.Fatalf("Lock behind a dead entry: %v", err)
 	}
-	if now := serverMillis(t, c); now < deadline {
-		t.Fatalf("acquired at server time %d, before the dead entry's deadline %d", now, deadline)
-	}
-	wantQueue(t, c, name)
+	e.wantPast(deadline)
+	e.wantQueue()
 	redistest.MustUnlock(t, m)
 }
 
@@ -380,23 +307,16 @@ func TestLock_dead_head_is_evicted_at_its_deadline(t *testing.T) {
 // wakes a waiter that has died (its entry not yet expired); the waiter
 // behind it takes over at that entry's deadline.
 func TestUnlock_to_dead_waiter_reaches_the_next_by_its_deadline(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
-	lc := redistest.Lockkit(t, c)
-	name := lockName(t, c)
-	holder := fair.New(lc, name)
-	redistest.MustLock(t, holder)
-	deadline := addGhost(t, c, name, "ghost", 2*time.Second)
-	m := fair.New(lc, name, lockkit.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
+	e := newLockEnv(t, redistest.StartServer(t).Client(t))
+	holder := e.held()
+	deadline := e.addGhost("ghost", 2*time.Second)
+	m := e.mutex(lockkit.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
 	got := lockAsync(redistest.Ctx(t, 20*time.Second), m)
-	waitQueue(t, c, name, "ghost", "w")
+	e.waitQueue("ghost", "w")
 	redistest.MustUnlock(t, holder)
-	if err := redistest.Receive(t, got, 10*time.Second, "the waiter behind the dead one"); err != nil {
-		t.Fatalf("Lock: %v", err)
-	}
-	if now := serverMillis(t, c); now < deadline {
-		t.Fatalf("acquired at server time %d, before the dead entry's deadline %d", now, deadline)
-	}
-	wantQueue(t, c, name)
+	acquired(t, got, 10*time.Second, "the waiter behind the dead one")
+	e.wantPast(deadline)
+	e.wantQueue()
 	redistest.MustUnlock(t, m)
 }
 
@@ -404,29 +324,21 @@ func TestUnlock_to_dead_waiter_reaches_the_next_by_its_deadline(t *testing.T) {
 // wait, it subscribes before its first attempt, so a contended acquisition
 // costs two acquire scripts (join, take) and the Unlock one.
 func TestLock_contended_costs_two_attempts_once_warm(t *testing.T) {
-	srv := redistest.StartServer(t)
-	hc := srv.Client(t)
-	hlc := redistest.Lockkit(t, hc)
-	c := srv.Client(t)
-	lc := redistest.Lockkit(t, c)
-	counter := redistest.CountCommands(c)
-	name := lockName(t, hc)
-	holder := fair.New(hlc, name)
-	m := fair.New(lc, name, lockkit.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
+	e, lc, counter := twoClients(t)
+	holder := e.mutex()
+	m := e.on(lc).mutex(lockkit.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
 	for round := range 3 {
 		redistest.MustLock(t, holder)
 		counter.Reset()
 		got := lockAsync(redistest.Ctx(t, 20*time.Second), m)
-		waitQueue(t, hc, name, "w")
+		e.waitQueue("w")
 		want := int64(2)
 		if round > 0 {
 			want = 1
 		}
 		redistest.Eventually(t, 10*time.Second, "w asleep", func() bool { return counter.Scripts() == want })
 		redistest.MustUnlock(t, holder)
-		if err := redistest.Receive(t, got, 10*time.Second, "w to acquire"); err != nil {
-			t.Fatal(err)
-		}
+		acquired(t, got, 10*time.Second, "w to acquire")
 		redistest.MustUnlock(t, m)
 		if n := counter.Scripts(); n != want+2 {
 			t.Fatalf("round %d: %d scripts for a contended Lock and its Unlock, want %d", round, n, want+2)
@@ -446,32 +358,25 @@ func TestLock_contended_costs_two_attempts_once_warm(t *testing.T) {
 // on one Mutex are one owner; when one of them takes the lock the others
 // re-enter, and a cancelled one does not take the shared entry away.
 func TestLock_goroutines_sharing_a_mutex_share_its_place(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
-	lc := redistest.Lockkit(t, c)
-	name := lockName(t, c)
-	holder := fair.New(lc, name)
-	redistest.MustLock(t, holder)
-	m := fair.New(lc, name, lockkit.WithOwner("m"), fair.WithWaiterTimeout(time.Minute))
+	e := newLockEnv(t, redistest.StartServer(t).Client(t))
+	holder := e.held()
+	m := e.mutex(lockkit.WithOwner("m"), fair.WithWaiterTimeout(time.Minute))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	gone := lockAsync(ctx, m)
-	waitQueue(t, c, name, "m")
+	e.waitQueue("m")
 	got := lockAsync(redistest.Ctx(t, 20*time.Second), m)
 	got2 := lockAsync(redistest.Ctx(t, 20*time.Second), m)
 	// Let the other two join m's channel before one of them gives up.
 	redistest.Eventually(t, 10*time.Second, "three goroutines waiting as m", func() bool {
-		return lc.Notifier().Waiters(channelOf(name, "m")) == 3
+		return e.lc.Notifier().Waiters(channelOf(e.name, "m")) == 3
 	})
 	cancel()
-	if err := redistest.Receive(t, gone, 10*time.Second, "the cancelled Lock"); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled Lock = %v", err)
-	}
-	wantQueue(t, c, name, "m")
+	redistest.WantErr(t, redistest.Receive(t, gone, 10*time.Second, "the cancelled Lock"), context.Canceled)
+	e.wantQueue("m")
 	redistest.MustUnlock(t, holder)
 	for i, ch := range []<-chan error{got, got2} {
-		if err := redistest.Receive(t, ch, 5*time.Second, "the goroutines of m"); err != nil {
-			t.Fatalf("goroutine %d: %v", i, err)
-		}
+		acquired(t, ch, 5*time.Second, fmt.Sprintf("goroutine %d of m", i))
 	}
 	redistest.WantHoldCount(t, m, 2)
 	redistest.MustUnlock(t, m)
@@ -483,31 +388,288 @@ func TestLock_goroutines_sharing_a_mutex_share_its_place(t *testing.T) {
 // breaks still get the lock in order, long before a heartbeat would have
 // them look again.
 func TestLock_survives_pubsub_connection_kill(t *testing.T) {
-	srv := redistest.StartServer(t)
-	hc, c := srv.Client(t), srv.Client(t)
-	hlc, lc := redistest.Lockkit(t, hc), redistest.Lockkit(t, c)
-	name := lockName(t, hc)
-	holder := fair.New(hlc, name)
-	redistest.MustLock(t, holder)
-	var (
-		mu    sync.Mutex
-		order []string
-	)
+	e, lc, _ := twoClients(t)
+	holder := e.held()
+	var tr turns
 	want := ids(8)
 	// Heartbeats every 20 s: only wake-ups get the waiters through in time.
-	wait := joinInOrder(t, lc, name, nil, want, &mu, &order, fair.WithWaiterTimeout(time.Minute))
+	tr.join(e.on(lc), nil, want, fair.WithWaiterTimeout(time.Minute))
 	redistest.Eventually(t, 10*time.Second, "all waiters subscribed", func() bool {
 		return lc.Notifier().Channels() == len(want)
 	})
-	killed, err := hc.ClientKillByFilter(redistest.Ctx(t, 5*time.Second), "TYPE", "pubsub").Result()
+	killed, err := e.c.ClientKillByFilter(redistest.Ctx(t, 5*time.Second), "TYPE", "pubsub").Result()
 	if err != nil || killed != 1 {
 		t.Fatalf("CLIENT KILL TYPE pubsub = %d, %v; want 1 connection killed", killed, err)
 	}
 	redistest.MustUnlock(t, holder)
-	done := make(chan struct{})
-	go func() { wait(); close(done) }()
-	redistest.Receive(t, done, 15*time.Second, "every waiter to acquire")
-	if !slices.Equal(order, want) {
-		t.Fatalf("acquisition order %q, want %q", order, want)
+	tr.want(t, 15*time.Second, want...)
+}
+
+// TestLock_order_across_processes has 4 processes × 8 goroutines join the
+// queue of a held lock one after another, and checks that they acquire in
+// join order once it is released, on a standalone server and on a Cluster.
+func TestLock_order_across_processes(t *testing.T) {
+	for _, b := range []redistest.Backend{redistest.ServerBackend, redistest.ClusterBackend} {
+		t.Run(b.Name, func(t *testing.T) { testOrderAcrossProcesses(t, b.Client(t)) })
+	}
+}
+
+func testOrderAcrossProcesses(t *testing.T, c redis.UniversalClient) {
+	e := newLockEnv(t, c)
+	orderKey := "order:{" + e.name + "}"
+	t.Cleanup(func() { c.Del(context.Background(), orderKey) })
+	const P, G = 4, 8
+	holder := e.held()
+
+	procs := make([]*redistest.Child, P)
+	for i := range procs {
+		procs[i] = redistest.StartChild(t, "waiters", redistest.ClientSpec(c), e.name, orderKey, fair.DefaultWaiterTimeout.String())
+	}
+	for _, ch := range procs {
+		ch.WaitLine(t, "ready", 30*time.Second)
+	}
+	var joined []string
+	for i := range P * G {
+		id := fmt.Sprintf("p%d-g%02d", i%P, i/P)
+		procs[i%P].Send(t, "join "+id)
+		joined = append(joined, id)
+		e.waitQueue(joined...)
+	}
+	redistest.MustUnlock(t, holder)
+	for _, ch := range procs {
+		for range G {
+			ch.WaitLine(t, "done", time.Minute)
+		}
+		ch.CloseStdin(t)
+		ch.Wait(t, 30*time.Second)
+	}
+	order, err := c.LRange(redistest.Ctx(t, 5*time.Second), orderKey, 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(order, joined) {
+		t.Fatalf("acquisition order\n%q\nwant join order\n%q", order, joined)
+	}
+}
+
+// TestLock_after_head_waiter_process_killed: the process of the first
+// waiter dies; the next waiter gets the lock within the waiter timeout
+// (plus a second) of its death, although the release went to the dead one.
+func TestLock_after_head_waiter_process_killed(t *testing.T) {
+	e := newLockEnv(t, redistest.StartServer(t).Client(t))
+	const waiterTimeout = 2 * time.Second
+	holder := e.held()
+
+	child := redistest.StartChild(t, "waiters", redistest.ClientSpec(e.c), e.name, e.name+":order", waiterTimeout.String())
+	child.WaitLine(t, "ready", 30*time.Second)
+	child.Send(t, "join dead")
+	e.waitQueue("dead")
+	next := e.mutex(lockkit.WithOwner("next"), fair.WithWaiterTimeout(waiterTimeout))
+	got := lockAsync(redistest.Ctx(t, 30*time.Second), next)
+	e.waitQueue("dead", "next")
+
+	child.Kill(t)
+	killed := time.Now()
+	redistest.MustUnlock(t, holder) // wakes the dead waiter, which cannot take it
+	acquired(t, got, 10*waiterTimeout, "the next waiter after the head waiter died")
+	if waited := time.Since(killed); waited > waiterTimeout+time.Second {
+		t.Fatalf("acquired %v after the head waiter died; want within the waiter timeout (%v) + 1s", waited, waiterTimeout)
+	}
+	e.wantQueue()
+	redistest.MustUnlock(t, next)
+	if n, _ := e.c.Exists(redistest.Ctx(t, time.Second), e.name+":order").Result(); n != 0 {
+		t.Fatal("the killed waiter got the lock")
+	}
+}
+
+// BenchmarkContended has G goroutines take turns on one lock, each holding
+// it for 1 ms, with the fair and the reentrant lock in the same run. One op
+// is one acquisition. Besides ns/op it reports:
+//
+//   - acq/s: acquisitions per second;
+//   - p50-wait-ms, p99-wait-ms, max-wait-ms: time from calling Lock to
+//     holding the lock;
+//   - p99/turn: p99 wait over G × (hold + hand-off), one full round of the
+//     queue (the fair lock's target is at most 1.2);
+//   - handoff-ms: mean time per acquisition beyond the hold;
+//   - jain: Jain's fairness index over the goroutines' acquisition counts
+//     (1 = perfectly even);
+//   - starved: goroutines that got less than half their fair share;
+//   - scripts/acq and cmds/acq: scripts and all commands the client sent,
+//     per acquisition (Lock and Unlock);
+//   - subs/acq: SUBSCRIBE and UNSUBSCRIBE commands the server received per
+//     acquisition (pub/sub commands bypass client hooks).
+//
+// "clients=1" is one process (all goroutines share a lockkit Client: one
+// PubSub connection and one watchdog); "clients=G" gives every goroutine a
+// Client and a go-redis client of its own, as if each were a process of
+// its own.
+func BenchmarkContended(b *testing.B) {
+	const G, hold = 64, time.Millisecond
+	srv := redistest.StartServer(b)
+	kinds := []struct {
+		name string
+		make func(c *lockkit.Client, name string) lockkit.Locker
+	}{
+		{"fair", func(c *lockkit.Client, name string) lockkit.Locker { return fair.New(c, name) }},
+		{"reentrant", func(c *lockkit.Client, name string) lockkit.Locker { return reentrant.New(c, name) }},
+	}
+	for _, clients := range []int{1, G} {
+		for _, kind := range kinds {
+			b.Run(fmt.Sprintf("clients=%d/%s", clients, kind.name), func(b *testing.B) {
+				benchContended(b, srv, clients, G, hold, kind.make)
+			})
+		}
+	}
+}
+
+func benchContended(b *testing.B, srv *redistest.Server, clients, g int, hold time.Duration, mk func(*lockkit.Client, string) lockkit.Locker) {
+	counter := redistest.NewCounter()
+	cs := make([]*lockkit.Client, clients)
+	for i := range cs {
+		rc := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+		rc.AddHook(counter.Hook())
+		cs[i] = lockkit.New(rc)
+		defer rc.Close()
+		defer cs[i].Close()
+	}
+	admin := srv.Client(b)
+	name := redistest.Unique(b)
+	ctx := context.Background()
+	if err := admin.ConfigResetStat(ctx).Err(); err != nil {
+		b.Fatal(err)
+	}
+	counter.Reset()
+
+	var (
+		budget atomic.Int64
+		wg     sync.WaitGroup
+		failed atomic.Bool
+	)
+	budget.Store(int64(b.N))
+	waits := make([][]time.Duration, g)
+	held := make([]time.Duration, g)
+	start := make(chan struct{})
+	for i := range g {
+		m := mk(cs[i%clients], name)
+		wg.Go(func() {
+			<-start
+			for budget.Add(-1) >= 0 {
+				t0 := time.Now()
+				if err := m.Lock(ctx); err != nil {
+					b.Error(err)
+					failed.Store(true)
+					return
+				}
+				t1 := time.Now()
+				waits[i] = append(waits[i], t1.Sub(t0))
+				time.Sleep(hold)
+				held[i] += time.Since(t1)
+				if err := m.Unlock(ctx); err != nil {
+					b.Error(err)
+					failed.Store(true)
+					return
+				}
+			}
+		})
+	}
+	b.ResetTimer()
+	t0 := time.Now()
+	close(start)
+	wg.Wait()
+	elapsed := time.Since(t0)
+	b.StopTimer()
+	if failed.Load() {
+		return
+	}
+
+	var all []time.Duration
+	var totalHeld time.Duration
+	counts := make([]float64, g)
+	for i := range g {
+		all = append(all, waits[i]...)
+		counts[i] = float64(len(waits[i]))
+		totalHeld += held[i]
+	}
+	slices.Sort(all)
+	n := float64(len(all))
+	pct := func(p float64) time.Duration { return all[min(len(all)-1, int(p*n))] }
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	handoff := (elapsed - totalHeld) / time.Duration(len(all))
+	turn := time.Duration(g) * (totalHeld/time.Duration(len(all)) + handoff)
+
+	b.ReportMetric(n/elapsed.Seconds(), "acq/s")
+	b.ReportMetric(ms(pct(0.50)), "p50-wait-ms")
+	b.ReportMetric(ms(pct(0.99)), "p99-wait-ms")
+	b.ReportMetric(ms(all[len(all)-1]), "max-wait-ms")
+	b.ReportMetric(float64(pct(0.99))/float64(turn), "p99/turn")
+	b.ReportMetric(ms(handoff), "handoff-ms")
+	b.ReportMetric(jain(counts), "jain")
+	b.ReportMetric(float64(starved(counts)), "starved")
+	b.ReportMetric(float64(counter.Scripts())/n, "scripts/acq")
+	b.ReportMetric(float64(counter.Total())/n, "cmds/acq")
+	b.ReportMetric(float64(subscribeCalls(b, admin))/n, "subs/acq")
+}
+
+// jain returns Jain's fairness index of xs: (Σx)² / (n·Σx²).
+func jain(xs []float64) float64 {
+	var sum, sq float64
+	for _, x := range xs {
+		sum += x
+		sq += x * x
+	}
+	if sq == 0 {
+		return 1
+	}
+	return sum * sum / (float64(len(xs)) * sq)
+}
+
+// starved counts the entries of xs below half the mean.
+func starved(xs []float64) int {
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	share := sum / float64(len(xs))
+	n := 0
+	for _, x := range xs {
+		if x < share/2 {
+			n++
+		}
+	}
+	return n
+}
+
+// subscribeCalls returns the SUBSCRIBE and UNSUBSCRIBE calls the server
+// counted since its statistics were reset.
+func subscribeCalls(b *testing.B, c *redis.Client) int64 {
+	info, err := c.InfoMap(context.Background(), "commandstats").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var total int64
+	for _, cmd := range []string{"cmdstat_subscribe", "cmdstat_unsubscribe"} {
+		var n int64 // stays 0 for a command never called
+		fmt.Sscanf(info["Commandstats"][cmd], "calls=%d,", &n)
+		total += n
+	}
+	return total
+}
+
+// BenchmarkUncontended is one owner locking and unlocking a free lock.
+func BenchmarkUncontended(b *testing.B) {
+	c := redistest.StartServer(b).Client(b)
+	counter := redistest.CountCommands(c)
+	lc := redistest.Lockkit(b, c)
+	for _, kind := range []struct {
+		name string
+		m    lockkit.Locker
+	}{
+		{"fair", fair.New(lc, redistest.Unique(b))},
+		{"reentrant", reentrant.New(lc, redistest.Unique(b))},
+	} {
+		b.Run(kind.name, func(b *testing.B) {
+			redistest.BenchLockUnlock(b, kind.m, counter)
+		})
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockkit/lockkit/internal/config"
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/lua"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -40,7 +40,7 @@ const (
 
 func newScriptEnv(t *testing.T) *scriptEnv {
 	mr, c := redistest.Mini(t)
-	k := core.NewKeys(config.DefaultPrefix, "L")
+	k := core.NewKeys(lockkit.DefaultPrefix, "L")
 	e := &scriptEnv{
 		t: t, mr: mr, c: c, now: 1_700_000_000_000,
 		hash:  k.Base,
@@ -420,61 +420,40 @@ func TestRenewScript(t *testing.T) {
 }
 
 func TestUndoScript(t *testing.T) {
-	t.Run("an unknown fresh hold: freed, the head woken", func(t *testing.T) {
-		e := newScriptEnv(t)
-		e.hold("me", 1, 9)
-		e.queued([]string{"b"}, 100)
-		if n := e.undo("me", 0, 0); n != 1 {
-			t.Fatalf("got %d, want 1", n)
-		}
-		e.wantFree()
-		e.wantWoken("b")
-		e.wantQueue("b")
-	})
-	t.Run("an unknown re-entry: back to the known count", func(t *testing.T) {
-		e := newScriptEnv(t)
-		e.hold("me", 3, 9)
-		e.queued([]string{"b"}, 100)
-		if n := e.undo("me", 9, 2); n != 1 {
-			t.Fatalf("got %d, want 1", n)
-		}
-		e.wantCount("me", 2)
-		e.wantWoken()
-	})
-	t.Run("nothing to undo", func(t *testing.T) {
-		e := newScriptEnv(t)
-		e.hold("me", 2, 9)
-		if n := e.undo("me", 9, 2); n != 0 {
-			t.Fatalf("got %d, want 0", n)
-		}
-		e.wantCount("me", 2)
-	})
-	t.Run("a hold newer than the known one is freed", func(t *testing.T) {
-		e := newScriptEnv(t)
-		e.hold("me", 1, 10)
-		if n := e.undo("me", 9, 2); n != 1 {
-			t.Fatalf("got %d, want 1", n)
-		}
-		e.wantFree()
-	})
-	t.Run("other owners are left alone", func(t *testing.T) {
-		e := newScriptEnv(t)
-		e.hold("other", 1, 10)
-		e.queued([]string{"b"}, 100)
-		if n := e.undo("me", 0, 0); n != 0 {
-			t.Fatalf("got %d, want 0", n)
-		}
-		e.wantCount("other", 1)
-		e.wantWoken()
-	})
-	t.Run("the owner's queue entry stays", func(t *testing.T) {
-		e := newScriptEnv(t)
-		e.hold("me", 1, 9)
-		e.queued([]string{"me", "b"}, 100, 100)
-		e.undo("me", 0, 0)
-		e.wantQueue("me", "b")
-		e.wantWoken("me")
-	})
+	cases := []struct {
+		name                   string
+		holder                 string
+		count, token           int64    // the hold in Redis
+		queued                 []string // each with a deadline 100 ms from now
+		knownToken, knownCount int64    // what "me" knows of its hold
+		want                   int64    // the reply: 1 undone, 0 nothing to undo
+		left                   int64    // the holder's count after; 0 when the lock is free
+		woken                  []string
+	}{
+		{"an unknown fresh hold: freed, the head woken", "me", 1, 9, []string{"b"}, 0, 0, 1, 0, []string{"b"}},
+		{"an unknown re-entry: back to the known count", "me", 3, 9, []string{"b"}, 9, 2, 1, 2, nil},
+		{"nothing to undo", "me", 2, 9, nil, 9, 2, 0, 2, nil},
+		{"a hold newer than the known one is freed", "me", 1, 10, nil, 9, 2, 1, 0, nil},
+		{"other owners are left alone", "other", 1, 10, []string{"b"}, 0, 0, 0, 1, nil},
+		{"the owner's queue entry stays", "me", 1, 9, []string{"me", "b"}, 0, 0, 1, 0, []string{"me"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newScriptEnv(t)
+			e.hold(tc.holder, tc.count, tc.token)
+			e.queued(tc.queued, slices.Repeat([]int64{100}, len(tc.queued))...)
+			if n := e.undo("me", tc.knownToken, tc.knownCount); n != tc.want {
+				t.Fatalf("got %d, want %d", n, tc.want)
+			}
+			if tc.left == 0 {
+				e.wantFree()
+			} else {
+				e.wantCount(tc.holder, tc.left)
+			}
+			e.wantWoken(tc.woken...)
+			e.wantQueue(tc.queued...)
+		})
+	}
 }
 
 func TestLeaveScript(t *testing.T) {

@@ -13,83 +13,13 @@ import (
 	"github.com/lockkit/lockkit/spin"
 )
 
-func Example() {
-	mr, err := miniredis.Run()
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer mr.Close()
-	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer rc.Close()
-	client := lockkit.New(rc)
-	defer client.Close()
-	ctx := context.Background()
-
-	// Move money from account 7 to account 3: hold both accounts. Any
-	// caller locking {3, 7} in any order takes account:3 first.
-	from := reentrant.New(client, "account:7")
-	to := reentrant.New(client, "account:3")
-	both := multilock.New([]lockkit.Locker{from, to})
-	if err := both.Lock(ctx); err != nil {
-		fmt.Println("lock:", err)
-		return
-	}
-	fmt.Println("holding", both.Name())
-	if err := both.Unlock(ctx); err != nil {
-		fmt.Println("unlock:", err)
-	}
-	// Output:
-	// holding account:3+account:7
-}
-
-func ExampleMutex_TryLock() {
-	mr, err := miniredis.Run()
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer mr.Close()
-	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer rc.Close()
-	client := lockkit.New(rc)
-	defer client.Close()
-	ctx := context.Background()
-
-	other := spin.New(client, "b")
-	_ = other.Lock(ctx)
-
-	a := reentrant.New(client, "a")
-	m := multilock.New([]lockkit.Locker{a, spin.New(client, "b")})
-	ok, err := m.TryLock(ctx)
-	fmt.Println("got both:", ok, err)
-	locked, _ := a.IsLocked(ctx)
-	fmt.Println("a left locked:", locked)
-
-	_ = other.Unlock(ctx)
-	ok, err = m.TryLock(ctx)
-	fmt.Println("got both:", ok, err)
-	_ = m.Unlock(ctx)
-	// Output:
-	// got both: false <nil>
-	// a left locked: false
-	// got both: true <nil>
-}
-
 func ExampleNewRedLock() {
 	// Three independent masters (here embedded ones), a Client each.
 	var clients []*lockkit.Client
 	for range 3 {
-		mr, err := miniredis.Run()
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		defer mr.Close()
-		rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-		defer rc.Close()
-		c := lockkit.New(rc)
-		defer c.Close()
+		mr, _ := miniredis.Run()
+		c := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+		defer func() { c.Close(); c.Redis().Close(); mr.Close() }()
 		clients = append(clients, c)
 	}
 	ctx := context.Background()
@@ -111,4 +41,53 @@ func ExampleNewRedLock() {
 	// Output:
 	// held on a quorum of 2 with token 1
 	// another owner got it: false <nil>
+}
+
+func Example() {
+	ctx := context.Background()
+	mr, _ := miniredis.Run()
+	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	defer func() { client.Close(); client.Redis().Close(); mr.Close() }()
+
+	// Move money from account 7 to account 3: hold both accounts. Any
+	// caller locking {3, 7} in any order takes account:3 first.
+	both := multilock.New([]lockkit.Locker{
+		reentrant.New(client, "account:7"), // from
+		reentrant.New(client, "account:3"), // to
+	})
+	if err := both.Lock(ctx); err != nil {
+		fmt.Println("lock:", err)
+		return
+	}
+	fmt.Println("holding", both.Name())
+	fmt.Println("unlock:", both.Unlock(ctx))
+	// Output:
+	// holding account:3+account:7
+	// unlock: <nil>
+}
+
+func ExampleMutex_TryLock() {
+	ctx := context.Background()
+	mr, _ := miniredis.Run()
+	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	defer func() { client.Close(); client.Redis().Close(); mr.Close() }()
+
+	a, b := reentrant.New(client, "a"), spin.New(client, "b")
+	m := multilock.New([]lockkit.Locker{a, b})
+	other := spin.New(client, "b") // another owner, holding b
+	_ = other.Lock(ctx)
+
+	ok, err := m.TryLock(ctx)
+	fmt.Println("got both:", ok, err)
+	locked, _ := a.IsLocked(ctx)
+	fmt.Println("a left locked:", locked)
+
+	_ = other.Unlock(ctx)
+	ok, err = m.TryLock(ctx)
+	fmt.Println("got both:", ok, err)
+	_ = m.Unlock(ctx)
+	// Output:
+	// got both: false <nil>
+	// a left locked: false
+	// got both: true <nil>
 }

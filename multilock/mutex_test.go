@@ -3,6 +3,7 @@ package multilock_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -306,5 +307,78 @@ func TestLock_on_cluster_with_locks_in_different_slots(t *testing.T) {
 	}
 	for _, n := range names {
 		redistest.AssertClean(t, cc, n)
+	}
+}
+
+// kind builds one caller's Locker for a named lock.
+type kind struct {
+	name    string
+	clients []redis.UniversalClient // where its keys live
+	new     func(name string) lockkit.Locker
+}
+
+// mixedKinds returns the lock kinds the mixed test combines, each on its
+// own server or servers.
+func mixedKinds(t *testing.T) []kind {
+	servers := redistest.StartMasters(t, 5)
+	var clients []redis.UniversalClient
+	for _, s := range servers {
+		clients = append(clients, s.Client(t))
+	}
+	lcs := lockkits(t, clients)
+	red := lcs[2:]
+	return []kind{
+		{"reentrant", clients[:1], func(n string) lockkit.Locker { return reentrant.New(lcs[0], n) }},
+		{"spin", clients[1:2], func(n string) lockkit.Locker { return spin.New(lcs[1], n) }},
+		{"redlock", clients[2:], func(n string) lockkit.Locker { return multilock.NewRedLock(red, n) }},
+	}
+}
+
+// TestLock_mixed_kinds_in_opposite_orders has two callers take one lock of
+// every kind, given in opposite orders, 30 times each.
+func TestLock_mixed_kinds_in_opposite_orders(t *testing.T) {
+	ctx := redistest.Ctx(t, hang)
+	kinds := mixedKinds(t)
+	names := make([]string, len(kinds))
+	for i := range kinds {
+		names[i] = redistest.Unique(t)
+	}
+	caller := func(reverse bool) redistest.Locker {
+		var locks []lockkit.Locker
+		for i, k := range kinds {
+			locks = append(locks, k.new(names[i]))
+		}
+		if reverse {
+			slices.Reverse(locks)
+		}
+		return multilock.New(locks)
+	}
+	rounds, err := redistest.Hammer(ctx, []redistest.Locker{caller(false), caller(true)}, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rounds != 60 {
+		t.Fatalf("%d rounds, want 60", rounds)
+	}
+	for i, k := range kinds {
+		assertCleanAll(t, k.clients, names[i])
+	}
+}
+
+// BenchmarkMutex_uncontended locks and unlocks a Mutex of n free reentrant
+// locks on one server: n acquires and n releases.
+func BenchmarkMutex_uncontended(b *testing.B) {
+	s := redistest.StartServer(b)
+	for _, n := range []int{2, 4} {
+		b.Run(fmt.Sprintf("locks=%d", n), func(b *testing.B) {
+			rc := s.Client(b)
+			counter := redistest.CountCommands(rc)
+			c := redistest.Lockkit(b, rc)
+			var locks []lockkit.Locker
+			for range n {
+				locks = append(locks, reentrant.New(c, redistest.Unique(b)))
+			}
+			redistest.BenchLockUnlock(b, multilock.New(locks), counter)
+		})
 	}
 }

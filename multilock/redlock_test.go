@@ -3,6 +3,7 @@ package multilock_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -43,6 +44,25 @@ func assertCleanAll(t *testing.T, clients []redis.UniversalClient, name string) 
 	t.Helper()
 	for _, c := range clients {
 		redistest.AssertClean(t, c, name)
+	}
+}
+
+// wantTryLockFails checks that TryLock of r fails with an error that
+// matches target and says each of says, and leaves r without a hold.
+func wantTryLockFails(t *testing.T, r *multilock.RedLock, target error, says ...string) {
+	t.Helper()
+	ok, err := r.TryLock(redistest.Ctx(t, hang))
+	if ok {
+		t.Fatal("TryLock succeeded")
+	}
+	redistest.WantErr(t, err, target)
+	for _, s := range says {
+		if !strings.Contains(err.Error(), s) {
+			t.Fatalf("TryLock error %q does not say %q", err, s)
+		}
+	}
+	if r.Token() != 0 || r.Lost() != nil {
+		t.Fatal("a failed TryLock left a hold")
 	}
 }
 
@@ -146,7 +166,6 @@ func TestRedLock_two_nodes_down_still_acquires_and_excludes(t *testing.T) {
 // TestRedLock_three_nodes_down_fails_with_quorum_error kills three of five
 // masters: no majority can answer.
 func TestRedLock_three_nodes_down_fails_with_quorum_error(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
 	servers, clients := masters(t, 5)
 	lcs := lockkits(t, clients)
 	for _, i := range []int{0, 2, 4} {
@@ -160,17 +179,10 @@ func TestRedLock_three_nodes_down_fails_with_quorum_error(t *testing.T) {
 		t.Fatalf("error %q does not say how many nodes answered", err)
 	}
 
-	ok, err := r.TryLock(ctx)
-	if ok {
-		t.Fatal("TryLock succeeded with 2 of 5 nodes")
-	}
-	redistest.WantErr(t, err, lockkit.ErrQuorum)
-	if !strings.Contains(err.Error(), "2 of 5 nodes answered") {
-		t.Fatalf("error %q does not say how many nodes answered", err)
-	}
 	if r.Token() != 0 || r.Lost() != nil {
 		t.Fatal("a failed Lock left a hold")
 	}
+	wantTryLockFails(t, r, lockkit.ErrQuorum, "2 of 5 nodes answered")
 	assertCleanAll(t, []redis.UniversalClient{clients[1], clients[3]}, name)
 }
 
@@ -232,12 +244,12 @@ func TestRedLock_restarted_empty_node_admits_no_second_holder(t *testing.T) {
 func TestRedLock_tokens_increase_when_node_counters_disagree(t *testing.T) {
 	ctx := redistest.Ctx(t, hang)
 	servers, clients := masters(t, 3)
-	lcs := lockkits(t, clients)
 	name := redistest.Unique(t)
 	fence := lockKey(name) + ":fence"
 	if err := clients[0].Set(ctx, fence, 1000, 0).Err(); err != nil {
 		t.Fatal(err)
 	}
+	lcs := lockkits(t, clients)
 	a := multilock.NewRedLock(lcs, name)
 	redistest.MustLock(t, a)
 	if a.Token() != 1001 {
@@ -276,10 +288,7 @@ func TestRedLock_token_not_taken_by_quorum_fails_with_ErrQuorum(t *testing.T) {
 		c.(*redis.Client).AddHook(h)
 	}
 	r := multilock.NewRedLock(lockkits(t, clients), name)
-	ok, err := r.TryLock(ctx)
-	if ok || !errors.Is(err, lockkit.ErrQuorum) || !strings.Contains(err.Error(), "took its fencing token") {
-		t.Fatalf("TryLock = %v, %v; want false and ErrQuorum about the fencing token", ok, err)
-	}
+	wantTryLockFails(t, r, lockkit.ErrQuorum, "took its fencing token")
 	if n := holders(t, clients, name); n != 0 {
 		t.Fatalf("%d nodes still hold the lock after the failed round", n)
 	}
@@ -398,14 +407,7 @@ func TestRedLock_node_timeout_bounds_every_request_to_a_stalled_node(t *testing.
 	assertCleanAll(t, clients[:2], name)
 
 	servers[1].Stall(t, 2*hang)
-	ok, err := r.TryLock(ctx)
-	if ok {
-		t.Fatal("TryLock succeeded with 1 of 3 nodes answering")
-	}
-	redistest.WantErr(t, err, lockkit.ErrQuorum)
-	if !strings.Contains(err.Error(), "1 of 3 nodes answered") || !strings.Contains(err.Error(), "no answer within 20ms") {
-		t.Fatalf("error %q does not say that the stalled nodes did not answer", err)
-	}
+	wantTryLockFails(t, r, lockkit.ErrQuorum, "1 of 3 nodes answered", "no answer within 20ms")
 	redistest.AssertClean(t, clients[0], name)
 }
 
@@ -449,7 +451,6 @@ func (slowScripts) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 // after 150 ms with a 100 ms lease: all of them grant the lock, but by then
 // its validity has run out, so the round fails and frees every node.
 func TestRedLock_no_validity_left_means_not_acquired(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
 	_, clients := masters(t, 3)
 	for _, c := range clients {
 		c.(*redis.Client).AddHook(slowScripts{150 * time.Millisecond})
@@ -457,17 +458,7 @@ func TestRedLock_no_validity_left_means_not_acquired(t *testing.T) {
 	name := redistest.Unique(t)
 	r := multilock.NewRedLock(lockkits(t, clients), name,
 		lockkit.WithLease(100*time.Millisecond), multilock.WithNodeTimeout(5*time.Second))
-	ok, err := r.TryLock(ctx)
-	if ok {
-		t.Fatal("TryLock succeeded with no validity time left")
-	}
-	redistest.WantErr(t, err, lockkit.ErrNotObtained)
-	if !strings.Contains(err.Error(), "too late") {
-		t.Fatalf("error %q does not say the validity ran out", err)
-	}
-	if r.Token() != 0 || r.Lost() != nil {
-		t.Fatal("a failed round left a hold")
-	}
+	wantTryLockFails(t, r, lockkit.ErrNotObtained, "too late")
 	assertCleanAll(t, clients, name)
 }
 
@@ -485,4 +476,65 @@ func TestRedLock_fixed_lease_is_lost_when_validity_ends(t *testing.T) {
 	redistest.WantErr(t, r.Unlock(ctx), lockkit.ErrNotHeld)
 	redistest.Eventually(t, hang, "the nodes to expire the lease", func() bool { return holders(t, clients, name) == 0 })
 	assertCleanAll(t, clients, name)
+}
+
+// redlockHammer is the child process of
+// TestRedLock_excludes_across_processes: a RedLock over every server it
+// is given. Its Clients live as long as the process.
+var redlockHammer = redistest.CountingChild(func(clients []redis.UniversalClient, name string) redistest.TokenLocker {
+	lcs := make([]*lockkit.Client, len(clients))
+	for i, c := range clients {
+		lcs[i] = lockkit.New(c)
+	}
+	return multilock.NewRedLock(lcs, name)
+})
+
+// TestRedLock_excludes_across_processes runs three processes that each take
+// a RedLock over five masters 20 times to increment a counter with a
+// non-atomic read and write; any overlap would lose an increment or reorder
+// the fencing tokens.
+func TestRedLock_excludes_across_processes(t *testing.T) {
+	servers, clients := masters(t, 5)
+	addrs := make([]string, len(servers))
+	for i, s := range servers {
+		addrs[i] = s.Addr()
+	}
+	name := redistest.Unique(t)
+	redistest.CountRun{
+		Child: "redlock-hammer", Addrs: addrs, Name: name,
+		Procs: 3, Goroutines: 1, Rounds: 20, Fenced: true, Timeout: time.Minute,
+	}.Run(t)
+	assertCleanAll(t, clients, name)
+}
+
+// BenchmarkRedLock_uncontended locks and unlocks a free RedLock over n
+// masters: one acquire and one release per node, sent to all at once.
+func BenchmarkRedLock_uncontended(b *testing.B) {
+	for _, n := range []int{3, 5} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			clients, counter := countedMasters(b, n)
+			redistest.BenchLockUnlock(b, multilock.NewRedLock(clients, redistest.Unique(b)), counter)
+		})
+	}
+}
+
+// BenchmarkRedLock_contended has 4 owners take one RedLock over 5 masters
+// b.N times in all, holding it for 100 µs, and reports the commands sent
+// per acquisition over all nodes.
+func BenchmarkRedLock_contended(b *testing.B) {
+	const owners, hold = 4, 100 * time.Microsecond
+	clients, counter := countedMasters(b, 5)
+	name := redistest.Unique(b)
+	redistest.BenchContended(b, owners, hold, func() redistest.Locker { return multilock.NewRedLock(clients, name) }, counter)
+}
+
+// countedMasters starts n independent servers and returns a lockkit
+// Client of each, whose commands one counter counts.
+func countedMasters(b *testing.B, n int) ([]*lockkit.Client, *redistest.Counter) {
+	_, clients := masters(b, n)
+	counter := redistest.NewCounter()
+	for _, c := range clients {
+		c.(*redis.Client).AddHook(counter.Hook())
+	}
+	return lockkits(b, clients), counter
 }

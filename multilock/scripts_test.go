@@ -20,23 +20,37 @@ func TestScripts_documented_returns(t *testing.T) {
 	keys := []string{"lockkit:{s}", "lockkit:{s}:fence", "lockkit:{s}:released"}
 	hash, fence := keys[0], keys[1]
 	const window = 10_000 // ms
-	acquire := func(owner, fresh string) ([]int64, error) {
-		return lua.Mutex.Acquire.Run(ctx, c, keys, owner, 1000, "redlock", fresh).Int64Slice()
-	}
-	release := func(token int64, id string) (int64, error) {
-		return lua.Mutex.Release.Run(ctx, c, keys, "me", token, id, window, noChannel).Int64()
-	}
-	wantReply := func(t *testing.T, got []int64, err error, count, token int64) {
-		t.Helper()
-		if err != nil || len(got) != 2 || got[0] != count || (token >= 0 && got[1] != token) {
-			t.Fatalf("reply %v, %v; want {%d, %d}", got, err, count, token)
-		}
-	}
 	wantInt := func(t *testing.T, got int64, err error, want int64) {
 		t.Helper()
 		if err != nil || got != want {
 			t.Fatalf("reply %d, %v; want %d", got, err, want)
 		}
+	}
+	// acquire, release, renew and undo run their script for owner "me"
+	// (acquire for owner) and check its reply; acquire's is {count, token},
+	// where a token below 0 stands for any.
+	acquire := func(t *testing.T, owner, fresh string, count, token int64) []int64 {
+		t.Helper()
+		got, err := lua.Mutex.Acquire.Run(ctx, c, keys, owner, 1000, "redlock", fresh).Int64Slice()
+		if err != nil || len(got) != 2 || got[0] != count || (token >= 0 && got[1] != token) {
+			t.Fatalf("reply %v, %v; want {%d, %d}", got, err, count, token)
+		}
+		return got
+	}
+	release := func(t *testing.T, token int64, id string, want int64) {
+		t.Helper()
+		n, err := lua.Mutex.Release.Run(ctx, c, keys, "me", token, id, window, noChannel).Int64()
+		wantInt(t, n, err, want)
+	}
+	renew := func(t *testing.T, token, want int64) {
+		t.Helper()
+		n, err := lua.Mutex.Renew.Run(ctx, c, keys, "me", token, 5000).Int64()
+		wantInt(t, n, err, want)
+	}
+	undo := func(t *testing.T, token, count, want int64) {
+		t.Helper()
+		n, err := lua.Mutex.Undo.Run(ctx, c, keys, "me", token, count, noChannel, "redlock").Int64()
+		wantInt(t, n, err, want)
 	}
 	wantCount := func(t *testing.T, want string) {
 		t.Helper()
@@ -49,25 +63,18 @@ func TestScripts_documented_returns(t *testing.T) {
 		do   func(t *testing.T)
 	}{
 		{"acquire of a free lock mints token 1 and marks the kind", func(t *testing.T) {
-			got, err := acquire("me", "")
-			wantReply(t, got, err, 1, 1)
+			acquire(t, "me", "", 1, 1)
 			if k := mr.HGet(hash, ":kind"); k != "redlock" {
 				t.Fatalf(":kind = %q", k)
 			}
 		}},
-		{"acquire under a shared owner id re-enters", func(t *testing.T) {
-			got, err := acquire("me", "")
-			wantReply(t, got, err, 2, 1)
-		}},
+		{"acquire under a shared owner id re-enters", func(t *testing.T) { acquire(t, "me", "", 2, 1) }},
 		{"acquire under the value's own id replaces the stray hold", func(t *testing.T) {
-			got, err := acquire("me", "1")
-			wantReply(t, got, err, 1, 2)
+			acquire(t, "me", "1", 1, 2)
 			wantCount(t, "1")
 		}},
 		{"acquire held by another owner returns its pttl", func(t *testing.T) {
-			got, err := acquire("you", "")
-			wantReply(t, got, err, 0, -1)
-			if got[1] <= 0 || got[1] > 1000 {
+			if got := acquire(t, "you", "", 0, -1); got[1] <= 0 || got[1] > 1000 {
 				t.Fatalf("pttl %d", got[1])
 			}
 		}},
@@ -84,86 +91,55 @@ func TestScripts_documented_returns(t *testing.T) {
 		}},
 		{"renew with the hold's token extends it", func(t *testing.T) {
 			mr.FastForward(900 * time.Millisecond)
-			n, err := lua.Mutex.Renew.Run(ctx, c, keys, "me", 2, 5000).Int64()
-			wantInt(t, n, err, 1)
+			renew(t, 2, 1)
 			if ttl := mr.TTL(hash); ttl != 5*time.Second {
 				t.Fatalf("ttl %v", ttl)
 			}
 		}},
-		{"renew with another token finds the hold gone", func(t *testing.T) {
-			n, err := lua.Mutex.Renew.Run(ctx, c, keys, "me", 1, 5000).Int64()
-			wantInt(t, n, err, 0)
-		}},
-		{"raise brings a lower counter up", func(t *testing.T) {
-			n, err := raiseScript.Run(ctx, c, keys, "me", 2, 40).Int64()
-			wantInt(t, n, err, 1)
-			if v, _ := mr.Get(fence); v != "40" {
-				t.Fatalf("counter %q", v)
-			}
-		}},
-		{"raise leaves a higher counter alone", func(t *testing.T) {
-			n, err := raiseScript.Run(ctx, c, keys, "me", 2, 7).Int64()
-			wantInt(t, n, err, 1)
-			if v, _ := mr.Get(fence); v != "40" {
-				t.Fatalf("counter %q", v)
-			}
-		}},
-		{"raise of a replaced hold does nothing", func(t *testing.T) {
-			n, err := raiseScript.Run(ctx, c, keys, "me", 1, 99).Int64()
-			wantInt(t, n, err, 0)
-			if v, _ := mr.Get(fence); v != "40" {
-				t.Fatalf("counter %q", v)
+		{"renew with another token finds the hold gone", func(t *testing.T) { renew(t, 1, 0) }},
+		{"raise brings a lower counter up, leaves a higher one alone, and does nothing for a replaced hold", func(t *testing.T) {
+			for _, r := range []struct{ token, counter, want int64 }{
+				{2, 40, 1}, // 40 is above the counter: it comes up
+				{2, 7, 1},  // 7 is below: the counter stays at 40
+				{1, 99, 0}, // token 1's hold was replaced: nothing changes
+			} {
+				n, err := raiseScript.Run(ctx, c, keys, "me", r.token, r.counter).Int64()
+				wantInt(t, n, err, r.want)
+				if v, _ := mr.Get(fence); v != "40" {
+					t.Fatalf("raise(%d, %d): counter %q, want 40", r.token, r.counter, v)
+				}
 			}
 		}},
 		{"release with another token finds the hold not there", func(t *testing.T) {
-			n, err := release(1, "u1")
-			wantInt(t, n, err, -1)
+			release(t, 1, "u1", -1)
 			if !mr.Exists(hash) {
 				t.Fatal("the hold was freed")
 			}
 		}},
 		{"release with the hold's token frees the lock", func(t *testing.T) {
-			n, err := release(2, "u2")
-			wantInt(t, n, err, 0)
+			release(t, 2, "u2", 0)
 			if mr.Exists(hash) {
 				t.Fatal("the hash is still there")
 			}
 		}},
-		{"a retried release reports success again", func(t *testing.T) {
-			n, err := release(2, "u2")
-			wantInt(t, n, err, 0)
-		}},
-		{"acquire after a raise mints above the raised counter", func(t *testing.T) {
-			got, err := acquire("me", "1")
-			wantReply(t, got, err, 1, 41)
-		}},
+		{"a retried release reports success again", func(t *testing.T) { release(t, 2, "u2", 0) }},
+		{"acquire after a raise mints above the raised counter", func(t *testing.T) { acquire(t, "me", "1", 1, 41) }},
 		{"release of one of two acquires keeps the hold, once per unlock id", func(t *testing.T) {
-			got, err := acquire("me", "")
-			wantReply(t, got, err, 2, 41)
-			n, err := release(41, "u3")
-			wantInt(t, n, err, 1)
-			n, err = release(41, "u3")
-			wantInt(t, n, err, 1)
+			acquire(t, "me", "", 2, 41)
+			release(t, 41, "u3", 1)
+			release(t, 41, "u3", 1)
 			wantCount(t, "1")
-			n, err = release(41, "u4")
-			wantInt(t, n, err, 0)
+			release(t, 41, "u4", 0)
 		}},
-		{"undo with nothing to undo returns 0", func(t *testing.T) {
-			n, err := lua.Mutex.Undo.Run(ctx, c, keys, "me", 0, 0, noChannel, "redlock").Int64()
-			wantInt(t, n, err, 0)
-		}},
+		{"undo with nothing to undo returns 0", func(t *testing.T) { undo(t, 0, 0, 0) }},
 		{"undo cuts a known hold back to its known count", func(t *testing.T) {
-			got, err := acquire("me", "1")
-			wantReply(t, got, err, 1, 42)
-			got, err = acquire("me", "")
-			wantReply(t, got, err, 2, 42)
-			n, err := lua.Mutex.Undo.Run(ctx, c, keys, "me", 42, 1, noChannel, "redlock").Int64()
-			wantInt(t, n, err, 1)
+			acquire(t, "me", "1", 1, 42)
+			acquire(t, "me", "", 2, 42)
+			undo(t, 42, 1, 1)
 			wantCount(t, "1")
 		}},
 		{"undo frees a hold the caller does not know of", func(t *testing.T) {
-			n, err := lua.Mutex.Undo.Run(ctx, c, keys, "me", 0, 0, noChannel, "redlock").Int64()
-			wantInt(t, n, err, 1)
+			undo(t, 0, 0, 1)
 			if mr.Exists(hash) {
 				t.Fatal("the hash is still there")
 			}

@@ -15,14 +15,11 @@ import (
 
 func Example() {
 	mr, _ := miniredis.Run()
-	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer client.Close()
-	locks := lockkit.New(client) // one per Redis, shared by every lock
-	defer locks.Close()
-	ctx := context.Background()
+	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()})) // one per Redis, shared by every lock
+	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
 
 	m := reentrant.New(locks, "orders:42")
+	ctx := context.Background()
 	if err := m.Lock(ctx); err != nil {
 		panic(err)
 	}
@@ -39,15 +36,11 @@ func Example() {
 
 func ExampleMutex_TryLock() {
 	mr, _ := miniredis.Run()
-	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer client.Close()
-	locks := lockkit.New(client) // one per Redis, shared by every lock
-	defer locks.Close()
+	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
 	ctx := context.Background()
 
-	a := reentrant.New(locks, "report")
-	b := reentrant.New(locks, "report")
+	a, b := reentrant.New(locks, "report"), reentrant.New(locks, "report") // two owners of one lock
 	ok, _ := a.TryLock(ctx)
 	fmt.Println("a:", ok)
 	ok, _ = b.TryLock(ctx)
@@ -63,11 +56,8 @@ func ExampleMutex_TryLock() {
 
 func ExampleMutex_Lock_timeout() {
 	mr, _ := miniredis.Run()
-	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer client.Close()
-	locks := lockkit.New(client) // one per Redis, shared by every lock
-	defer locks.Close()
+	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
 
 	holder := reentrant.New(locks, "invoice:7")
 	_ = holder.Lock(context.Background())
@@ -85,14 +75,11 @@ func ExampleMutex_Lock_timeout() {
 // without mutual exclusion.
 func ExampleMutex_Lost() {
 	mr, _ := miniredis.Run()
-	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer client.Close()
-	locks := lockkit.New(client) // one per Redis, shared by every lock
-	defer locks.Close()
-	ctx := context.Background()
+	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
 
 	m := reentrant.New(locks, "job:9", lockkit.WithLease(100*time.Millisecond))
+	ctx := context.Background()
 	if err := m.Lock(ctx); err != nil {
 		panic(err)
 	}

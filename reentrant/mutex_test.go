@@ -3,6 +3,7 @@ package reentrant_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,19 +11,55 @@ import (
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/conformance"
+	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/spin"
 )
 
-func TestConformance(t *testing.T) {
-	conformance.Run(t, conformance.Kind{
-		Name: "reentrant",
-		New: func(c *lockkit.Client, name string, opts ...lockkit.Option) lockkit.Locker {
-			return reentrant.New(c, name, opts...)
-		},
-		Zero: func() []lockkit.Locker { return []lockkit.Locker{new(reentrant.Mutex), (*reentrant.Mutex)(nil)} },
+// childHolder takes the lock and holds it until killed.
+// Args: addr, lock name, watchdog timeout.
+func childHolder(args []string) {
+	c := redis.NewClient(&redis.Options{Addr: args[0]})
+	defer c.Close()
+	d, _ := time.ParseDuration(args[2])
+	lc := lockkit.New(c)
+	defer lc.Close()
+	m := reentrant.New(lc, args[1], lockkit.WithWatchdogTimeout(d))
+	if err := m.Lock(context.Background()); err != nil {
+		redistest.ChildFatalf("lock: %v", err)
+	}
+	redistest.ChildPrintf("acquired %d", m.Token())
+	for range redistest.ChildLines() {
+	}
+	select {} // hold until killed
+}
+
+func TestMain(m *testing.M) {
+	redistest.Main(m, redistest.Children{
+		"counter": redistest.CountingChild(func(clients []redis.UniversalClient, name string) redistest.TokenLocker {
+			return reentrant.New(lockkit.New(clients[0]), name)
+		}),
+		"holder": childHolder,
 	})
+}
+
+// channelOf is the channel on which lock name's releases are published.
+func channelOf(name string) string {
+	return core.NewKeys(lockkit.DefaultPrefix, name).Channel
+}
+
+// waitAsleep waits until n goroutines of lc's process sleep in Lock for
+// lock name, woken only by a release or the blocking lease's end.
+func waitAsleep(t *testing.T, lc *lockkit.Client, name string, n int) {
+	t.Helper()
+	redistest.Eventually(t, 10*time.Second, fmt.Sprintf("%d waiters asleep", n), func() bool {
+		return lc.Notifier().Sleeping(channelOf(name)) == n
+	})
+}
+
+func TestConformance(t *testing.T) {
+	conformance.Run(t, conformance.Of("reentrant", reentrant.New))
 }
 
 func TestTTL_reports_lease(t *testing.T) {
@@ -138,4 +175,46 @@ func TestWatchdog_keeps_lock_past_several_leases(t *testing.T) {
 			redistest.MustUnlock(t, m)
 		}
 	})
+}
+
+// TestLock_excludes_across_processes has 4 processes × 16 goroutines, each
+// its own owner, increment one counter 10 times each under the lock with a
+// separate read and write.
+func TestLock_excludes_across_processes(t *testing.T) {
+	srv := redistest.StartServer(t)
+	name := redistest.Unique(t)
+	redistest.CountRun{
+		Child: "counter", Addrs: []string{srv.Addr()}, Name: name,
+		Procs: 4, Goroutines: 16, Rounds: 10, Timeout: 2 * time.Minute,
+	}.Run(t)
+	redistest.AssertClean(t, srv.Client(t), name)
+}
+
+func TestLock_after_holder_process_killed(t *testing.T) {
+	srv := redistest.StartServer(t)
+	c := srv.Client(t)
+	name := redistest.Unique(t)
+	const lease = time.Second
+	holder := redistest.StartChild(t, "holder", srv.Addr(), name, lease.String())
+	holder.WaitLine(t, "acquired", 30*time.Second)
+
+	lc := redistest.Lockkit(t, c)
+	m := reentrant.New(lc, name)
+	if ok, _ := m.TryLock(redistest.Ctx(t, time.Second)); ok {
+		t.Fatal("acquired while the holder process lives")
+	}
+	got := make(chan error, 1)
+	go func() { got <- m.Lock(redistest.Ctx(t, 30*time.Second)) }()
+	redistest.Eventually(t, 10*time.Second, "the waiter to subscribe", func() bool {
+		return lc.Notifier().Waiters(channelOf(name)) == 1
+	})
+	holder.Kill(t)
+	killed := time.Now()
+	if err := <-got; err != nil {
+		t.Fatalf("Lock after holder died: %v", err)
+	}
+	if waited := time.Since(killed); waited > lease+time.Second {
+		t.Fatalf("acquired %v after the holder died; want within lease (%v) + 1s", waited, lease)
+	}
+	redistest.MustUnlock(t, m)
 }

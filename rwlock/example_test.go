@@ -13,21 +13,14 @@ import (
 )
 
 func Example() {
-	mr := miniredis.NewMiniRedis()
-	if err := mr.Start(); err != nil {
-		panic(err)
-	}
-	defer mr.Close()
-	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer rc.Close()
-	client := lockkit.New(rc)
-	defer client.Close()
 	ctx := context.Background()
+	mr, _ := miniredis.Run()
+	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	defer func() { client.Close(); client.Redis().Close(); mr.Close() }()
 
 	// Each RWMutex is one owner: two readers and a writer of "config".
-	alice := rwlock.New(client, "config")
-	bob := rwlock.New(client, "config")
-	writer := rwlock.New(client, "config")
+	const name = "config"
+	alice, bob, writer := rwlock.New(client, name), rwlock.New(client, name), rwlock.New(client, name)
 
 	_ = alice.RLock(ctx)
 	_ = bob.RLock(ctx)
@@ -48,75 +41,14 @@ func Example() {
 	// mode: write
 }
 
-// A writer that takes the read lock before unlocking keeps reading: no
-// other writer can slip in between its write and its read.
-func ExampleRWMutex_Unlock_downgrade() {
-	mr := miniredis.NewMiniRedis()
-	if err := mr.Start(); err != nil {
-		panic(err)
-	}
-	defer mr.Close()
-	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer rc.Close()
-	client := lockkit.New(rc)
-	defer client.Close()
-	ctx := context.Background()
-
-	m := rwlock.New(client, "config")
-	_ = m.Lock(ctx)
-	// ... write the new configuration ...
-	_ = m.RLock(ctx)
-	_ = m.Unlock(ctx)
-	mode, _ := m.Mode(ctx)
-	fmt.Println("after Unlock:", mode)
-	// ... read what was written, other readers welcome ...
-	_ = m.RUnlock(ctx)
-	mode, _ = m.Mode(ctx)
-	fmt.Println("after RUnlock:", mode)
-	// Output:
-	// after Unlock: read
-	// after RUnlock: unlocked
-}
-
-// A reader cannot become the writer in place: Lock says so at once.
-func ExampleRWMutex_Lock_upgrade() {
-	mr := miniredis.NewMiniRedis()
-	if err := mr.Start(); err != nil {
-		panic(err)
-	}
-	defer mr.Close()
-	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer rc.Close()
-	client := lockkit.New(rc)
-	defer client.Close()
-	ctx := context.Background()
-
-	m := rwlock.New(client, "config")
-	_ = m.RLock(ctx)
-	err := m.Lock(ctx)
-	fmt.Println(errors.Is(err, lockkit.ErrUpgrade))
-	_ = m.RUnlock(ctx) // release, then lock for writing
-	fmt.Println(m.Lock(ctx))
-	_ = m.Unlock(ctx)
-	// Output:
-	// true
-	// <nil>
-}
-
 // RLocker hands the read side to code that takes a [lockkit.Locker].
 func ExampleRWMutex_RLocker() {
-	mr := miniredis.NewMiniRedis()
-	if err := mr.Start(); err != nil {
-		panic(err)
-	}
-	defer mr.Close()
-	rc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer rc.Close()
-	client := lockkit.New(rc)
-	defer client.Close()
 	ctx := context.Background()
+	mr, _ := miniredis.Run()
+	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	defer func() { client.Close(); client.Redis().Close(); mr.Close() }()
 
-	m := rwlock.New(client, "config")
+	// withLock runs f holding l, whichever kind of lock l is.
 	withLock := func(l lockkit.Locker, f func()) error {
 		if err := l.Lock(ctx); err != nil {
 			return err
@@ -125,6 +57,7 @@ func ExampleRWMutex_RLocker() {
 		f()
 		return nil
 	}
+	m := rwlock.New(client, "config")
 	_ = withLock(m.RLocker(), func() {
 		s, _ := m.State(ctx)
 		fmt.Println(s.Mode, s.RHoldCount)
@@ -136,4 +69,35 @@ func ExampleRWMutex_RLocker() {
 	// Output:
 	// read 1
 	// write 1
+}
+
+// A writer that takes the read lock before unlocking keeps reading: no
+// other writer can slip in between its write and its read. The other way
+// round, a reader cannot become the writer in place: Lock says so at once.
+func ExampleRWMutex_downgrade() {
+	ctx := context.Background()
+	mr, _ := miniredis.Run()
+	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	defer func() { client.Close(); client.Redis().Close(); mr.Close() }()
+
+	m := rwlock.New(client, "config")
+	_ = m.Lock(ctx)
+	// ... write the new configuration ...
+	_ = m.RLock(ctx)
+	_ = m.Unlock(ctx)
+	mode, _ := m.Mode(ctx)
+	fmt.Println("after Unlock:", mode)
+	// ... read what was written, other readers welcome ...
+	err := m.Lock(ctx)
+	fmt.Println("Lock by the reader:", errors.Is(err, lockkit.ErrUpgrade))
+	_ = m.RUnlock(ctx) // release, then lock for writing
+	mode, _ = m.Mode(ctx)
+	fmt.Println("after RUnlock:", mode)
+	fmt.Println("Lock:", m.Lock(ctx))
+	_ = m.Unlock(ctx)
+	// Output:
+	// after Unlock: read
+	// Lock by the reader: true
+	// after RUnlock: unlocked
+	// Lock: <nil>
 }

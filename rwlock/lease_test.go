@@ -1,6 +1,7 @@
 package rwlock_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -136,4 +137,55 @@ func TestLock_waits_out_a_vanished_reader_lease(t *testing.T) {
 	if err := stale.RUnlock(redistest.Ctx(t, waitTimeout)); !errors.Is(err, lockkit.ErrLost) {
 		t.Fatalf("RUnlock of the ended hold = %v, want ErrLost", err)
 	}
+}
+
+// readerChild takes the read lock args[1] with a watchdog timeout of
+// args[2], prints "held", and waits to be killed.
+func readerChild(args []string) {
+	timeout, _ := time.ParseDuration(args[2])
+	m := rwlock.New(lockkit.New(redistest.SpecClient(args[0])), args[1], lockkit.WithWatchdogTimeout(timeout))
+	if err := m.RLock(context.Background()); err != nil {
+		redistest.ChildFatalf("RLock: %v", err)
+	}
+	redistest.ChildPrintf("held %d", m.RToken())
+	for range redistest.ChildLines() {
+	}
+	select {} // stdin closed: still hold until killed
+}
+
+func TestLock_after_reader_process_killed_within_lease(t *testing.T) {
+	rc := redistest.StartServer(t).Client(t)
+	c := redistest.Lockkit(t, rc)
+	name := redistest.Unique(t)
+	const lease = time.Second
+	reader := redistest.StartChild(t, "rw-reader", redistest.ClientSpec(rc), name, lease.String())
+	reader.WaitLine(t, "held", childTimeout)
+
+	w := rwlock.New(c, name)
+	done := async(t, func() error { return w.Lock(redistest.Ctx(t, time.Minute)) })
+	redistest.Eventually(t, waitTimeout, "the writer to wait", func() bool { return state(t, w).WaitingWriters == 1 })
+	// The reader's watchdog keeps its 1 s lease alive: let it renew a few
+	// times before it dies, so the writer waits on a renewed hold.
+	renewals := 0
+	last := time.Duration(0)
+	redistest.Eventually(t, waitTimeout, "the reader's lease to be renewed", func() bool {
+		ttl := state(t, w).TTL
+		if ttl > last {
+			renewals++
+		}
+		last = ttl
+		return renewals >= 3
+	})
+	pending(t, done, "Lock while the reader process holds the lock")
+	killed := time.Now()
+	reader.Kill(t)
+	if err := redistest.Receive(t, done, waitTimeout, "Lock after the reader was killed"); err != nil {
+		t.Fatal(err)
+	}
+	waited := time.Since(killed)
+	t.Logf("writer acquired %v after the reader was killed (lease %v)", waited, lease)
+	if waited > lease+time.Second {
+		t.Fatalf("writer acquired %v after the kill, want within the reader's lease %v + 1s", waited, lease)
+	}
+	redistest.MustUnlock(t, w)
 }

@@ -48,13 +48,11 @@ func wantScripts(t *testing.T, counter *redistest.Counter, want int64, what stri
 }
 
 func TestUnlock_wakes_every_waiting_reader(t *testing.T) {
-	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
-		lc := redistest.Lockkit(t, c)
-		name := redistest.Unique(t)
+	onBackends(t, func(t *testing.T, c redis.UniversalClient, lc *lockkit.Client, name string) {
+		const n = 5
 		rc, counter := counted(t, c)
 		w := rwlock.New(lc, name)
 		redistest.MustLock(t, w)
-		const n = 5
 		var done []<-chan error
 		for range n {
 			r := rwlock.New(rc, name)
@@ -83,9 +81,7 @@ func TestUnlock_wakes_every_waiting_reader(t *testing.T) {
 }
 
 func TestUnlock_wakes_one_writer_per_process(t *testing.T) {
-	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
-		lc := redistest.Lockkit(t, c)
-		name := redistest.Unique(t)
+	onBackends(t, func(t *testing.T, c redis.UniversalClient, lc *lockkit.Client, name string) {
 		wc, counter := counted(t, c)
 		first := rwlock.New(lc, name)
 		redistest.MustLock(t, first)
@@ -146,9 +142,7 @@ func TestUnlock_wakes_one_writer_per_process(t *testing.T) {
 }
 
 func TestRUnlock_last_reader_wakes_writer(t *testing.T) {
-	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
-		lc := redistest.Lockkit(t, c)
-		name := redistest.Unique(t)
+	onBackends(t, func(t *testing.T, c redis.UniversalClient, lc *lockkit.Client, name string) {
 		wc, counter := counted(t, c)
 		r1, r2 := rwlock.New(lc, name), rwlock.New(lc, name)
 		mustRLock(t, r1)
@@ -175,9 +169,7 @@ func TestRUnlock_last_reader_wakes_writer(t *testing.T) {
 }
 
 func TestLock_giving_up_wakes_held_back_readers(t *testing.T) {
-	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
-		lc := redistest.Lockkit(t, c)
-		name := redistest.Unique(t)
+	onBackends(t, func(t *testing.T, _ redis.UniversalClient, lc *lockkit.Client, name string) {
 		r0, w, r1 := rwlock.New(lc, name), rwlock.New(lc, name), rwlock.New(lc, name)
 		mustRLock(t, r0)
 		wctx, cancel := context.WithCancel(t.Context())

@@ -13,16 +13,9 @@ import (
 )
 
 func Example() {
-	mr, err := miniredis.Run()
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer client.Close()
-	locks := lockkit.New(client)
-	defer locks.Close()
+	mr, _ := miniredis.Run()
+	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
 	ctx := context.Background()
 
 	m := spin.New(locks, "orders:42")
@@ -48,45 +41,10 @@ func Example() {
 	// after Unlock, another owner got it: true <nil> with token 2
 }
 
-func ExampleWithBackoff() {
-	mr, err := miniredis.Run()
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer client.Close()
-	locks := lockkit.New(client)
-	defer locks.Close()
-	ctx := context.Background()
-
-	holder := spin.New(locks, "report")
-	_ = holder.Lock(ctx)
-
-	// A waiter that checks every 5 to 50 ms.
-	waiter := spin.New(locks, "report", spin.WithBackoff(5*time.Millisecond, 50*time.Millisecond))
-	done := make(chan error)
-	go func() { done <- waiter.Lock(ctx) }()
-
-	_ = holder.Unlock(ctx)
-	fmt.Println("waiter:", <-done)
-	_ = waiter.Unlock(ctx)
-	// Output:
-	// waiter: <nil>
-}
-
 func ExampleMutex_Lost() {
-	mr, err := miniredis.Run()
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer mr.Close()
-	client := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer client.Close()
-	locks := lockkit.New(client)
-	defer locks.Close()
+	mr, _ := miniredis.Run()
+	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
 	ctx := context.Background()
 
 	// A fixed lease: the lock frees itself after 50 ms.
@@ -105,4 +63,25 @@ func ExampleMutex_Lost() {
 	// Output:
 	// lease ended; stop working
 	// lockkit: lock lost: "batch": watchdog: fixed lease ended
+}
+
+func ExampleWithBackoff() {
+	mr, _ := miniredis.Run()
+	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
+	ctx := context.Background()
+
+	// A waiter that checks every 5 to 50 ms while another owner holds the
+	// lock.
+	waiter := spin.New(locks, "report", spin.WithBackoff(5*time.Millisecond, 50*time.Millisecond))
+	holder := spin.New(locks, "report")
+	_ = holder.Lock(ctx)
+	done := make(chan error)
+	go func() { done <- waiter.Lock(ctx) }()
+
+	_ = holder.Unlock(ctx)
+	fmt.Println("waiter:", <-done)
+	_ = waiter.Unlock(ctx)
+	// Output:
+	// waiter: <nil>
 }

@@ -2,8 +2,12 @@ package spin_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/conformance"
@@ -12,14 +16,24 @@ import (
 	"github.com/lockkit/lockkit/spin"
 )
 
-func TestConformance(t *testing.T) {
-	conformance.Run(t, conformance.Kind{
-		Name: "spin",
-		New: func(c *lockkit.Client, name string, opts ...lockkit.Option) lockkit.Locker {
-			return spin.New(c, name, append([]lockkit.Option{spin.WithBackoff(time.Millisecond, 8*time.Millisecond)}, opts...)...)
-		},
-		Zero: func() []lockkit.Locker { return []lockkit.Locker{new(spin.Mutex), (*spin.Mutex)(nil)} },
+// hang bounds every wait that must end; reaching it means the code hangs.
+const hang = 20 * time.Second
+
+func TestMain(m *testing.M) {
+	redistest.Main(m, redistest.Children{
+		"spin-hammer": redistest.CountingChild(func(clients []redis.UniversalClient, name string) redistest.TokenLocker {
+			return spin.New(lockkit.New(clients[0]), name)
+		}),
 	})
+}
+
+func TestConformance(t *testing.T) {
+	conformance.Run(t, conformance.Of("spin", fastSpin))
+}
+
+// fastSpin is a spin lock whose backoff is short enough for the tests.
+func fastSpin(c *lockkit.Client, name string, opts ...lockkit.Option) *spin.Mutex {
+	return spin.New(c, name, append([]lockkit.Option{spin.WithBackoff(time.Millisecond, 8*time.Millisecond)}, opts...)...)
 }
 
 func TestWithBackoff_invalid_returns_ErrInvalid(t *testing.T) {
@@ -65,4 +79,150 @@ func TestLock_sleep_never_outlasts_holder_lease(t *testing.T) {
 	}
 	redistest.MustUnlock(t, b)
 	redistest.AssertClean(t, c, name)
+}
+
+// expectedSleep returns the mean total sleep of a Lock call that failed k
+// attempts: the n-th sleep is uniform in [0, min(cap, floor·2ⁿ)).
+func expectedSleep(k int, floor, cap time.Duration) time.Duration {
+	var sum time.Duration
+	bound := floor
+	for range k {
+		sum += bound / 2
+		bound = min(2*bound, cap)
+	}
+	return sum
+}
+
+// TestLock_contended_attempts_are_paced_by_backoff has eight owners take
+// one lock 25 times each, holding it for 2 ms, and counts, per Lock call, the attempts it sent
+// (through a go-redis hook on each owner's client) and the time it waited.
+//
+// A Lock that failed k attempts has slept, on average, expectedSleep(k),
+// and it cannot have slept longer than it waited. Summed over all calls the
+// realised sleeps stay close to their mean, so the mean may exceed three
+// times the total wait only if waiters attempt faster than the backoff
+// allows (the allowance of two caps covers small samples). This bounds the
+// commands per acquisition under contention by the wait alone; the test
+// logs the figure.
+func TestLock_contended_attempts_are_paced_by_backoff(t *testing.T) {
+	ctx := redistest.Ctx(t, hang)
+	s := redistest.StartServer(t)
+	name := redistest.Unique(t)
+	const owners, rounds = 8, 25
+	const floor, cap = spin.DefaultBackoffFloor, spin.DefaultBackoffCap
+	const hold = 2 * time.Millisecond
+
+	type result struct {
+		attempts, commands int64
+		expected, waited   time.Duration
+		err                error
+	}
+	results := make(chan result, owners)
+	var start sync.WaitGroup
+	start.Add(1)
+	for range owners {
+		c := s.Client(t)
+		counter := redistest.CountCommands(c)
+		go func(c *redis.Client) {
+			var r result
+			defer func() { results <- r }()
+			m := spin.New(redistest.Lockkit(t, c), name)
+			// Load the scripts so that no NOSCRIPT retry is counted.
+			if r.err = m.Lock(ctx); r.err != nil {
+				return
+			}
+			if r.err = m.Unlock(ctx); r.err != nil {
+				return
+			}
+			counter.Reset()
+			start.Wait()
+			for range rounds {
+				before := counter.Scripts()
+				t0 := time.Now()
+				if r.err = m.Lock(ctx); r.err != nil {
+					return
+				}
+				r.waited += time.Since(t0)
+				k := counter.Scripts() - before
+				r.attempts += k
+				r.expected += expectedSleep(int(k-1), floor, cap)
+				time.Sleep(hold) // the work done under the lock
+				if r.err = m.Unlock(ctx); r.err != nil {
+					return
+				}
+			}
+			r.commands = counter.Total()
+		}(c)
+	}
+	start.Done()
+	var total result
+	for range owners {
+		r := <-results
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		total.attempts += r.attempts
+		total.commands += r.commands
+		total.expected += r.expected
+		total.waited += r.waited
+	}
+	acq := int64(owners * rounds)
+	t.Logf("%d owners, %d acquisitions: %.2f attempts and %.2f commands per acquisition, mean wait %v",
+		owners, acq, float64(total.attempts)/float64(acq), float64(total.commands)/float64(acq),
+		total.waited/time.Duration(acq))
+	if total.expected > 3*total.waited+2*cap {
+		t.Fatalf("waiters sent %d attempts, which at the backoff's pace take %v on average, in %v of waiting",
+			total.attempts, total.expected, total.waited)
+	}
+	redistest.AssertClean(t, s.Client(t), name)
+}
+
+// TestLock_excludes_across_processes runs three processes that each take
+// the lock 30 times to increment a counter with a non-atomic read and
+// write; any overlap would lose an increment or reorder fencing tokens.
+func TestLock_excludes_across_processes(t *testing.T) {
+	s := redistest.StartServer(t)
+	c := s.Client(t)
+	name := redistest.Unique(t)
+	redistest.CountRun{
+		Child: "spin-hammer", Addrs: []string{s.Addr()}, Name: name,
+		Procs: 3, Goroutines: 1, Rounds: 30, Fenced: true, Timeout: time.Minute,
+	}.Run(t)
+	redistest.AssertClean(t, c, name)
+}
+
+// BenchmarkLock_uncontended measures one owner locking and unlocking a
+// free lock: two round trips.
+func BenchmarkLock_uncontended(b *testing.B) {
+	c := redistest.StartServer(b).Client(b)
+	counter := redistest.CountCommands(c)
+	redistest.BenchLockUnlock(b, spin.New(redistest.Lockkit(b, c), redistest.Unique(b)), counter)
+}
+
+// BenchmarkLock_contended has several owners, one goroutine each, take one
+// lock b.N times in all, holding it for 100 µs each time, and reports the
+// commands sent per acquisition (attempts, releases, renewals; SUBSCRIBE
+// is invisible to client hooks and spin never sends it). The reentrant
+// lock under the same load is measured for comparison.
+func BenchmarkLock_contended(b *testing.B) {
+	const hold = 100 * time.Microsecond
+	kinds := []struct {
+		name string
+		new  func(c *lockkit.Client, name string) redistest.Locker
+	}{
+		{"spin", func(c *lockkit.Client, n string) redistest.Locker { return spin.New(c, n) }},
+		{"reentrant", func(c *lockkit.Client, n string) redistest.Locker { return reentrant.New(c, n) }},
+	}
+	s := redistest.StartServer(b)
+	for _, kind := range kinds {
+		for _, owners := range []int{2, 8, 32} {
+			b.Run(fmt.Sprintf("%s/owners=%d", kind.name, owners), func(b *testing.B) {
+				c := s.Client(b)
+				counter := redistest.CountCommands(c)
+				lc := redistest.Lockkit(b, c)
+				name := redistest.Unique(b)
+				redistest.BenchContended(b, owners, hold, func() redistest.Locker { return kind.new(lc, name) }, counter)
+			})
+		}
+	}
 }

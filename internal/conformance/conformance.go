@@ -131,3 +131,18 @@ const (
 	callTimeout = 10 * time.Second
 	waitTimeout = 20 * time.Second
 )
+
+// Of returns the Kind called name whose lock type is *T, made by newLock:
+// its values not made by New are the zero T and a nil *T.
+func Of[T any, L interface {
+	*T
+	lockkit.Locker
+}](name string, newLock func(*lockkit.Client, string, ...lockkit.Option) L) Kind {
+	return Kind{
+		Name: name,
+		New: func(c *lockkit.Client, n string, opts ...lockkit.Option) lockkit.Locker {
+			return newLock(c, n, opts...)
+		},
+		Zero: func() []lockkit.Locker { return []lockkit.Locker{L(new(T)), L(nil)} },
+	}
+}

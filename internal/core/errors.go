@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -67,10 +68,26 @@ func Op(op, name string, err error) error {
 // NotObtained when ctx has ended, and returns it as is otherwise. An
 // ErrWrongKind or ErrClosed is kept whatever ctx says.
 func CtxError(ctx context.Context, name string, err error) error {
-	if err != nil && ctx.Err() != nil && !errors.Is(err, lockkit.ErrWrongKind) && !errors.Is(err, lockkit.ErrClosed) {
-		return NotObtained(name, ctx.Err())
+	if err == nil || errors.Is(err, lockkit.ErrWrongKind) || errors.Is(err, lockkit.ErrClosed) {
+		return err
+	}
+	if cerr := ctxDone(ctx); cerr != nil {
+		return NotObtained(name, cerr)
 	}
 	return err
+}
+
+// ctxDone returns ctx.Err(), or DeadlineExceeded once ctx's deadline has
+// passed: a network timeout set from the deadline can fire a moment
+// before ctx reports it.
+func ctxDone(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 func isClosed(err error) bool {

@@ -77,10 +77,10 @@ func Wait(ctx context.Context, name string, w Waiter, attempt Attempt) error {
 		}
 	}
 	if err := t.Join(ctx); err != nil {
-		if ctx.Err() != nil {
+		if cerr := ctxDone(ctx); cerr != nil {
 			// The subscribe was cut short by the deadline: report the
 			// deadline, not the network error it caused.
-			err = ctx.Err()
+			err = cerr
 		}
 		return NotObtained(name, err)
 	}
