@@ -1,7 +1,8 @@
 // Package notify wakes goroutines waiting for Redis locks through pub/sub.
 //
-// A [Notifier] keeps one go-redis PubSub connection per client, shared by
-// every lock and waiter in the process. Per channel it keeps a refcounted
+// A [Notifier] ([New]) keeps one go-redis PubSub connection, shared by
+// every lock and waiter that uses it (a lockkit.Client owns one); [Notifier.Close]
+// closes it for good. Per channel it keeps a refcounted
 // subscription and a FIFO of local waiters: the first waiter subscribes (and
 // waits for Redis to confirm it), and the channel is unsubscribed 100 ms
 // after the last one left unless a waiter came back (so a worker locking in

@@ -3,23 +3,28 @@
 //
 // It is the distributed counterpart of [sync.Mutex], except that the owner is
 // the value returned by [New], not a goroutine, and that the owner may lock
-// again while it holds the lock (each Lock needs its Unlock). For strict
+// again while it holds the lock (each Lock needs its Unlock). Every lock is
+// made from a [github.com/lockkit/lockkit.Client], which owns the pub/sub
+// connection and the watchdog its locks share. [Mutex] is also the type of
+// the spin and fair locks, which take their hold another way: for strict
 // first-come first-served hand-off see package fair; for shared readers see
 // package rwlock.
 //
 // # Redis layout
 //
-// The lock is one hash, PREFIX:{NAME}: field = owner id, value = hold count,
-// plus the fencing token of the hold in field ':token'. Releases are
-// published on PREFIX:{NAME}:ch; fencing tokens come from the counter
-// PREFIX:{NAME}:fence. The {NAME} hash tag keeps every key and the channel
-// in one Cluster slot.
+// The lock is one hash, PREFIX:{NAME}: field = owner id, value = hold count;
+// ':t:OWNER' = the hold's fencing token, ':u:OWNER' = the id of its last
+// partial unlock, ':kind' = 'reentrant' (a lock of another kind with the
+// same name is refused with ErrWrongKind). Releases are published on
+// PREFIX:{NAME}:ch; fencing tokens come from the counter PREFIX:{NAME}:fence;
+// PREFIX:{NAME}:released remembers released tokens for a retried Unlock.
+// The {NAME} hash tag keeps every key and the channel in one Cluster slot.
 //
 // # Waiting
 //
 // Lock first tries without subscribing, so an uncontended lock costs one
 // round trip. On contention it subscribes to the lock's channel through the
-// process-wide notifier (package notify), waits for Redis to confirm, tries
+// Client's notifier (package notify), waits for Redis to confirm, tries
 // again, and then sleeps until a release wakes it or the holder's lease runs
 // out, whichever comes first. Each release wakes one waiter per process, so
 // waiters never stampede, and it never polls on a fixed timer.
@@ -28,9 +33,9 @@
 //
 // By default a hold has a 30 s lease that the watchdog (package watchdog)
 // renews every 10 s until Unlock, so a crashed process frees the lock within
-// 30 s. With [WithLease] the hold has a fixed lease instead and expires on
-// its own. When the watchdog finds a hold gone, the channel from
-// [Mutex.Lost] is closed and Unlock returns [ErrLost].
+// 30 s. With lockkit.WithLease the hold has a fixed lease instead and
+// expires on its own. When the watchdog finds a hold gone, the channel from
+// [Mutex.Lost] is closed and Unlock returns lockkit.ErrLost.
 //
 // # Guarantees and limits
 //

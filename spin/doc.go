@@ -12,9 +12,10 @@
 //
 // # Redis layout
 //
-// The same as package reentrant: the lock is one hash, PREFIX:{NAME}, field
-// = owner id, value = hold count, plus the hold's fencing token in field
-// ':token'; tokens come from the counter PREFIX:{NAME}:fence (no TTL), and
+// The same as package reentrant, with ':kind' = 'spin': the lock is one
+// hash, PREFIX:{NAME}, field = owner id, value = hold count, plus the hold's
+// fencing token in ':t:OWNER'; tokens come from the counter
+// PREFIX:{NAME}:fence (no TTL), and
 // PREFIX:{NAME}:released remembers released tokens for a short while so a
 // retried Unlock is safe. The {NAME} hash tag keeps every key in one Cluster
 // slot. Nothing is published: no channel is used, and a spin lock never
@@ -43,9 +44,9 @@
 //
 // By default a hold has a 30 s lease that the watchdog (package watchdog)
 // renews every 10 s until Unlock, so a crashed process frees the lock within
-// 30 s. With [WithLease] the hold has a fixed lease instead and expires on
-// its own. When the watchdog finds a hold gone, the channel from
-// [Mutex.Lost] is closed and Unlock returns [ErrLost].
+// 30 s. With lockkit.WithLease the hold has a fixed lease instead and
+// expires on its own. When the watchdog finds a hold gone, the channel from
+// [Mutex.Lost] is closed and Unlock returns lockkit.ErrLost.
 //
 // # Guarantees and limits
 //
@@ -57,8 +58,7 @@
 // resource you protect and let it reject stale tokens when that matters;
 // see package multilock for RedLock over independent masters.
 //
-// A spin.Mutex and a reentrant.Mutex with the same name and prefix use the
-// same keys and exclude each other, but a reentrant waiter is not woken by
-// a spin release (it finds out when the lease it waits on ends): use one
-// kind per name.
+// A spin lock and a reentrant lock cannot share a name and prefix: the
+// second finds the name used by another kind (lockkit.ErrWrongKind), since
+// a reentrant waiter would not be woken by a spin release.
 package spin

@@ -1,6 +1,7 @@
 // Package watchdog keeps the leases of held locks alive.
 //
-// A [Watchdog] serves one Redis client: while it has holds to look after it
+// A [Watchdog] ([New]) serves one Redis client (a lockkit.Client owns one):
+// while it has holds to look after it
 // runs one goroutine that, every time a lease is due (one third of its TTL
 // after it was last set), renews every lease due at or near that moment in
 // one pipelined round trip. go-redis splits the pipeline by slot, so this
@@ -16,4 +17,8 @@
 // suspends the hold, which waits for any renewal in flight, before sending
 // the release, so a renewal can never land after the release and report a
 // hold it gave up as lost.
+//
+// A hold with a fixed lease (a Lease without a Script) is never renewed;
+// the watchdog only reports its end. [Watchdog.Close] stops everything and
+// reports every hold still started lost, with [ErrClosed].
 package watchdog

@@ -1,6 +1,6 @@
 // Command transfer moves money between bank accounts kept in Redis, with
 // several workers at once. Each transfer holds the locks of both accounts
-// through a multilock.MultiLock, so balances are read and written without
+// through a multilock.Mutex, so balances are read and written without
 // races, and two transfers in opposite directions (alice→bob and bob→alice)
 // never deadlock: both take the accounts' locks in the same order.
 //

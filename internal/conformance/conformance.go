@@ -8,7 +8,7 @@
 // Each case runs on every backend the kind names (miniredis, a standalone
 // redis-server, a three-master Cluster), one server per backend shared by
 // the cases, each case on a lock name of its own. What a kind cannot do
-// (a MultiLock has no fencing token, say) is left out by its capabilities,
+// (a multi-lock has no fencing token, say) is left out by its capabilities,
 // never skipped silently: the capabilities are interfaces the lock value
 // implements.
 package conformance
