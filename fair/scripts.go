@@ -3,8 +3,6 @@ package fair
 import (
 	"embed"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit/internal/lua"
 )
 
@@ -24,7 +22,7 @@ var files embed.FS
 
 // script returns the script of the named file, after the prelude and
 // queue.lua.
-func script(name string) *redis.Script { return lua.Load(files, "queue.lua", name) }
+var script = lua.Loader(files, "queue.lua")
 
 // The last argument of acquire.lua: whether a caller that cannot take the
 // lock joins the queue.

@@ -3,7 +3,6 @@ package rwlock
 import (
 	"context"
 	"embed"
-	"errors"
 	"fmt"
 	"time"
 
@@ -32,10 +31,7 @@ var files embed.FS
 
 // script returns the script of the named file: the prelude, common.lua and
 // the file.
-func script(name string) *redis.Script { return lua.Load(files, "common.lua", name) }
-
-// errReply reports a script reply of an unexpected shape.
-var errReply = errors.New("unexpected reply from script")
+var script = lua.Loader(files, "common.lua")
 
 // keys are the Redis names of one lock; see common.lua.
 type keys struct {
@@ -76,7 +72,7 @@ func readState(ctx context.Context, c redis.Scripter, k keys, owner string) (Sta
 	w, r := holds(owner)
 	res, err := stateScript.Run(ctx, c, k.all, w, r).Int64Slice()
 	if err == nil && (len(res) != 6 || res[0] < 0 || res[0] > 2) {
-		err = fmt.Errorf("%w: %v", errReply, res)
+		err = fmt.Errorf("%w: %v", core.ErrReply, res)
 	}
 	if err != nil {
 		return State{}, err

@@ -121,8 +121,8 @@ func (r *Holder) Lost() <-chan struct{} {
 	return nil
 }
 
-// errReply reports a script reply of an unexpected shape.
-var errReply = errors.New("unexpected reply from script")
+// ErrReply reports a script reply of an unexpected shape.
+var ErrReply = errors.New("unexpected reply from script")
 
 // Attempt makes one try at the hold: it takes or re-enters it, or learns
 // how long to wait. It returns, when refused, how long the lock may stay
@@ -158,7 +158,7 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 	sent := time.Now()
 	res, err := r.spec.Acquire.Run(ctx, c.Client.Redis(), r.spec.Keys, argv...).Int64Slice()
 	if err == nil && len(res) != 2 {
-		err = fmt.Errorf("%w: %v", errReply, res)
+		err = fmt.Errorf("%w: %v", ErrReply, res)
 	}
 	if err != nil || res[0] <= 0 {
 		abort(pre)
@@ -171,7 +171,7 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 		return false, 0, Op(op, c.Name, err)
 	case res[0] < 0:
 		if r.spec.Refused == nil {
-			return false, 0, Op(op, c.Name, fmt.Errorf("%w: %v", errReply, res))
+			return false, 0, Op(op, c.Name, fmt.Errorf("%w: %v", ErrReply, res))
 		}
 		return false, 0, r.spec.Refused(res[0])
 	case res[0] == 0:

@@ -20,6 +20,12 @@ func Script(src string) *redis.Script {
 	return redis.NewScript(prelude + "\n" + src)
 }
 
+// Loader returns the loader of a kind's scripts: each is the prelude, the
+// kind's common file of fsys (its shared definitions) and the named file.
+func Loader(fsys embed.FS, common string) func(name string) *redis.Script {
+	return func(name string) *redis.Script { return Load(fsys, common, name) }
+}
+
 // Load returns the script made of the prelude and the named files of
 // fsys, in order: a kind's shared definitions, say, then one operation.
 // The files are embedded, so a missing one is a build mistake: it panics.
