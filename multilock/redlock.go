@@ -305,7 +305,10 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		if err := r.clientErr(); err != nil {
 			return core.Op("unlock", name, err)
 		}
-		return core.NotHeld(name)
+		if r.ownOwner {
+			return core.NotHeld(name)
+		}
+		return r.releaseOwner(ctx)
 	}
 	if !h.ending && h.Err() == nil && h.count > 1 {
 		h.count--

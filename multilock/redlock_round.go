@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/lua"
 )
 
@@ -262,4 +263,44 @@ func (r *RedLock) forget() {
 		_ = n.h.Suspended(func() error { return nil })
 		op.Unlock()
 	}
+}
+
+// releaseOwner undoes one acquire of the owner's hold when r holds nothing
+// itself: its owner id is shared (WithOwner), and another value or process
+// of the owner took the hold. Every node releases the owner's part, each
+// within the node timeout; a node whose answer is lost is asked again by
+// the next call without releasing twice (its holder keeps the unlock id).
+// r.op held.
+func (r *RedLock) releaseOwner(ctx context.Context) error {
+	ctx = context.WithoutCancel(ctx)
+	errs := make([]error, len(r.nodes))
+	var wg sync.WaitGroup
+	for i, n := range r.nodes {
+		wg.Go(func() {
+			nctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
+			defer cancel()
+			errs[i] = n.h.Release(nctx, "unlock")
+		})
+	}
+	wg.Wait()
+	released := 0
+	var failed []error
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			released++
+		case !errors.Is(err, lockkit.ErrNotHeld):
+			failed = append(failed, fmt.Errorf("node %d: %w", i, err))
+		}
+	}
+	name := r.b.Cfg.Name
+	switch {
+	case released >= r.quorum:
+		return nil
+	case len(failed) > 0:
+		return core.Op("unlock", name, errors.Join(failed...))
+	case released == 0:
+		return core.NotHeld(name)
+	}
+	return core.Lost(name, fmt.Errorf("released on %d nodes, %d needed", released, r.quorum))
 }

@@ -74,6 +74,10 @@ type Holder struct {
 	// unknown outcome: the next Release settles that Unlock, and only it.
 	// Guarded by op.
 	pending *Hold
+	// ownerUnlockID is the unlock id of a release by owner (see
+	// releaseOwner) whose outcome is unknown; empty when none. Guarded by
+	// op.
+	ownerUnlockID string
 }
 
 // NewHolder returns the holder of spec.
@@ -313,7 +317,10 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 		if err := r.cfg.Client.Err(); err != nil {
 			return Op(op, r.cfg.Name, err)
 		}
-		return NotHeld(r.cfg.Name)
+		if r.cfg.OwnOwner {
+			return NotHeld(r.cfg.Name)
+		}
+		return r.releaseOwner(ctx, op)
 	}
 	if h.unlockID == "" {
 		h.unlockID = newUnlockID()
@@ -349,8 +356,35 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 }
 
 func (r *Holder) release(ctx context.Context, h *Hold) (int64, error) {
-	argv := append([]any{r.spec.Hold, h.Token, h.unlockID, ReleaseWindow.Milliseconds()}, r.spec.ReleaseArgs...)
+	return r.run(ctx, h.Token, h.unlockID)
+}
+
+// run runs the release script for the hold with token ("" for the owner's
+// current hold) under unlock id.
+func (r *Holder) run(ctx context.Context, token any, id string) (int64, error) {
+	argv := append([]any{r.spec.Hold, token, id, ReleaseWindow.Milliseconds()}, r.spec.ReleaseArgs...)
 	return r.spec.Release.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Int64()
+}
+
+// releaseOwner undoes one acquire of the owner's hold when this value
+// holds nothing itself: with a shared owner id (WithOwner), another value
+// or process may have taken it, and any value of the owner may release it.
+// The release names no token, only the owner. Its unlock id outlives an
+// error, so that the next call retries it without releasing twice. r.op
+// held.
+func (r *Holder) releaseOwner(ctx context.Context, op string) error {
+	if r.ownerUnlockID == "" {
+		r.ownerUnlockID = newUnlockID()
+	}
+	n, err := r.run(ctx, "", r.ownerUnlockID)
+	if err != nil {
+		return Op(op, r.cfg.Name, err)
+	}
+	r.ownerUnlockID = ""
+	if n < 0 {
+		return NotHeld(r.cfg.Name)
+	}
+	return nil
 }
 
 // Suspended runs force, which removes holds whoever owns them, with the

@@ -71,13 +71,18 @@ local function remember(released, token, now, window)
 end
 
 -- hold_release undoes one acquire of hold h with token, under unlock id
--- (the same for every retry of one unlock). It returns the remaining count
+-- (the same for every retry of one unlock). An empty token names the
+-- owner's current hold, whatever its token: a value that shares the owner
+-- id but never took the hold releases it so. It returns the remaining count
 -- and whether this call ended the hold: then h's fields are dropped and
 -- its token remembered for window ms; the caller frees or settles the
 -- hash. A retry of an unlock that took effect returns the same count
 -- again, or 0 once the hold ended. It returns -1 when the hold is not
 -- there: it expired, was removed, or a newer hold took its place.
 local function hold_release(hash, released, h, token, id, window)
+  if token == '' then
+    token = redis.call('hget', hash, ':t:' .. h) or ''
+  end
   local count = redis.call('hget', hash, h)
   if count and redis.call('hget', hash, ':t:' .. h) == token then
     if redis.call('hget', hash, ':u:' .. h) == id then
