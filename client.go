@@ -51,8 +51,10 @@ func New(rc redis.UniversalClient, opts ...Option) *Client {
 		c.err = fmt.Errorf("%w: client: %s", ErrInvalid, p[0])
 		return c
 	}
-	c.nt = notify.New(rc)
 	c.wd = watchdog.New(rc)
+	// A broken pub/sub connection may mean a restart or failover that lost
+	// the holds: verify them at once rather than at their next renewal.
+	c.nt = notify.New(rc, notify.OnDisconnect(c.wd.Check))
 	return c
 }
 

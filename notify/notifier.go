@@ -36,17 +36,32 @@ var ErrClosed = errors.New("notify: closed")
 // its one PubSub connection and the goroutine receiving from it start with
 // the first subscription and stop a short linger (100 ms) after the last
 // channel is left. Close stops it for good.
-func New(client redis.UniversalClient) *Notifier {
-	return &Notifier{client: client, channels: map[string]*channel{}, pending: map[string]int{}, closed: make(chan struct{})}
+func New(client redis.UniversalClient, opts ...Option) *Notifier {
+	n := &Notifier{client: client, channels: map[string]*channel{}, pending: map[string]int{}, closed: make(chan struct{})}
+	for _, opt := range opts {
+		opt(n)
+	}
+	return n
+}
+
+// Option configures a Notifier.
+type Option func(*Notifier)
+
+// OnDisconnect sets a function called, from the receiving goroutine, each
+// time the PubSub connection breaks: the server may have restarted or
+// failed over, and lost what it held. It must not block. Default: none.
+func OnDisconnect(f func()) Option {
+	return func(n *Notifier) { n.onDisconnect = f }
 }
 
 // Notifier multiplexes channels over one PubSub connection, with a FIFO of
 // local waiters per channel. Create it with [New]; it is safe for
 // concurrent use.
 type Notifier struct {
-	client    redis.UniversalClient
-	closed    chan struct{} // closed by Close
-	closeOnce sync.Once
+	client       redis.UniversalClient
+	onDisconnect func()        // see OnDisconnect; nil for none
+	closed       chan struct{} // closed by Close
+	closeOnce    sync.Once
 
 	// subMu serialises SUBSCRIBE and UNSUBSCRIBE writes and the life of ps,
 	// so that an unsubscribe can never overtake a later subscribe.
@@ -260,12 +275,15 @@ func (n *Notifier) receive(ps *redis.PubSub, stop, done chan struct{}) {
 
 func (n *Notifier) disconnected() {
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	// Confirmations owed by the old connection will never come; go-redis
 	// resubscribes every channel on the new one.
 	clear(n.pending)
 	for _, ch := range n.channels {
 		ch.wakeAll()
+	}
+	n.mu.Unlock()
+	if n.onDisconnect != nil {
+		n.onDisconnect()
 	}
 }
 

@@ -45,6 +45,33 @@ func TestLost_fires_after_redis_restart(t *testing.T) {
 	redistest.WantErr(t, a.Unlock(redistest.Ctx(t, 5*time.Second)), lockkit.ErrNotHeld)
 }
 
+// TestLost_fires_at_once_when_the_pubsub_connection_drops checks that a
+// holder whose Client has a subscription learns of a restart that lost its
+// lock when the pub/sub connection drops, not at its next renewal (10 s
+// away with the default lease).
+func TestLost_fires_at_once_when_the_pubsub_connection_drops(t *testing.T) {
+	srv := redistest.StartServer(t)
+	lc := redistest.Lockkit(t, srv.Client(t))
+	name := redistest.Unique(t)
+	holder := reentrant.New(lc, name)
+	redistest.MustLock(t, holder)
+	// Another lock of the Client waits, so the Client is subscribed.
+	other := reentrant.New(lc, redistest.Unique(t))
+	blocker := reentrant.New(redistest.Lockkit(t, srv.Client(t)), other.Name())
+	redistest.MustLock(t, blocker)
+	waiting := make(chan error, 1)
+	go func() { waiting <- other.Lock(redistest.Ctx(t, 30*time.Second)) }()
+	waitAsleep(t, lc, other.Name(), 1)
+
+	srv.Restart(t) // no persistence: every lock is gone
+	redistest.Receive(t, holder.Lost(), 5*time.Second, "the lost signal well before the next renewal")
+	redistest.WantErr(t, holder.Unlock(redistest.Ctx(t, 5*time.Second)), lockkit.ErrLost)
+	if err := redistest.Receive(t, waiting, 30*time.Second, "the waiter's Lock"); err != nil {
+		t.Fatalf("waiter after the restart: %v", err)
+	}
+	redistest.MustUnlock(t, other)
+}
+
 func TestLock_survives_pubsub_connection_kill(t *testing.T) {
 	srv := redistest.StartServer(t)
 	holderClient, c := srv.Client(t), srv.Client(t)

@@ -237,6 +237,22 @@ func (h *Hold) Stop() {
 	w.wake()
 }
 
+// Check makes every renewed hold due at once, so that the next round
+// verifies them all without waiting for their time: call it when the
+// server may have lost what it held (a broken connection, a failover). A
+// hold found gone is reported lost as usual. Check does not block.
+func (w *Watchdog) Check() {
+	w.mu.Lock()
+	now := time.Now()
+	for h := range w.holds {
+		if h.lease.Script != nil && h.due.After(now) {
+			h.due = now
+		}
+	}
+	w.mu.Unlock()
+	w.wake()
+}
+
 // Len returns the number of holds registered and not stopped.
 func (w *Watchdog) Len() int {
 	w.mu.Lock()

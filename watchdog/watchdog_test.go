@@ -240,3 +240,33 @@ func TestFixedLease_reports_its_end_and_Renewed_extends_it(t *testing.T) {
 		t.Fatalf("fixed lease reported over after %v, before its extended end %v", ended, ttl+ttl/2)
 	}
 }
+
+func TestCheck_verifies_every_hold_at_once(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	w := newWatchdog(t, c)
+	ctx := redistest.Ctx(t, 5*time.Second)
+	const ttl = 30 * time.Second // next renewal due in 10 s
+	lost := make(chan error, 2)
+	kept, gone := redistest.Unique(t), redistest.Unique(t)
+	for _, key := range []string{kept, gone} {
+		if err := c.Set(ctx, key, 1, ttl).Err(); err != nil {
+			t.Fatal(err)
+		}
+		w.Register().Start(lease(key, ttl, lost), time.Now())
+	}
+	if err := c.Del(ctx, gone).Err(); err != nil {
+		t.Fatal(err)
+	}
+	w.Check()
+	if err := redistest.Receive(t, lost, 5*time.Second, "the vanished hold to be reported long before its renewal"); err != nil {
+		t.Fatalf("OnLost cause = %v, want nil (gone)", err)
+	}
+	select {
+	case err := <-lost:
+		t.Fatalf("the kept hold was reported lost: %v", err)
+	default:
+	}
+	if w.Len() != 1 {
+		t.Fatalf("Len = %d, want the kept hold only", w.Len())
+	}
+}
