@@ -8,11 +8,13 @@
 -- KEYS[5]  deadline sorted set PREFIX:{NAME}:timeouts (see queue.lua)
 -- ARGV[1]  owner id (the hold's id)
 -- ARGV[2]  lease in ms
--- ARGV[3]  waiter timeout in ms: the owner's queue entry is evicted this
+-- ARGV[3]  attempt id, new for every acquire the caller makes: a re-sent
+--          acquire that took the lock answers again, without counting twice
+-- ARGV[4]  waiter timeout in ms: the owner's queue entry is evicted this
 --          long after its latest attempt
--- ARGV[4]  prefix of the waiters' channels, PREFIX:{NAME}:ch: (an owner's
+-- ARGV[5]  prefix of the waiters' channels, PREFIX:{NAME}:ch: (an owner's
 --          channel is the prefix followed by its id)
--- ARGV[5]  '1' to join the queue (or keep its place) when the lock cannot
+-- ARGV[6]  '1' to join the queue (or keep its place) when the lock cannot
 --          be taken now; '0' for a single try that never joins
 --
 -- Returns {count, token} when the owner now holds the lock: count 1 and a
@@ -24,10 +26,14 @@
 -- entry directly ahead of the owner in the queue; -1 when neither applies.
 -- A WRONGKIND error when another kind holds the name.
 local hash, fence, queue, timeouts = KEYS[1], KEYS[2], KEYS[4], KEYS[5]
-local owner, lease, wt, prefix, join = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5] == '1'
+local owner, lease, id, wt, prefix, join = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6] == '1'
 local bad = wrong_kind(hash, 'fair')
 if bad then
   return bad
+end
+local again = hold_again(hash, owner, id)
+if again then
+  return again
 end
 local now = now_ms()
 
@@ -40,7 +46,7 @@ local before = redis.call('lindex', queue, 0) or nil
 local head = evict(queue, timeouts, now)
 
 if redis.call('hexists', hash, owner) == 1 then
-  local r = hold_reenter(hash, owner)
+  local r = hold_reenter(hash, owner, id)
   if redis.call('pttl', hash) < lease then
     redis.call('pexpire', hash, lease)
   end
@@ -59,7 +65,7 @@ if not locked then
       redis.call('lpop', queue)
       redis.call('zrem', timeouts, owner)
     end
-    local token = hold_new(hash, fence, 'fair', owner)
+    local token = hold_new(hash, fence, 'fair', owner, id)
     redis.call('pexpire', hash, lease)
     settle(queue, timeouts, now)
     return {1, token}

@@ -3,6 +3,7 @@ package fair
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -30,6 +31,8 @@ type scriptEnv struct {
 	chans string   // prefix of the waiters' channels
 	now   int64    // server time in ms
 	ps    *redis.PubSub
+
+	attempts int // acquires sent: the n-th has attempt id "aN"
 }
 
 const (
@@ -170,7 +173,9 @@ func (e *scriptEnv) acquireWith(owner string, lease time.Duration, join bool) []
 	if join {
 		j = joinQueue
 	}
-	res, err := acquireScript.Run(e.ctx(), e.c, e.keys, owner, lease.Milliseconds(), wt.Milliseconds(), e.chans, j).Int64Slice()
+	e.attempts++
+	id := fmt.Sprintf("a%d", e.attempts)
+	res, err := acquireScript.Run(e.ctx(), e.c, e.keys, owner, lease.Milliseconds(), id, wt.Milliseconds(), e.chans, j).Int64Slice()
 	if err != nil {
 		e.t.Fatalf("acquire: %v", err)
 	}
@@ -230,7 +235,7 @@ func TestAcquireScript(t *testing.T) {
 		e := newScriptEnv(t)
 		e.c.Set(e.ctx(), e.keys[1], 41, 0)
 		wantReply(t, e.acquire("me", true), 1, 42)
-		e.wantFields(map[string]string{":kind": "fair", "me": "1", ":t:me": "42"})
+		e.wantFields(map[string]string{":kind": "fair", "me": "1", ":t:me": "42", ":a:me": "a1"})
 		if d := e.mr.TTL(e.hash); d != lease {
 			t.Fatalf("lease %v, want %v", d, lease)
 		}
@@ -252,8 +257,16 @@ func TestAcquireScript(t *testing.T) {
 		wantReply(t, e.acquire("me", true), 2, 7)
 		// The last partial unlock's id stays, so that its retry after
 		// this re-entry finds itself done.
-		e.wantFields(map[string]string{":kind": "fair", "me": "2", ":t:me": "7", ":u:me": "u1"})
+		e.wantFields(map[string]string{":kind": "fair", "me": "2", ":t:me": "7", ":u:me": "u1", ":a:me": "a1"})
 		e.wantQueue("b")
+	})
+	t.Run("the same acquire sent again answers again, counting once", func(t *testing.T) {
+		e := newScriptEnv(t)
+		e.hold("me", 1, 7)
+		wantReply(t, e.acquire("me", true), 2, 7)
+		e.attempts-- // the client re-sends attempt a1
+		wantReply(t, e.acquire("me", true), 2, 7)
+		e.wantFields(map[string]string{":kind": "fair", "me": "2", ":t:me": "7", ":a:me": "a1"})
 	})
 	t.Run("re-entry extends the lease, never shortens it", func(t *testing.T) {
 		e := newScriptEnv(t)
@@ -526,7 +539,7 @@ func TestScripts_refuse_another_kind(t *testing.T) {
 		run  func(e *scriptEnv) error
 	}{
 		{"acquire", func(e *scriptEnv) error {
-			return acquireScript.Run(e.ctx(), e.c, e.keys, "me", lease.Milliseconds(), wt.Milliseconds(), e.chans, joinQueue).Err()
+			return acquireScript.Run(e.ctx(), e.c, e.keys, "me", lease.Milliseconds(), "a1", wt.Milliseconds(), e.chans, joinQueue).Err()
 		}},
 		{"release", func(e *scriptEnv) error {
 			return releaseScript.Run(e.ctx(), e.c, e.keys, "x", 1, "u1", window.Milliseconds(), e.chans).Err()

@@ -2,6 +2,7 @@ package multilock
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -29,9 +30,12 @@ func TestScripts_documented_returns(t *testing.T) {
 	// acquire, release, renew and undo run their script for owner "me"
 	// (acquire for owner) and check its reply; acquire's is {count, token},
 	// where a token below 0 stands for any.
+	attempts := 0 // the n-th acquire has attempt id "aN"
 	acquire := func(t *testing.T, owner, fresh string, count, token int64) []int64 {
 		t.Helper()
-		got, err := lua.Mutex.Acquire.Run(ctx, c, keys, owner, 1000, "redlock", fresh).Int64Slice()
+		attempts++
+		id := fmt.Sprintf("a%d", attempts)
+		got, err := lua.Mutex.Acquire.Run(ctx, c, keys, owner, 1000, id, "redlock", fresh).Int64Slice()
 		if err != nil || len(got) != 2 || got[0] != count || (token >= 0 && got[1] != token) {
 			t.Fatalf("reply %v, %v; want {%d, %d}", got, err, count, token)
 		}
@@ -81,7 +85,7 @@ func TestScripts_documented_returns(t *testing.T) {
 		{"acquire of a name another kind holds is refused", func(t *testing.T) {
 			other := []string{"lockkit:{o}", "lockkit:{o}:fence", "lockkit:{o}:released"}
 			mr.HSet(other[0], ":kind", "reentrant", "x", "1")
-			_, err := lua.Mutex.Acquire.Run(ctx, c, other, "me", 1000, "redlock", "1").Result()
+			_, err := lua.Mutex.Acquire.Run(ctx, c, other, "me", 1000, "a0", "redlock", "1").Result()
 			if !redis.HasErrorPrefix(err, "WRONGKIND") {
 				t.Fatalf("err = %v, want WRONGKIND", err)
 			}

@@ -100,10 +100,11 @@ local function intent_left()
   return tonumber(last[2]) - NOW
 end
 
--- reenter adds one to the count of hold h, which exists, and extends its
--- lease to now + ms. It returns {count, token}.
-local function reenter(h, ms)
-  local r = hold_reenter(HASH, h)
+-- reenter adds one to the count of hold h, which exists, for the acquire
+-- with attempt id, and extends its lease to now + ms. It returns {count,
+-- token}.
+local function reenter(h, ms, id)
+  local r = hold_reenter(HASH, h, id)
   lease(h, ms)
   settle()
   return r

@@ -3,9 +3,11 @@
 -- KEYS     the five keys of the lock, in the order of common.lua
 -- ARGV[1]  the owner's write hold OWNER:w
 -- ARGV[2]  lease in ms
--- ARGV[3]  the owner's read hold OWNER:r
--- ARGV[4]  intent timeout in ms: when the lock is busy, the owner's intent
---          is registered or refreshed until now + ARGV[4], which holds back
+-- ARGV[3]  attempt id, new for every acquire the caller makes: a re-sent
+--          acquire that took the hold answers again, without counting twice
+-- ARGV[4]  the owner's read hold OWNER:r
+-- ARGV[5]  intent timeout in ms: when the lock is busy, the owner's intent
+--          is registered or refreshed until now + ARGV[5], which holds back
 --          new readers; 0 registers none (TryLock, or no writer preference)
 --
 -- Returns {count, token} when the owner now holds the write lock: count 1
@@ -21,16 +23,20 @@ local bad = begin()
 if bad then
   return bad
 end
-local w, ms, r, intent = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+local w, ms, id, r, intent = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], tonumber(ARGV[5])
+local again = hold_again(HASH, w, id)
+if again then
+  return again
+end
 if redis.call('hexists', HASH, w) == 1 then
   redis.call('zrem', WRITERS, w)
-  return reenter(w, ms)
+  return reenter(w, ms, id)
 end
 if redis.call('hexists', HASH, r) == 1 then
   return {-1, 0}
 end
 if redis.call('exists', HASH) == 0 then
-  local token = hold_new(HASH, FENCE, KIND, w)
+  local token = hold_new(HASH, FENCE, KIND, w, id)
   redis.call('hset', HASH, ':mode', 'write')
   lease(w, ms)
   settle()

@@ -3,14 +3,16 @@
 -- KEYS     the five keys of the lock, in the order of common.lua
 -- ARGV[1]  the owner's read hold OWNER:r
 -- ARGV[2]  lease in ms
--- ARGV[3]  the owner's write hold OWNER:w
--- ARGV[4]  '1' when waiting writers hold back new readers (writer
+-- ARGV[3]  attempt id, new for every acquire the caller makes: a re-sent
+--          acquire that took the hold answers again, without counting twice
+-- ARGV[4]  the owner's write hold OWNER:w
+-- ARGV[5]  '1' when waiting writers hold back new readers (writer
 --          preference), '0' when they do not
 --
 -- An owner that holds the read lock re-enters it, and the owner of the
 -- write lock may take the read lock too (a downgrade once it unlocks the
 -- write lock), whatever writers wait. Any other owner gets a read hold
--- unless a writer holds the lock or, with ARGV[4] = '1', a writer waits.
+-- unless a writer holds the lock or, with ARGV[5] = '1', a writer waits.
 --
 -- Returns {count, token} when the owner now holds the read lock: count 1
 -- and a newly minted token for a fresh hold, count > 1 and the hold's token
@@ -22,22 +24,26 @@ local bad = begin()
 if bad then
   return bad
 end
-local r, ms, w = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local r, ms, id, w = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
+local again = hold_again(HASH, r, id)
+if again then
+  return again
+end
 if redis.call('hexists', HASH, r) == 1 then
-  return reenter(r, ms)
+  return reenter(r, ms, id)
 end
 if redis.call('hexists', HASH, w) == 0 then
   if redis.call('hget', HASH, ':mode') == 'write' then
     return {0, lease_left()}
   end
-  if ARGV[4] == '1' then
+  if ARGV[5] == '1' then
     local left = intent_left()
     if left then
       return {0, left}
     end
   end
 end
-local token = hold_new(HASH, FENCE, KIND, r)
+local token = hold_new(HASH, FENCE, KIND, r, id)
 redis.call('hsetnx', HASH, ':mode', 'read')
 lease(r, ms)
 settle()

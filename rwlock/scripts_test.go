@@ -2,6 +2,7 @@ package rwlock
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"testing"
@@ -29,6 +30,8 @@ type scriptRig struct {
 	k   keys
 	t0  time.Time
 	ps  *redis.PubSub
+
+	attempts int // acquires sent: the n-th has attempt id "aN"
 }
 
 func newRig(t *testing.T) *scriptRig {
@@ -82,7 +85,13 @@ func (r *scriptRig) int(s *redis.Script, args ...any) int64 {
 func (r *scriptRig) lock(owner string, intent time.Duration) reply {
 	r.t.Helper()
 	w, rd := holds(owner)
-	return r.acquire(lockScript, w, lease.Milliseconds(), rd, intent.Milliseconds())
+	return r.acquire(lockScript, w, lease.Milliseconds(), r.attempt(), rd, intent.Milliseconds())
+}
+
+// attempt returns the attempt id of the next acquire.
+func (r *scriptRig) attempt() string {
+	r.attempts++
+	return fmt.Sprintf("a%d", r.attempts)
 }
 
 func (r *scriptRig) rlock(owner string, prefer bool) reply {
@@ -92,7 +101,7 @@ func (r *scriptRig) rlock(owner string, prefer bool) reply {
 	if prefer {
 		p = "1"
 	}
-	return r.acquire(rlockScript, rd, lease.Milliseconds(), w, p)
+	return r.acquire(rlockScript, rd, lease.Milliseconds(), r.attempt(), w, p)
 }
 
 func (r *scriptRig) unlock(owner string, token int64, id string) int64 {
@@ -175,8 +184,8 @@ func TestScripts_use_the_prelude_hold_layout(t *testing.T) {
 	r.rlock("w", true)
 	want := map[string]string{
 		":kind": "rwlock", ":mode": "write",
-		"w:w": "2", ":t:w:w": "1",
-		"w:r": "1", ":t:w:r": "2",
+		"w:w": "2", ":t:w:w": "1", ":a:w:w": "a2",
+		"w:r": "1", ":t:w:r": "2", ":a:w:r": "a3",
 	}
 	if h := r.hash(); !maps.Equal(h, want) {
 		t.Fatalf("hash = %v, want %v", h, want)
@@ -189,7 +198,7 @@ func TestScripts_use_the_prelude_hold_layout(t *testing.T) {
 		t.Fatalf("hash after a partial unlock = %v, want %v", h, want)
 	}
 	r.unlock("w", 1, "u2")
-	want = map[string]string{":kind": "rwlock", ":mode": "read", "w:r": "1", ":t:w:r": "2"}
+	want = map[string]string{":kind": "rwlock", ":mode": "read", "w:r": "1", ":t:w:r": "2", ":a:w:r": "a3"}
 	if h := r.hash(); !maps.Equal(h, want) {
 		t.Fatalf("hash after the downgrade = %v, want %v", h, want)
 	}
@@ -564,8 +573,8 @@ func TestScripts_leave_another_kinds_hash_alone(t *testing.T) {
 			r.at(2 * time.Minute) // the server's clock is past every lease the scripts could see
 			before := r.hash()
 			run := map[string]func() error{
-				"lock":  func() error { return lockScript.Run(r.ctx, r.c, r.k.all, "o:w", 1000, "o:r", 1000).Err() },
-				"rlock": func() error { return rlockScript.Run(r.ctx, r.c, r.k.all, "o:r", 1000, "o:w", "1").Err() },
+				"lock":  func() error { return lockScript.Run(r.ctx, r.c, r.k.all, "o:w", 1000, "a1", "o:r", 1000).Err() },
+				"rlock": func() error { return rlockScript.Run(r.ctx, r.c, r.k.all, "o:r", 1000, "a1", "o:w", "1").Err() },
 				"unlock": func() error {
 					return unlockScript.Run(r.ctx, r.c, r.k.all, "o:w", 7, "u", 1000, r.k.rch, r.k.wch).Err()
 				},

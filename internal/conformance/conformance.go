@@ -119,6 +119,7 @@ func cases() []struct {
 		{"unlock_retry_after_a_new_lock_settles_the_lost_unlock", testUnlockRetryAfterLock},
 		{"unlock_retry_after_a_renewal_reports_no_loss", testUnlockRetryAfterRenewal},
 		{"lost_acquire_reply_leaves_no_stray_hold", testLostAcquire},
+		{"acquire_sent_twice_takes_the_lock_once", testAcquireResent},
 		{"force_unlock_frees_and_holder_gets_ErrLost", testForce},
 		{"with_owner_shares_the_hold", testWithOwner},
 		{"unlock_with_cancelled_ctx_releases", testCancelledUnlock},

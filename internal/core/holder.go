@@ -28,7 +28,7 @@ const ReleaseWindow = 10 * time.Second
 // the arguments they take beyond the standard ones. Every script gets the
 // same KEYS. Standard ARGV:
 //
-//	Acquire  hold, lease ms, AcquireArgs…, the Attempt's own args…
+//	Acquire  hold, lease ms, attempt id, AcquireArgs…, the Attempt's own args…
 //	         → {count, token} when held; {0, wait ms} when refused (-1: no
 //	           bound, -2: try again at once); {code < 0, _} for Refused
 //	Release  hold, token, unlock id, ReleaseWindow ms, ReleaseArgs…
@@ -36,6 +36,9 @@ const ReleaseWindow = 10 * time.Second
 //	Renew    hold, token, lease ms → 1 renewed, 0 gone
 //	Undo     hold, known token, known count, UndoArgs… → 1 undone, 0 not
 //
+// The attempt id is new for every Attempt: an acquire that finds its own id
+// recorded on the hold (':a:' in the prelude's layout) was re-sent by the
+// client after a lost reply, and answers again without counting twice.
 // Scripts that find the name used by another kind reply with an error
 // starting "WRONGKIND" and change nothing.
 type Spec struct {
@@ -155,8 +158,8 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 		pre = c.Client.Watchdog().Register()
 	}
 	ttl := c.TTL()
-	argv := make([]any, 0, 2+len(r.spec.AcquireArgs)+len(args))
-	argv = append(argv, r.spec.Hold, ttl.Milliseconds())
+	argv := make([]any, 0, 3+len(r.spec.AcquireArgs)+len(args))
+	argv = append(argv, r.spec.Hold, ttl.Milliseconds(), newAttemptID())
 	argv = append(argv, r.spec.AcquireArgs...)
 	argv = append(argv, args...)
 	sent := time.Now()

@@ -8,9 +8,10 @@ import (
 )
 
 var (
-	processID = uuid.NewString()
-	ownerSeq  atomic.Uint64
-	unlockSeq atomic.Uint64
+	processID  = uuid.NewString()
+	ownerSeq   atomic.Uint64
+	unlockSeq  atomic.Uint64
+	attemptSeq atomic.Uint64
 )
 
 // NewOwner returns an owner id unique across processes: this process's
@@ -23,4 +24,10 @@ func NewOwner() string {
 // sharing an owner id never mistake each other's unlocks for retries.
 func newUnlockID() string {
 	return processID + ":u" + strconv.FormatUint(unlockSeq.Add(1), 10)
+}
+
+// newAttemptID returns the id of one acquire, unique across processes, so
+// that a script re-sent by the client is told from a new acquire.
+func newAttemptID() string {
+	return processID + ":a" + strconv.FormatUint(attemptSeq.Add(1), 10)
 }

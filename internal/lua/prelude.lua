@@ -7,6 +7,7 @@
 --   h           hold count: how many acquires are not released yet
 --   ':t:' .. h  fencing token minted when the hold began
 --   ':u:' .. h  id of the hold's last partial unlock (see hold_release)
+--   ':a:' .. h  id of the hold's last acquire (see hold_again)
 --   ':kind'     the lock kind owning the name (one per hash)
 -- Owner ids never start with ':', so these fields never collide.
 --
@@ -32,11 +33,12 @@ local function wrong_kind(hash, kind)
   return nil
 end
 
--- hold_new begins hold h (count 1) with a freshly minted token and marks
--- the hash as kind's. It returns the token. The caller sets the expiry.
-local function hold_new(hash, fence, kind, h)
+-- hold_new begins hold h (count 1) with a freshly minted token, by the
+-- acquire with attempt id, and marks the hash as kind's. It returns the
+-- token. The caller sets the expiry.
+local function hold_new(hash, fence, kind, h, id)
   local token = redis.call('incr', fence)
-  redis.call('hset', hash, ':kind', kind, h, 1, ':t:' .. h, token)
+  redis.call('hset', hash, ':kind', kind, h, 1, ':t:' .. h, token, ':a:' .. h, id)
   return token
 end
 
@@ -49,18 +51,29 @@ local function hold_token(hash, h)
   return nil
 end
 
--- hold_reenter adds one to the count of hold h, which exists, and returns
--- {count, token}. The id of the last partial unlock stays: an unlock whose
+-- hold_reenter adds one to the count of hold h, which exists, for the
+-- acquire with attempt id, and returns {count, token}. The id of the last partial unlock stays: an unlock whose
 -- reply was lost before this re-entry is retried with it, and must find
 -- itself done.
-local function hold_reenter(hash, h)
+local function hold_reenter(hash, h, id)
   local count = redis.call('hincrby', hash, h, 1)
+  redis.call('hset', hash, ':a:' .. h, id)
   return {count, hold_token(hash, h)}
+end
+
+-- hold_again returns {count, token} of hold h when its last acquire had
+-- attempt id: the client re-sent that acquire (go-redis retries a command
+-- whose reply timed out), which must not count twice. Else nil.
+local function hold_again(hash, h, id)
+  if redis.call('hget', hash, ':a:' .. h) == id then
+    return {tonumber(redis.call('hget', hash, h)), hold_token(hash, h)}
+  end
+  return nil
 end
 
 -- hold_drop removes hold h's fields.
 local function hold_drop(hash, h)
-  redis.call('hdel', hash, h, ':t:' .. h, ':u:' .. h)
+  redis.call('hdel', hash, h, ':t:' .. h, ':u:' .. h, ':a:' .. h)
 end
 
 -- remember records token as released at now, for window ms.

@@ -7,8 +7,10 @@
 -- KEYS[3]  released tokens PREFIX:{NAME}:released (see release.lua)
 -- ARGV[1]  owner id (the hold's id)
 -- ARGV[2]  lease in ms
--- ARGV[3]  kind: 'reentrant', 'spin' or 'redlock'
--- ARGV[4]  '1' when the owner id is the calling lock value's own and the
+-- ARGV[3]  attempt id, new for every acquire the caller makes: a re-sent
+--          acquire answers again what it answered, without counting twice
+-- ARGV[4]  kind: 'reentrant', 'spin' or 'redlock'
+-- ARGV[5]  '1' when the owner id is the calling lock value's own and the
 --          value holds nothing: a hold found under the id can only be one
 --          that an acquire whose reply was lost left behind, and is
 --          replaced by a fresh one; empty (or absent) to re-enter it
@@ -18,22 +20,26 @@
 -- re-entry (the lease is extended to ARGV[2], never shortened). Returns
 -- {0, pttl} when another owner holds it: pttl is its remaining lease in ms
 -- (-1 if it has none). A WRONGKIND error when another kind holds the name.
-local hash, owner, lease, kind = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local hash, owner, lease, id, kind = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 local bad = wrong_kind(hash, kind)
 if bad then
   return bad
 end
-if ARGV[4] == '1' and redis.call('hexists', hash, owner) == 1 then
+local again = hold_again(hash, owner, id)
+if again then
+  return again
+end
+if ARGV[5] == '1' and redis.call('hexists', hash, owner) == 1 then
   -- The stray hold is all the hash holds: one hold per name.
   redis.call('del', hash)
 end
 if redis.call('exists', hash) == 0 then
-  local token = hold_new(hash, KEYS[2], kind, owner)
+  local token = hold_new(hash, KEYS[2], kind, owner, id)
   redis.call('pexpire', hash, lease)
   return {1, token}
 end
 if redis.call('hexists', hash, owner) == 1 then
-  local r = hold_reenter(hash, owner)
+  local r = hold_reenter(hash, owner, id)
   if redis.call('pttl', hash) < lease then
     redis.call('pexpire', hash, lease)
   end
