@@ -218,3 +218,30 @@ func TestLock_after_holder_process_killed(t *testing.T) {
 	}
 	redistest.MustUnlock(t, m)
 }
+
+// TestLock_reentry_renews_a_fixed_lease checks that re-entering a hold
+// with a fixed lease sets the lease anew, in Redis and in the holder: no
+// loss is reported when the first lease's time passes, and the hold ends
+// one lease after the re-entry.
+func TestLock_reentry_renews_a_fixed_lease(t *testing.T) {
+	srv := redistest.StartServer(t)
+	lc := redistest.Lockkit(t, srv.Client(t))
+	name := redistest.Unique(t)
+	const lease = time.Second
+	m := reentrant.New(lc, name, lockkit.WithLease(lease))
+	redistest.MustLock(t, m)
+	start := time.Now()
+	time.Sleep(lease / 3) // the first lease ages
+	redistest.MustLock(t, m)
+	time.Sleep(time.Until(start.Add(lease + lease/5))) // past the first lease's end
+	select {
+	case <-m.Lost():
+		t.Fatal("lost signal at the end of the first lease, though a re-entry renewed it")
+	default:
+	}
+	if ok, err := reentrant.New(lc, name).TryLock(redistest.Ctx(t, time.Second)); ok || err != nil {
+		t.Fatalf("TryLock by another owner after the first lease = %v, %v; want false", ok, err)
+	}
+	redistest.Receive(t, m.Lost(), 5*time.Second, "the lost signal one lease after the re-entry")
+	redistest.WantErr(t, m.Unlock(redistest.Ctx(t, time.Second)), lockkit.ErrLost)
+}
