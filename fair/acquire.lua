@@ -27,13 +27,9 @@
 -- A WRONGKIND error when another kind holds the name.
 local hash, fence, queue, timeouts = KEYS[1], KEYS[2], KEYS[4], KEYS[5]
 local owner, lease, id, wt, prefix, join = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6] == '1'
-local bad = wrong_kind(hash, 'fair')
-if bad then
-  return bad
-end
-local again = hold_again(hash, owner, id)
-if again then
-  return again
+local first = acquire_first(hash, 'fair', owner, id)
+if first then
+  return first
 end
 local now = now_ms()
 

@@ -71,6 +71,18 @@ local function hold_again(hash, h, id)
   return nil
 end
 
+-- acquire_first starts an acquire of hold h, by attempt id, on a hash of
+-- kind: it returns the reply to give at once, the WRONGKIND error when
+-- another kind holds the hash or the answer to a re-sent acquire (see
+-- hold_again), and nil when the acquire goes on.
+local function acquire_first(hash, kind, h, id)
+  local bad = wrong_kind(hash, kind)
+  if bad then
+    return bad
+  end
+  return hold_again(hash, h, id)
+end
+
 -- hold_drop removes hold h's fields.
 local function hold_drop(hash, h)
   redis.call('hdel', hash, h, ':t:' .. h, ':u:' .. h, ':a:' .. h)

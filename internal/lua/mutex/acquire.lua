@@ -21,13 +21,9 @@
 -- {0, pttl} when another owner holds it: pttl is its remaining lease in ms
 -- (-1 if it has none). A WRONGKIND error when another kind holds the name.
 local hash, owner, lease, id, kind = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
-local bad = wrong_kind(hash, kind)
-if bad then
-  return bad
-end
-local again = hold_again(hash, owner, id)
-if again then
-  return again
+local first = acquire_first(hash, kind, owner, id)
+if first then
+  return first
 end
 if ARGV[5] == '1' and redis.call('hexists', hash, owner) == 1 then
   -- The stray hold is all the hash holds: one hold per name.
