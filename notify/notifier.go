@@ -24,9 +24,9 @@ const (
 // loop, a fair lock's next turn) does not SUBSCRIBE and UNSUBSCRIBE again.
 const linger = 100 * time.Millisecond
 
-// healthInterval is how long the receive loop waits for a message before it
-// pings the connection to check that it is alive.
-const healthInterval = 30 * time.Second
+// DefaultHealthCheck is how long an idle connection goes before the
+// notifier pings it (see [HealthCheck]).
+const DefaultHealthCheck = 2 * time.Second
 
 // ErrClosed is returned by Subscribe, Wait and WaitTurn once the Notifier
 // is closed.
@@ -37,7 +37,7 @@ var ErrClosed = errors.New("notify: closed")
 // the first subscription and stop a short linger (100 ms) after the last
 // channel is left. Close stops it for good.
 func New(client redis.UniversalClient, opts ...Option) *Notifier {
-	n := &Notifier{client: client, channels: map[string]*channel{}, pending: map[string]int{}, closed: make(chan struct{})}
+	n := &Notifier{client: client, channels: map[string]*channel{}, pending: map[string]int{}, closed: make(chan struct{}), health: DefaultHealthCheck}
 	for _, opt := range opts {
 		opt(n)
 	}
@@ -46,6 +46,21 @@ func New(client redis.UniversalClient, opts ...Option) *Notifier {
 
 // Option configures a Notifier.
 type Option func(*Notifier)
+
+// HealthCheck sets how long the connection may stay silent before the
+// notifier pings it. A ping that gets no reply within another d marks the
+// connection dead (a dropped NAT entry or a black-holed route can leave a
+// connection open that carries nothing): the notifier replaces it,
+// subscribes every channel again, and wakes every waiter to re-check. A
+// dead connection is so replaced within 2d. d must be positive.
+// Default: 2 s ([DefaultHealthCheck]).
+func HealthCheck(d time.Duration) Option {
+	return func(n *Notifier) {
+		if d > 0 {
+			n.health = d
+		}
+	}
+}
 
 // OnDisconnect sets a function called, from the receiving goroutine, each
 // time the PubSub connection breaks: the server may have restarted or
@@ -60,6 +75,7 @@ func OnDisconnect(f func()) Option {
 type Notifier struct {
 	client       redis.UniversalClient
 	onDisconnect func()        // see OnDisconnect; nil for none
+	health       time.Duration // see HealthCheck
 	closed       chan struct{} // closed by Close
 	closeOnce    sync.Once
 
@@ -229,13 +245,17 @@ func (n *Notifier) unsubscribe(name string) {
 	_ = ps.Unsubscribe(context.Background(), name)
 }
 
-// receive dispatches messages from ps until stop is closed.
+// receive dispatches messages from ps until stop is closed. When the
+// connection stays silent for a health interval it pings it; when the ping
+// gets no reply within another interval the connection is dead, and it is
+// replaced (see replace).
 func (n *Notifier) receive(ps *redis.PubSub, stop, done chan struct{}) {
 	defer close(done)
 	ctx := context.Background()
 	backoff := time.Duration(0)
+	pinged := false // a ping was sent and nothing arrived since
 	for {
-		msg, err := ps.ReceiveTimeout(ctx, healthInterval)
+		msg, err := ps.ReceiveTimeout(ctx, n.health)
 		select {
 		case <-stop:
 			return
@@ -244,7 +264,15 @@ func (n *Notifier) receive(ps *redis.PubSub, stop, done chan struct{}) {
 		if err != nil {
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
+				if pinged {
+					if next := n.replace(ps); next != nil {
+						ps, pinged = next, false
+						n.disconnected()
+					}
+					continue
+				}
 				_ = ps.Ping(ctx)
+				pinged = true
 				continue
 			}
 			// The connection broke: messages may have been lost. Wake every
@@ -261,7 +289,7 @@ func (n *Notifier) receive(ps *redis.PubSub, stop, done chan struct{}) {
 			}
 			continue
 		}
-		backoff = 0
+		backoff, pinged = 0, false
 		switch m := msg.(type) {
 		case *redis.Subscription:
 			if m.Kind == "subscribe" {
@@ -271,6 +299,40 @@ func (n *Notifier) receive(ps *redis.PubSub, stop, done chan struct{}) {
 			n.deliver(m.Channel, m.Payload)
 		}
 	}
+}
+
+// replace swaps ps, a connection found dead, for a new one subscribed to
+// every channel, and returns it; nil when it cannot now (a subscribe or
+// unsubscribe is under way, or ps was closed or replaced already), and the
+// next health interval tries again. The confirmations arrive on the new
+// connection and wake every waiter of their channel.
+func (n *Notifier) replace(ps *redis.PubSub) *redis.PubSub {
+	if !n.subMu.TryLock() {
+		return nil
+	}
+	defer n.subMu.Unlock()
+	n.mu.Lock()
+	if n.ps != ps {
+		n.mu.Unlock()
+		return nil
+	}
+	names := make([]string, 0, len(n.channels))
+	for name := range n.channels {
+		names = append(names, name)
+	}
+	next := n.client.Subscribe(context.Background())
+	n.ps = next
+	clear(n.pending)
+	for _, name := range names {
+		n.pending[name]++
+	}
+	n.mu.Unlock()
+	_ = ps.Close()
+	if len(names) > 0 {
+		// A failed write is not final: go-redis resubscribes on its own.
+		_ = next.Subscribe(context.Background(), names...)
+	}
+	return next
 }
 
 func (n *Notifier) disconnected() {

@@ -1,0 +1,134 @@
+package notify_test
+
+import (
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/notify"
+)
+
+// stallProxy forwards TCP connections on 127.0.0.1 to a server, and can
+// make the connections open so far go silent, as a dead NAT entry or a
+// black-holed route does: nothing passes either way and nothing is closed.
+// Connections opened after the stall forward as usual.
+type stallProxy struct {
+	ln net.Listener
+	wg sync.WaitGroup
+
+	mu      sync.Mutex
+	conns   []net.Conn
+	stalled map[net.Conn]bool
+}
+
+func newStallProxy(t *testing.T, target string) *stallProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &stallProxy{ln: ln, stalled: map[net.Conn]bool{}}
+	p.wg.Go(func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", target)
+			if err != nil {
+				in.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, in, out)
+			p.mu.Unlock()
+			p.wg.Go(func() { p.pipe(out, in) })
+			p.wg.Go(func() { p.pipe(in, out) })
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		p.mu.Lock()
+		for _, c := range p.conns {
+			c.Close()
+		}
+		p.mu.Unlock()
+		p.wg.Wait()
+	})
+	return p
+}
+
+// pipe copies from src to dst, dropping what arrives once src is stalled.
+func (p *stallProxy) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if err != nil {
+			dst.Close()
+			return
+		}
+		p.mu.Lock()
+		stalled := p.stalled[src]
+		p.mu.Unlock()
+		if stalled {
+			continue
+		}
+		if _, err := dst.Write(buf[:n]); err != nil && err != io.EOF {
+			src.Close()
+			return
+		}
+	}
+}
+
+// stall silences every connection open now.
+func (p *stallProxy) stall() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		p.stalled[c] = true
+	}
+}
+
+func (p *stallProxy) addr() string { return p.ln.Addr().String() }
+
+// TestNotifier_replaces_a_silently_dead_connection checks that a pub/sub
+// connection that stops answering (its health PING gets no reply) is
+// detected and replaced within a few health intervals, and every waiter is
+// woken to re-check, instead of sleeping on it forever.
+func TestNotifier_replaces_a_silently_dead_connection(t *testing.T) {
+	srv := redistest.StartServer(t)
+	proxy := newStallProxy(t, srv.Addr())
+	c := redis.NewClient(&redis.Options{Addr: proxy.addr()})
+	t.Cleanup(func() { c.Close() })
+	disconnects := make(chan struct{}, 8)
+	n := notify.New(c, notify.HealthCheck(100*time.Millisecond), notify.OnDisconnect(func() {
+		select {
+		case disconnects <- struct{}{}:
+		default:
+		}
+	}))
+	t.Cleanup(func() { _ = n.Close() })
+	ch := redistest.Unique(t)
+	w := subscribe(t, n, ch)
+	defer w.Leave(false)
+	got := make(chan error, 1)
+	go func() { got <- w.WaitTurn(redistest.Ctx(t, time.Minute)) }() // no timer: only a wake-up ends it
+	redistest.Eventually(t, 5*time.Second, "the waiter to sleep", func() bool { return n.Sleeping(ch) == 1 })
+
+	proxy.stall()
+	redistest.Receive(t, disconnects, 5*time.Second, "the dead connection to be detected")
+	if err := redistest.Receive(t, got, 5*time.Second, "the waiter to be woken to re-check"); err != nil {
+		t.Fatalf("WaitTurn = %v", err)
+	}
+	// The new connection carries the channel again: a release reaches it.
+	admin := srv.Client(t)
+	redistest.Eventually(t, 5*time.Second, "a release to reach the waiter over the new connection", func() bool {
+		publish(t, admin, ch, notify.WakeOne)
+		return woken(w, 200*time.Millisecond)
+	})
+}
