@@ -98,8 +98,8 @@ type RedLock struct {
 	// with the nodes; it guards the hold's count and ending state.
 	op sync.Mutex
 
-	mu   sync.Mutex // guards hold
-	hold *redHold   // the current hold, lost or not; nil when nothing is held
+	hold *redHold  // the current hold, lost or not; nil when none. Guarded by op.
+	held core.Slot // hold's core part, for Token and Lost
 
 	// retry is the outcome of an Unlock in doubt that a Lock settled
 	// before it took a new hold: the next Unlock, that Unlock's retry,
@@ -261,9 +261,9 @@ func (r *RedLock) TryLock(ctx context.Context) (bool, error) {
 func (r *RedLock) attempt(ctx context.Context) (bool, time.Duration, error) {
 	r.op.Lock()
 	defer r.op.Unlock()
-	if h := r.current(); h != nil {
+	if h := r.hold; h != nil {
 		if !h.ending && h.Err() == nil {
-			h.count++
+			h.Count++
 			return true, r.b.Cfg.TTL(), nil
 		}
 		inDoubt := h.ending && h.Err() == nil
@@ -300,7 +300,7 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		r.retry = nil
 		return *p
 	}
-	h := r.current()
+	h := r.hold
 	if h == nil {
 		if err := r.clientErr(); err != nil {
 			return core.Op("unlock", name, err)
@@ -310,8 +310,8 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		}
 		return r.releaseOwner(ctx)
 	}
-	if !h.ending && h.Err() == nil && h.count > 1 {
-		h.count--
+	if !h.ending && h.Err() == nil && h.Count > 1 {
+		h.Count--
 		return nil
 	}
 	if !h.ending {
@@ -355,10 +355,10 @@ func (r *RedLock) end(ctx context.Context, h *redHold) (err error, unknown bool)
 // it; see the package documentation for why tokens strictly increase per
 // name and when they may not. A re-entry keeps the token of the hold.
 func (r *RedLock) Token() int64 {
-	if h := r.current(); h != nil && h.Err() == nil {
-		return h.token
+	if r == nil {
+		return 0
 	}
-	return 0
+	return r.held.Token()
 }
 
 // Lost returns a channel that is closed when r's current hold is lost:
@@ -369,10 +369,10 @@ func (r *RedLock) Token() int64 {
 // the hold lost. It returns nil (a channel that never fires) when r holds
 // nothing; call it after Lock.
 func (r *RedLock) Lost() <-chan struct{} {
-	if h := r.current(); h != nil {
-		return h.Done()
+	if r == nil {
+		return nil
 	}
-	return nil
+	return r.held.Lost()
 }
 
 // Name returns the lock's name.
@@ -417,17 +417,12 @@ func (r *RedLock) clientErr() error {
 	return nil
 }
 
-func (r *RedLock) current() *redHold {
-	if r == nil {
-		return nil
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.hold
-}
-
+// setHold makes h the current hold; nil when none. r.op held.
 func (r *RedLock) setHold(h *redHold) {
-	r.mu.Lock()
 	r.hold = h
-	r.mu.Unlock()
+	if h == nil {
+		r.held.Set(nil)
+		return
+	}
+	r.held.Set(h.Hold)
 }

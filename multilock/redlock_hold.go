@@ -17,20 +17,19 @@ var errValidityEnded = errors.New("validity time ended")
 // the Unlock that freed it or the moment it was found lost. Its parts, one
 // per granting node, are holds of the nodes' core.Holders.
 type redHold struct {
+	// Hold's Token is the RedLock token, the largest of the nodes' tokens;
+	// its Count, the Lock calls not yet undone, is guarded by RedLock.op.
+	*core.Hold
 	name   string
-	token  int64 // the RedLock token: the largest of the nodes' tokens
 	quorum int
 
 	// Guarded by RedLock.op.
-	count    int    // Lock calls not yet undone
 	ending   bool   // the last Unlock began: its releases decide the outcome
 	released int    // nodes that released their part in the last Unlock
 	unknown  []bool // by node: the acquire got no answer; undone at the end
 
 	mu    sync.Mutex // guards alive
 	alive int        // granting nodes whose part was not found lost
-
-	*core.LostSignal
 
 	stopOnce sync.Once
 	done     chan struct{}  // closed by stop: the watchers exit
@@ -44,13 +43,11 @@ type redHold struct {
 // with a fixed lease, when its validity time ends. r.op held.
 func (r *RedLock) begin(res []nodeResult, token int64, start time.Time) {
 	h := &redHold{
-		name:       r.b.Cfg.Name,
-		token:      token,
-		quorum:     r.quorum,
-		count:      1,
-		unknown:    make([]bool, len(res)),
-		LostSignal: core.NewLostSignal(),
-		done:       make(chan struct{}),
+		Hold:    core.NewHold(token),
+		name:    r.b.Cfg.Name,
+		quorum:  r.quorum,
+		unknown: make([]bool, len(res)),
+		done:    make(chan struct{}),
 	}
 	for i, x := range res {
 		h.unknown[i] = x.unknown

@@ -30,6 +30,7 @@ type Hold struct {
 	*LostSignal
 }
 
-func newHold(token int64) *Hold {
+// NewHold returns a new hold, of one acquire, with token.
+func NewHold(token int64) *Hold {
 	return &Hold{Token: token, Count: 1, LostSignal: NewLostSignal()}
 }

@@ -70,8 +70,9 @@ type Holder struct {
 	cfg  *Config
 	op   *sync.Mutex
 
-	mu sync.Mutex // guards h
-	h  *Hold      // the current hold, lost or not; nil when nothing is held
+	// Slot is the current hold, lost or not. Its mutex also guards the
+	// hold's Count.
+	Slot
 
 	// pending is a hold a newer one replaced while an Unlock of it had an
 	// unknown outcome: the next Release settles that Unlock, and only it.
@@ -94,39 +95,6 @@ func NewHolder(spec Spec) *Holder {
 
 // Op returns the mutex that serialises the owner's calls.
 func (r *Holder) Op() *sync.Mutex { return r.op }
-
-// current returns the current hold, which may be lost, or nil.
-func (r *Holder) current() *Hold {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.h
-}
-
-// Live returns the current hold unless it is lost.
-func (r *Holder) Live() *Hold {
-	h := r.current()
-	if h == nil || h.Err() != nil {
-		return nil
-	}
-	return h
-}
-
-// Token returns the fencing token of the live hold, or 0.
-func (r *Holder) Token() int64 {
-	if h := r.Live(); h != nil {
-		return h.Token
-	}
-	return 0
-}
-
-// Lost returns the lost channel of the current hold; nil when nothing is
-// held.
-func (r *Holder) Lost() <-chan struct{} {
-	if h := r.current(); h != nil {
-		return h.Done()
-	}
-	return nil
-}
 
 // ErrReply reports a script reply of an unexpected shape.
 var ErrReply = errors.New("unexpected reply from script")
@@ -219,20 +187,20 @@ func abort(pre *watchdog.Hold) {
 // one, if any, is marked lost, unless an Unlock of it is in doubt: then it
 // waits for the next Release, which settles that Unlock.
 func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time) {
-	r.mu.Lock()
-	old := r.h
+	r.Slot.mu.Lock()
+	old := r.Slot.h
 	if old != nil && old.Err() == nil && old.Token == token {
 		// A re-entry. An Unlock with an unknown outcome keeps its id: the
 		// next Release settles it.
 		old.Count++
-		r.mu.Unlock()
+		r.Slot.mu.Unlock()
 		abort(pre)
 		old.wh.Renewed(sent)
 		return
 	}
-	h := newHold(token)
-	r.h = h
-	r.mu.Unlock()
+	h := NewHold(token)
+	r.Slot.h = h
+	r.Slot.mu.Unlock()
 	if old != nil {
 		r.stop(old)
 		if old.unlockID != "" && old.Err() == nil {
@@ -315,7 +283,7 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 		}
 		return nil
 	}
-	h := r.current()
+	h := r.Current()
 	if h == nil {
 		if err := r.cfg.Client.Err(); err != nil {
 			return Op(op, r.cfg.Name, err)
@@ -394,7 +362,7 @@ func (r *Holder) releaseOwner(ctx context.Context, op string) error {
 // renewal of the current hold (if any) suspended: the hold ends when force
 // succeeds and is renewed again when it fails. The caller holds Op.
 func (r *Holder) Suspended(force func() error) error {
-	h := r.current()
+	h := r.Current()
 	if h != nil {
 		h.wh.Suspend()
 	}
@@ -428,9 +396,9 @@ func (r *Holder) stop(h *Hold) {
 }
 
 func (r *Holder) clear(h *Hold) {
-	r.mu.Lock()
-	if r.h == h {
-		r.h = nil
+	r.Slot.mu.Lock()
+	if r.Slot.h == h {
+		r.Slot.h = nil
 	}
-	r.mu.Unlock()
+	r.Slot.mu.Unlock()
 }
