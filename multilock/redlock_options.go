@@ -1,0 +1,62 @@
+package multilock
+
+import (
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/config"
+)
+
+// Defaults of a RedLock's options.
+const (
+	// DefaultDriftFactor is the share of the lease set aside for clock
+	// drift between the client and the nodes (plus 2 ms); see
+	// [WithDriftFactor].
+	DefaultDriftFactor = config.DefaultDriftFactor
+	// MaxNodeTimeout caps the default node timeout; see [WithNodeTimeout].
+	MaxNodeTimeout = config.MaxNodeTimeout
+)
+
+// WithNodeTimeout bounds every request a RedLock sends to one node (to
+// take, renew the fencing counter of, release or undo its part of a hold),
+// so that a slow or dead node costs at most d per request. It should be
+// small next to the lease. d must be positive. It applies to a RedLock
+// only, and not as a Client default. Default: a tenth of the lease, at
+// most 50 ms ([MaxNodeTimeout]).
+//
+// The bound is a context deadline: a go-redis client honours it on the
+// socket only with redis.Options.ContextTimeoutEnabled set, and otherwise
+// waits for a node that stopped answering up to its own ReadTimeout (3 s by
+// default; DialTimeout, 5 s, while it opens a connection). Set it on the
+// nodes' clients. A node that refuses connections fails fast either way.
+func WithNodeTimeout(d time.Duration) lockkit.Option {
+	return func(o *config.Options) {
+		if !o.For("WithNodeTimeout", false, config.RedLock) {
+			return
+		}
+		if d <= 0 {
+			o.Fail("WithNodeTimeout", "timeout must be positive, got %v", d)
+			return
+		}
+		o.NodeTimeout = d
+	}
+}
+
+// WithDriftFactor sets the share of the lease that is assumed lost to
+// clocks running at different rates on the client and the nodes: a hold
+// counts as valid for lease − acquisition time − (lease·f + 2 ms). Raise
+// it for hosts whose clocks may be slewed heavily. f must be in [0, 0.5).
+// It applies to a RedLock only, and not as a Client default. Default: 0.01
+// ([DefaultDriftFactor]).
+func WithDriftFactor(f float64) lockkit.Option {
+	return func(o *config.Options) {
+		if !o.For("WithDriftFactor", false, config.RedLock) {
+			return
+		}
+		if !(f >= 0 && f < 0.5) {
+			o.Fail("WithDriftFactor", "factor must be in [0, 0.5), got %v", f)
+			return
+		}
+		o.DriftFactor = f
+	}
+}
