@@ -4,7 +4,7 @@
 -- KEYS[1]  lock hash PREFIX:{NAME}: one hold (see the prelude), kind 'fair'
 -- KEYS[2]  fencing-token counter PREFIX:{NAME}:fence (no TTL)
 -- KEYS[3]  released tokens PREFIX:{NAME}:released (see release.lua)
--- KEYS[4]  queue list PREFIX:{NAME}:queue (see queue.lua)
+-- KEYS[4]  queue sorted set PREFIX:{NAME}:waiters (see queue.lua)
 -- KEYS[5]  deadline sorted set PREFIX:{NAME}:timeouts (see queue.lua)
 -- ARGV[1]  owner id (the hold's id)
 -- ARGV[2]  lease in ms
@@ -38,7 +38,7 @@ local queued = redis.call('zscore', timeouts, owner)
 if queued then
   redis.call('zadd', timeouts, now + wt, owner)
 end
-local before = redis.call('lindex', queue, 0) or nil
+local before = head_of(queue)
 local head = evict(queue, timeouts, now)
 
 if redis.call('hexists', hash, owner) == 1 then
@@ -47,8 +47,7 @@ if redis.call('hexists', hash, owner) == 1 then
     redis.call('pexpire', hash, lease)
   end
   if queued then
-    redis.call('lrem', queue, 0, owner)
-    redis.call('zrem', timeouts, owner)
+    drop(queue, timeouts, owner)
   end
   settle(queue, timeouts, now)
   return r
@@ -58,8 +57,7 @@ local locked = not only_kind(hash)
 if not locked then
   if not head or head == owner then
     if head then
-      redis.call('lpop', queue)
-      redis.call('zrem', timeouts, owner)
+      drop(queue, timeouts, owner)
     end
     local token = hold_new(hash, fence, 'fair', owner, id)
     redis.call('pexpire', hash, lease)
@@ -73,8 +71,7 @@ if not locked then
 end
 
 if join and not queued then
-  redis.call('zadd', timeouts, now + wt, owner)
-  redis.call('rpush', queue, owner)
+  enqueue(queue, timeouts, owner, now + wt)
 end
 settle(queue, timeouts, now)
 
@@ -82,9 +79,9 @@ local wait = -1
 if locked then
   wait = redis.call('pttl', hash)
 end
-local pos = redis.call('lpos', queue, owner)
-if pos and pos > 0 then
-  local deadline = redis.call('zscore', timeouts, redis.call('lindex', queue, pos - 1))
+local ahead = ahead_of(queue, owner)
+if ahead then
+  local deadline = redis.call('zscore', timeouts, ahead)
   if deadline then
     local d = tonumber(deadline) - now
     if wait < 0 or d < wait then

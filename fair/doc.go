@@ -32,9 +32,13 @@
 //   - PREFIX:{NAME}:fence counts fencing tokens (no TTL), and
 //     PREFIX:{NAME}:released remembers recently released tokens, so a
 //     retried Unlock reports the outcome of the first;
-//   - PREFIX:{NAME}:queue lists the waiting owner ids, oldest first, and
-//     PREFIX:{NAME}:timeouts holds each waiter's deadline (score = server
-//     time in ms); both expire with the latest deadline;
+//   - PREFIX:{NAME}:waiters is the queue, a sorted set of the waiting
+//     owner ids scored by arrival number (one more than the last entry's),
+//     oldest first, and PREFIX:{NAME}:timeouts holds each waiter's
+//     deadline (score = server time in ms); both expire with the latest
+//     deadline. Joining, leaving and finding the head or the waiter ahead
+//     cost O(log N) in the length N of the queue, and so does evicting
+//     each dead waiter;
 //   - PREFIX:{NAME}:ch:OWNER is each waiter's own wake-up channel.
 //
 // # Waiting

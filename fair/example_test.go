@@ -41,7 +41,7 @@ func Example() {
 			_ = m.Unlock(ctx)
 		})
 		// Let name join the queue before the next one starts.
-		for locks.Redis().LPos(ctx, "lockkit:{jobs}:queue", name, redis.LPosArgs{}).Err() != nil {
+		for locks.Redis().ZScore(ctx, "lockkit:{jobs}:waiters", name).Err() != nil {
 			time.Sleep(time.Millisecond)
 		}
 	}

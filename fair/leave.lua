@@ -12,8 +12,8 @@
 local hash, queue, timeouts = KEYS[1], KEYS[4], KEYS[5]
 local owner = ARGV[1]
 local now = now_ms()
-local before = redis.call('lindex', queue, 0) or nil
-local n = redis.call('lrem', queue, 0, owner) + redis.call('zrem', timeouts, owner)
+local before = head_of(queue)
+local n = drop(queue, timeouts, owner)
 local head = evict(queue, timeouts, now)
 if head ~= before and only_kind(hash) then
   wake(head, ARGV[2])

@@ -95,7 +95,7 @@ func lockName(t *testing.T, c redis.UniversalClient) string {
 func keysOf(name string) core.Keys { return core.NewKeys(lockkit.DefaultPrefix, name) }
 
 func lockKey(name string) string     { return keysOf(name).Base }
-func queueKey(name string) string    { return keysOf(name).Sub("queue") }
+func waitersKey(name string) string  { return keysOf(name).Sub("waiters") }
 func timeoutsKey(name string) string { return keysOf(name).Sub("timeouts") }
 
 // channelOf is the own channel of waiter owner of lock name.
@@ -159,9 +159,9 @@ func (e *lockEnv) held(opts ...lockkit.Option) *fair.Mutex {
 // queue returns the owner ids waiting for the lock, oldest first.
 func (e *lockEnv) queue() []string {
 	e.t.Helper()
-	q, err := e.c.LRange(redistest.Ctx(e.t, 5*time.Second), queueKey(e.name), 0, -1).Result()
+	q, err := fair.Queue(redistest.Ctx(e.t, 5*time.Second), e.c, e.name)
 	if err != nil {
-		e.t.Fatalf("LRANGE queue: %v", err)
+		e.t.Fatalf("reading the queue: %v", err)
 	}
 	return q
 }
@@ -213,13 +213,21 @@ func (e *lockEnv) addGhost(id string, d time.Duration) int64 {
 	e.t.Helper()
 	deadline := serverMillis(e.t, e.c) + d.Milliseconds()
 	ctx := redistest.Ctx(e.t, 5*time.Second)
+	arrival := 1.0
+	last, err := e.c.ZRangeWithScores(ctx, waitersKey(e.name), -1, -1).Result()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if len(last) > 0 {
+		arrival = last[0].Score + 1
+	}
 	if err := e.c.ZAdd(ctx, timeoutsKey(e.name), redis.Z{Score: float64(deadline), Member: id}).Err(); err != nil {
 		e.t.Fatal(err)
 	}
-	if err := e.c.RPush(ctx, queueKey(e.name), id).Err(); err != nil {
+	if err := e.c.ZAdd(ctx, waitersKey(e.name), redis.Z{Score: arrival, Member: id}).Err(); err != nil {
 		e.t.Fatal(err)
 	}
-	for _, k := range []string{queueKey(e.name), timeoutsKey(e.name)} {
+	for _, k := range []string{waitersKey(e.name), timeoutsKey(e.name)} {
 		if err := e.c.PExpire(ctx, k, d).Err(); err != nil {
 			e.t.Fatal(err)
 		}

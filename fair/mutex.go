@@ -67,7 +67,7 @@ func (q *queue) Setup(x *core.Exclusive) {
 	cfg := &x.Cfg
 	k := cfg.Keys
 	q.chans = k.Sub("ch") + ":"
-	q.keys = []string{k.Base, k.Fence, k.Released, k.Sub("queue"), k.Sub("timeouts")}
+	q.keys = []string{k.Base, k.Fence, k.Released, k.Sub("waiters"), k.Sub("timeouts")}
 	q.waiter = core.Queue{
 		Notifier:  cfg.Client.Notifier(),
 		Channel:   q.chans + cfg.Owner,

@@ -303,6 +303,24 @@ func TestLock_dead_head_is_evicted_at_its_deadline(t *testing.T) {
 	redistest.MustUnlock(t, m)
 }
 
+// TestLock_takes_over_when_the_holders_lease_ends: a holder with a fixed
+// lease never unlocks, so nothing is published when its hold expires; the
+// waiter first in line takes the lock once the lease has ended, not a
+// heartbeat (20 s) later.
+func TestLock_takes_over_when_the_holders_lease_ends(t *testing.T) {
+	e := newLockEnv(t, redistest.StartServer(t).Client(t))
+	const lease = time.Second
+	start := serverMillis(t, e.c)
+	e.held(lockkit.WithLease(lease)) // never unlocked: the lease ends on the server
+	m := e.mutex(lockkit.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
+	got := lockAsync(redistest.Ctx(t, 30*time.Second), m)
+	// Well before the first heartbeat at 20 s.
+	acquired(t, got, 10*time.Second, "the waiter after the holder's lease ended")
+	e.wantPast(start + lease.Milliseconds())
+	e.wantQueue()
+	redistest.MustUnlock(t, m)
+}
+
 // TestUnlock_to_dead_waiter_reaches_the_next_by_its_deadline: a release
 // wakes a waiter that has died (its entry not yet expired); the waiter
 // behind it takes over at that entry's deadline.

@@ -47,7 +47,7 @@ func newScriptEnv(t *testing.T) *scriptEnv {
 	e := &scriptEnv{
 		t: t, mr: mr, c: c, now: 1_700_000_000_000,
 		hash:  k.Base,
-		keys:  []string{k.Base, k.Fence, k.Released, k.Sub("queue"), k.Sub("timeouts")},
+		keys:  []string{k.Base, k.Fence, k.Released, k.Sub("waiters"), k.Sub("timeouts")},
 		chans: k.Sub("ch") + ":",
 	}
 	mr.SetTime(time.UnixMilli(e.now))
@@ -75,12 +75,24 @@ func (e *scriptEnv) hold(owner string, count, token int64) {
 	e.c.PExpire(e.ctx(), e.hash, lease)
 }
 
-// queued puts ids in the queue, with deadlines d[i] ms from now.
+// queued puts ids at the end of the queue, with deadlines d[i] ms from
+// now.
 func (e *scriptEnv) queued(ids []string, d ...int64) {
 	for i, id := range ids {
-		e.c.RPush(e.ctx(), e.queueKey(), id)
+		e.append(id)
 		e.c.ZAdd(e.ctx(), e.timeoutsKey(), redis.Z{Score: float64(e.now + d[i]), Member: id})
 	}
+}
+
+// append puts id at the end of the queue, as join does, without a
+// deadline.
+func (e *scriptEnv) append(id string) {
+	e.t.Helper()
+	arrival := 1.0
+	if last, _ := e.c.ZRangeWithScores(e.ctx(), e.queueKey(), -1, -1).Result(); len(last) > 0 {
+		arrival = last[0].Score + 1
+	}
+	e.c.ZAdd(e.ctx(), e.queueKey(), redis.Z{Score: arrival, Member: id})
 }
 
 // fields returns the lock hash, field by field.
@@ -109,7 +121,7 @@ func (e *scriptEnv) wantFree() {
 
 func (e *scriptEnv) wantQueue(want ...string) {
 	e.t.Helper()
-	got, _ := e.c.LRange(e.ctx(), e.queueKey(), 0, -1).Result()
+	got, _ := e.c.ZRange(e.ctx(), e.queueKey(), 0, -1).Result()
 	ids, _ := e.c.ZRange(e.ctx(), e.timeoutsKey(), 0, -1).Result()
 	if !slices.Equal(got, want) {
 		e.t.Fatalf("queue = %q, want %q", got, want)
@@ -292,6 +304,16 @@ func TestAcquireScript(t *testing.T) {
 			}
 		}
 	})
+	t.Run("joins behind the last entry, after others left", func(t *testing.T) {
+		e := newScriptEnv(t)
+		e.hold("other", 1, 1)
+		e.queued([]string{"a", "b", "c"}, 100, 100, 100)
+		e.leave("c")
+		e.leave("a")
+		e.acquire("me", true)
+		e.acquire("d", true)
+		e.wantQueue("b", "me", "d")
+	})
 	t.Run("held by another: a try does not join", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.hold("other", 1, 1)
@@ -354,7 +376,7 @@ func TestAcquireScript(t *testing.T) {
 	})
 	t.Run("a head without a deadline is dropped", func(t *testing.T) {
 		e := newScriptEnv(t)
-		e.c.RPush(e.ctx(), e.queueKey(), "stray")
+		e.append("stray")
 		wantReply(t, e.acquire("me", true), 1, 1)
 		e.wantQueue()
 	})
