@@ -46,6 +46,19 @@ local function lease_left()
   return tonumber(last[2]) - NOW
 end
 
+-- next_end returns the ms until the earliest lease ends, or -2 when no
+-- hold is left. A refused acquire waits this long at most: each lease is
+-- its own hold's, so the first one to end may be the last thing in the
+-- way (a crashed reader's), while the latest may belong to a reader that
+-- leaves without freeing the lock, and so wakes nobody.
+local function next_end()
+  local first = redis.call('zrange', LEASES, 0, 0, 'withscores')
+  if #first == 0 then
+    return -2
+  end
+  return tonumber(first[2]) - NOW
+end
+
 -- settle deletes the lock when no hold is left, and otherwise makes the
 -- hash and the lease set expire with the latest lease. It returns true
 -- while some hold is left.

@@ -80,8 +80,10 @@
 // follows the engine's pub/sub wait: it joins the Client's notifier queue
 // for its channel (package notify), readers on PREFIX:{NAME}:ch and writers
 // on PREFIX:{NAME}:wch, waits for Redis to confirm the subscription, tries
-// again, and then sleeps until it is woken or the lease (or intent) that
-// blocks it ends, whichever comes first. It never polls on a fixed timer.
+// again, and then sleeps until it is woken or, whichever comes first, the
+// earliest lease in its way ends (or the intent that blocks it lapses):
+// every hold has its own lease, and a crashed reader's ends without a
+// release to wake anyone. It never polls on a fixed timer.
 // Within a process waiters form a FIFO: a newcomer does not try while
 // others of its process wait. A waiting writer with writer preference also
 // wakes every third of the watchdog timeout to refresh its intent. Ending

@@ -15,7 +15,8 @@
 -- on re-entry (its lease is extended to ARGV[2], never shortened). The
 -- owner's intent, if any, is removed.
 -- Returns {0, wait} when another owner holds the lock, for reading or
--- writing: wait is the time left of its latest lease, in ms.
+-- writing: wait is the ms until the earliest live lease ends, the first
+-- moment a hold may end without a release (a reader that crashed).
 -- Returns {-1, 0} when the owner holds the read lock but not the write
 -- lock: a read-to-write upgrade, which would wait for itself forever.
 -- A WRONGKIND error when another kind holds the name.
@@ -47,4 +48,4 @@ if intent > 0 then
   redis.call('zadd', WRITERS, NOW + intent, w)
   redis.call('pexpire', WRITERS, intent_left())
 end
-return {0, lease_left()}
+return {0, next_end()}

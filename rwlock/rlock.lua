@@ -17,9 +17,9 @@
 -- Returns {count, token} when the owner now holds the read lock: count 1
 -- and a newly minted token for a fresh hold, count > 1 and the hold's token
 -- on re-entry (its lease is extended to ARGV[2], never shortened).
--- Returns {0, wait} when refused: wait is the lock's remaining lease in ms
--- when a writer holds it, or the ms until the last waiting writer's intent
--- lapses. A WRONGKIND error when another kind holds the name.
+-- Returns {0, wait} when refused: wait is the ms until the earliest live
+-- lease ends when a writer holds the lock (its write hold, or its own read
+-- hold), or the ms until the last waiting writer's intent lapses. A WRONGKIND error when another kind holds the name.
 local bad = begin()
 if bad then
   return bad
@@ -34,7 +34,7 @@ if redis.call('hexists', HASH, r) == 1 then
 end
 if redis.call('hexists', HASH, w) == 0 then
   if redis.call('hget', HASH, ':mode') == 'write' then
-    return {0, lease_left()}
+    return {0, next_end()}
   end
   if ARGV[5] == '1' then
     local left = intent_left()

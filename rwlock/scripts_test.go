@@ -265,6 +265,17 @@ func TestLockScript_returns(t *testing.T) {
 	if s := r2.state("y"); s.WaitingWriters != 0 {
 		t.Fatalf("intent left after acquiring: %+v", s)
 	}
+
+	// Under several readers the wait is until the first lease ends: that
+	// reader may have crashed, and no release would tell the writer.
+	r3 := newRig(t)
+	r3.rlock("a", true) // until 30s
+	r3.at(10 * time.Second)
+	r3.rlock("b", true) // until 40s
+	r3.at(15 * time.Second)
+	if a := r3.lock("w", time.Minute); a != (reply{0, 15_000}) {
+		t.Fatalf("writer under two readers = %+v, want {0, 15000}: until the first lease ends", a)
+	}
 }
 
 func TestRLockScript_returns(t *testing.T) {
