@@ -6,8 +6,10 @@
 -- KEYS[1]  lock hash PREFIX:{NAME}, in the prelude's hold layout with kind
 --          'rwlock'. Its holds are OWNER:w (a write hold; one owner at
 --          most) and OWNER:r (read holds), each with its count h, token
---          ':t:'..h and last partial unlock id ':u:'..h. One more field:
---            ':mode'  'write' while a write hold exists, else 'read'
+--          ':t:'..h and last partial unlock id ':u:'..h. Two more fields:
+--            ':mode'   'write' while a write hold exists, else 'read'
+--            ':claim'  '1' once a writer waiting in Lock was refused: the
+--                      release that frees the lock hands it off (hand_off)
 --          The hash exists exactly while some hold is live.
 -- KEYS[2]  lease set PREFIX:{NAME}:leases: member = hold (OWNER:w or
 --          OWNER:r), score = the hold's lease deadline in ms of server time
@@ -19,7 +21,9 @@
 --          a writer waiting in Lock, score = the intent's deadline in ms of
 --          server time. A live intent holds back new readers (writer
 --          preference); the waiting writer refreshes it, and it lapses if
---          the writer dies.
+--          the writer dies. One more member, ':handoff' (owner ids never
+--          start with ':'), is not a writer: it reserves a lock its last
+--          reader freed for the writers that claimed it (hand_off).
 -- KEYS[4]  fencing-token counter PREFIX:{NAME}:fence, shared by read and
 --          write holds (no TTL)
 -- KEYS[5]  released tokens PREFIX:{NAME}:released (see the prelude)
@@ -44,6 +48,19 @@ local function lease_left()
     return -2
   end
   return tonumber(last[2]) - NOW
+end
+
+-- next_end returns the ms until the earliest lease ends, or -2 when no
+-- hold is left. A refused acquire waits this long at most: each lease is
+-- its own hold's, so the first one to end may be the last thing in the
+-- way (a crashed reader's), while the latest may belong to a reader that
+-- leaves without freeing the lock, and so wakes nobody.
+local function next_end()
+  local first = redis.call('zrange', LEASES, 0, 0, 'withscores')
+  if #first == 0 then
+    return -2
+  end
+  return tonumber(first[2]) - NOW
 end
 
 -- settle deletes the lock when no hold is left, and otherwise makes the
@@ -98,6 +115,54 @@ local function intent_left()
     return false
   end
   return tonumber(last[2]) - NOW
+end
+
+-- HANDOFF is the member of the intent set that reserves a freed lock for
+-- the waiting writers.
+local HANDOFF = ':handoff'
+
+-- claim records, in the hash of a held lock, that a writer waits for it.
+-- The claim goes with the hash: it asks for one hand-off, and a writer
+-- still waiting claims the lock again each time it is refused.
+local function claim()
+  redis.call('hset', HASH, ':claim', '1')
+end
+
+-- claimed reports whether a writer claimed the lock while it was held;
+-- ask before a release, which may delete the hash.
+local function claimed()
+  return redis.call('hexists', HASH, ':claim') == 1
+end
+
+-- hand_off reserves the lock, just freed by its last reader, for ms: new
+-- readers stay out until a writer takes it or the reservation lapses. A
+-- writer woken by the release needs a round trip or two to come; without
+-- this the reader that freed the lock would take it again first, and a
+-- writer without preference could lose it that way for seconds.
+local function hand_off(ms)
+  redis.call('zadd', WRITERS, NOW + ms, HANDOFF)
+  redis.call('pexpire', WRITERS, intent_left())
+end
+
+-- handoff_left returns the ms until the hand-off lapses, or false when
+-- there is none.
+local function handoff_left()
+  local s = tonumber(redis.call('zscore', WRITERS, HANDOFF))
+  if not s or s <= NOW then
+    return false
+  end
+  return s - NOW
+end
+
+-- freed ends the release of the hold that freed the lock (settle returned
+-- false): if a writer claimed it, the lock is handed off to the writers
+-- for handoff ms, and one waiting writer per process is woken on channel
+-- wch.
+local function freed(was_claimed, handoff, wch)
+  if was_claimed then
+    hand_off(handoff)
+  end
+  redis.call('publish', wch, '1')
 end
 
 -- reenter adds one to the count of hold h, which exists, for the acquire

@@ -22,9 +22,11 @@
 //	                              OWNER:w = write hold count, OWNER:r = read hold count;
 //	                              ':t:'HOLD = the hold's fencing token,
 //	                              ':u:'HOLD = its last partial unlock id;
-//	                              ':mode' = "write" while a write hold exists, else "read"
+//	                              ':mode' = "write" while a write hold exists, else "read";
+//	                              ':claim' = "1" once a writer waiting in Lock was refused
 //	PREFIX:{NAME}:leases    zset  member = hold (OWNER:w or OWNER:r), score = its lease deadline
-//	PREFIX:{NAME}:writers   zset  member = OWNER:w of a waiting writer, score = its intent deadline
+//	PREFIX:{NAME}:writers   zset  member = OWNER:w of a waiting writer, score = its intent deadline;
+//	                              member ':handoff', score = the end of a hand-off (see Waiting)
 //	PREFIX:{NAME}:fence     fencing-token counter shared by read and write holds (no TTL)
 //	PREFIX:{NAME}:released  zset of recently released tokens (retry-safe unlocks)
 //	PREFIX:{NAME}:ch        channel that wakes readers
@@ -80,16 +82,25 @@
 // follows the engine's pub/sub wait: it joins the Client's notifier queue
 // for its channel (package notify), readers on PREFIX:{NAME}:ch and writers
 // on PREFIX:{NAME}:wch, waits for Redis to confirm the subscription, tries
-// again, and then sleeps until it is woken or the lease (or intent) that
-// blocks it ends, whichever comes first. It never polls on a fixed timer.
+// again, and then sleeps until it is woken or, whichever comes first, the
+// earliest lease in its way ends (or the intent that blocks it lapses):
+// every hold has its own lease, and a crashed reader's ends without a
+// release to wake anyone. It never polls on a fixed timer.
 // Within a process waiters form a FIFO: a newcomer does not try while
 // others of its process wait. A waiting writer with writer preference also
 // wakes every third of the watchdog timeout to refresh its intent. Ending
 // a write hold wakes every waiting reader and one waiting writer per
 // process; the read release that frees the lock wakes one waiting writer
-// per process. A re-entry, a writer's RLock and a refused upgrade are
-// decided at once and never queue behind waiters, which may be waiting for
-// this very owner.
+// per process, and hands the lock off to the writers if one claimed it. A
+// writer refused in Lock claims the lock; when its last reader leaves, new
+// readers stay out of the free lock until a writer takes it, or for 100 ms
+// at most. A woken writer needs a round trip or two to come, and without
+// the hand-off the reader that freed the lock would take it again first,
+// time after time, so that a writer could wait for seconds behind short
+// reads. A claim asks for one hand-off: a writer that gave up or died
+// costs the readers one such pause at most. A re-entry, a writer's RLock
+// and a refused upgrade are decided at once and never queue behind
+// waiters, which may be waiting for this very owner.
 //
 // An acquire whose reply is lost (a timeout, a dropped connection, ctx
 // ending in flight) is undone before Lock or RLock returns, and a writer

@@ -3,6 +3,7 @@ package rwlock_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -188,4 +189,49 @@ func TestLock_after_reader_process_killed_within_lease(t *testing.T) {
 		t.Fatalf("writer acquired %v after the kill, want within the reader's lease %v + 1s", waited, lease)
 	}
 	redistest.MustUnlock(t, w)
+}
+
+// A writer waits for the first lease that can end, not the last: while a
+// reader with a short lease and one with a long lease hold the lock, the
+// short one is what the writer must watch, because when its process dies
+// and the other reader leaves, nobody is left to wake the writer. With
+// writer preference the writer would otherwise sleep until its 10 s intent
+// heartbeat, without it until the other reader's 30 s lease.
+func TestLock_after_reader_process_killed_while_another_reader_left(t *testing.T) {
+	for _, prefer := range []bool{true, false} {
+		t.Run(fmt.Sprintf("preference=%v", prefer), func(t *testing.T) {
+			t.Parallel()
+			rc := redistest.StartServer(t).Client(t)
+			c := redistest.Lockkit(t, rc, rwlock.WithWriterPreference(prefer))
+			name := redistest.Unique(t)
+			const lease = time.Second
+			reader := redistest.StartChild(t, "rw-reader", redistest.ClientSpec(rc), name, lease.String())
+			reader.WaitLine(t, "held", childTimeout)
+			other := rwlock.New(c, name) // the default 30 s lease
+			mustRLock(t, other)
+
+			w := rwlock.New(c, name)
+			done := async(t, func() error { return w.Lock(redistest.Ctx(t, time.Minute)) })
+			// Asleep, with the wait its last try returned while both
+			// readers held the lock.
+			redistest.Eventually(t, waitTimeout, "the writer to sleep", func() bool {
+				return c.Notifier().Sleeping(lockKey(name)+":wch") == 1
+			})
+			killed := time.Now()
+			reader.Kill(t)
+			// The other reader leaves while the killed one's hold still
+			// lingers: the lock is not free yet, so this release wakes no
+			// writer.
+			mustRUnlock(t, other)
+			if err := redistest.Receive(t, done, time.Minute, "Lock after the reader was killed"); err != nil {
+				t.Fatal(err)
+			}
+			waited := time.Since(killed)
+			t.Logf("writer acquired %v after the reader was killed (lease %v)", waited, lease)
+			if waited > lease+2*time.Second {
+				t.Fatalf("writer acquired %v after the kill, want within the killed reader's lease %v + 2s", waited, lease)
+			}
+			redistest.MustUnlock(t, w)
+		})
+	}
 }

@@ -9,13 +9,19 @@
 -- ARGV[5]  intent timeout in ms: when the lock is busy, the owner's intent
 --          is registered or refreshed until now + ARGV[5], which holds back
 --          new readers; 0 registers none (TryLock, or no writer preference)
+-- ARGV[6]  '1' when the owner waits in Lock: when the lock is busy, it is
+--          claimed, so that the read release that frees it hands it off
+--          to the waiting writers (see hand_off in common.lua); '0' for
+--          TryLock
 --
 -- Returns {count, token} when the owner now holds the write lock: count 1
 -- and a newly minted token for a fresh hold, count > 1 and the hold's token
 -- on re-entry (its lease is extended to ARGV[2], never shortened). The
--- owner's intent, if any, is removed.
+-- owner's intent, if any, is removed, and so is a hand-off: a writer took
+-- the lock.
 -- Returns {0, wait} when another owner holds the lock, for reading or
--- writing: wait is the time left of its latest lease, in ms.
+-- writing: wait is the ms until the earliest live lease ends, the first
+-- moment a hold may end without a release (a reader that crashed).
 -- Returns {-1, 0} when the owner holds the read lock but not the write
 -- lock: a read-to-write upgrade, which would wait for itself forever.
 -- A WRONGKIND error when another kind holds the name.
@@ -23,7 +29,7 @@ local bad = begin()
 if bad then
   return bad
 end
-local w, ms, id, r, intent = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], tonumber(ARGV[5])
+local w, ms, id, r, intent, claims = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6] == '1'
 local again = hold_again(HASH, w, id)
 if again then
   return again
@@ -40,11 +46,14 @@ if redis.call('exists', HASH) == 0 then
   redis.call('hset', HASH, ':mode', 'write')
   lease(w, ms)
   settle()
-  redis.call('zrem', WRITERS, w)
+  redis.call('zrem', WRITERS, w, HANDOFF)
   return {1, token}
+end
+if claims then
+  claim()
 end
 if intent > 0 then
   redis.call('zadd', WRITERS, NOW + intent, w)
   redis.call('pexpire', WRITERS, intent_left())
 end
-return {0, lease_left()}
+return {0, next_end()}

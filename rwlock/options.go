@@ -11,7 +11,9 @@ import (
 // lock (or gave up, or died and its intent lapsed), so a steady stream of
 // overlapping readers cannot starve writers. When off, readers are let in
 // whenever no writer holds the lock, which gives readers the most
-// throughput but lets a writer wait as long as readers keep overlapping.
+// throughput but lets a writer wait as long as readers keep overlapping;
+// once the last reader leaves, though, the free lock is handed off to the
+// waiting writers (see the package doc, Waiting).
 // It takes both sides: a writer with it registers an intent while it
 // waits, and a reader with it stays out while an intent is live, so give
 // every owner of a lock the same setting. It applies to read-write locks

@@ -12,14 +12,18 @@
 -- An owner that holds the read lock re-enters it, and the owner of the
 -- write lock may take the read lock too (a downgrade once it unlocks the
 -- write lock), whatever writers wait. Any other owner gets a read hold
--- unless a writer holds the lock or, with ARGV[5] = '1', a writer waits.
+-- unless a writer holds the lock, the lock is free but handed off to the
+-- waiting writers (see hand_off in common.lua), or, with ARGV[5] = '1', a
+-- writer waits.
 --
 -- Returns {count, token} when the owner now holds the read lock: count 1
 -- and a newly minted token for a fresh hold, count > 1 and the hold's token
 -- on re-entry (its lease is extended to ARGV[2], never shortened).
--- Returns {0, wait} when refused: wait is the lock's remaining lease in ms
--- when a writer holds it, or the ms until the last waiting writer's intent
--- lapses. A WRONGKIND error when another kind holds the name.
+-- Returns {0, wait} when refused: wait is the ms until the earliest live
+-- lease ends when a writer holds the lock (its write hold, or its own read
+-- hold), the ms until the hand-off lapses, or the ms until the last
+-- waiting writer's intent lapses. A WRONGKIND error when another kind holds
+-- the name.
 local bad = begin()
 if bad then
   return bad
@@ -34,7 +38,13 @@ if redis.call('hexists', HASH, r) == 1 then
 end
 if redis.call('hexists', HASH, w) == 0 then
   if redis.call('hget', HASH, ':mode') == 'write' then
-    return {0, lease_left()}
+    return {0, next_end()}
+  end
+  if redis.call('exists', HASH) == 0 then
+    local left = handoff_left()
+    if left then
+      return {0, left}
+    end
   end
   if ARGV[5] == '1' then
     local left = intent_left()

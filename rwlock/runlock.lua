@@ -6,20 +6,24 @@
 -- ARGV[3]  unlock id: the same for every retry of one RUnlock
 -- ARGV[4]  how long released tokens are remembered, in ms
 -- ARGV[5]  writers' channel PREFIX:{NAME}:wch
+-- ARGV[6]  how long a freed lock is handed off to the waiting writers, in
+--          ms
 --
 -- Returns the owner's remaining read hold count: 0 when the read hold
 -- ended; if that freed the lock (the last reader left), one waiting writer
--- per process is woken ('1' on ARGV[5]). n > 0 when the owner still holds
--- it. A retry of an RUnlock that already took effect returns the same
--- answer again. Returns -1 when the hold is not there: its lease ended, it
--- was removed, or a newer hold took its place. A WRONGKIND error when
--- another kind holds the name.
+-- per process is woken ('1' on ARGV[5]), and if a writer claimed the lock
+-- it is handed off to the writers for ARGV[6] ms (see hand_off in
+-- common.lua). n > 0 when the owner still holds it. A retry of an RUnlock
+-- that already took effect returns the same answer again. Returns -1 when
+-- the hold is not there: its lease ended, it was removed, or a newer hold
+-- took its place. A WRONGKIND error when another kind holds the name.
 local bad = begin()
 if bad then
   return bad
 end
+local was_claimed = claimed()
 local count, ended = release()
 if ended and not settle() then
-  redis.call('publish', ARGV[5], '1')
+  freed(was_claimed, tonumber(ARGV[6]), ARGV[5])
 end
 return count

@@ -43,6 +43,12 @@ type RWMutex struct {
 
 var _ lockkit.Locker = (*RWMutex)(nil)
 
+// handOff is how long a lock freed by its last reader is kept for the
+// writers waiting in Lock: new readers stay out until a writer takes it,
+// which a writer woken by the release does within a round trip or two. If
+// no writer comes (it gave up or died), readers wait this long once.
+const handOff = 100 * time.Millisecond
+
 // New returns the read-write lock name of client c for a new owner. It
 // does no I/O and cannot fail: invalid arguments (a nil client, an empty
 // name, a bad option) make every method return an error matching
@@ -73,7 +79,7 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *RWMutex {
 		Undo:        undoScript,
 		AcquireArgs: []any{r},
 		ReleaseArgs: []any{m.k.rch, m.k.wch},
-		UndoArgs:    []any{m.k.rch, m.k.wch},
+		UndoArgs:    []any{m.k.rch, m.k.wch, handOff.Milliseconds()},
 		Refused:     m.refused,
 		Op:          &m.op,
 	})
@@ -86,8 +92,8 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *RWMutex {
 		Renew:       renewScript,
 		Undo:        undoScript,
 		AcquireArgs: []any{w, prefer},
-		ReleaseArgs: []any{m.k.wch},
-		UndoArgs:    []any{m.k.rch, m.k.wch},
+		ReleaseArgs: []any{m.k.wch, handOff.Milliseconds()},
+		UndoArgs:    []any{m.k.rch, m.k.wch, handOff.Milliseconds()},
 		Op:          &m.op,
 	})
 	return m
@@ -107,7 +113,9 @@ func (m *RWMutex) refused(int64) error {
 //
 // With writer preference (the default, see [WithWriterPreference]) a
 // waiting Lock holds back owners that do not read yet, so it waits only for
-// the readers already in.
+// the readers already in. With or without it, when the last reader leaves
+// while Lock waits, the lock is kept for the waiting writers for a moment
+// (100 ms at most) instead of going to whichever reader comes back first.
 //
 // When ctx ends first, the error matches both [lockkit.ErrNotObtained] and
 // ctx.Err(), m holds nothing it did not hold before, and its intent is
@@ -122,7 +130,7 @@ func (m *RWMutex) Lock(ctx context.Context) error {
 		intent = m.b.Cfg.WatchdogTimeout
 	}
 	registered := false
-	attempt := m.writeAttempt(intent, &registered)
+	attempt := m.writeAttempt(intent, true, &registered)
 	var ok bool
 	var err error
 	if m.w.Live() != nil || m.r.Live() != nil {
@@ -152,17 +160,22 @@ func (m *RWMutex) TryLock(ctx context.Context) (bool, error) {
 	if err := m.base().Check(ctx); err != nil {
 		return false, err
 	}
-	ok, _, err := m.writeAttempt(0, new(bool))(ctx)
+	ok, _, err := m.writeAttempt(0, false, new(bool))(ctx)
 	return ok, core.CtxError(ctx, m.b.Cfg.Name, err)
 }
 
 // writeAttempt returns one try at the write lock. A non-zero intent
 // registers the owner's intent when the lock is busy (and sets
 // *registered), and bounds the wait by a third of it, so that the intent is
-// refreshed while the writer waits.
-func (m *RWMutex) writeAttempt(intent time.Duration, registered *bool) core.Attempt {
+// refreshed while the writer waits. With claim, a busy lock is claimed, so
+// that it is handed off to the waiting writers when its last reader leaves.
+func (m *RWMutex) writeAttempt(intent time.Duration, claim bool, registered *bool) core.Attempt {
+	claims := "0"
+	if claim {
+		claims = "1"
+	}
 	return func(ctx context.Context) (bool, time.Duration, error) {
-		ok, wait, err := m.w.Attempt(ctx, "lock", intent.Milliseconds())
+		ok, wait, err := m.w.Attempt(ctx, "lock", intent.Milliseconds(), claims)
 		switch {
 		case intent <= 0 || ok:
 		case err != nil:
@@ -258,7 +271,8 @@ func (m *RWMutex) direct(ctx context.Context, attempt core.Attempt) (bool, error
 
 // RUnlock undoes one RLock. When m's read hold count drops to zero its read
 // hold ends, and if it was the last hold on the lock one waiting writer per
-// process is woken.
+// process is woken, and the lock is kept for the waiting writers for a
+// moment (see Lock).
 //
 // It returns an error matching [lockkit.ErrNotHeld] when m holds no read
 // hold, and [lockkit.ErrLost] when m held one but it is gone. Like Unlock

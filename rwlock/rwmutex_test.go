@@ -35,9 +35,10 @@ var backends = []redistest.Backend{redistest.MiniBackend, redistest.ServerBacken
 
 func TestMain(m *testing.M) {
 	redistest.Main(m, redistest.Children{
-		"rw-hammer": hammerChild,
-		"rw-reader": readerChild,
-		"rw-writer": writerChild,
+		"rw-hammer":    hammerChild,
+		"rw-read-load": readLoadChild,
+		"rw-reader":    readerChild,
+		"rw-writer":    writerChild,
 	})
 }
 

@@ -81,11 +81,19 @@ func (r *scriptRig) int(s *redis.Script, args ...any) int64 {
 	return n
 }
 
-// lock runs lock.lua for owner; intent 0 registers none.
+// lock runs lock.lua for owner, as TryLock does when intent is 0; intent
+// 0 registers none. It does not claim the lock.
 func (r *scriptRig) lock(owner string, intent time.Duration) reply {
 	r.t.Helper()
 	w, rd := holds(owner)
-	return r.acquire(lockScript, w, lease.Milliseconds(), r.attempt(), rd, intent.Milliseconds())
+	return r.acquire(lockScript, w, lease.Milliseconds(), r.attempt(), rd, intent.Milliseconds(), "0")
+}
+
+// wait runs lock.lua for owner as Lock does: a busy lock is claimed.
+func (r *scriptRig) wait(owner string, intent time.Duration) reply {
+	r.t.Helper()
+	w, rd := holds(owner)
+	return r.acquire(lockScript, w, lease.Milliseconds(), r.attempt(), rd, intent.Milliseconds(), "1")
 }
 
 // attempt returns the attempt id of the next acquire.
@@ -113,7 +121,7 @@ func (r *scriptRig) unlock(owner string, token int64, id string) int64 {
 func (r *scriptRig) runlock(owner string, token int64, id string) int64 {
 	r.t.Helper()
 	_, rd := holds(owner)
-	return r.int(runlockScript, rd, token, id, core.ReleaseWindow.Milliseconds(), r.k.wch)
+	return r.int(runlockScript, rd, token, id, core.ReleaseWindow.Milliseconds(), r.k.wch, handOff.Milliseconds())
 }
 
 func (r *scriptRig) renew(hold string, token int64, lease time.Duration) int64 {
@@ -123,7 +131,7 @@ func (r *scriptRig) renew(hold string, token int64, lease time.Duration) int64 {
 
 func (r *scriptRig) undo(hold string, token, count int64) int64 {
 	r.t.Helper()
-	return r.int(undoScript, hold, token, count, r.k.rch, r.k.wch)
+	return r.int(undoScript, hold, token, count, r.k.rch, r.k.wch, handOff.Milliseconds())
 }
 
 func (r *scriptRig) state(owner string) State {
@@ -265,6 +273,17 @@ func TestLockScript_returns(t *testing.T) {
 	if s := r2.state("y"); s.WaitingWriters != 0 {
 		t.Fatalf("intent left after acquiring: %+v", s)
 	}
+
+	// Under several readers the wait is until the first lease ends: that
+	// reader may have crashed, and no release would tell the writer.
+	r3 := newRig(t)
+	r3.rlock("a", true) // until 30s
+	r3.at(10 * time.Second)
+	r3.rlock("b", true) // until 40s
+	r3.at(15 * time.Second)
+	if a := r3.lock("w", time.Minute); a != (reply{0, 15_000}) {
+		t.Fatalf("writer under two readers = %+v, want {0, 15000}: until the first lease ends", a)
+	}
 }
 
 func TestRLockScript_returns(t *testing.T) {
@@ -400,6 +419,92 @@ func TestRUnlockScript_returns(t *testing.T) {
 	e.at(30 * time.Second)
 	if n := e.runlock("a", 1, "u1"); n != -1 {
 		t.Fatalf("runlock after the lease = %d, want -1", n)
+	}
+}
+
+func TestRUnlockScript_hands_a_claimed_lock_off_to_writers(t *testing.T) {
+	// Freed with no writer waiting: no hand-off, a reader gets in.
+	n := newRig(t)
+	n.rlock("a", false)
+	n.lock("w", 0) // TryLock: refused, claims nothing
+	n.runlock("a", 1, "u1")
+	n.wantPublished("w 1")
+	if a := n.rlock("b", false); a.count != 1 {
+		t.Fatalf("reader after an unclaimed release = %+v, want a hold", a)
+	}
+
+	r := newRig(t)
+	r.rlock("a", false)
+	r.rlock("b", false)
+	if a := r.wait("w", 0); a.count != 0 {
+		t.Fatalf("writer under readers = %+v, want refused", a)
+	}
+	if h := r.hash(); h[":claim"] != "1" {
+		t.Fatalf("hash = %v, want the writer's claim", h)
+	}
+	r.runlock("a", 1, "u1") // b still reads: no hand-off
+	r.wantPublished()
+	if a := r.rlock("c", false); a.count != 1 {
+		t.Fatalf("reader joining readers under a claim = %+v, want a hold", a)
+	}
+	r.runlock("c", 3, "u2")
+	r.runlock("b", 2, "u3") // the last reader: the lock is handed off
+	r.wantPublished("w 1")
+	for _, prefer := range []bool{false, true} {
+		if a := r.rlock("d", prefer); a != (reply{0, handOff.Milliseconds()}) {
+			t.Fatalf("reader (preference %v) during the hand-off = %+v, want {0, %d}", prefer, a, handOff.Milliseconds())
+		}
+	}
+	if s := r.state("w"); s != (State{}) {
+		t.Fatalf("state during the hand-off = %+v, want a free lock and no waiting writer", s)
+	}
+	if a := r.wait("w", 0); a.count != 1 {
+		t.Fatalf("writer during the hand-off = %+v, want the lock", a)
+	}
+	if r.mr.Exists(r.k.all[2]) {
+		t.Fatal("the hand-off outlived the writer taking the lock")
+	}
+
+	// A hand-off nobody takes lapses; one claim asks for one hand-off.
+	e := newRig(t)
+	e.rlock("a", false)
+	e.wait("w", 0)
+	e.runlock("a", 1, "u1")
+	e.at(handOff)
+	if a := e.rlock("b", false); a.count != 1 {
+		t.Fatalf("reader after the hand-off lapsed = %+v, want a hold", a)
+	}
+	e.runlock("b", 2, "u2")
+	if a := e.rlock("c", false); a.count != 1 {
+		t.Fatalf("reader after a release with no new claim = %+v, want a hold", a)
+	}
+
+	// A dropped read hold that frees a claimed lock hands it off too.
+	u := newRig(t)
+	u.rlock("a", false)
+	u.wait("w", 0)
+	u.published()
+	if n := u.undo("a:r", 0, 0); n != 1 {
+		t.Fatalf("undo = %d, want 1", n)
+	}
+	u.wantPublished("w 1")
+	if a := u.rlock("b", false); a.count != 0 {
+		t.Fatalf("reader after the undo = %+v, want refused by the hand-off", a)
+	}
+
+	// The last waiting writer giving up drops the hand-off and wakes the
+	// readers.
+	g := newRig(t)
+	g.rlock("a", true)
+	g.wait("w", time.Minute)
+	g.runlock("a", 1, "u1")
+	g.published()
+	if n := g.int(withdrawScript, "w:w", g.k.rch); n != 1 {
+		t.Fatalf("withdraw = %d, want 1", n)
+	}
+	g.wantPublished("r *")
+	if a := g.rlock("b", true); a.count != 1 {
+		t.Fatalf("reader after the writer gave up = %+v, want a hold", a)
 	}
 }
 

@@ -38,4 +38,7 @@ if mode == 0 and readers > 0 then
   mode = 1
 end
 local waiting = redis.call('zcount', WRITERS, '(' .. string.format('%d', NOW), '+inf')
+if handoff_left() then
+  waiting = waiting - 1
+end
 return {mode, readers, writing, reading, pttl, waiting}

@@ -8,12 +8,15 @@
 -- ARGV[3]  hold count the caller knows of; 0 for none
 -- ARGV[4]  readers' channel PREFIX:{NAME}:ch
 -- ARGV[5]  writers' channel PREFIX:{NAME}:wch
+-- ARGV[6]  how long a lock freed by a dropped read hold is handed off to
+--          the waiting writers, in ms
 --
 -- If the hold is there with the known token, its count is set back to the
 -- known count. If it is a hold the caller does not know of, it is dropped
 -- and whoever it kept out is woken: for a write hold every waiting reader
 -- ('*' on ARGV[4]) and one waiting writer per process ('1' on ARGV[5]);
--- for a read hold that was the last hold, one waiting writer per process.
+-- for a read hold that was the last hold, one waiting writer per process,
+-- and the lock is handed off as by the last RUnlock (see runlock.lua).
 -- Waiting writers' intents are kept: they still wait.
 --
 -- Returns 1 when a hold was cut back or dropped, 0 when there was nothing
@@ -23,6 +26,7 @@ if bad then
   return bad
 end
 local h = ARGV[1]
+local was_claimed = claimed()
 local done = hold_undo(HASH, h, ARGV[2], tonumber(ARGV[3]))
 if done == 'drop' then
   forget(h)
@@ -31,7 +35,7 @@ if done == 'drop' then
     redis.call('publish', ARGV[4], '*')
     redis.call('publish', ARGV[5], '1')
   elseif not held then
-    redis.call('publish', ARGV[5], '1')
+    freed(was_claimed, tonumber(ARGV[6]), ARGV[5])
   end
 end
 return done and 1 or 0

@@ -6,14 +6,17 @@
 --
 -- It touches only the intent set, never the lock hash.
 -- Returns 1 when the writer's intent was removed. If no other writer
--- waits, every waiting reader is woken ('*' on ARGV[2]), since the intent
--- may have been all that held it back. Returns 0 when the writer had no
+-- waits, a hand-off of the freed lock to the writers is dropped too, and
+-- every waiting reader is woken ('*' on ARGV[2]), since the intent may
+-- have been all that held it back. Returns 0 when the writer had no
 -- intent.
 if redis.call('zrem', WRITERS, ARGV[1]) == 0 then
   return 0
 end
 redis.call('zremrangebyscore', WRITERS, '-inf', NOW)
-if redis.call('exists', WRITERS) == 0 then
+local left = redis.call('zrange', WRITERS, 0, 1)
+if #left == 0 or (#left == 1 and left[1] == HANDOFF) then
+  redis.call('del', WRITERS)
   redis.call('publish', ARGV[2], '*')
 end
 return 1
