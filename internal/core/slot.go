@@ -1,0 +1,51 @@
+package core
+
+import "sync"
+
+// Slot keeps a lock value's current hold, lost or not, where the value's
+// accessors (Token, Lost) read it without waiting for an acquire or a
+// release in progress. The zero Slot holds nothing.
+type Slot struct {
+	mu sync.Mutex
+	h  *Hold
+}
+
+// Current returns the current hold, which may be lost, or nil.
+func (s *Slot) Current() *Hold {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.h
+}
+
+// Set makes h the current hold; nil when nothing is held.
+func (s *Slot) Set(h *Hold) {
+	s.mu.Lock()
+	s.h = h
+	s.mu.Unlock()
+}
+
+// Live returns the current hold unless it is lost.
+func (s *Slot) Live() *Hold {
+	h := s.Current()
+	if h == nil || h.Err() != nil {
+		return nil
+	}
+	return h
+}
+
+// Token returns the fencing token of the live hold, or 0.
+func (s *Slot) Token() int64 {
+	if h := s.Live(); h != nil {
+		return h.Token
+	}
+	return 0
+}
+
+// Lost returns the lost channel of the current hold; nil (a channel that
+// never fires) when nothing is held.
+func (s *Slot) Lost() <-chan struct{} {
+	if h := s.Current(); h != nil {
+		return h.Done()
+	}
+	return nil
+}
