@@ -28,6 +28,10 @@ type Client struct {
 
 	closeOnce sync.Once
 	closed    chan struct{} // closed by Close
+
+	bgMu     sync.Mutex
+	bgClosed bool           // Close waits for bg; guarded by bgMu
+	bg       sync.WaitGroup // the goroutines started by Go
 }
 
 // New returns a Client of rc, which may be any go-redis client: a plain
@@ -63,10 +67,16 @@ func New(rc redis.UniversalClient, opts ...Option) *Client {
 // waiting calls return an error matching [ErrClosed], and so does every
 // later call on a lock of the Client. It does not release holds in Redis
 // (they end with their lease) and does not close the go-redis client.
-// Close is idempotent.
+// It waits for the clean-ups still running in the background (see
+// [Client.Go]), which a server that stopped answering holds up until the
+// go-redis client's own timeouts. Close is idempotent.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closed)
+		c.bgMu.Lock()
+		c.bgClosed = true
+		c.bgMu.Unlock()
+		c.bg.Wait()
 		if c.err != nil {
 			return
 		}
@@ -74,6 +84,25 @@ func (c *Client) Close() error {
 		_ = c.wd.Close()
 	})
 	return nil
+}
+
+// Go runs f in a goroutine of its own that Close waits for. Lock kinds
+// use it for what outlives a call: a request whose reply came after the
+// caller's ctx ended is awaited there, and what it did is undone. Once
+// Close has begun, Go runs f before it returns.
+func (c *Client) Go(f func()) {
+	c.bgMu.Lock()
+	if c.bgClosed {
+		c.bgMu.Unlock()
+		f()
+		return
+	}
+	c.bg.Add(1)
+	c.bgMu.Unlock()
+	go func() {
+		defer c.bg.Done()
+		f()
+	}()
 }
 
 // Err returns nil while the Client is usable, an error matching

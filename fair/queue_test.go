@@ -160,9 +160,19 @@ func (h *acquireBlocker) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			return next(ctx, cmd)
 		}
 		close(h.blocked)
-		<-ctx.Done()
-		cmd.SetErr(ctx.Err())
-		return ctx.Err()
+		// Stuck until the caller gives up, or until a read timeout as
+		// go-redis has (the engine waits for a reply on a context the
+		// caller's does not cancel).
+		t := time.NewTimer(3 * time.Second)
+		defer t.Stop()
+		err := context.DeadlineExceeded
+		select {
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-t.C:
+		}
+		cmd.SetErr(err)
+		return err
 	}
 }
 

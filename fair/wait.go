@@ -61,7 +61,10 @@ func (q *queue) leave(ctx context.Context, x *core.Exclusive, cause error) error
 	}
 	ctx, cancel := core.Detached(ctx)
 	defer cancel()
-	if err := leaveScript.Run(ctx, x.Cfg.Client.Redis(), q.keys, x.Cfg.Owner, q.chans).Err(); err != nil {
+	_, err := core.Call(ctx, x.Cfg.Client, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, leaveScript.Run(ctx, x.Cfg.Client.Redis(), q.keys, x.Cfg.Owner, q.chans).Err()
+	}, nil)
+	if err != nil {
 		return errors.Join(cause, core.Op("leave queue", x.Cfg.Name, err))
 	}
 	return cause

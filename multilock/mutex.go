@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lockkit/lockkit"
@@ -277,21 +278,25 @@ func (m *Mutex) rollback(ctx context.Context, n int) error {
 	return fmt.Errorf("lockkit: multilock %q: releasing after a failed attempt: %w", m.name, errors.Join(errs...))
 }
 
-// Unlock releases every lock, last first, and returns their errors
+// Unlock releases every lock, all at once, and returns their errors
 // joined: it matches [lockkit.ErrNotHeld] if a lock was not held and
 // [lockkit.ErrLost] if a lock's hold was lost. An error from one lock does
-// not keep the others from being released. Each lock's Unlock keeps its
-// own contract: one that failed with a Redis error can be settled by
-// calling Unlock again (the locks that were released already then report
-// ErrNotHeld).
+// not keep the others from being released, and a slow one does not hold
+// up the others' releases: Unlock returns within ctx's deadline like each
+// lock's own Unlock. Each lock's Unlock keeps its own contract: one that
+// failed with a Redis error can be settled by calling Unlock again (the
+// locks that were released already then report ErrNotHeld).
 func (m *Mutex) Unlock(ctx context.Context) error {
 	if err := m.checkInput(ctx); err != nil {
 		return err
 	}
-	var errs []error
-	for i := len(m.locks) - 1; i >= 0; i-- {
-		errs = append(errs, m.locks[i].Unlock(ctx))
+	errs := make([]error, len(m.locks))
+	var wg sync.WaitGroup
+	for i, l := range m.locks {
+		wg.Go(func() { errs[i] = l.Unlock(ctx) })
 	}
+	wg.Wait()
+	slices.Reverse(errs) // last taken first, as they were released before
 	return errors.Join(errs...)
 }
 

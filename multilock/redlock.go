@@ -176,8 +176,7 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 // was lost or too few nodes still held it, and the nodes' errors with
 // unknown set when too few answered to tell. r.op held.
 func (r *RedLock) end(ctx context.Context, h *redHold) (err error, unknown bool) {
-	released, failed := r.settle(ctx, h.unknown)
-	h.unknown = nil // undone once
+	released, failed := r.settle(ctx)
 	h.released += released
 	err = h.Err()
 	switch {

@@ -24,9 +24,8 @@ type redHold struct {
 	quorum int
 
 	// Guarded by RedLock.op.
-	ending   bool   // the last Unlock began: its releases decide the outcome
-	released int    // nodes that released their part in the last Unlock
-	unknown  []bool // by node: the acquire got no answer; undone at the end
+	ending   bool // the last Unlock began: its releases decide the outcome
+	released int  // nodes that released their part in the last Unlock
 
 	mu    sync.Mutex // guards alive
 	alive int        // granting nodes whose part was not found lost
@@ -43,14 +42,12 @@ type redHold struct {
 // with a fixed lease, when its validity time ends. r.op held.
 func (r *RedLock) begin(res []nodeResult, token int64, start time.Time) {
 	h := &redHold{
-		Hold:    core.NewHold(token),
-		name:    r.b.Cfg.Name,
-		quorum:  r.quorum,
-		unknown: make([]bool, len(res)),
-		done:    make(chan struct{}),
+		Hold:   core.NewHold(token),
+		name:   r.b.Cfg.Name,
+		quorum: r.quorum,
+		done:   make(chan struct{}),
 	}
 	for i, x := range res {
-		h.unknown[i] = x.unknown
 		if !x.granted {
 			continue
 		}

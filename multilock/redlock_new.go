@@ -65,10 +65,6 @@ func NewRedLock(clients []*lockkit.Client, name string, opts ...lockkit.Option) 
 			}
 			cfg.Client = c
 		}
-		// The engine would undo an acquire whose reply was lost within
-		// core.CleanupTimeout; the RedLock does it itself, within the node
-		// timeout (see settle), so that a stalled node costs no more.
-		cfg.OwnOwner = false
 		n := &node{i: i, cfg: cfg}
 		n.h = core.NewHolder(core.HashLock(&n.cfg, noChannel))
 		r.nodes = append(r.nodes, n)

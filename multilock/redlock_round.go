@@ -7,11 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/core"
-	"github.com/lockkit/lockkit/internal/lua"
 )
 
 // nodeResult is what one node answered in a round.
@@ -21,7 +18,6 @@ type nodeResult struct {
 	raised  bool          // the node's counter is at the hold's token
 	refused bool          // another owner holds it on this node
 	wait    time.Duration // when refused: how long it may stay held (<0: no bound)
-	unknown bool          // no answer: the acquire may have run
 	err     error         // why the node neither granted nor refused
 }
 
@@ -69,7 +65,7 @@ func (r *RedLock) round(ctx context.Context) (bool, time.Duration, error) {
 			return true, r.b.Cfg.TTL(), nil
 		}
 	}
-	r.abandon(ctx, res)
+	r.abandon(ctx)
 	switch {
 	case fatal != nil:
 		return false, wait, fatal
@@ -109,11 +105,7 @@ func (r *RedLock) acquireAll(ctx context.Context) []nodeResult {
 func (r *RedLock) acquireNode(ctx context.Context, n *node) nodeResult {
 	nctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
 	defer cancel()
-	fresh := ""
-	if r.ownOwner {
-		fresh = "1"
-	}
-	ok, wait, err := n.h.Attempt(nctx, "lock", fresh)
+	ok, wait, err := n.h.Attempt(nctx, "lock")
 	var x nodeResult
 	switch {
 	case err == nil && ok:
@@ -127,11 +119,8 @@ func (r *RedLock) acquireNode(ctx context.Context, n *node) nodeResult {
 	case err == nil:
 		x.refused, x.wait = true, wait
 	case ctx.Err() == nil && nctx.Err() != nil:
-		x.unknown = true
 		x.err = fmt.Errorf("node %d: no answer within %v", n.i, r.nodeTimeout)
 	default:
-		var rerr redis.Error
-		x.unknown = !errors.As(err, &rerr) || errors.Is(err, redis.Nil)
 		x.err = fmt.Errorf("node %d: %w", n.i, err)
 	}
 	return x
@@ -156,7 +145,9 @@ func (r *RedLock) raise(ctx context.Context, res []nodeResult, token int64) int 
 		wg.Go(func() {
 			nctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
 			defer cancel()
-			v, err := raiseScript.Run(nctx, n.cfg.Client.Redis(), r.keys, n.cfg.Owner, x.token, token).Int64()
+			v, err := core.Call(nctx, n.cfg.Client, func(ctx context.Context) (int64, error) {
+				return raiseScript.Run(ctx, n.cfg.Client.Redis(), r.keys, n.cfg.Owner, x.token, token).Int64()
+			}, nil)
 			switch {
 			case err != nil:
 				// Still held, as far as we know, but not raised.
@@ -177,14 +168,11 @@ func (r *RedLock) raise(ctx context.Context, res []nodeResult, token int64) int 
 	return raised
 }
 
-// abandon undoes a failed round: it gives back every node's part and
-// undoes the acquires that got no answer (see settle).
-func (r *RedLock) abandon(ctx context.Context, res []nodeResult) {
-	unknown := make([]bool, len(res))
-	for i, x := range res {
-		unknown[i] = x.unknown
-	}
-	_, _ = r.settle(ctx, unknown)
+// abandon undoes a failed round: it gives back every node's part (see
+// settle). A node's acquire that got no answer is undone by its holder
+// when the answer comes.
+func (r *RedLock) abandon(ctx context.Context) {
+	_, _ = r.settle(ctx)
 	r.forget()
 }
 
@@ -200,20 +188,18 @@ func (r *RedLock) drop(ctx context.Context, h *redHold) error {
 }
 
 // settle releases r's part of the hold on every node whose holder still
-// has one, and undoes the acquires that got no answer (unknown, by node;
-// nil for none), all at once, each within the node timeout, even when ctx has ended. It returns
-// how many nodes released a part they still held, and the errors of the
+// has one, all at once, each within the node timeout, even when ctx has
+// ended. It returns how many nodes released a part they still held, and the errors of the
 // nodes whose outcome is unknown: their holders keep their part and its
 // unlock id, so that the next settle asks again without releasing twice.
 // r.op held.
-func (r *RedLock) settle(ctx context.Context, unknown []bool) (released int, failed []error) {
+func (r *RedLock) settle(ctx context.Context) (released int, failed []error) {
 	ctx = context.WithoutCancel(ctx)
 	errs := make([]error, len(r.nodes))
 	freed := make([]bool, len(r.nodes))
 	var wg sync.WaitGroup
 	for i, n := range r.nodes {
-		switch {
-		case n.h.Lost() != nil:
+		if n.h.Lost() != nil {
 			wg.Go(func() {
 				nctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
 				defer cancel()
@@ -225,16 +211,6 @@ func (r *RedLock) settle(ctx context.Context, unknown []bool) (released int, fai
 				default:
 					errs[i] = fmt.Errorf("node %d: %w", i, err)
 				}
-			})
-		case unknown != nil && unknown[i] && r.ownOwner:
-			// An owner id shared with other values is never undone: the
-			// hold found under it may be another value's.
-			wg.Go(func() {
-				nctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
-				defer cancel()
-				// If this fails too, the stray part ends with its lease,
-				// or is replaced by this value's next acquire there.
-				_ = lua.Mutex.Undo.Run(nctx, n.cfg.Client.Redis(), r.keys, n.cfg.Owner, 0, 0, noChannel, n.cfg.Kind).Err()
 			})
 		}
 	}

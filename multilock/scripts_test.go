@@ -31,11 +31,11 @@ func TestScripts_documented_returns(t *testing.T) {
 	// (acquire for owner) and check its reply; acquire's is {count, token},
 	// where a token below 0 stands for any.
 	attempts := 0 // the n-th acquire has attempt id "aN"
-	acquire := func(t *testing.T, owner, fresh string, count, token int64) []int64 {
+	acquire := func(t *testing.T, owner string, count, token int64) []int64 {
 		t.Helper()
 		attempts++
 		id := fmt.Sprintf("a%d", attempts)
-		got, err := lua.Mutex.Acquire.Run(ctx, c, keys, owner, 1000, id, "redlock", fresh).Int64Slice()
+		got, err := lua.Mutex.Acquire.Run(ctx, c, keys, owner, 1000, id, "redlock").Int64Slice()
 		if err != nil || len(got) != 2 || got[0] != count || (token >= 0 && got[1] != token) {
 			t.Fatalf("reply %v, %v; want {%d, %d}", got, err, count, token)
 		}
@@ -67,25 +67,26 @@ func TestScripts_documented_returns(t *testing.T) {
 		do   func(t *testing.T)
 	}{
 		{"acquire of a free lock mints token 1 and marks the kind", func(t *testing.T) {
-			acquire(t, "me", "", 1, 1)
+			acquire(t, "me", 1, 1)
 			if k := mr.HGet(hash, ":kind"); k != "redlock" {
 				t.Fatalf(":kind = %q", k)
 			}
 		}},
-		{"acquire under a shared owner id re-enters", func(t *testing.T) { acquire(t, "me", "", 2, 1) }},
-		{"acquire under the value's own id replaces the stray hold", func(t *testing.T) {
-			acquire(t, "me", "1", 1, 2)
+		{"acquire under a shared owner id re-enters", func(t *testing.T) { acquire(t, "me", 2, 1) }},
+		{"undo with no known hold removes a stray one, and a new acquire mints a new token", func(t *testing.T) {
+			undo(t, 0, 0, 1)
+			acquire(t, "me", 1, 2)
 			wantCount(t, "1")
 		}},
 		{"acquire held by another owner returns its pttl", func(t *testing.T) {
-			if got := acquire(t, "you", "", 0, -1); got[1] <= 0 || got[1] > 1000 {
+			if got := acquire(t, "you", 0, -1); got[1] <= 0 || got[1] > 1000 {
 				t.Fatalf("pttl %d", got[1])
 			}
 		}},
 		{"acquire of a name another kind holds is refused", func(t *testing.T) {
 			other := []string{"lockkit:{o}", "lockkit:{o}:fence", "lockkit:{o}:released"}
 			mr.HSet(other[0], ":kind", "reentrant", "x", "1")
-			_, err := lua.Mutex.Acquire.Run(ctx, c, other, "me", 1000, "a0", "redlock", "1").Result()
+			_, err := lua.Mutex.Acquire.Run(ctx, c, other, "me", 1000, "a0", "redlock").Result()
 			if !redis.HasErrorPrefix(err, "WRONGKIND") {
 				t.Fatalf("err = %v, want WRONGKIND", err)
 			}
@@ -127,9 +128,9 @@ func TestScripts_documented_returns(t *testing.T) {
 			}
 		}},
 		{"a retried release reports success again", func(t *testing.T) { release(t, 2, "u2", 0) }},
-		{"acquire after a raise mints above the raised counter", func(t *testing.T) { acquire(t, "me", "1", 1, 41) }},
+		{"acquire after a raise mints above the raised counter", func(t *testing.T) { acquire(t, "me", 1, 41) }},
 		{"release of one of two acquires keeps the hold, once per unlock id", func(t *testing.T) {
-			acquire(t, "me", "", 2, 41)
+			acquire(t, "me", 2, 41)
 			release(t, 41, "u3", 1)
 			release(t, 41, "u3", 1)
 			wantCount(t, "1")
@@ -137,8 +138,8 @@ func TestScripts_documented_returns(t *testing.T) {
 		}},
 		{"undo with nothing to undo returns 0", func(t *testing.T) { undo(t, 0, 0, 0) }},
 		{"undo cuts a known hold back to its known count", func(t *testing.T) {
-			acquire(t, "me", "1", 1, 42)
-			acquire(t, "me", "", 2, 42)
+			acquire(t, "me", 1, 42)
+			acquire(t, "me", 2, 42)
 			undo(t, 42, 1, 1)
 			wantCount(t, "1")
 		}},

@@ -145,7 +145,7 @@ func (m *RWMutex) Lock(ctx context.Context) error {
 		wctx, cancel := core.Detached(ctx)
 		w, _ := holds(m.b.Cfg.Owner)
 		// If this fails too, the intent lapses within the watchdog timeout.
-		_, _ = withdraw(wctx, m.b.Cfg.Client.Redis(), m.k, w)
+		_, _ = withdraw(wctx, m.b.Cfg.Client, m.k, w)
 		cancel()
 	}
 	return err
@@ -299,7 +299,7 @@ func (m *RWMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	var ok bool
 	err := m.w.Suspended(func() error {
 		return m.r.Suspended(func() (err error) {
-			ok, err = forceUnlock(ctx, m.b.Cfg.Client.Redis(), m.k)
+			ok, err = forceUnlock(ctx, m.b.Cfg.Client, m.k)
 			return err
 		})
 	})

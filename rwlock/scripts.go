@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/lua"
 )
@@ -56,21 +55,27 @@ func holds(owner string) (w, r string) { return owner + ":w", owner + ":r" }
 
 // withdraw runs withdraw.lua for the writer whose write hold is w and
 // reports whether an intent was removed.
-func withdraw(ctx context.Context, c redis.Scripter, k keys, w string) (bool, error) {
-	n, err := withdrawScript.Run(ctx, c, k.all, w, k.rch).Int64()
+func withdraw(ctx context.Context, c *lockkit.Client, k keys, w string) (bool, error) {
+	n, err := core.Call(ctx, c, func(ctx context.Context) (int64, error) {
+		return withdrawScript.Run(ctx, c.Redis(), k.all, w, k.rch).Int64()
+	}, nil)
 	return n == 1, err
 }
 
 // forceUnlock runs forceunlock.lua and reports whether holds were removed.
-func forceUnlock(ctx context.Context, c redis.Scripter, k keys) (bool, error) {
-	n, err := forceScript.Run(ctx, c, k.all, k.rch, k.wch).Int64()
+func forceUnlock(ctx context.Context, c *lockkit.Client, k keys) (bool, error) {
+	n, err := core.Call(ctx, c, func(ctx context.Context) (int64, error) {
+		return forceScript.Run(ctx, c.Redis(), k.all, k.rch, k.wch).Int64()
+	}, nil)
 	return n == 1, err
 }
 
 // readState runs state.lua for owner.
-func readState(ctx context.Context, c redis.Scripter, k keys, owner string) (State, error) {
+func readState(ctx context.Context, c *lockkit.Client, k keys, owner string) (State, error) {
 	w, r := holds(owner)
-	res, err := stateScript.Run(ctx, c, k.all, w, r).Int64Slice()
+	res, err := core.Call(ctx, c, func(ctx context.Context) ([]int64, error) {
+		return stateScript.Run(ctx, c.Redis(), k.all, w, r).Int64Slice()
+	}, nil)
 	if err == nil && (len(res) != 6 || res[0] < 0 || res[0] > 2) {
 		err = fmt.Errorf("%w: %v", core.ErrReply, res)
 	}

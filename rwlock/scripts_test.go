@@ -11,6 +11,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -27,6 +28,7 @@ type scriptRig struct {
 	ctx context.Context
 	mr  *miniredis.Miniredis
 	c   *redis.Client
+	lc  *lockkit.Client // over c
 	k   keys
 	t0  time.Time
 	ps  *redis.PubSub
@@ -39,7 +41,7 @@ func newRig(t *testing.T) *scriptRig {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
 	r := &scriptRig{
-		t: t, ctx: ctx, mr: mr, c: c, t0: time.Now().Truncate(time.Second),
+		t: t, ctx: ctx, mr: mr, c: c, lc: redistest.Lockkit(t, c), t0: time.Now().Truncate(time.Second),
 		k: newKeys(core.NewKeys(config.DefaultPrefix, redistest.Unique(t))),
 	}
 	mr.SetTime(r.t0)
@@ -136,7 +138,7 @@ func (r *scriptRig) undo(hold string, token, count int64) int64 {
 
 func (r *scriptRig) state(owner string) State {
 	r.t.Helper()
-	s, err := readState(r.ctx, r.c, r.k, owner)
+	s, err := readState(r.ctx, r.lc, r.k, owner)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -540,15 +542,15 @@ func TestWithdrawScript_returns(t *testing.T) {
 	r.lock("w1", time.Minute)
 	r.lock("w2", time.Minute)
 	r.published()
-	ok, err := withdraw(r.ctx, r.c, r.k, "w1:w")
+	ok, err := withdraw(r.ctx, r.lc, r.k, "w1:w")
 	if err != nil || !ok {
 		t.Fatalf("withdraw = %v, %v; want true", ok, err)
 	}
 	r.wantPublished() // w2 still holds readers back
-	if ok, _ := withdraw(r.ctx, r.c, r.k, "w1:w"); ok {
+	if ok, _ := withdraw(r.ctx, r.lc, r.k, "w1:w"); ok {
 		t.Fatal("second withdraw = true, want false")
 	}
-	if ok, _ := withdraw(r.ctx, r.c, r.k, "w2:w"); !ok {
+	if ok, _ := withdraw(r.ctx, r.lc, r.k, "w2:w"); !ok {
 		t.Fatal("withdraw of w2 = false")
 	}
 	r.wantPublished("r *")
@@ -559,14 +561,14 @@ func TestForceUnlockScript_returns(t *testing.T) {
 	r.rlock("a", true)
 	r.lock("w", time.Minute)
 	r.published()
-	if ok, err := forceUnlock(r.ctx, r.c, r.k); err != nil || !ok {
+	if ok, err := forceUnlock(r.ctx, r.lc, r.k); err != nil || !ok {
 		t.Fatalf("force unlock = %v, %v; want true", ok, err)
 	}
 	r.wantPublished("r *", "w *")
 	if s := r.state("a"); s.Mode != Unlocked || s.WaitingWriters != 1 {
 		t.Fatalf("state = %+v; want unlocked, the waiting writer's intent kept", s)
 	}
-	if ok, _ := forceUnlock(r.ctx, r.c, r.k); ok {
+	if ok, _ := forceUnlock(r.ctx, r.lc, r.k); ok {
 		t.Fatal("force unlock of a free lock = true")
 	}
 	r.wantPublished()
@@ -686,9 +688,9 @@ func TestScripts_leave_another_kinds_hash_alone(t *testing.T) {
 				"runlock":  func() error { return runlockScript.Run(r.ctx, r.c, r.k.all, "o:r", 7, "u", 1000, r.k.wch).Err() },
 				"renew":    func() error { return renewScript.Run(r.ctx, r.c, r.k.all, "o:w", 7, 1000).Err() },
 				"undo":     func() error { return undoScript.Run(r.ctx, r.c, r.k.all, "o:w", 0, 0, r.k.rch, r.k.wch).Err() },
-				"force":    func() error { _, err := forceUnlock(r.ctx, r.c, r.k); return err },
-				"state":    func() error { _, err := readState(r.ctx, r.c, r.k, "o"); return err },
-				"withdraw": func() error { _, err := withdraw(r.ctx, r.c, r.k, "o:w"); return err },
+				"force":    func() error { _, err := forceUnlock(r.ctx, r.lc, r.k); return err },
+				"state":    func() error { _, err := readState(r.ctx, r.lc, r.k, "o"); return err },
+				"withdraw": func() error { _, err := withdraw(r.ctx, r.lc, r.k, "o:w"); return err },
 			}
 			for name, f := range run {
 				err := f()

@@ -61,7 +61,7 @@ func (m *RWMutex) State(ctx context.Context) (State, error) {
 	if err := m.base().Check(ctx); err != nil {
 		return State{}, err
 	}
-	s, err := readState(ctx, m.b.Cfg.Client.Redis(), m.k, m.b.Cfg.Owner)
+	s, err := readState(ctx, m.b.Cfg.Client, m.k, m.b.Cfg.Owner)
 	if err != nil {
 		return State{}, core.Op("state", m.b.Cfg.Name, err)
 	}

@@ -124,6 +124,7 @@ func cases() []struct {
 		{"with_owner_shares_the_hold", testWithOwner},
 		{"unlock_with_cancelled_ctx_releases", testCancelledUnlock},
 		{"closed_client_reports_ErrClosed", testClosed},
+		{"calls_return_within_ctx_against_a_silent_server", testSilentServer},
 	}
 }
 

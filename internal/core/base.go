@@ -62,7 +62,8 @@ func (b *Base) Name() string {
 // Exists reports whether key exists: whether any owner holds a lock whose
 // hash is key.
 func (b *Base) Exists(ctx context.Context, key string) (bool, error) {
-	n, err := b.Cfg.Client.Redis().Exists(ctx, key).Result()
+	rc := b.Cfg.Client.Redis()
+	n, err := Call(ctx, b.Cfg.Client, func(ctx context.Context) (int64, error) { return rc.Exists(ctx, key).Result() }, nil)
 	if err != nil {
 		return false, Op("is locked", b.Cfg.Name, err)
 	}
@@ -71,7 +72,8 @@ func (b *Base) Exists(ctx context.Context, key string) (bool, error) {
 
 // HoldCount returns the count of hold in the hash at key, 0 when absent.
 func (b *Base) HoldCount(ctx context.Context, key, hold string) (int, error) {
-	n, err := b.Cfg.Client.Redis().HGet(ctx, key, hold).Int()
+	rc := b.Cfg.Client.Redis()
+	n, err := Call(ctx, b.Cfg.Client, func(ctx context.Context) (int, error) { return rc.HGet(ctx, key, hold).Int() }, nil)
 	if errors.Is(err, redis.Nil) {
 		return 0, nil
 	}
@@ -83,7 +85,8 @@ func (b *Base) HoldCount(ctx context.Context, key, hold string) (int, error) {
 
 // TTL returns the remaining lease of key, or 0 when it does not exist.
 func (b *Base) TTL(ctx context.Context, key string) (time.Duration, error) {
-	d, err := b.Cfg.Client.Redis().PTTL(ctx, key).Result()
+	rc := b.Cfg.Client.Redis()
+	d, err := Call(ctx, b.Cfg.Client, func(ctx context.Context) (time.Duration, error) { return rc.PTTL(ctx, key).Result() }, nil)
 	if err != nil {
 		return 0, Op("ttl", b.Cfg.Name, err)
 	}

@@ -69,7 +69,9 @@ func (x *Exclusive) ForceUnlock(ctx context.Context) (bool, error) {
 	defer op.Unlock()
 	var n int64
 	err := x.H.Suspended(func() (err error) {
-		n, err = x.Force.Run(ctx, x.Cfg.Client.Redis(), x.ForceKeys, x.ForceArgs...).Int64()
+		n, err = Call(ctx, x.Cfg.Client, func(ctx context.Context) (int64, error) {
+			return x.Force.Run(ctx, x.Cfg.Client.Redis(), x.ForceKeys, x.ForceArgs...).Int64()
+		}, nil)
 		return err
 	})
 	if err != nil {

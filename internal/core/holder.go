@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -12,13 +13,14 @@ import (
 	"github.com/lockkit/lockkit/watchdog"
 )
 
-// CleanupTimeout bounds every clean-up that runs after the caller's ctx
-// ended or its outcome was unknown: the undo of an acquire whose reply was
-// lost, a release with a cancelled ctx, a fair waiter leaving its queue, a
-// multi-lock giving back what a failed round took. Clean-ups run on a
-// context detached from the caller's; if one fails, what it would have
-// removed ends with its lease.
-const CleanupTimeout = 2 * time.Second
+// CleanupTimeout bounds how long a call waits, past the end of its ctx,
+// for a clean-up: the undo of an acquire whose reply was lost, a release
+// with a cancelled ctx, a fair waiter leaving its queue, a multi-lock
+// giving back what a failed round took. Clean-ups run on a context
+// detached from the caller's; one that the server does not answer in time
+// goes on in the background (see Call), and if it fails, what it would
+// have removed ends with its lease.
+const CleanupTimeout = 500 * time.Millisecond
 
 // ReleaseWindow is how long a released token is remembered, so that a
 // retried Unlock whose first reply was lost reports success.
@@ -82,6 +84,10 @@ type Holder struct {
 	// releaseOwner) whose outcome is unknown; empty when none. Guarded by
 	// op.
 	ownerUnlockID string
+	// settling is closed when an acquire in doubt is settled (see
+	// freeze); nil when none is. Until then nothing may change what r
+	// knows of its hold. Set with op held.
+	settling atomic.Pointer[chan struct{}]
 }
 
 // NewHolder returns the holder of spec.
@@ -110,9 +116,39 @@ var ErrReply = errors.New("unexpected reply from script")
 // dropped connection, ctx ending in flight) the acquire may still have
 // run, so a hold nobody knows of is undone before Attempt returns.
 func (r *Holder) Attempt(ctx context.Context, op string, args ...any) (bool, time.Duration, error) {
-	r.op.Lock()
-	defer r.op.Unlock()
-	return r.attempt(ctx, op, args)
+	if err := r.lock(ctx); err != nil {
+		return false, 0, Op(op, r.cfg.Name, err)
+	}
+	ok, wait, err := r.attempt(ctx, op, args)
+	settling := r.settling.Load()
+	r.op.Unlock()
+	if settling != nil {
+		// Return once the undo is done, if ctx allows: the lock is then
+		// as the caller left it.
+		select {
+		case <-*settling:
+		case <-ctx.Done():
+		}
+	}
+	return ok, wait, err
+}
+
+// lock locks r.op once no acquire in doubt is being settled, or returns
+// ctx's error when ctx ends first.
+func (r *Holder) lock(ctx context.Context) error {
+	for {
+		r.op.Lock()
+		ch := r.settling.Load()
+		if ch == nil {
+			return nil
+		}
+		r.op.Unlock()
+		select {
+		case <-*ch:
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %w", errNoReply, ctx.Err())
+		}
+	}
 }
 
 // attempt is Attempt with r.op held.
@@ -131,18 +167,35 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 	argv = append(argv, r.spec.AcquireArgs...)
 	argv = append(argv, args...)
 	sent := time.Now()
-	res, err := r.spec.Acquire.Run(ctx, c.Client.Redis(), r.spec.Keys, argv...).Int64Slice()
-	if err == nil && len(res) != 2 {
-		err = fmt.Errorf("%w: %v", ErrReply, res)
+	// An acquire left behind when ctx ends freezes what r knows of its
+	// hold until its reply comes and whatever it took is undone.
+	var once sync.Once
+	var settle func(undo bool)
+	frozen := func() func(bool) {
+		once.Do(func() { settle = r.freeze() })
+		return settle
 	}
+	res, err := Call(ctx, c.Client, func(ctx context.Context) ([]int64, error) {
+		res, err := r.spec.Acquire.Run(ctx, c.Client.Redis(), r.spec.Keys, argv...).Int64Slice()
+		if err == nil && len(res) != 2 {
+			err = fmt.Errorf("%w: %v", ErrReply, res)
+		}
+		return res, err
+	}, func(res []int64, err error) {
+		frozen()(err != nil && !isServerError(err) || err == nil && res[0] > 0)
+	})
 	if err != nil || res[0] <= 0 {
 		abort(pre)
 	}
 	switch {
+	case errors.Is(err, errNoReply):
+		frozen() // its reply settles it
+		return false, 0, Op(op, c.Name, err)
+	case errors.Is(err, errNotSent) || isServerError(err):
+		return false, 0, Op(op, c.Name, err)
 	case err != nil:
-		if !isServerError(err) {
-			r.undo(ctx)
-		}
+		// The reply was lost: the acquire may have run.
+		r.freeze()(true)
 		return false, 0, Op(op, c.Name, err)
 	case res[0] < 0:
 		if r.spec.Refused == nil {
@@ -228,24 +281,46 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time) {
 	pre.Start(lease, sent)
 }
 
-// undo cuts the owner's hold in Redis back to what r knows of, after an
-// acquire whose reply was lost: it may have run and taken or re-entered
-// the hold. Without this a fresh hold nobody knows of would keep everyone
-// out for a whole lease. Only an owner id minted for this value is undone:
-// a shared one's hold may be another value's. r.op held.
-func (r *Holder) undo(ctx context.Context) {
+// freeze keeps what r knows of its hold from changing until the function
+// it returns is called, once: an acquire is in doubt (its reply was lost,
+// or ctx ended before it came) and may have taken or re-entered the hold;
+// a fresh hold nobody knows of would keep everyone out for a whole lease.
+// When called with undo set, that function cuts the owner's hold in Redis
+// back to what r knows of; either way r's later calls wait until then (or
+// until their ctx ends), so that nothing r does meanwhile is undone. If the
+// undo fails, the stray hold ends with its lease. Only an owner id minted
+// for this value is undone: a shared one's hold may be another value's.
+// r.op held.
+func (r *Holder) freeze() func(undo bool) {
 	if !r.cfg.OwnOwner {
-		return
+		return func(bool) {}
 	}
+	// An earlier undo may still run: this one follows it.
+	prev := r.settling.Load()
+	ch := make(chan struct{})
+	r.settling.Store(&ch)
 	var token, count int64
 	if h := r.Live(); h != nil {
 		token, count = h.Token, h.Count
 	}
-	ctx, cancel := Detached(ctx)
-	defer cancel()
-	argv := append([]any{r.spec.Hold, token, count}, r.spec.UndoArgs...)
-	// If this fails too, the stray hold ends with its lease.
-	_ = r.spec.Undo.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Err()
+	return func(undo bool) {
+		r.cfg.Client.Go(func() {
+			defer func() {
+				r.settling.CompareAndSwap(&ch, nil)
+				close(ch)
+			}()
+			if prev != nil {
+				<-*prev
+			}
+			if !undo {
+				return
+			}
+			ctx, cancel := Detached(context.Background())
+			defer cancel()
+			argv := append([]any{r.spec.Hold, token, count}, r.spec.UndoArgs...)
+			_ = r.spec.Undo.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Err()
+		})
+	}
 }
 
 // Detached returns a context that is not cancelled with ctx, bounded by
@@ -263,13 +338,15 @@ func Detached(ctx context.Context) (context.Context, context.CancelFunc) {
 // the hold keeps its unlock id, so the next Release asks again without
 // releasing twice.
 func (r *Holder) Release(ctx context.Context, op string) error {
-	r.op.Lock()
-	defer r.op.Unlock()
 	if ctx.Err() != nil {
 		var cancel context.CancelFunc
 		ctx, cancel = Detached(ctx)
 		defer cancel()
 	}
+	if err := r.lock(ctx); err != nil {
+		return Op(op, r.cfg.Name, err)
+	}
+	defer r.op.Unlock()
 	if p := r.pending; p != nil {
 		// This Release is the retry of the Unlock in doubt.
 		n, err := r.release(ctx, p)
@@ -334,7 +411,11 @@ func (r *Holder) release(ctx context.Context, h *Hold) (int64, error) {
 // current hold) under unlock id.
 func (r *Holder) run(ctx context.Context, token any, id string) (int64, error) {
 	argv := append([]any{r.spec.Hold, token, id, ReleaseWindow.Milliseconds()}, r.spec.ReleaseArgs...)
-	return r.spec.Release.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Int64()
+	// A release left behind is in doubt like one whose reply was lost:
+	// its unlock id makes the retry safe.
+	return Call(ctx, r.cfg.Client, func(ctx context.Context) (int64, error) {
+		return r.spec.Release.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Int64()
+	}, nil)
 }
 
 // releaseOwner undoes one acquire of the owner's hold when this value

@@ -10,10 +10,6 @@
 -- ARGV[3]  attempt id, new for every acquire the caller makes: a re-sent
 --          acquire answers again what it answered, without counting twice
 -- ARGV[4]  kind: 'reentrant', 'spin' or 'redlock'
--- ARGV[5]  '1' when the owner id is the calling lock value's own and the
---          value holds nothing: a hold found under the id can only be one
---          that an acquire whose reply was lost left behind, and is
---          replaced by a fresh one; empty (or absent) to re-enter it
 --
 -- Returns {count, token} when the owner now holds the lock: count 1 and a
 -- newly minted token for a fresh hold, count > 1 and the hold's token on
@@ -24,10 +20,6 @@ local hash, owner, lease, id, kind = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3
 local first = acquire_first(hash, kind, owner, id)
 if first then
   return first
-end
-if ARGV[5] == '1' and redis.call('hexists', hash, owner) == 1 then
-  -- The stray hold is all the hash holds: one hold per name.
-  redis.call('del', hash)
 end
 if redis.call('exists', hash) == 0 then
   local token = hold_new(hash, KEYS[2], kind, owner, id)

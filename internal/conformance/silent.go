@@ -1,0 +1,76 @@
+package conformance
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+// silentBound is how long past its deadline a call may return against a
+// server that stopped answering: scheduling noise, far below the seconds a
+// go-redis read timeout would cost.
+const silentBound = time.Second
+
+// within runs call with a ctx of d and checks that it returns within d +
+// silentBound, with an error matching want (any error when want is nil).
+func within(t *testing.T, what string, d time.Duration, want error, call func(context.Context) error) {
+	t.Helper()
+	c, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	start := time.Now()
+	err := call(c)
+	if took := time.Since(start); took > d+silentBound {
+		t.Errorf("%s with a %v ctx against a silent server returned after %v", what, d, took.Round(time.Millisecond))
+	}
+	if want == nil && err == nil {
+		t.Errorf("%s against a silent server = nil; want an error", what)
+	}
+	if want != nil {
+		redistest.WantErr(t, err, want)
+	}
+}
+
+// testSilentServer checks that Lock, TryLock and Unlock return within
+// their ctx deadline while the server does not answer, and that what the
+// requests left behind did when the server answered at last is undone:
+// the lock is free at once, and the holder can still release.
+func testSilentServer(t *testing.T, e *env) {
+	name := redistest.Unique(t)
+	silent := &redistest.Silence{Match: isScript}
+	defer silent.Off()
+	m := e.k.New(redistest.Lockkit(t, e.newRC(t, silent)), name)
+
+	silent.On()
+	const d = 100 * time.Millisecond
+	within(t, "Lock", d, lockkit.ErrNotObtained, m.Lock)
+	// TryLock may fail sooner: RedLock's node timeout, say.
+	within(t, "TryLock", d, nil, func(c context.Context) error {
+		ok, err := m.TryLock(c)
+		if ok {
+			t.Error("TryLock against a silent server = true")
+		}
+		return err
+	})
+	silent.Off()
+	// The acquires ran late and were undone: m holds nothing, and another
+	// owner gets the lock without waiting for a lease.
+	if hc, ok := m.(counter); ok {
+		redistest.Eventually(t, waitTimeout, "the late acquires to be undone", func() bool {
+			n, err := hc.HoldCount(ctx(t))
+			return n == 0 && err == nil
+		})
+	}
+	eventuallyTaken(t, e, name)
+
+	redistest.MustLock(t, m)
+	silent.On()
+	within(t, "Unlock", d, context.DeadlineExceeded, m.Unlock)
+	silent.Off()
+	// The release ran late; calling Unlock again settles it.
+	redistest.MustUnlock(t, m)
+	eventuallyTaken(t, e, name)
+	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrNotHeld)
+}
