@@ -56,14 +56,14 @@ func TestWatchdog_renews_in_batches(t *testing.T) {
 		keys  []string
 		holds []*watchdog.Hold
 	)
-	start := time.Now()
 	for range 10 {
 		key := redistest.Unique(t)
+		since := time.Now()
 		if err := c.Set(ctx, key, 1, ttl).Err(); err != nil {
 			t.Fatal(err)
 		}
 		h := w.Register()
-		h.Start(lease(key, ttl, lost), start)
+		h.Start(lease(key, ttl, lost), since)
 		keys = append(keys, key)
 		holds = append(holds, h)
 	}
@@ -111,11 +111,11 @@ type watched struct {
 func watch(t *testing.T, c redis.UniversalClient, ttl time.Duration) watched {
 	t.Helper()
 	w := watched{key: redistest.Unique(t), lost: make(chan error, 1)}
+	w.started = time.Now()
 	if err := c.Set(context.Background(), w.key, 1, ttl).Err(); err != nil {
 		t.Fatal(err)
 	}
 	w.hold = newWatchdog(t, c).Register()
-	w.started = time.Now()
 	w.hold.Start(lease(w.key, ttl, w.lost), w.started)
 	return w
 }
