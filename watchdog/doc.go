@@ -10,10 +10,14 @@
 //
 // # Renewals never block the watchdog
 //
-// The renewals due together are sent from a goroutine of their own, in
-// one pipelined round trip, so the watchdog's goroutine never waits for
-// the network. go-redis splits the pipeline by slot, so this works on
-// Cluster too.
+// The renewals due together are sent from a goroutine of their own, so
+// the watchdog's goroutine never waits for the network. They are grouped
+// by shard and each shard's group goes out as one pipelined round trip,
+// all shards at once, each with its own context: on a *redis.ClusterClient
+// a shard is the master that serves the hold's first key (by the client's
+// cached slot map, [redis.ClusterClient.MasterForKey]); on any other client
+// all holds form one shard. A slow or silent node therefore delays only the
+// holds it serves, never a hold on another node.
 //
 // go-redis applies a context's deadline to socket reads only when the
 // client was created with ContextTimeoutEnabled; otherwise a round trip to

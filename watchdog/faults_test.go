@@ -136,3 +136,67 @@ func TestWatchdog_reports_loss_before_lease_lapses_on_stalled_server(t *testing.
 	wantLostBeforeLease(t, th, lostAt, log, ttl)
 	redistest.WantErr(t, <-th.lost, watchdog.ErrNotRenewed)
 }
+
+func TestWatchdog_stalled_cluster_node_costs_no_hold_on_another(t *testing.T) {
+	cl := redistest.StartCluster(t)
+	cc := cl.Client(t)
+	log := newRenewalLog()
+	cc.AddHook(log)
+	names := redistest.NamesOnDistinctMasters(t, cc, 2)
+	stalledKey, healthyKey := "{"+names[0]+"}", "{"+names[1]+"}"
+	const (
+		ttl = 400 * time.Millisecond
+		// Shorter than the cluster-node-timeout (2 s), so that the other
+		// nodes never mark the stalled one failed and refuse every key.
+		stall = 1500 * time.Millisecond
+	)
+	w := watchdog.New(cc)
+	defer w.Close()
+	stalled := timedWatch(t, cc, w, stalledKey, ttl)
+	healthy := timedWatch(t, cc, w, healthyKey, ttl)
+	log.waitRenewed(t, stalledKey, time.Time{})
+	log.waitRenewed(t, healthyKey, time.Time{})
+
+	ctx := redistest.Ctx(t, 5*time.Second)
+	node, err := cc.MasterForKey(ctx, stalledKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var srv *redistest.Server
+	for _, s := range cl.Servers() {
+		if s.Addr() == node.Options().Addr {
+			srv = s
+		}
+	}
+	if srv == nil {
+		t.Fatalf("no node of the cluster serves %s at %s", stalledKey, node.Options().Addr)
+	}
+	srv.Stall(t, stall)
+	stallStart := time.Now()
+
+	// Through the stall and a lease beyond, the hold on the healthy master
+	// keeps its lease on the server and is never reported lost.
+	tick := time.NewTicker(ttl / 8)
+	defer tick.Stop()
+	for until := stallStart.Add(stall + ttl); time.Now().Before(until); {
+		select {
+		case cause := <-healthy.lost:
+			t.Fatalf("the hold on the healthy master was reported lost during the stall of another: %v", cause)
+		case <-tick.C:
+		}
+		if pttl, err := cc.PTTL(ctx, healthyKey).Result(); err != nil || pttl <= 0 {
+			t.Fatalf("the healthy master's key has no lease %v after another master stalled: PTTL %v, %v",
+				time.Since(stallStart), pttl, err)
+		}
+	}
+	if last := log.last(healthyKey); !last.After(stallStart.Add(stall / 2)) {
+		t.Fatalf("the hold on the healthy master was last renewed %v after the stall began; want renewals all through it",
+			last.Sub(stallStart))
+	}
+	lostAt := redistest.Receive(t, stalled.lostAt, 10*time.Second, "the hold on the stalled master to be reported lost")
+	healthy.hold.Stop()
+	stalled.hold.Stop()
+	_ = w.Close()
+	wantLostBeforeLease(t, stalled, lostAt, log, ttl)
+	redistest.WantErr(t, <-stalled.lost, watchdog.ErrNotRenewed)
+}

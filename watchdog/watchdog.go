@@ -36,7 +36,7 @@ var (
 // New returns a Watchdog that renews holds through client. It does no I/O
 // and starts nothing until a hold is registered; then one goroutine keeps
 // the time, and each batch of due renewals is sent from a goroutine of its
-// own in one pipelined round trip, so that the loop never waits
+// own, one pipelined round trip per shard, so that the loop never waits
 // for the network. The goroutine exits when no hold is left. Close stops
 // it.
 func New(client redis.UniversalClient) *Watchdog {
@@ -54,8 +54,10 @@ type Lease struct {
 	// Script makes a fixed lease: the hold is never renewed and OnLost is
 	// called with [ErrLeaseEnded] when the lease runs out.
 	Script *redis.Script
-	Keys   []string
-	Args   []any
+	// Keys are the script's keys. The first one places the hold on a shard
+	// of a Cluster.
+	Keys []string
+	Args []any
 	// TTL is the lease the script sets; the hold is renewed every TTL/3.
 	TTL time.Duration
 	// OnLost is called at most once, from a goroutine of the watchdog, when
