@@ -1,7 +1,6 @@
 package watchdog
 
 import (
-	"context"
 	"errors"
 	"sync"
 	"time"
@@ -9,8 +8,15 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// maxCallTimeout bounds one pipelined renewal round trip.
-const maxCallTimeout = 5 * time.Second
+const (
+	// maxCallTimeout bounds the context of one pipelined renewal round trip.
+	maxCallTimeout = 5 * time.Second
+	// maxMargin and minMargin bound how long before the end of a lease, as
+	// the watchdog's clock sees it, a hold whose renewal is not confirmed
+	// is reported lost: a twentieth of the TTL, clamped to this range.
+	maxMargin = 100 * time.Millisecond
+	minMargin = time.Millisecond
+)
 
 // Causes passed to [Lease].OnLost besides a renewal's own error.
 var (
@@ -20,12 +26,19 @@ var (
 	// ErrLeaseEnded is the cause given when a lease without a Script (a
 	// fixed lease) runs out.
 	ErrLeaseEnded = errors.New("watchdog: fixed lease ended")
+	// ErrNotRenewed is the cause given when the lease of a renewed hold is
+	// about to lapse and no renewal since the last one was confirmed: the
+	// server is silent or slow, or every renewal failed. When a renewal
+	// failed, the cause wraps its error as well.
+	ErrNotRenewed = errors.New("watchdog: lease about to lapse with no renewal confirmed")
 )
 
 // New returns a Watchdog that renews holds through client. It does no I/O
-// and starts nothing until a hold is registered; then one goroutine renews
-// every due lease in one pipelined round trip per tick and exits when no
-// hold is left. Close stops it.
+// and starts nothing until a hold is registered; then one goroutine keeps
+// the time, and each batch of due renewals is sent from a goroutine of its
+// own, one pipelined round trip per shard, so that the loop never waits
+// for the network. The goroutine exits when no hold is left. Close stops
+// it.
 func New(client redis.UniversalClient) *Watchdog {
 	w := &Watchdog{client: client, holds: map[*Hold]struct{}{}, kick: make(chan struct{}, 1)}
 	w.cond.L = &w.mu
@@ -35,17 +48,22 @@ func New(client redis.UniversalClient) *Watchdog {
 // Lease says how to renew one hold.
 type Lease struct {
 	// Script renews the hold. It must return 1 when it renewed the lease and
-	// 0 when the hold is gone. A nil Script makes a fixed lease: the hold is
-	// never renewed and OnLost is called with [ErrLeaseEnded] when the
-	// lease runs out.
+	// 0 when the hold is gone, and must change nothing when the hold is not
+	// the one it names (it is fenced by the hold's token): a renewal may
+	// reach the server after the hold was suspended or stopped. A nil
+	// Script makes a fixed lease: the hold is never renewed and OnLost is
+	// called with [ErrLeaseEnded] when the lease runs out.
 	Script *redis.Script
-	Keys   []string
-	Args   []any
+	// Keys are the script's keys. The first one places the hold on a shard
+	// of a Cluster.
+	Keys []string
+	Args []any
 	// TTL is the lease the script sets; the hold is renewed every TTL/3.
 	TTL time.Duration
-	// OnLost is called at most once, from the watchdog's goroutine, when the
-	// hold is found gone (cause nil) or renewals kept failing until the lease
-	// lapsed (cause is the last error). It must not block.
+	// OnLost is called at most once, from a goroutine of the watchdog, when
+	// the hold is found gone (cause nil) or when its lease is about to
+	// lapse with no renewal confirmed (cause matches [ErrNotRenewed]). It
+	// must not block.
 	OnLost func(cause error)
 }
 
@@ -53,14 +71,16 @@ type Lease struct {
 // it is safe for concurrent use.
 type Watchdog struct {
 	client redis.UniversalClient
-	kick   chan struct{} // wakes the goroutine to look at new holds
+	kick   chan struct{} // wakes the goroutine to look at the holds again
 
 	mu      sync.Mutex
-	cond    sync.Cond          // on mu; signalled when a renewal round ends
+	cond    sync.Cond          // on mu; signalled when sending drops to 0
 	holds   map[*Hold]struct{} // every hold not stopped; guarded by mu
 	running bool               // the goroutine is running; guarded by mu
 	closed  bool               // Close was called; guarded by mu
 	exited  chan struct{}      // closed when the running goroutine returns; guarded by mu
+	sending int                // batches of renewals awaiting replies; guarded by mu
+	flights uint64             // renewals sent so far, naming each; guarded by mu
 }
 
 type state int
@@ -77,11 +97,33 @@ type Hold struct {
 	w *Watchdog
 
 	// Guarded by w.mu.
-	state    state
-	inflight bool
-	lease    Lease
-	due      time.Time // next renewal
-	expires  time.Time // when the lease lapses unless renewed
+	state state
+	lease Lease
+	// flight names the renewal of h awaiting its reply, 0 if none. A reply
+	// for any other is stale (h was stopped, or given up, since) and is
+	// ignored.
+	flight  uint64
+	due     time.Time // next renewal
+	expires time.Time // the server's lease lasts at least until then: send time of the last confirmed renewal + TTL
+	lastErr error     // the error of the last renewal, if it failed
+}
+
+// margin returns how long before the end of a lease of ttl its hold is
+// reported lost when no renewal was confirmed: ttl/20, at most maxMargin
+// and at least minMargin. It covers a timer that fires late and a local
+// clock that runs slower than the server's.
+func margin(ttl time.Duration) time.Duration {
+	return max(min(ttl/20, maxMargin), minMargin)
+}
+
+// deadline returns when h is reported lost unless a renewal is confirmed
+// first: for a fixed lease, its end; for a renewed one, margin before it.
+// w.mu held.
+func (h *Hold) deadline() time.Time {
+	if h.lease.Script == nil {
+		return h.expires
+	}
+	return h.expires.Add(-margin(h.lease.TTL))
 }
 
 // Register adds a hold that is not renewed until [Hold.Start]. Registering
@@ -106,9 +148,10 @@ func (w *Watchdog) Register() *Hold {
 }
 
 // Start begins renewing h. since is when the acquire that set the lease was
-// sent; the first renewal is due at since + TTL/3 (for a fixed lease, the
-// lease simply ends at since + TTL). On a closed Watchdog, Start calls
-// l.OnLost with [ErrClosed] instead.
+// sent; the first renewal is due at since + TTL/3, and the hold is reported
+// lost a margin before since + TTL unless a renewal was confirmed by then
+// (a fixed lease simply ends at since + TTL). On a closed Watchdog, Start
+// calls l.OnLost with [ErrClosed] instead.
 func (h *Hold) Start(l Lease, since time.Time) {
 	w := h.w
 	w.mu.Lock()
@@ -138,10 +181,34 @@ func (h *Hold) leaseFrom(since time.Time) {
 	}
 }
 
-// Close stops the Watchdog: it waits for a renewal in flight, stops the
-// goroutine, and calls OnLost with [ErrClosed] for every hold still
-// started, since nothing renews it any more. Later holds are reported lost
-// at Start. Close is idempotent and does not close the client.
+// extend records that h's lease was set anew at since, unless it already
+// runs longer. w.mu held.
+func (h *Hold) extend(since time.Time) {
+	if since.Add(h.lease.TTL).After(h.expires) {
+		h.leaseFrom(since)
+	}
+}
+
+// lose marks h lost and returns its OnLost call with cause, or nil. w.mu
+// held.
+func (h *Hold) lose(cause error) func() {
+	h.state = stopped
+	h.flight = 0
+	delete(h.w.holds, h)
+	if f := h.lease.OnLost; f != nil {
+		return func() { f(cause) }
+	}
+	return nil
+}
+
+// Close stops the Watchdog: it stops the goroutine, calls OnLost with
+// [ErrClosed] for every hold still started, since nothing renews it any
+// more, and waits for the renewals still in flight to return, so that it
+// leaves no goroutine behind. go-redis bounds such a round trip by the
+// client's timeouts, not by a context, unless the client was created with
+// ContextTimeoutEnabled: against a silent server Close may wait for the
+// client's ReadTimeout (3 s by default). Later holds are reported lost at
+// Start. Close is idempotent and does not close the client.
 func (w *Watchdog) Close() error {
 	w.mu.Lock()
 	if w.closed {
@@ -149,9 +216,6 @@ func (w *Watchdog) Close() error {
 		return nil
 	}
 	w.closed = true
-	for w.anyInflight() {
-		w.cond.Wait()
-	}
 	var lost []func(error)
 	for h := range w.holds {
 		if h.state == active || h.state == suspended {
@@ -160,6 +224,7 @@ func (w *Watchdog) Close() error {
 			}
 		}
 		h.state = stopped
+		h.flight = 0
 	}
 	clear(w.holds)
 	exited := w.exited
@@ -171,17 +236,12 @@ func (w *Watchdog) Close() error {
 	for _, f := range lost {
 		f(ErrClosed)
 	}
-	return nil
-}
-
-// anyInflight reports whether a renewal is in flight. w.mu held.
-func (w *Watchdog) anyInflight() bool {
-	for h := range w.holds {
-		if h.inflight {
-			return true
-		}
+	w.mu.Lock()
+	for w.sending > 0 {
+		w.cond.Wait()
 	}
-	return false
+	w.mu.Unlock()
+	return nil
 }
 
 // Renewed records that the lease of h was set anew at since (a re-entry
@@ -190,29 +250,31 @@ func (w *Watchdog) anyInflight() bool {
 func (h *Hold) Renewed(since time.Time) {
 	w := h.w
 	w.mu.Lock()
-	if (h.state == active || h.state == suspended) && since.Add(h.lease.TTL).After(h.expires) {
-		h.leaseFrom(since)
+	if h.state == active || h.state == suspended {
+		h.extend(since)
 	}
 	w.mu.Unlock()
 	w.wake()
 }
 
-// Suspend stops renewing h until Resume or Stop. It waits for a renewal of
-// h that is in flight, so once it returns nothing will touch the lease.
+// Suspend stops renewing h until Resume or Stop, and stops its loss being
+// reported. It does not wait for a renewal of h in flight: the script,
+// fenced by the hold's token, changes nothing on the server once the hold
+// is released, and its reply, if it comes while h is suspended, is only
+// used to extend the lease h is known to have (a reply that finds the hold
+// gone, maybe released, is ignored).
 func (h *Hold) Suspend() {
 	w := h.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for h.inflight {
-		w.cond.Wait()
-	}
 	if h.state == active {
 		h.state = suspended
 	}
 }
 
 // Resume renews h again after Suspend, with the lease lapsing no earlier
-// than it did before.
+// than it did before. A hold whose lease is about to lapse by then is
+// reported lost at once.
 func (h *Hold) Resume() {
 	w := h.w
 	w.mu.Lock()
@@ -223,15 +285,14 @@ func (h *Hold) Resume() {
 	w.wake()
 }
 
-// Stop forgets h. Like Suspend it waits for a renewal in flight; afterwards
-// h is never renewed again and its OnLost is not called. Stop is idempotent.
+// Stop forgets h: it is never renewed again and its OnLost is not called.
+// Like Suspend it does not wait for a renewal in flight. Stop is
+// idempotent.
 func (h *Hold) Stop() {
 	w := h.w
 	w.mu.Lock()
-	for h.inflight {
-		w.cond.Wait()
-	}
 	h.state = stopped
+	h.flight = 0
 	delete(w.holds, h)
 	w.mu.Unlock()
 	w.wake()
@@ -240,7 +301,8 @@ func (h *Hold) Stop() {
 // Check makes every renewed hold due at once, so that the next round
 // verifies them all without waiting for their time: call it when the
 // server may have lost what it held (a broken connection, a failover). A
-// hold found gone is reported lost as usual. Check does not block.
+// hold found gone is reported lost as usual; one with a renewal in flight
+// is verified by that renewal. Check does not block.
 func (w *Watchdog) Check() {
 	w.mu.Lock()
 	now := time.Now()
@@ -265,170 +327,4 @@ func (w *Watchdog) wake() {
 	case w.kick <- struct{}{}:
 	default:
 	}
-}
-
-// run renews due leases until no hold is left, then closes exited.
-func (w *Watchdog) run(exited chan struct{}) {
-	defer close(exited)
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	for {
-		w.mu.Lock()
-		if len(w.holds) == 0 {
-			w.running = false
-			w.mu.Unlock()
-			return
-		}
-		now := time.Now()
-		var batch []*Hold
-		var ended []func(error)
-		var next time.Time
-		for h := range w.holds {
-			if h.state != active {
-				continue
-			}
-			if h.lease.Script == nil {
-				// A fixed lease: nothing to renew, only its end to report.
-				if !now.Before(h.expires) {
-					h.state = stopped
-					delete(w.holds, h)
-					if f := h.lease.OnLost; f != nil {
-						ended = append(ended, f)
-					}
-				} else if next.IsZero() || h.expires.Before(next) {
-					next = h.expires
-				}
-				continue
-			}
-			// Renew early what falls due within half a period, so holds
-			// taken close together share a round trip.
-			if !h.due.After(now.Add(h.lease.TTL / 6)) {
-				h.inflight = true
-				batch = append(batch, h)
-			} else if next.IsZero() || h.due.Before(next) {
-				next = h.due
-			}
-		}
-		w.mu.Unlock()
-		for _, f := range ended {
-			f(ErrLeaseEnded)
-		}
-		if len(ended) > 0 {
-			continue
-		}
-
-		if len(batch) == 0 {
-			var fire <-chan time.Time
-			if !next.IsZero() {
-				if timer == nil {
-					timer = time.NewTimer(time.Until(next))
-				} else {
-					timer.Reset(time.Until(next))
-				}
-				fire = timer.C
-			}
-			select {
-			case <-w.kick:
-			case <-fire:
-			}
-			continue
-		}
-		w.renew(batch)
-	}
-}
-
-// renew sends one pipelined renewal for batch and records the outcome.
-func (w *Watchdog) renew(batch []*Hold) {
-	sent := time.Now()
-	results := w.send(batch)
-
-	var lost []func()
-	w.mu.Lock()
-	now := time.Now()
-	for i, h := range batch {
-		h.inflight = false
-		if h.state != active {
-			continue
-		}
-		renewed, err := results[i].renewed, results[i].err
-		retry := min(h.lease.TTL/10, time.Second)
-		switch {
-		case err == nil && renewed:
-			h.expires = sent.Add(h.lease.TTL)
-			h.due = sent.Add(h.lease.TTL / 3)
-		case err == nil || !now.Add(retry).Before(h.expires):
-			// Gone, or failing so long that the lease lapses before the
-			// next try: report it now rather than after the fact.
-			h.state = stopped
-			delete(w.holds, h)
-			if f := h.lease.OnLost; f != nil {
-				lost = append(lost, func() { f(err) })
-			}
-		default:
-			// Transient failure: retry soon, well before the lease lapses.
-			h.due = now.Add(retry)
-		}
-	}
-	w.cond.Broadcast()
-	w.mu.Unlock()
-	for _, f := range lost {
-		f()
-	}
-}
-
-type result struct {
-	renewed bool
-	err     error
-}
-
-// send runs the renew scripts of batch in one pipeline, loading scripts the
-// server does not know and trying those again.
-func (w *Watchdog) send(batch []*Hold) []result {
-	timeout := maxCallTimeout
-	for _, h := range batch {
-		timeout = min(timeout, max(h.lease.TTL/3, 10*time.Millisecond))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-
-	results := make([]result, len(batch))
-	todo := make([]int, len(batch))
-	for i := range todo {
-		todo[i] = i
-	}
-	for try := 0; try < 2 && len(todo) > 0; try++ {
-		pipe := w.client.Pipeline()
-		cmds := make([]*redis.Cmd, len(todo))
-		for j, i := range todo {
-			l := batch[i].lease
-			cmds[j] = l.Script.EvalSha(ctx, pipe, l.Keys, l.Args...)
-		}
-		_, _ = pipe.Exec(ctx)
-		var again []int
-		loaded := map[*redis.Script]error{}
-		for j, i := range todo {
-			n, err := cmds[j].Int64()
-			if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") && try == 0 {
-				s := batch[i].lease.Script
-				lerr, seen := loaded[s]
-				if !seen {
-					lerr = s.Load(ctx, w.client).Err()
-					loaded[s] = lerr
-				}
-				if lerr != nil {
-					results[i] = result{err: lerr}
-				} else {
-					again = append(again, i)
-				}
-				continue
-			}
-			results[i] = result{renewed: err == nil && n == 1, err: err}
-		}
-		todo = again
-	}
-	return results
 }

@@ -2,6 +2,8 @@ package watchdog_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -56,14 +58,14 @@ func TestWatchdog_renews_in_batches(t *testing.T) {
 		keys  []string
 		holds []*watchdog.Hold
 	)
-	start := time.Now()
 	for range 10 {
 		key := redistest.Unique(t)
+		since := time.Now()
 		if err := c.Set(ctx, key, 1, ttl).Err(); err != nil {
 			t.Fatal(err)
 		}
 		h := w.Register()
-		h.Start(lease(key, ttl, lost), start)
+		h.Start(lease(key, ttl, lost), since)
 		keys = append(keys, key)
 		holds = append(holds, h)
 	}
@@ -111,11 +113,11 @@ type watched struct {
 func watch(t *testing.T, c redis.UniversalClient, ttl time.Duration) watched {
 	t.Helper()
 	w := watched{key: redistest.Unique(t), lost: make(chan error, 1)}
+	w.started = time.Now()
 	if err := c.Set(context.Background(), w.key, 1, ttl).Err(); err != nil {
 		t.Fatal(err)
 	}
 	w.hold = newWatchdog(t, c).Register()
-	w.started = time.Now()
 	w.hold.Start(lease(w.key, ttl, w.lost), w.started)
 	return w
 }
@@ -268,5 +270,78 @@ func TestCheck_verifies_every_hold_at_once(t *testing.T) {
 	}
 	if w.Len() != 1 {
 		t.Fatalf("Len = %d, want the kept hold only", w.Len())
+	}
+}
+
+// pipelineKeys records the first keys of the scripts of each pipeline sent
+// through a client.
+type pipelineKeys struct {
+	mu    sync.Mutex
+	pipes [][]string // guarded by mu
+}
+
+func (p *pipelineKeys) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (p *pipelineKeys) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (p *pipelineKeys) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		var keys []string
+		for _, cmd := range cmds {
+			if args := cmd.Args(); len(args) > 3 { // evalsha, sha, numkeys, key, ...
+				keys = append(keys, fmt.Sprint(args[3]))
+			}
+		}
+		p.mu.Lock()
+		p.pipes = append(p.pipes, keys)
+		p.mu.Unlock()
+		return next(ctx, cmds)
+	}
+}
+
+func TestWatchdog_renews_in_one_pipeline_per_shard_on_Cluster(t *testing.T) {
+	cl := redistest.StartCluster(t)
+	cc := cl.Client(t)
+	pipes := &pipelineKeys{}
+	cc.AddHook(pipes)
+	ctx := redistest.Ctx(t, 10*time.Second)
+	const ttl = 300 * time.Millisecond
+	w := newWatchdog(t, cc)
+	lost := make(chan error, 12)
+	master := map[string]string{} // key → address of its master
+	var holds []*watchdog.Hold
+	for _, name := range redistest.NamesOnDistinctMasters(t, cc, 3) {
+		for range 4 {
+			key := "{" + name + "}:" + redistest.Unique(t)
+			since := time.Now()
+			if err := cc.Set(ctx, key, 1, ttl).Err(); err != nil {
+				t.Fatal(err)
+			}
+			node, err := cc.MasterForKey(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			master[key] = node.Options().Addr
+			h := w.Register()
+			h.Start(lease(key, ttl, lost), since)
+			holds = append(holds, h)
+		}
+	}
+	wantNoLoss(t, lost, 4*ttl, "hold lost")
+	for _, h := range holds {
+		h.Stop()
+	}
+	pipes.mu.Lock()
+	defer pipes.mu.Unlock()
+	for _, keys := range pipes.pipes {
+		for _, key := range keys[1:] {
+			if master[key] != master[keys[0]] {
+				t.Fatalf("one pipeline renews %s on %s and %s on %s; want one pipeline per master",
+					keys[0], master[keys[0]], key, master[key])
+			}
+		}
+	}
+	// Four holds due together on each master share each round trip: about
+	// one pipeline per master and period (ttl/3) rather than twelve.
+	if n := len(pipes.pipes); n > 3*20 {
+		t.Fatalf("%d pipelines for 12 holds on 3 masters over 4 leases; renewals are not batched", n)
 	}
 }
