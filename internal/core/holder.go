@@ -268,8 +268,10 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time) {
 	}
 	h.wh = pre
 	lease := watchdog.Lease{TTL: r.cfg.TTL(), OnLost: func(cause error) {
-		if cause == nil && h.unlocking.Load() {
-			return // gone, maybe by the Unlock in doubt: its retry tells
+		if h.unlocking.Load() && (cause == nil || errors.Is(cause, watchdog.ErrNotRenewed)) {
+			// Gone, or not renewed in time, maybe because of the Unlock
+			// in doubt: its retry tells.
+			return
 		}
 		h.Lose(r.cfg.Name, cause)
 	}}
