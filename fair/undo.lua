@@ -3,9 +3,12 @@
 -- on to the first waiter in line.
 --
 -- KEYS     as in acquire.lua
--- ARGV[1]  owner id (one that no other lock value uses)
--- ARGV[2]  fencing token of the hold the caller knows of; 0 for none
--- ARGV[3]  hold count the caller knows of; 0 for none
+-- ARGV[1]  owner id
+-- ARGV[2]  fencing token of the hold the caller knows of; 0 for none.
+--          With ARGV[3] = -1 (an owner id several lock values share),
+--          the attempt id of the acquire to undo: see the prelude's
+--          hold_undo
+-- ARGV[3]  hold count the caller knows of; 0 for none; -1 as above
 -- ARGV[4]  prefix of the waiters' channels, PREFIX:{NAME}:ch:
 --
 -- If the owner holds the lock with the known token, its count is set back

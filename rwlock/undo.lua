@@ -2,10 +2,12 @@
 -- back to what the caller knows it holds.
 --
 -- KEYS     the five keys of the lock, in the order of common.lua
--- ARGV[1]  hold: OWNER:w or OWNER:r, of an owner id that no other lock
---          value uses
--- ARGV[2]  fencing token of the hold the caller knows of; 0 for none
--- ARGV[3]  hold count the caller knows of; 0 for none
+-- ARGV[1]  hold: OWNER:w or OWNER:r
+-- ARGV[2]  fencing token of the hold the caller knows of; 0 for none.
+--          With ARGV[3] = -1 (an owner id several lock values share),
+--          the attempt id of the acquire to undo: see the prelude's
+--          hold_undo
+-- ARGV[3]  hold count the caller knows of; 0 for none; -1 as above
 -- ARGV[4]  readers' channel PREFIX:{NAME}:ch
 -- ARGV[5]  writers' channel PREFIX:{NAME}:wch
 -- ARGV[6]  how long a lock freed by a dropped read hold is handed off to

@@ -122,6 +122,7 @@ func cases() []struct {
 		{"acquire_sent_twice_takes_the_lock_once", testAcquireResent},
 		{"force_unlock_frees_and_holder_gets_ErrLost", testForce},
 		{"with_owner_shares_the_hold", testWithOwner},
+		{"with_owner_failed_lock_leaves_nothing_held", testWithOwnerLostAcquire},
 		{"unlock_with_cancelled_ctx_releases", testCancelledUnlock},
 		{"closed_client_reports_ErrClosed", testClosed},
 		{"calls_return_within_ctx_against_a_silent_server", testSilentServer},

@@ -213,6 +213,41 @@ func testWithOwner(t *testing.T, e *env) {
 	}
 }
 
+// testWithOwnerLostAcquire checks that a Lock that fails under a shared
+// owner id leaves nothing held: its acquire, which ran but whose reply was
+// lost, is undone by its attempt id, while another value's hold of the
+// same owner is kept.
+func testWithOwnerLostAcquire(t *testing.T, e *env) {
+	name := redistest.Unique(t)
+	id := "job-" + redistest.Unique(t)
+	drop := &redistest.DropReply{Match: isScript}
+	m := e.k.New(redistest.Lockkit(t, e.newRC(t, drop)), name, lockkit.WithOwner(id))
+	drop.Arm()
+	if ok, err := m.TryLock(ctx(t)); ok || err == nil {
+		t.Fatalf("TryLock whose reply was dropped = %v, %v; want an error", ok, err)
+	}
+	// The acquire ran and is undone in the background: another owner
+	// gets the lock without waiting for a lease.
+	eventuallyTaken(t, e, name)
+
+	// A re-entry of another value's hold is undone alone.
+	a := e.lock(name, lockkit.WithOwner(id))
+	redistest.MustLock(t, a)
+	drop.Arm()
+	if ok, err := m.TryLock(ctx(t)); ok || err == nil {
+		t.Fatalf("TryLock whose reply was dropped = %v, %v; want an error", ok, err)
+	}
+	if hc, ok := a.(counter); ok {
+		redistest.Eventually(t, waitTimeout, "the re-entry to be undone", func() bool {
+			n, err := hc.HoldCount(ctx(t))
+			return n == 1 && err == nil
+		})
+	}
+	// Otherwise a stray count would keep the lock after a's Unlock.
+	redistest.MustUnlock(t, a)
+	eventuallyTaken(t, e, name)
+}
+
 func testCancelledUnlock(t *testing.T, e *env) {
 	name := redistest.Unique(t)
 	m := e.lock(name)

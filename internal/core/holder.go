@@ -36,7 +36,8 @@ const ReleaseWindow = 10 * time.Second
 //	Release  hold, token, unlock id, ReleaseWindow ms, ReleaseArgs…
 //	         → remaining count (0: the hold ended), -1 when not there
 //	Renew    hold, token, lease ms → 1 renewed, 0 gone
-//	Undo     hold, known token, known count, UndoArgs… → 1 undone, 0 not
+//	Undo     hold, known token, known count, UndoArgs… → 1 undone, 0 not;
+//	         a shared owner id's undo passes the attempt id and count -1
 //
 // The attempt id is new for every Attempt: an acquire that finds its own id
 // recorded on the hold (':a:' in the prelude's layout) was re-sent by the
@@ -163,7 +164,8 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 	}
 	ttl := c.TTL()
 	argv := make([]any, 0, 3+len(r.spec.AcquireArgs)+len(args))
-	argv = append(argv, r.spec.Hold, ttl.Milliseconds(), newAttemptID())
+	id := newAttemptID()
+	argv = append(argv, r.spec.Hold, ttl.Milliseconds(), id)
 	argv = append(argv, r.spec.AcquireArgs...)
 	argv = append(argv, args...)
 	sent := time.Now()
@@ -172,7 +174,7 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 	var once sync.Once
 	var settle func(undo bool)
 	frozen := func() func(bool) {
-		once.Do(func() { settle = r.freeze() })
+		once.Do(func() { settle = r.freeze(id) })
 		return settle
 	}
 	res, err := Call(ctx, c.Client, func(ctx context.Context) ([]int64, error) {
@@ -195,7 +197,7 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 		return false, 0, Op(op, c.Name, err)
 	case err != nil:
 		// The reply was lost: the acquire may have run.
-		r.freeze()(true)
+		r.freeze(id)(true)
 		return false, 0, Op(op, c.Name, err)
 	case res[0] < 0:
 		if r.spec.Refused == nil {
@@ -284,18 +286,24 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time) {
 }
 
 // freeze keeps what r knows of its hold from changing until the function
-// it returns is called, once: an acquire is in doubt (its reply was lost,
-// or ctx ended before it came) and may have taken or re-entered the hold;
-// a fresh hold nobody knows of would keep everyone out for a whole lease.
-// When called with undo set, that function cuts the owner's hold in Redis
-// back to what r knows of; either way r's later calls wait until then (or
-// until their ctx ends), so that nothing r does meanwhile is undone. If the
-// undo fails, the stray hold ends with its lease. Only an owner id minted
-// for this value is undone: a shared one's hold may be another value's.
-// r.op held.
-func (r *Holder) freeze() func(undo bool) {
+// it returns is called, once: the acquire with attempt id is in doubt (its
+// reply was lost, or ctx ended before it came) and may have taken or
+// re-entered the hold; a hold nobody knows of would keep everyone out for
+// a whole lease. When called with undo set, that function cuts the owner's
+// hold in Redis back to what r knows of; either way r's later calls wait
+// until then (or until their ctx ends), so that nothing r does meanwhile
+// is undone. If the undo fails, the stray hold ends with its lease.
+//
+// An owner id that other values share (WithOwner) holds what r does not
+// know of: then nothing is frozen, and the acquire is undone by its
+// attempt id, if it is still the hold's last acquire. r.op held.
+func (r *Holder) freeze(id string) func(undo bool) {
 	if !r.cfg.OwnOwner {
-		return func(bool) {}
+		return func(undo bool) {
+			if undo {
+				r.cfg.Client.Go(func() { r.undo(id, -1) })
+			}
+		}
 	}
 	// An earlier undo may still run: this one follows it.
 	prev := r.settling.Load()
@@ -314,15 +322,20 @@ func (r *Holder) freeze() func(undo bool) {
 			if prev != nil {
 				<-*prev
 			}
-			if !undo {
-				return
+			if undo {
+				r.undo(token, count)
 			}
-			ctx, cancel := Detached(context.Background())
-			defer cancel()
-			argv := append([]any{r.spec.Hold, token, count}, r.spec.UndoArgs...)
-			_ = r.spec.Undo.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Err()
 		})
 	}
+}
+
+// undo runs the Undo script for the hold r knows of (token and count), or
+// for the acquire with attempt id token when count is -1.
+func (r *Holder) undo(token any, count int64) {
+	ctx, cancel := Detached(context.Background())
+	defer cancel()
+	argv := append([]any{r.spec.Hold, token, count}, r.spec.UndoArgs...)
+	_ = r.spec.Undo.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Err()
 }
 
 // Detached returns a context that is not cancelled with ctx, bounded by

@@ -129,16 +129,29 @@ local function hold_release(hash, released, h, token, id, window)
 end
 
 -- hold_undo cuts hold h back to what a caller knows it holds (token and
--- count; 0 and 0 for nothing) after an acquire whose reply was lost. It
--- returns 'cut' when the count was set back, 'drop' when h was a hold the
--- caller does not know of and its fields were dropped (the caller frees or
--- settles the hash and wakes waiters), or nil when there was nothing to do.
+-- count; 0 and 0 for nothing) after an acquire whose reply was lost. A
+-- caller that shares its owner id with others knows nothing of the hold:
+-- it passes count -1 and, for token, the attempt id of the acquire to undo,
+-- which is undone once, and only while it is the hold's last acquire (one
+-- that came after may be another value's). It returns 'cut' when the count
+-- was set back, 'drop' when h was a hold the caller does not know of and
+-- its fields were dropped (the caller frees or settles the hash and wakes
+-- waiters), or nil when there was nothing to do.
 local function hold_undo(hash, h, token, known)
   local count = redis.call('hget', hash, h)
   if not count then
     return nil
   end
-  if known > 0 and redis.call('hget', hash, ':t:' .. h) == token then
+  if known < 0 then
+    if redis.call('hget', hash, ':a:' .. h) ~= token then
+      return nil
+    end
+    redis.call('hdel', hash, ':a:' .. h)
+    if tonumber(count) > 1 then
+      redis.call('hincrby', hash, h, -1)
+      return 'cut'
+    end
+  elseif known > 0 and redis.call('hget', hash, ':t:' .. h) == token then
     if tonumber(count) > known then
       redis.call('hset', hash, h, known)
       return 'cut'

@@ -2,9 +2,12 @@
 -- back to what the caller knows it holds.
 --
 -- KEYS     as in acquire.lua
--- ARGV[1]  owner id (one that no other lock value uses)
--- ARGV[2]  fencing token of the hold the caller knows of; 0 for none
--- ARGV[3]  hold count the caller knows of; 0 for none
+-- ARGV[1]  owner id
+-- ARGV[2]  fencing token of the hold the caller knows of; 0 for none.
+--          With ARGV[3] = -1 (an owner id several lock values share),
+--          the attempt id of the acquire to undo: see the prelude's
+--          hold_undo
+-- ARGV[3]  hold count the caller knows of; 0 for none; -1 as above
 -- ARGV[4]  channel to publish a release on; empty for none
 -- ARGV[5]  kind: 'reentrant', 'spin' or 'redlock'
 --
