@@ -18,8 +18,8 @@
 // member's Lock waits as long as the caller's ctx allows, or up to
 // [WithLockWait]. If a member cannot be taken (its wait ran out, or it
 // failed), the round is abandoned: the members it took are released, last
-// first, on a context detached from the caller's and bounded by a few
-// seconds, and after a short random sleep Lock starts again, until ctx
+// first, on a context detached from the caller's (waiting at most 500 ms
+// for the servers), and after a short random sleep Lock starts again, until ctx
 // ends. Members that share a name (distinct locks on different servers)
 // cannot be ordered between callers, so they are only ever tried, never
 // waited on. TryLock makes one round of TryLocks. Unlock releases every
@@ -44,8 +44,7 @@
 //  1. Note the time and try every node at once, each for at most the node
 //     timeout ([WithNodeTimeout]; by default a tenth of the lease, at most
 //     50 ms), so a dead or stalled node costs little. Every other request
-//     to a node is bounded the same way (a stalled node's go-redis client
-//     needs ContextTimeoutEnabled for that; see [WithNodeTimeout]).
+//     to a node is bounded the same way (see [WithNodeTimeout]).
 //  2. The lock is taken if a majority granted it and its validity time is
 //     positive: lease − time spent − drift allowance (lease·1% + 2 ms, see
 //     [WithDriftFactor]).

@@ -24,11 +24,11 @@ const (
 // only, and not as a Client default. Default: a tenth of the lease, at
 // most 50 ms ([MaxNodeTimeout]).
 //
-// The bound is a context deadline: a go-redis client honours it on the
-// socket only with redis.Options.ContextTimeoutEnabled set, and otherwise
-// waits for a node that stopped answering up to its own ReadTimeout (3 s by
-// default; DialTimeout, 5 s, while it opens a connection). Set it on the
-// nodes' clients. A node that refuses connections fails fast either way.
+// The bound holds whatever the go-redis client's options: a request that a
+// node does not answer in time is left to finish in the background (within
+// the client's own ReadTimeout), and an acquire among them is undone when
+// its reply comes. With redis.Options.ContextTimeoutEnabled set, go-redis
+// also gives up on the socket at the bound.
 func WithNodeTimeout(d time.Duration) lockkit.Option {
 	return func(o *config.Options) {
 		if !o.For("WithNodeTimeout", false, config.RedLock) {

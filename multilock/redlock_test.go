@@ -387,14 +387,22 @@ func TestRedLock_Unlock_without_a_quorum_of_answers_can_be_retried(t *testing.T)
 
 // TestRedLock_node_timeout_bounds_every_request_to_a_stalled_node stalls
 // one node of three, and then two, for longer than the test may run: every
-// request to them must give up after the node timeout. The node clients
-// let go-redis honour ctx deadlines, as WithNodeTimeout asks.
+// request to them must give up after the node timeout, whether or not
+// go-redis honours ctx deadlines on the socket.
 func TestRedLock_node_timeout_bounds_every_request_to_a_stalled_node(t *testing.T) {
+	for _, honoured := range []bool{true, false} {
+		t.Run(fmt.Sprintf("ContextTimeoutEnabled=%v", honoured), func(t *testing.T) {
+			testNodeTimeout(t, honoured)
+		})
+	}
+}
+
+func testNodeTimeout(t *testing.T, honoured bool) {
 	ctx := redistest.Ctx(t, hang)
 	servers := redistest.StartMasters(t, 3)
 	clients := make([]redis.UniversalClient, len(servers))
 	for i, s := range servers {
-		c := redis.NewClient(&redis.Options{Addr: s.Addr(), ContextTimeoutEnabled: true})
+		c := redis.NewClient(&redis.Options{Addr: s.Addr(), ContextTimeoutEnabled: honoured})
 		t.Cleanup(func() { _ = c.Close() })
 		clients[i] = c
 	}

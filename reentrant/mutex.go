@@ -83,7 +83,10 @@ func (m *Mutex) TryLock(ctx context.Context) (bool, error) {
 // error, its outcome is unknown; calling Unlock again settles it without
 // unlocking twice. Unlock releases even when ctx has ended already (a
 // request cancelled while holding the lock, say): it then runs on a
-// detached context bounded by a few seconds.
+// detached context, waiting at most 500 ms for the server (a release not
+// answered by then goes on in the background; call Unlock again to learn
+// its outcome). Like every call, Unlock returns within its ctx deadline
+// even when the server stops answering.
 func (m *Mutex) Unlock(ctx context.Context) error { return m.ex().Unlock(ctx) }
 
 // ForceUnlock frees the lock whoever holds it, however many times, and

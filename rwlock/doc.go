@@ -103,9 +103,9 @@
 // waiters, which may be waiting for this very owner.
 //
 // An acquire whose reply is lost (a timeout, a dropped connection, ctx
-// ending in flight) is undone before Lock or RLock returns, and a writer
+// ending in flight) is undone as soon as its reply comes, and a writer
 // that gives up withdraws its intent; both clean-ups run on a context
-// detached from the caller's and bounded by a few seconds. Unlock and
+// detached from the caller's, which waits at most 500 ms for them. Unlock and
 // RUnlock are fenced by the hold's token and safe to retry after an error.
 //
 // # Guarantees

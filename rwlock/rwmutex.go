@@ -205,7 +205,7 @@ func (m *RWMutex) writeAttempt(intent time.Duration, claim bool, registered *boo
 // arrives late can never end a newer hold. If Unlock fails with a Redis
 // error, its outcome is unknown; calling Unlock again settles it without
 // unlocking twice. Unlock releases even when ctx has ended already: it then
-// runs on a detached context bounded by a few seconds.
+// runs on a detached context, waiting at most 500 ms for the server.
 func (m *RWMutex) Unlock(ctx context.Context) error {
 	if err := m.base().CheckInput(ctx); err != nil {
 		return err
