@@ -382,3 +382,46 @@ func BenchmarkMutex_uncontended(b *testing.B) {
 		})
 	}
 }
+
+// TestLock_returns_within_ctx_when_a_member_is_down stops the server of
+// one of two members: Lock and TryLock fail within their ctx deadline (not
+// after go-redis's dial retries), and give back the member they took.
+func TestLock_returns_within_ctx_when_a_member_is_down(t *testing.T) {
+	servers, clients := masters(t, 2)
+	lcs := lockkits(t, clients)
+	name := redistest.Unique(t)
+	m := multilock.New([]lockkit.Locker{reentrant.New(lcs[0], name), reentrant.New(lcs[1], name)})
+	redistest.MustLock(t, m) // the connections are open
+	redistest.MustUnlock(t, m)
+	servers[1].Stop(t)
+	const d = 300 * time.Millisecond
+	for _, tt := range []struct {
+		what string
+		call func(context.Context) error
+	}{
+		{"Lock", m.Lock},
+		{"TryLock", func(c context.Context) error {
+			ok, err := m.TryLock(c)
+			if !ok && err == nil {
+				err = errors.New("refused")
+			}
+			return err
+		}},
+	} {
+		c, cancel := context.WithTimeout(context.Background(), d)
+		start := time.Now()
+		err := tt.call(c)
+		took := time.Since(start)
+		cancel()
+		if err == nil {
+			t.Fatalf("%s with a member down = nil; want an error", tt.what)
+		}
+		if took > d+time.Second {
+			t.Errorf("%s with a %v ctx and a member down returned after %v", tt.what, d, took.Round(time.Millisecond))
+		}
+		redistest.Eventually(t, 10*time.Second, "the member taken to be given back", func() bool {
+			n, err := clients[0].Exists(context.Background(), lockKey(name)).Result()
+			return err == nil && n == 0
+		})
+	}
+}
