@@ -48,6 +48,18 @@ func WithWatchdogTimeout(d time.Duration) Option {
 	return leaseOption("WithWatchdogTimeout", d, func(o *config.Options) { o.WatchdogTimeout = d })
 }
 
+// WithMaxHold bounds how long the watchdog keeps a hold: it renews the
+// lease no more once d has passed since the lock was taken, so a holder
+// that is stuck (a deadlock, a goroutine that never returns) cannot keep
+// the lock for ever. The lock then frees itself at most one watchdog
+// timeout after d, and the hold's lost signal closes first, with an error
+// matching [ErrLost] and watchdog.ErrMaxHold. Unlock ends a hold as
+// usual. It has no effect with [WithLease], whose lease is never renewed.
+// d must be between [MinLease] and [MaxLease]. Default: no bound.
+func WithMaxHold(d time.Duration) Option {
+	return leaseOption("WithMaxHold", d, func(o *config.Options) { o.MaxHold = d })
+}
+
 // leaseOption returns the option called name that sets a lease-like
 // duration d with set, for every kind that holds leases (and as a Client
 // default), once d is checked to lie in [MinLease, MaxLease].

@@ -217,6 +217,18 @@ func (r *RedLock) Lost() <-chan struct{} {
 	return r.held.Lost()
 }
 
+// Context returns a copy of parent that is cancelled when r's current
+// hold ends: when it is lost, with a cause matching [lockkit.ErrLost] (see
+// [context.Cause]), and when Unlock releases it, with a cause matching
+// [lockkit.ErrNotHeld]. When r holds nothing it is cancelled already.
+// Call it after Lock; a nil parent counts as context.Background().
+func (r *RedLock) Context(parent context.Context) context.Context {
+	if r == nil {
+		return (*core.Slot)(nil).Context(parent)
+	}
+	return r.held.Context(parent)
+}
+
 // Name returns the lock's name.
 func (r *RedLock) Name() string { return r.base().Name() }
 
@@ -261,6 +273,9 @@ func (r *RedLock) clientErr() error {
 
 // setHold makes h the current hold; nil when none. r.op held.
 func (r *RedLock) setHold(h *redHold) {
+	if r.hold != nil && r.hold != h {
+		r.hold.End()
+	}
 	r.hold = h
 	if h == nil {
 		r.held.Set(nil)

@@ -95,3 +95,25 @@ func ExampleMutex_Lost() {
 	// lease over: stop working
 	// true
 }
+
+// Work done under a lock can stop when the lock is gone: Context ends when
+// the hold is lost or released.
+func ExampleMutex_Context() {
+	mr, _ := miniredis.Run()
+	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
+	ctx := context.Background()
+
+	m := reentrant.New(locks, "nightly-report", lockkit.WithMaxHold(time.Hour))
+	if err := m.Lock(ctx); err != nil {
+		panic(err)
+	}
+	work := m.Context(ctx) // pass it to everything the work calls
+	fmt.Println("working:", work.Err() == nil)
+	_ = m.Unlock(ctx)
+	<-work.Done()
+	fmt.Println("stopped:", errors.Is(context.Cause(work), lockkit.ErrNotHeld))
+	// Output:
+	// working: true
+	// stopped: true
+}

@@ -117,6 +117,15 @@ func (m *Mutex) Token() int64 { return m.ex().Token() }
 // (a channel that never fires) when m holds nothing; call it after Lock.
 func (m *Mutex) Lost() <-chan struct{} { return m.ex().Lost() }
 
+// Context returns a copy of parent that is cancelled when m's current
+// hold ends, so that work done under the lock stops when the lock is gone
+// (as an etcd Session's context does): when the hold is lost, with a cause
+// matching [lockkit.ErrLost] (see [context.Cause]), and when Unlock
+// releases it, with a cause matching [lockkit.ErrNotHeld]. When m holds
+// nothing it is cancelled already. Call it after Lock; a nil parent counts
+// as context.Background().
+func (m *Mutex) Context(parent context.Context) context.Context { return m.ex().Context(parent) }
+
 // Name returns the lock's name.
 func (m *Mutex) Name() string { return m.ex().Name() }
 

@@ -352,6 +352,27 @@ func (m *RWMutex) RLost() <-chan struct{} {
 	return m.r.Lost()
 }
 
+// Context returns a copy of parent that is cancelled when m's current
+// write hold ends: when it is lost, with a cause matching
+// [lockkit.ErrLost] (see [context.Cause]), and when Unlock releases it,
+// with a cause matching [lockkit.ErrNotHeld]. When m holds no write hold
+// it is cancelled already. Call it after Lock; a nil parent counts as
+// context.Background().
+func (m *RWMutex) Context(parent context.Context) context.Context {
+	if m == nil || m.w == nil {
+		return (*core.Slot)(nil).Context(parent)
+	}
+	return m.w.Context(parent)
+}
+
+// RContext is Context for m's read hold; call it after RLock.
+func (m *RWMutex) RContext(parent context.Context) context.Context {
+	if m == nil || m.r == nil {
+		return (*core.Slot)(nil).Context(parent)
+	}
+	return m.r.Context(parent)
+}
+
 // Name returns the lock's name.
 func (m *RWMutex) Name() string { return m.base().Name() }
 

@@ -82,7 +82,7 @@ func (w *Watchdog) round(now time.Time) (batch []renewal, lost []func(), next ti
 		} else {
 			earliest(end)
 		}
-		if h.lease.Script == nil || h.flight != 0 {
+		if h.lease.Script == nil || h.flight != 0 || h.capped() {
 			continue
 		}
 		// Renew early what falls due within half a period, so holds taken
@@ -106,6 +106,8 @@ func (h *Hold) endCause() error {
 	switch {
 	case h.lease.Script == nil:
 		return ErrLeaseEnded
+	case h.capped():
+		return ErrMaxHold
 	case h.lastErr != nil:
 		return fmt.Errorf("%w: last error: %w", ErrNotRenewed, h.lastErr)
 	}

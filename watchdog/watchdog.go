@@ -31,6 +31,10 @@ var (
 	// server is silent or slow, or every renewal failed. When a renewal
 	// failed, the cause wraps its error as well.
 	ErrNotRenewed = errors.New("watchdog: lease about to lapse with no renewal confirmed")
+	// ErrMaxHold is the cause given when a hold with a [Lease.MaxHold]
+	// reaches the end of its last lease: it was held that long, and its
+	// renewals stopped.
+	ErrMaxHold = errors.New("watchdog: held for its maximum time")
 )
 
 // New returns a Watchdog that renews holds through client. It does no I/O
@@ -60,6 +64,11 @@ type Lease struct {
 	Args []any
 	// TTL is the lease the script sets; the hold is renewed every TTL/3.
 	TTL time.Duration
+	// MaxHold, when positive, bounds how long a renewed hold is kept: no
+	// renewal is sent once MaxHold has passed since Start's since, so the
+	// lease then ends at most TTL later, and OnLost is called with
+	// [ErrMaxHold]. Zero: renewed until stopped.
+	MaxHold time.Duration
 	// OnLost is called at most once, from a goroutine of the watchdog, when
 	// the hold is found gone (cause nil) or when its lease is about to
 	// lapse with no renewal confirmed (cause matches [ErrNotRenewed]). It
@@ -106,6 +115,13 @@ type Hold struct {
 	due     time.Time // next renewal
 	expires time.Time // the server's lease lasts at least until then: send time of the last confirmed renewal + TTL
 	lastErr error     // the error of the last renewal, if it failed
+	stopAt  time.Time // no renewal from then on (Lease.MaxHold); zero if none
+}
+
+// capped reports whether h is renewed no more: its next renewal falls at
+// or after its Lease.MaxHold. w.mu held.
+func (h *Hold) capped() bool {
+	return !h.stopAt.IsZero() && !h.due.Before(h.stopAt)
 }
 
 // margin returns how long before the end of a lease of ttl its hold is
@@ -166,6 +182,9 @@ func (h *Hold) Start(l Lease, since time.Time) {
 	h.lease = l
 	h.state = active
 	h.leaseFrom(since)
+	if l.MaxHold > 0 && l.Script != nil {
+		h.stopAt = since.Add(l.MaxHold)
+	}
 	w.mu.Unlock()
 	w.wake()
 }

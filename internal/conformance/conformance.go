@@ -114,6 +114,8 @@ func cases() []struct {
 		{"short_deadlines_match_both_errors", testShortDeadlines},
 		{"odd_names_work", testOddNames},
 		{"fixed_lease_ends_and_reports_lost", testFixedLease},
+		{"max_hold_ends_a_hold_never_released", testMaxHold},
+		{"context_ends_with_the_hold", testContext},
 		{"vanished_hold_is_reported_lost", testVanished},
 		{"unlock_retry_after_lost_reply_unlocks_once", testUnlockRetry},
 		{"unlock_retry_after_a_new_lock_settles_the_lost_unlock", testUnlockRetryAfterLock},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/watchdog"
 )
 
 // lostWithin waits for l's lost signal, if it has one.
@@ -45,6 +46,32 @@ func testFixedLease(t *testing.T, e *env) {
 	eventuallyTaken(t, e, name)
 	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrLost)
 	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrNotHeld)
+}
+
+// testMaxHold checks that WithMaxHold ends a hold that is never released:
+// it is renewed until the maximum time (past several leases), then lost
+// with watchdog.ErrMaxHold, and the lock frees itself.
+func testMaxHold(t *testing.T, e *env) {
+	name := redistest.Unique(t)
+	const lease, maxHold = 300 * time.Millisecond, time.Second
+	m := e.lock(name, lockkit.WithWatchdogTimeout(lease), lockkit.WithMaxHold(maxHold))
+	if _, ok := m.(loser); !ok {
+		// A multi-lock: its members, which have a lost signal, run this.
+		return
+	}
+	if _, ok := redistest.MiniFor(e.rc); ok {
+		// Other cases move the shared miniredis's clock forward, which
+		// would end this short lease early; real servers run this.
+		return
+	}
+	start := time.Now()
+	redistest.MustLock(t, m)
+	lostWithin(t, m, waitTimeout)
+	if held := time.Since(start); held < maxHold {
+		t.Fatalf("hold lost after %v, before its maximum hold time %v", held, maxHold)
+	}
+	eventuallyTaken(t, e, name)
+	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrLost, watchdog.ErrMaxHold)
 }
 
 // deleteKeys deletes every key of the lock name behind the lock's back, as

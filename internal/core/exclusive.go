@@ -121,6 +121,15 @@ func (x *Exclusive) Lost() <-chan struct{} {
 	return x.H.Lost()
 }
 
+// Context returns a copy of parent that ends with the current hold (see
+// Slot.Context).
+func (x *Exclusive) Context(parent context.Context) context.Context {
+	if x == nil || x.H == nil {
+		return (*Slot)(nil).Context(parent)
+	}
+	return x.H.Context(parent)
+}
+
 // Name returns the lock's name, or "" for a nil lock.
 func (x *Exclusive) Name() string { return x.base().Name() }
 

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/lockkit/lockkit/watchdog"
@@ -28,9 +29,19 @@ type Hold struct {
 	unlocking atomic.Bool
 
 	*LostSignal
+
+	endOnce sync.Once
+	ended   chan struct{} // closed by End
 }
 
 // NewHold returns a new hold, of one acquire, with token.
 func NewHold(token int64) *Hold {
-	return &Hold{Token: token, Count: 1, LostSignal: NewLostSignal()}
+	return &Hold{Token: token, Count: 1, LostSignal: NewLostSignal(), ended: make(chan struct{})}
 }
+
+// End marks h as no longer its holder's current hold: released, dropped
+// or replaced. It is idempotent.
+func (h *Hold) End() { h.endOnce.Do(func() { close(h.ended) }) }
+
+// Ended returns a channel closed by End.
+func (h *Hold) Ended() <-chan struct{} { return h.ended }

@@ -258,6 +258,7 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time) {
 	r.Slot.mu.Unlock()
 	if old != nil {
 		r.stop(old)
+		old.End()
 		if old.unlockID != "" && old.Err() == nil {
 			// Its Unlock may have ended it: the next Release asks.
 			r.pending = old
@@ -279,6 +280,7 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time) {
 	}}
 	if r.cfg.Watched() {
 		lease.Script = r.spec.Renew
+		lease.MaxHold = r.cfg.MaxHold
 		lease.Keys = r.spec.Keys
 		lease.Args = []any{r.spec.Hold, token, r.cfg.TTL().Milliseconds()}
 	}
@@ -477,6 +479,7 @@ func (r *Holder) Suspended(force func() error) error {
 func (r *Holder) end(h *Hold) {
 	r.stop(h)
 	r.clear(h)
+	h.End()
 }
 
 // forget drops h, already lost, and returns its error.

@@ -1,6 +1,12 @@
 package core
 
-import "sync"
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/lockkit/lockkit"
+)
 
 // Slot keeps a lock value's current hold, lost or not, where the value's
 // accessors (Token, Lost) read it without waiting for an acquire or a
@@ -48,4 +54,43 @@ func (s *Slot) Lost() <-chan struct{} {
 		return h.Done()
 	}
 	return nil
+}
+
+// errReleased is the cause of a hold's context that ended because the
+// hold was released.
+var errReleased = fmt.Errorf("%w: the hold was released", lockkit.ErrNotHeld)
+
+// Context returns a copy of parent (context.Background when nil) that is
+// cancelled when the hold current at the call ends: with its lost error
+// as the cause (matching ErrLost) when it is lost, and with a cause
+// matching ErrNotHeld when it is released. When nothing is held it is
+// cancelled already, with a cause matching ErrNotHeld. A nil Slot holds
+// nothing.
+func (s *Slot) Context(parent context.Context) context.Context {
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	var h *Hold
+	if s != nil {
+		h = s.Live()
+	}
+	if h == nil {
+		cancel(lockkit.ErrNotHeld)
+		return ctx
+	}
+	go func() {
+		select {
+		case <-h.Done():
+			cancel(h.Err())
+		case <-h.Ended():
+			if err := h.Err(); err != nil {
+				cancel(err)
+			} else {
+				cancel(errReleased)
+			}
+		case <-ctx.Done():
+		}
+	}()
+	return ctx
 }
