@@ -30,6 +30,12 @@
 // than any before it for that name; and an Unlock never frees a newer hold,
 // and may be retried after an error without unlocking twice.
 //
+// A fencing token is the larger of the name's counter + 1 and the Redis
+// server's time in µs, so tokens are large numbers, not 1, 2, 3, and keep
+// increasing even after a restart that lost the counter, as long as the
+// server's clock does not go back. Compare tokens; do not count on their
+// values.
+//
 // What no kind can guarantee: a process paused longer than its lease (a
 // long GC, a stopped VM) may still act as holder when it resumes; pass the
 // fencing token to storage that rejects stale tokens. A Redis failover may

@@ -28,11 +28,11 @@ func ExampleNew() {
 	if err := m.Lock(ctx); err != nil {
 		panic(err)
 	}
-	fmt.Println("held, token", m.Token())
+	fmt.Println("held with a fencing token:", m.Token() > 0)
 	fmt.Println(mr.Exists("billing:{invoice:7}"))
 	_ = m.Unlock(ctx)
 	// Output:
-	// held, token 1
+	// held with a fencing token: true
 	// true
 }
 

@@ -29,7 +29,8 @@
 //     reentrant, spin or read-write lock of the same name finds it used
 //     and gets [lockkit.ErrWrongKind], and so does a fair lock of a name
 //     another kind holds; nothing is changed;
-//   - PREFIX:{NAME}:fence counts fencing tokens (no TTL), and
+//   - PREFIX:{NAME}:fence holds the last fencing token minted, the larger
+//     of its value + 1 and the server time in µs (no TTL), and
 //     PREFIX:{NAME}:released remembers recently released tokens, so a
 //     retried Unlock reports the outcome of the first;
 //   - PREFIX:{NAME}:waiters is the queue, a sorted set of the waiting
@@ -89,12 +90,13 @@
 // # Guarantees and limits
 //
 // While its lease lives, a lock has one owner, and every fresh hold gets a
-// [Mutex.Token] larger than any before it for the same name. Owners take
-// the lock in the order their first attempts reached Redis, except that a
-// waiter that stops attempting for longer than the waiter timeout (its
-// process died, or paused that long) loses its place and, if it comes
-// back, queues again at the end. Mutexes sharing an owner id
-// ([lockkit.WithOwner]) share one place in the queue. [Mutex.TryLock]
+// [Mutex.Token] larger than any before it for the same name, even after a
+// Redis restart that lost the data, as long as the server's clock does not
+// go back. Owners take the lock in the order their first attempts reached
+// Redis, except that a waiter that stops attempting for longer than the
+// waiter timeout (its process died, or paused that long) loses its place
+// and, if it comes back, queues again at the end. Mutexes sharing an owner
+// id ([lockkit.WithOwner]) share one place in the queue. [Mutex.TryLock]
 // never queues and never overtakes: it fails while anyone waits.
 //
 // A process that pauses (GC, swap, a stopped VM) for longer than its lease

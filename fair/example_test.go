@@ -27,7 +27,7 @@ func Example() {
 		fmt.Println("lock:", err)
 		return
 	}
-	fmt.Println("locked with token", first.Token())
+	fmt.Println("locked with a fencing token:", first.Token() > 0)
 	turns := make(chan string, 3)
 	var wg sync.WaitGroup
 	for _, name := range []string{"alice", "bob", "carol"} {
@@ -54,7 +54,7 @@ func Example() {
 		fmt.Println(name)
 	}
 	// Output:
-	// locked with token 1
+	// locked with a fencing token: true
 	// alice
 	// bob
 	// carol

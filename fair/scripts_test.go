@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +59,10 @@ func newScriptEnv(t *testing.T) *scriptEnv {
 	}
 	return e
 }
+
+// us is the server time in µs: the token of a fresh hold while the fencing
+// counter is behind the clock.
+func (e *scriptEnv) us() int64 { return e.now * 1000 }
 
 func (e *scriptEnv) queueKey() string    { return e.keys[3] }
 func (e *scriptEnv) timeoutsKey() string { return e.keys[4] }
@@ -246,8 +251,11 @@ func TestAcquireScript(t *testing.T) {
 	t.Run("free and nobody queued: fresh hold", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.c.Set(e.ctx(), e.keys[1], 41, 0)
-		wantReply(t, e.acquire("me", true), 1, 42)
-		e.wantFields(map[string]string{":kind": "fair", "me": "1", ":t:me": "42", ":a:me": "a1"})
+		wantReply(t, e.acquire("me", true), 1, e.us())
+		e.wantFields(map[string]string{":kind": "fair", "me": "1", ":t:me": strconv.FormatInt(e.us(), 10), ":a:me": "a1"})
+		if n, _ := e.c.Get(e.ctx(), e.keys[1]).Int64(); n != e.us() {
+			t.Fatalf("fencing counter %d, want the minted token %d", n, e.us())
+		}
 		if d := e.mr.TTL(e.hash); d != lease {
 			t.Fatalf("lease %v, want %v", d, lease)
 		}
@@ -256,10 +264,16 @@ func TestAcquireScript(t *testing.T) {
 		}
 		e.wantWoken()
 	})
+	t.Run("a counter ahead of the clock: the token is the counter + 1", func(t *testing.T) {
+		e := newScriptEnv(t)
+		e.c.Set(e.ctx(), e.keys[1], e.us()+41, 0)
+		wantReply(t, e.acquire("me", true), 1, e.us()+42)
+		e.wantFields(map[string]string{":kind": "fair", "me": "1", ":t:me": strconv.FormatInt(e.us()+42, 10), ":a:me": "a1"})
+	})
 	t.Run("a hash with only its kind marker is free", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.c.HSet(e.ctx(), e.hash, ":kind", "fair")
-		wantReply(t, e.acquire("me", true), 1, 1)
+		wantReply(t, e.acquire("me", true), 1, e.us())
 	})
 	t.Run("held by me: re-entry, same token, own entry dropped", func(t *testing.T) {
 		e := newScriptEnv(t)
@@ -348,7 +362,7 @@ func TestAcquireScript(t *testing.T) {
 		e := newScriptEnv(t)
 		e.c.Set(e.ctx(), e.keys[1], 41, 0)
 		e.queued([]string{"me", "b"}, 100, 200)
-		wantReply(t, e.acquire("me", true), 1, 42)
+		wantReply(t, e.acquire("me", true), 1, e.us())
 		e.wantQueue("b")
 		e.wantWoken()
 	})
@@ -362,7 +376,7 @@ func TestAcquireScript(t *testing.T) {
 	t.Run("expired head evicted: the next takes the lock", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.queued([]string{"dead", "me"}, -1, 100)
-		wantReply(t, e.acquire("me", true), 1, 1)
+		wantReply(t, e.acquire("me", true), 1, e.us())
 		e.wantQueue()
 		e.wantWoken()
 	})
@@ -377,7 +391,7 @@ func TestAcquireScript(t *testing.T) {
 	t.Run("a head without a deadline is dropped", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.append("stray")
-		wantReply(t, e.acquire("me", true), 1, 1)
+		wantReply(t, e.acquire("me", true), 1, e.us())
 		e.wantQueue()
 	})
 }

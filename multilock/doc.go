@@ -89,12 +89,15 @@
 // token, and the next token is larger: tokens strictly increase per name,
 // across clients.
 //
-// That holds as long as nodes keep their counters. A node that restarts
-// without its data starts counting from zero; if it is the only node two
-// successive majorities share, the later token may be smaller. Run the
-// nodes with persistence (appendonly yes, appendfsync always) or keep a
-// restarted node out for longer than the lease, which the Redlock
-// algorithm needs for safety anyway.
+// A node mints the larger of its counter + 1 and its clock in µs, so a node
+// that restarts without its data still mints tokens above those it minted
+// itself before. But its counter may have been raised above its own clock,
+// to a token minted by a node whose clock runs ahead; if it is the only node
+// two successive majorities share, the later token may be smaller. Run the
+// nodes with persistence (appendonly yes, appendfsync always), keep their
+// clocks in step, or keep a restarted node out for longer than the lease
+// plus the clock skew between nodes (the Redlock algorithm needs the lease
+// wait for safety anyway).
 //
 // # What RedLock guarantees, and what it does not
 //

@@ -29,7 +29,7 @@ func ExampleNewRedLock() {
 		fmt.Println("lock:", err)
 		return
 	}
-	fmt.Println("held on a quorum of", lock.Quorum(), "with token", lock.Token())
+	fmt.Println("held on a quorum of", lock.Quorum(), "with a fencing token:", lock.Token() > 0)
 
 	other := multilock.NewRedLock(clients, "ledger")
 	ok, err := other.TryLock(ctx)
@@ -39,7 +39,7 @@ func ExampleNewRedLock() {
 		fmt.Println("unlock:", err)
 	}
 	// Output:
-	// held on a quorum of 2 with token 1
+	// held on a quorum of 2 with a fencing token: true
 	// another owner got it: false <nil>
 }
 

@@ -40,6 +40,23 @@ func holders(t *testing.T, clients []redis.UniversalClient, name string) int {
 	return n
 }
 
+// counterAhead sets the fencing counter fence of node c an hour ahead of
+// c's clock in µs, above any token the nodes mint from their clocks during
+// a test, and returns the value it set.
+func counterAhead(t *testing.T, c redis.UniversalClient, fence string) int64 {
+	t.Helper()
+	ctx := redistest.Ctx(t, hang)
+	now, err := c.Time(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ahead := now.Add(time.Hour).UnixMicro()
+	if err := c.Set(ctx, fence, ahead, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	return ahead
+}
+
 func assertCleanAll(t *testing.T, clients []redis.UniversalClient, name string) {
 	t.Helper()
 	for _, c := range clients {
@@ -238,34 +255,33 @@ func TestRedLock_restarted_empty_node_admits_no_second_holder(t *testing.T) {
 }
 
 // TestRedLock_tokens_increase_when_node_counters_disagree starts node 0's
-// counter far ahead of the others. The first hold takes its token from node
-// 0 and brings the others up to it; with node 0 gone, the next hold's
-// token, minted by the others, is still larger.
+// counter an hour ahead of the clocks, far ahead of the tokens the others
+// mint. The first hold takes its token from node 0 and brings the others up
+// to it; with node 0 gone, the next hold's token, minted by the others, is
+// still larger.
 func TestRedLock_tokens_increase_when_node_counters_disagree(t *testing.T) {
 	ctx := redistest.Ctx(t, hang)
 	servers, clients := masters(t, 3)
 	name := redistest.Unique(t)
 	fence := lockKey(name) + ":fence"
-	if err := clients[0].Set(ctx, fence, 1000, 0).Err(); err != nil {
-		t.Fatal(err)
-	}
+	ahead := counterAhead(t, clients[0], fence)
 	lcs := lockkits(t, clients)
 	a := multilock.NewRedLock(lcs, name)
 	redistest.MustLock(t, a)
-	if a.Token() != 1001 {
-		t.Fatalf("Token() = %d, want 1001 from node 0", a.Token())
+	if a.Token() != ahead+1 {
+		t.Fatalf("Token() = %d, want %d from node 0", a.Token(), ahead+1)
 	}
 	for i, c := range clients {
-		if n, err := c.Get(ctx, fence).Int(); n < 1001 || err != nil {
-			t.Fatalf("node %d: counter %d, %v; want at least 1001", i, n, err)
+		if n, err := c.Get(ctx, fence).Int64(); n < ahead+1 || err != nil {
+			t.Fatalf("node %d: counter %d, %v; want at least %d", i, n, err, ahead+1)
 		}
 	}
 	redistest.MustUnlock(t, a)
 	servers[0].Kill(t)
 	b := multilock.NewRedLock(lcs, name)
 	redistest.MustLock(t, b)
-	if b.Token() <= 1001 {
-		t.Fatalf("Token() = %d after a hold with token 1001", b.Token())
+	if b.Token() <= a.Token() {
+		t.Fatalf("Token() = %d after a hold with token %d", b.Token(), a.Token())
 	}
 	redistest.MustUnlock(t, b)
 	assertCleanAll(t, clients[1:], name)
@@ -276,12 +292,9 @@ func TestRedLock_tokens_increase_when_node_counters_disagree(t *testing.T) {
 // its fencing token, so the round fails as a quorum failure, not as "too
 // late", and leaves nothing held.
 func TestRedLock_token_not_taken_by_quorum_fails_with_ErrQuorum(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
 	_, clients := masters(t, 3)
 	name := redistest.Unique(t)
-	if err := clients[0].Set(ctx, lockKey(name)+":fence", 1000, 0).Err(); err != nil {
-		t.Fatal(err)
-	}
+	counterAhead(t, clients[0], lockKey(name)+":fence")
 	for _, c := range clients[1:] {
 		h := &redistest.DropReply{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "raise") }}
 		h.Arm()

@@ -18,6 +18,10 @@ import (
 func TestScripts_documented_returns(t *testing.T) {
 	ctx := context.Background()
 	mr, c := redistest.Mini(t)
+	// The server clock stands still at us µs: a fresh hold's token is us
+	// while the counter is behind it, else the counter + 1.
+	const us = 1_700_000_000_000_000
+	mr.SetTime(time.UnixMicro(us))
 	keys := []string{"lockkit:{s}", "lockkit:{s}:fence", "lockkit:{s}:released"}
 	hash, fence := keys[0], keys[1]
 	const window = 10_000 // ms
@@ -66,16 +70,19 @@ func TestScripts_documented_returns(t *testing.T) {
 		name string
 		do   func(t *testing.T)
 	}{
-		{"acquire of a free lock mints token 1 and marks the kind", func(t *testing.T) {
-			acquire(t, "me", 1, 1)
+		{"acquire of a free lock mints the server time in µs and marks the kind", func(t *testing.T) {
+			acquire(t, "me", 1, us)
+			if v, _ := mr.Get(fence); v != fmt.Sprint(us) {
+				t.Fatalf("counter %q, want the token %d", v, us)
+			}
 			if k := mr.HGet(hash, ":kind"); k != "redlock" {
 				t.Fatalf(":kind = %q", k)
 			}
 		}},
-		{"acquire under a shared owner id re-enters", func(t *testing.T) { acquire(t, "me", 2, 1) }},
+		{"acquire under a shared owner id re-enters", func(t *testing.T) { acquire(t, "me", 2, us) }},
 		{"undo with no known hold removes a stray one, and a new acquire mints a new token", func(t *testing.T) {
 			undo(t, 0, 0, 1)
-			acquire(t, "me", 1, 2)
+			acquire(t, "me", 1, us+1) // the clock stands still: counter + 1
 			wantCount(t, "1")
 		}},
 		{"acquire held by another owner returns its pttl", func(t *testing.T) {
@@ -96,51 +103,51 @@ func TestScripts_documented_returns(t *testing.T) {
 		}},
 		{"renew with the hold's token extends it", func(t *testing.T) {
 			mr.FastForward(900 * time.Millisecond)
-			renew(t, 2, 1)
+			renew(t, us+1, 1)
 			if ttl := mr.TTL(hash); ttl != 5*time.Second {
 				t.Fatalf("ttl %v", ttl)
 			}
 		}},
-		{"renew with another token finds the hold gone", func(t *testing.T) { renew(t, 1, 0) }},
+		{"renew with another token finds the hold gone", func(t *testing.T) { renew(t, us, 0) }},
 		{"raise brings a lower counter up, leaves a higher one alone, and does nothing for a replaced hold", func(t *testing.T) {
 			for _, r := range []struct{ token, counter, want int64 }{
-				{2, 40, 1}, // 40 is above the counter: it comes up
-				{2, 7, 1},  // 7 is below: the counter stays at 40
-				{1, 99, 0}, // token 1's hold was replaced: nothing changes
+				{us + 1, us + 40, 1}, // above the counter: it comes up
+				{us + 1, 7, 1},       // below: the counter stays at us + 40
+				{us, us + 99, 0},     // token us's hold was replaced: nothing changes
 			} {
 				n, err := raiseScript.Run(ctx, c, keys, "me", r.token, r.counter).Int64()
 				wantInt(t, n, err, r.want)
-				if v, _ := mr.Get(fence); v != "40" {
-					t.Fatalf("raise(%d, %d): counter %q, want 40", r.token, r.counter, v)
+				if v, _ := mr.Get(fence); v != fmt.Sprint(us+40) {
+					t.Fatalf("raise(%d, %d): counter %q, want %d", r.token, r.counter, v, us+40)
 				}
 			}
 		}},
 		{"release with another token finds the hold not there", func(t *testing.T) {
-			release(t, 1, "u1", -1)
+			release(t, us, "u1", -1)
 			if !mr.Exists(hash) {
 				t.Fatal("the hold was freed")
 			}
 		}},
 		{"release with the hold's token frees the lock", func(t *testing.T) {
-			release(t, 2, "u2", 0)
+			release(t, us+1, "u2", 0)
 			if mr.Exists(hash) {
 				t.Fatal("the hash is still there")
 			}
 		}},
-		{"a retried release reports success again", func(t *testing.T) { release(t, 2, "u2", 0) }},
-		{"acquire after a raise mints above the raised counter", func(t *testing.T) { acquire(t, "me", 1, 41) }},
+		{"a retried release reports success again", func(t *testing.T) { release(t, us+1, "u2", 0) }},
+		{"acquire after a raise mints above the raised counter", func(t *testing.T) { acquire(t, "me", 1, us+41) }},
 		{"release of one of two acquires keeps the hold, once per unlock id", func(t *testing.T) {
-			acquire(t, "me", 2, 41)
-			release(t, 41, "u3", 1)
-			release(t, 41, "u3", 1)
+			acquire(t, "me", 2, us+41)
+			release(t, us+41, "u3", 1)
+			release(t, us+41, "u3", 1)
 			wantCount(t, "1")
-			release(t, 41, "u4", 0)
+			release(t, us+41, "u4", 0)
 		}},
 		{"undo with nothing to undo returns 0", func(t *testing.T) { undo(t, 0, 0, 0) }},
 		{"undo cuts a known hold back to its known count", func(t *testing.T) {
-			acquire(t, "me", 1, 42)
-			acquire(t, "me", 2, 42)
-			undo(t, 42, 1, 1)
+			acquire(t, "me", 1, us+42)
+			acquire(t, "me", 2, us+42)
+			undo(t, us+42, 1, 1)
 			wantCount(t, "1")
 		}},
 		{"undo frees a hold the caller does not know of", func(t *testing.T) {

@@ -16,7 +16,8 @@
 // ':t:OWNER' = the hold's fencing token, ':u:OWNER' = the id of its last
 // partial unlock, ':kind' = 'reentrant' (a lock of another kind with the
 // same name is refused with ErrWrongKind). Releases are published on
-// PREFIX:{NAME}:ch; fencing tokens come from the counter PREFIX:{NAME}:fence;
+// PREFIX:{NAME}:ch; the fencing counter PREFIX:{NAME}:fence holds the last
+// token minted (the larger of the counter + 1 and the server time in µs);
 // PREFIX:{NAME}:released remembers released tokens for a retried Unlock.
 // The {NAME} hash tag keeps every key and the channel in one Cluster slot.
 //
@@ -40,9 +41,11 @@
 // # Guarantees and limits
 //
 // While its lease lives, a lock has one owner, and every fresh hold gets a
-// [Mutex.Token] larger than any before it for the same name. A process that
-// pauses (GC, swap, a stopped VM) for longer than its lease can still think
-// it holds the lock after it expired; so can a holder whose Redis primary
-// fails over before the lock was replicated. Pass the fencing token to the
-// resource you protect and let it reject stale tokens when that matters.
+// [Mutex.Token] larger than any before it for the same name, even after a
+// Redis restart that lost the data, as long as the server's clock does not
+// go back. A process that pauses (GC, swap, a stopped VM) for longer than
+// its lease can still think it holds the lock after it expired; so can a
+// holder whose Redis primary fails over before the lock was replicated.
+// Pass the fencing token to the resource you protect and let it reject
+// stale tokens when that matters.
 package reentrant

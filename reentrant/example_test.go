@@ -23,14 +23,14 @@ func Example() {
 	if err := m.Lock(ctx); err != nil {
 		panic(err)
 	}
-	fmt.Println("locked, token", m.Token())
+	fmt.Println("locked with a fencing token:", m.Token() > 0)
 	// ... work on order 42, passing m.Token() to storage that checks it ...
 	if err := m.Unlock(ctx); err != nil {
 		panic(err)
 	}
 	fmt.Println("unlocked")
 	// Output:
-	// locked, token 1
+	// locked with a fencing token: true
 	// unlocked
 }
 

@@ -106,8 +106,9 @@ func (m *Mutex) HoldCount(ctx context.Context) (int, error) { return m.ex().Hold
 func (m *Mutex) TTL(ctx context.Context) (time.Duration, error) { return m.ex().TTL(ctx) }
 
 // Token returns the fencing token of m's current hold, or 0 when m holds
-// nothing. Tokens strictly increase per lock name across all clients; a
-// re-entry keeps the token of the hold.
+// nothing. Tokens strictly increase per lock name across all clients,
+// also across a Redis restart that lost the data (see the package
+// documentation); a re-entry keeps the token of the hold.
 func (m *Mutex) Token() int64 { return m.ex().Token() }
 
 // Lost returns a channel that is closed when m's current hold is lost: the

@@ -114,7 +114,10 @@
 // another writer, except the writer's own read hold. Every fresh hold, read
 // or write, gets a fencing token ([RWMutex.Token], [RWMutex.RToken]) larger
 // than any before it for the same name, so a read's token is larger than
-// the token of every write that ended before the read began.
+// the token of every write that ended before the read began. A token is the
+// larger of the counter + 1 and the server time in µs, so this holds even
+// after a Redis restart that lost the data, as long as the server's clock
+// does not go back.
 //
 // # Not supported
 //

@@ -462,6 +462,42 @@ func TestToken_strictly_increases_across_sides(t *testing.T) {
 	})
 }
 
+// TestToken_increases_across_a_redis_restart_that_lost_the_counter: a
+// restart without persistence loses the write hold and the fencing counter
+// that read and write holds share, yet the next read's token is larger
+// than the write's before it, and the next write's larger still.
+func TestToken_increases_across_a_redis_restart_that_lost_the_counter(t *testing.T) {
+	srv := redistest.StartServer(t)
+	rc := srv.Client(t)
+	lc := redistest.Lockkit(t, rc)
+	name := redistest.Unique(t)
+	fence := "lockkit:{" + name + "}:fence"
+	w := rwlock.New(lc, name)
+	for range 3 { // a few holds move the counter on
+		redistest.MustLock(t, w)
+		redistest.MustUnlock(t, w)
+	}
+	redistest.MustLock(t, w)
+	before := w.Token()
+
+	srv.Restart(t) // no persistence: the lock and its counter are gone
+	if n, err := rc.Exists(redistest.Ctx(t, 5*time.Second), fence).Result(); n != 0 || err != nil {
+		t.Fatalf("EXISTS %s after the restart = %d, %v; want 0", fence, n, err)
+	}
+	r := rwlock.New(lc, name)
+	mustRLock(t, r)
+	if r.RToken() <= before {
+		t.Fatalf("read token %d after the restart, not above the write's %d from before it", r.RToken(), before)
+	}
+	redistest.WantErr(t, w.Unlock(redistest.Ctx(t, 5*time.Second)), lockkit.ErrLost)
+	mustRUnlock(t, r)
+	redistest.MustLock(t, w)
+	if w.Token() <= r.RToken() {
+		t.Fatalf("write token %d after a read with token %d", w.Token(), r.RToken())
+	}
+	redistest.MustUnlock(t, w)
+}
+
 func TestNotifier_idle_after_waits(t *testing.T) {
 	_, c := redistest.Mini(t)
 	lc := redistest.Lockkit(t, c)

@@ -59,6 +59,11 @@ func newRig(t *testing.T) *scriptRig {
 // when refused, {-1, 0} for a refused upgrade.
 type reply struct{ count, token int64 }
 
+// us returns the server time t0 + d in µs: the token of the first fresh
+// hold while the clock stands at t0 + d (the counter is behind it); each
+// further fresh hold at that time gets the counter + 1.
+func (r *scriptRig) us(d time.Duration) int64 { return r.t0.Add(d).UnixMicro() }
+
 // at sets the server clock to t0 + d.
 func (r *scriptRig) at(d time.Duration) { r.mr.SetTime(r.t0.Add(d)) }
 
@@ -192,23 +197,24 @@ func TestScripts_use_the_prelude_hold_layout(t *testing.T) {
 	r.lock("w", 0)
 	r.lock("w", 0)
 	r.rlock("w", true)
+	wtok, rtok := r.us(0), r.us(0)+1
 	want := map[string]string{
 		":kind": "rwlock", ":mode": "write",
-		"w:w": "2", ":t:w:w": "1", ":a:w:w": "a2",
-		"w:r": "1", ":t:w:r": "2", ":a:w:r": "a3",
+		"w:w": "2", ":t:w:w": fmt.Sprint(wtok), ":a:w:w": "a2",
+		"w:r": "1", ":t:w:r": fmt.Sprint(rtok), ":a:w:r": "a3",
 	}
 	if h := r.hash(); !maps.Equal(h, want) {
 		t.Fatalf("hash = %v, want %v", h, want)
 	}
-	if n := r.unlock("w", 1, "u1"); n != 1 {
+	if n := r.unlock("w", wtok, "u1"); n != 1 {
 		t.Fatalf("partial unlock = %d, want 1", n)
 	}
 	want["w:w"], want[":u:w:w"] = "1", "u1"
 	if h := r.hash(); !maps.Equal(h, want) {
 		t.Fatalf("hash after a partial unlock = %v, want %v", h, want)
 	}
-	r.unlock("w", 1, "u2")
-	want = map[string]string{":kind": "rwlock", ":mode": "read", "w:r": "1", ":t:w:r": "2", ":a:w:r": "a3"}
+	r.unlock("w", wtok, "u2")
+	want = map[string]string{":kind": "rwlock", ":mode": "read", "w:r": "1", ":t:w:r": fmt.Sprint(rtok), ":a:w:r": "a3"}
 	if h := r.hash(); !maps.Equal(h, want) {
 		t.Fatalf("hash after the downgrade = %v, want %v", h, want)
 	}
@@ -216,7 +222,7 @@ func TestScripts_use_the_prelude_hold_layout(t *testing.T) {
 	if err != nil || len(leases) != 1 || leases[0].Member != "w:r" || int64(leases[0].Score) != r.t0.Add(lease).UnixMilli() {
 		t.Fatalf("leases = %v, %v; want w:r until t0+30s", leases, err)
 	}
-	r.runlock("w", 2, "u3")
+	r.runlock("w", rtok, "u3")
 	if r.mr.Exists(r.k.all[0]) || r.mr.Exists(r.k.all[1]) {
 		t.Fatal("a free lock left its hash or lease set")
 	}
@@ -224,11 +230,12 @@ func TestScripts_use_the_prelude_hold_layout(t *testing.T) {
 
 func TestLockScript_returns(t *testing.T) {
 	r := newRig(t)
-	if a := r.lock("w1", 0); a != (reply{1, 1}) {
-		t.Fatalf("fresh write hold = %+v, want {1, 1}", a)
+	tok := r.us(0)
+	if a := r.lock("w1", 0); a != (reply{1, tok}) {
+		t.Fatalf("fresh write hold = %+v, want {1, %d}", a, tok)
 	}
-	if a := r.lock("w1", 0); a != (reply{2, 1}) {
-		t.Fatalf("write re-entry = %+v, want {2, 1}", a)
+	if a := r.lock("w1", 0); a != (reply{2, tok}) {
+		t.Fatalf("write re-entry = %+v, want {2, %d}", a, tok)
 	}
 	r.at(10 * time.Second)
 	if a := r.lock("w2", time.Minute); a != (reply{0, 20_000}) {
@@ -246,8 +253,8 @@ func TestLockScript_returns(t *testing.T) {
 	if s := r.state(""); s.WaitingWriters != 1 {
 		t.Fatalf("an attempt without intent registered one: %+v", s)
 	}
-	if a := r.lock("w1", 0); a != (reply{3, 1}) {
-		t.Fatalf("re-entry under a waiting writer = %+v, want {3, 1}", a)
+	if a := r.lock("w1", 0); a != (reply{3, tok}) {
+		t.Fatalf("re-entry under a waiting writer = %+v, want {3, %d}", a, tok)
 	}
 	if d := r.mr.TTL(r.k.all[0]); d != lease {
 		t.Fatalf("lock TTL after a re-entry = %v, want the lease extended to %v", d, lease)
@@ -268,9 +275,9 @@ func TestLockScript_returns(t *testing.T) {
 	if a := r2.lock("y", time.Minute); a.count != 0 {
 		t.Fatalf("writer under a reader = %+v, want refused", a)
 	}
-	r2.runlock("x", 1, "u1")
-	if a := r2.lock("y", time.Minute); a != (reply{1, 2}) {
-		t.Fatalf("writer after the reader left = %+v, want {1, 2}", a)
+	r2.runlock("x", r2.us(0), "u1")
+	if a := r2.lock("y", time.Minute); a != (reply{1, r2.us(0) + 1}) {
+		t.Fatalf("writer after the reader left = %+v, want {1, %d}", a, r2.us(0)+1)
 	}
 	if s := r2.state("y"); s.WaitingWriters != 0 {
 		t.Fatalf("intent left after acquiring: %+v", s)
@@ -290,14 +297,15 @@ func TestLockScript_returns(t *testing.T) {
 
 func TestRLockScript_returns(t *testing.T) {
 	r := newRig(t)
-	if a := r.rlock("a", true); a != (reply{1, 1}) {
-		t.Fatalf("fresh read hold = %+v, want {1, 1}", a)
+	tok := r.us(0)
+	if a := r.rlock("a", true); a != (reply{1, tok}) {
+		t.Fatalf("fresh read hold = %+v, want {1, %d}", a, tok)
 	}
-	if a := r.rlock("a", true); a != (reply{2, 1}) {
-		t.Fatalf("read re-entry = %+v, want {2, 1}", a)
+	if a := r.rlock("a", true); a != (reply{2, tok}) {
+		t.Fatalf("read re-entry = %+v, want {2, %d}", a, tok)
 	}
-	if a := r.rlock("b", true); a != (reply{1, 2}) {
-		t.Fatalf("second reader = %+v, want {1, 2}", a)
+	if a := r.rlock("b", true); a != (reply{1, tok + 1}) {
+		t.Fatalf("second reader = %+v, want {1, %d}", a, tok+1)
 	}
 	r.at(5 * time.Second)
 	if a := r.lock("w", 20*time.Second); a.count != 0 {
@@ -309,8 +317,8 @@ func TestRLockScript_returns(t *testing.T) {
 	if a := r.rlock("a", true); a.count != 3 {
 		t.Fatalf("re-entry under an intent = %+v, want 3", a)
 	}
-	if a := r.rlock("c", false); a != (reply{1, 3}) {
-		t.Fatalf("new reader without writer preference = %+v, want {1, 3}", a)
+	if a := r.rlock("c", false); a != (reply{1, r.us(5 * time.Second)}) {
+		t.Fatalf("new reader without writer preference = %+v, want {1, %d}", a, r.us(5*time.Second))
 	}
 	r.at(26 * time.Second) // the intent lapsed (the writer died)
 	if a := r.rlock("d", true); a.count != 1 {
@@ -324,8 +332,8 @@ func TestRLockScript_returns(t *testing.T) {
 		t.Fatalf("reader under a writer = %+v, want {0, 29000}", a)
 	}
 	w.lock("v", time.Minute) // an intent does not stop the writer's own read
-	if a := w.rlock("w", true); a != (reply{1, 2}) {
-		t.Fatalf("the writer's read (downgrade) = %+v, want {1, 2}", a)
+	if a := w.rlock("w", true); a != (reply{1, w.us(time.Second)}) {
+		t.Fatalf("the writer's read (downgrade) = %+v, want {1, %d}", a, w.us(time.Second))
 	}
 	if s := w.state("w"); s.Mode != WriteLocked || s.Readers != 1 || s.HoldCount != 1 || s.RHoldCount != 1 {
 		t.Fatalf("state = %+v; want write-locked with the writer's own read hold", s)
@@ -336,30 +344,30 @@ func TestUnlockScript_returns(t *testing.T) {
 	r := newRig(t)
 	r.lock("w", 0)
 	r.lock("w", 0)
-	r.rlock("w", true)       // downgrade: token 2
+	r.rlock("w", true)       // downgrade: token r.us(0) + 1
 	r.lock("v", time.Minute) // a waiting writer
 	r.published()            // nothing yet
-	if n := r.unlock("w", 1, "u1"); n != 1 {
+	if n := r.unlock("w", r.us(0), "u1"); n != 1 {
 		t.Fatalf("partial unlock = %d, want 1", n)
 	}
-	if n := r.unlock("w", 1, "u1"); n != 1 {
+	if n := r.unlock("w", r.us(0), "u1"); n != 1 {
 		t.Fatalf("retried partial unlock = %d, want 1 again", n)
 	}
 	r.wantPublished()
 	if n := r.unlock("w", 99, "u2"); n != -1 {
 		t.Fatalf("unlock with a wrong token = %d, want -1", n)
 	}
-	if n := r.unlock("w", 1, "u2"); n != 0 {
+	if n := r.unlock("w", r.us(0), "u2"); n != 0 {
 		t.Fatalf("last unlock = %d, want 0", n)
 	}
 	r.wantPublished("r *", "w 1")
 	if s := r.state("w"); s.Mode != ReadLocked || s.RHoldCount != 1 || s.HoldCount != 0 || s.WaitingWriters != 0 {
 		t.Fatalf("state after downgrade = %+v; want read-locked by w, intents cleared", s)
 	}
-	if n := r.unlock("w", 1, "u2"); n != 0 {
+	if n := r.unlock("w", r.us(0), "u2"); n != 0 {
 		t.Fatalf("retried last unlock = %d, want 0", n)
 	}
-	if n := r.unlock("w", 1, "u3"); n != 0 {
+	if n := r.unlock("w", r.us(0), "u3"); n != 0 {
 		t.Fatalf("unlock of a released token = %d, want 0 (it is remembered)", n)
 	}
 	r.wantPublished()
@@ -367,7 +375,7 @@ func TestUnlockScript_returns(t *testing.T) {
 	e := newRig(t)
 	e.lock("w", 0)
 	e.at(31 * time.Second) // the lease ended
-	if n := e.unlock("w", 1, "u1"); n != -1 {
+	if n := e.unlock("w", e.us(0), "u1"); n != -1 {
 		t.Fatalf("unlock after the lease = %d, want -1", n)
 	}
 	e.wantPublished()
@@ -381,24 +389,24 @@ func TestRUnlockScript_returns(t *testing.T) {
 	r.rlock("a", true)
 	r.rlock("a", true)
 	r.rlock("b", true)
-	if n := r.runlock("a", 1, "u1"); n != 1 {
+	if n := r.runlock("a", r.us(0), "u1"); n != 1 {
 		t.Fatalf("partial runlock = %d, want 1", n)
 	}
-	if n := r.runlock("a", 1, "u1"); n != 1 {
+	if n := r.runlock("a", r.us(0), "u1"); n != 1 {
 		t.Fatalf("retried partial runlock = %d, want 1", n)
 	}
-	if n := r.runlock("a", 2, "u2"); n != -1 {
+	if n := r.runlock("a", r.us(0)+1, "u2"); n != -1 {
 		t.Fatalf("runlock with b's token = %d, want -1", n)
 	}
-	if n := r.runlock("a", 1, "u2"); n != 0 {
+	if n := r.runlock("a", r.us(0), "u2"); n != 0 {
 		t.Fatalf("a's last runlock = %d, want 0", n)
 	}
 	r.wantPublished() // b still reads: nobody is woken
-	if n := r.runlock("b", 2, "u3"); n != 0 {
+	if n := r.runlock("b", r.us(0)+1, "u3"); n != 0 {
 		t.Fatalf("b's runlock = %d, want 0", n)
 	}
 	r.wantPublished("w 1") // the last reader left
-	if n := r.runlock("b", 2, "u3"); n != 0 {
+	if n := r.runlock("b", r.us(0)+1, "u3"); n != 0 {
 		t.Fatalf("retried runlock = %d, want 0", n)
 	}
 	r.wantPublished()
@@ -407,7 +415,7 @@ func TestRUnlockScript_returns(t *testing.T) {
 	d := newRig(t)
 	d.lock("w", 0)
 	d.rlock("w", true)
-	if n := d.runlock("w", 2, "u1"); n != 0 {
+	if n := d.runlock("w", d.us(0)+1, "u1"); n != 0 {
 		t.Fatalf("runlock = %d, want 0", n)
 	}
 	d.wantPublished()
@@ -419,7 +427,7 @@ func TestRUnlockScript_returns(t *testing.T) {
 	e := newRig(t)
 	e.rlock("a", true)
 	e.at(30 * time.Second)
-	if n := e.runlock("a", 1, "u1"); n != -1 {
+	if n := e.runlock("a", e.us(0), "u1"); n != -1 {
 		t.Fatalf("runlock after the lease = %d, want -1", n)
 	}
 }
@@ -429,7 +437,7 @@ func TestRUnlockScript_hands_a_claimed_lock_off_to_writers(t *testing.T) {
 	n := newRig(t)
 	n.rlock("a", false)
 	n.lock("w", 0) // TryLock: refused, claims nothing
-	n.runlock("a", 1, "u1")
+	n.runlock("a", n.us(0), "u1")
 	n.wantPublished("w 1")
 	if a := n.rlock("b", false); a.count != 1 {
 		t.Fatalf("reader after an unclaimed release = %+v, want a hold", a)
@@ -444,13 +452,13 @@ func TestRUnlockScript_hands_a_claimed_lock_off_to_writers(t *testing.T) {
 	if h := r.hash(); h[":claim"] != "1" {
 		t.Fatalf("hash = %v, want the writer's claim", h)
 	}
-	r.runlock("a", 1, "u1") // b still reads: no hand-off
+	r.runlock("a", r.us(0), "u1") // b still reads: no hand-off
 	r.wantPublished()
 	if a := r.rlock("c", false); a.count != 1 {
 		t.Fatalf("reader joining readers under a claim = %+v, want a hold", a)
 	}
-	r.runlock("c", 3, "u2")
-	r.runlock("b", 2, "u3") // the last reader: the lock is handed off
+	r.runlock("c", r.us(0)+2, "u2")
+	r.runlock("b", r.us(0)+1, "u3") // the last reader: the lock is handed off
 	r.wantPublished("w 1")
 	for _, prefer := range []bool{false, true} {
 		if a := r.rlock("d", prefer); a != (reply{0, handOff.Milliseconds()}) {
@@ -471,12 +479,12 @@ func TestRUnlockScript_hands_a_claimed_lock_off_to_writers(t *testing.T) {
 	e := newRig(t)
 	e.rlock("a", false)
 	e.wait("w", 0)
-	e.runlock("a", 1, "u1")
+	e.runlock("a", e.us(0), "u1")
 	e.at(handOff)
 	if a := e.rlock("b", false); a.count != 1 {
 		t.Fatalf("reader after the hand-off lapsed = %+v, want a hold", a)
 	}
-	e.runlock("b", 2, "u2")
+	e.runlock("b", e.us(handOff), "u2")
 	if a := e.rlock("c", false); a.count != 1 {
 		t.Fatalf("reader after a release with no new claim = %+v, want a hold", a)
 	}
@@ -499,7 +507,7 @@ func TestRUnlockScript_hands_a_claimed_lock_off_to_writers(t *testing.T) {
 	g := newRig(t)
 	g.rlock("a", true)
 	g.wait("w", time.Minute)
-	g.runlock("a", 1, "u1")
+	g.runlock("a", g.us(0), "u1")
 	g.published()
 	if n := g.int(withdrawScript, "w:w", g.k.rch); n != 1 {
 		t.Fatalf("withdraw = %d, want 1", n)
@@ -515,20 +523,20 @@ func TestRenewScript_returns(t *testing.T) {
 	r.rlock("a", true) // until 30s
 	r.rlock("b", true) // until 30s
 	r.at(20 * time.Second)
-	if n := r.renew("a:r", 1, 30*time.Second); n != 1 {
+	if n := r.renew("a:r", r.us(0), 30*time.Second); n != 1 {
 		t.Fatalf("renew = %d, want 1", n)
 	}
 	if s := r.state("a"); s.TTL != 30*time.Second || r.mr.TTL(r.k.all[0]) != 30*time.Second {
 		t.Fatalf("TTL = %v (key %v), want 30s", s.TTL, r.mr.TTL(r.k.all[0]))
 	}
-	if n := r.renew("a:r", 2, 30*time.Second); n != 0 {
+	if n := r.renew("a:r", r.us(0)+1, 30*time.Second); n != 0 {
 		t.Fatalf("renew with b's token = %d, want 0", n)
 	}
-	if n := r.renew("a:w", 1, 30*time.Second); n != 0 {
+	if n := r.renew("a:w", r.us(0), 30*time.Second); n != 0 {
 		t.Fatalf("renew of a write hold a does not have = %d, want 0", n)
 	}
 	r.at(31 * time.Second) // b's lease ended; a's did not
-	if n := r.renew("b:r", 2, 30*time.Second); n != 0 {
+	if n := r.renew("b:r", r.us(0)+1, 30*time.Second); n != 0 {
 		t.Fatalf("renew after the lease ended = %d, want 0", n)
 	}
 	if s := r.state("a"); s.Readers != 1 || s.TTL != 19*time.Second {
@@ -622,13 +630,13 @@ func TestUndoScript_returns(t *testing.T) {
 	for range 3 {
 		r.rlock("a", false)
 	}
-	if n := r.undo("a:r", 2, 2); n != 1 {
+	if n := r.undo("a:r", r.us(0)+1, 2); n != 1 {
 		t.Fatalf("undo of a re-entry = %d, want 1", n)
 	}
 	if s := r.state("a"); s.RHoldCount != 2 {
 		t.Fatalf("state = %+v; want RHoldCount 2", s)
 	}
-	if n := r.undo("a:r", 2, 2); n != 0 {
+	if n := r.undo("a:r", r.us(0)+1, 2); n != 0 {
 		t.Fatalf("undo at the known count = %d, want 0", n)
 	}
 	r.wantPublished()

@@ -14,8 +14,9 @@
 //
 // The same as package reentrant, with ':kind' = 'spin': the lock is one
 // hash, PREFIX:{NAME}, field = owner id, value = hold count, plus the hold's
-// fencing token in ':t:OWNER'; tokens come from the counter
-// PREFIX:{NAME}:fence (no TTL), and
+// fencing token in ':t:OWNER'; the counter PREFIX:{NAME}:fence (no TTL)
+// holds the last token minted (the larger of the counter + 1 and the server
+// time in µs), and
 // PREFIX:{NAME}:released remembers released tokens for a short while so a
 // retried Unlock is safe. The {NAME} hash tag keeps every key in one Cluster
 // slot. Nothing is published: no channel is used, and a spin lock never
@@ -51,12 +52,14 @@
 // # Guarantees and limits
 //
 // While its lease lives, a lock has one owner, and every fresh hold gets a
-// [Mutex.Token] larger than any before it for the same name. A process that
-// pauses (GC, swap, a stopped VM) for longer than its lease can still think
-// it holds the lock after it expired; so can a holder whose Redis primary
-// fails over before the lock was replicated. Pass the fencing token to the
-// resource you protect and let it reject stale tokens when that matters;
-// see package multilock for RedLock over independent masters.
+// [Mutex.Token] larger than any before it for the same name, even after a
+// Redis restart that lost the data, as long as the server's clock does not
+// go back. A process that pauses (GC, swap, a stopped VM) for longer than
+// its lease can still think it holds the lock after it expired; so can a
+// holder whose Redis primary fails over before the lock was replicated.
+// Pass the fencing token to the resource you protect and let it reject
+// stale tokens when that matters; see package multilock for RedLock over
+// independent masters.
 //
 // A spin lock and a reentrant lock cannot share a name and prefix: the
 // second finds the name used by another kind (lockkit.ErrWrongKind), since

@@ -23,7 +23,8 @@ func Example() {
 		fmt.Println("lock:", err)
 		return
 	}
-	fmt.Println("locked with token", m.Token())
+	fmt.Println("locked with a fencing token:", m.Token() > 0)
+	first := m.Token()
 
 	other := spin.New(locks, "orders:42")
 	ok, err := other.TryLock(ctx)
@@ -33,12 +34,12 @@ func Example() {
 		fmt.Println("unlock:", err)
 	}
 	ok, err = other.TryLock(ctx)
-	fmt.Println("after Unlock, another owner got it:", ok, err, "with token", other.Token())
+	fmt.Println("after Unlock, another owner got it:", ok, err, "with a larger token:", other.Token() > first)
 	_ = other.Unlock(ctx)
 	// Output:
-	// locked with token 1
+	// locked with a fencing token: true
 	// another owner got it: false <nil>
-	// after Unlock, another owner got it: true <nil> with token 2
+	// after Unlock, another owner got it: true <nil> with a larger token: true
 }
 
 func ExampleMutex_Lost() {

@@ -12,7 +12,10 @@
 -- Owner ids never start with ':', so these fields never collide.
 --
 -- The fencing counter PREFIX:{NAME}:fence has no TTL: tokens strictly
--- increase per name. The sorted set PREFIX:{NAME}:released remembers the
+-- increase per name. A token is the larger of the counter + 1 and the
+-- server's time in µs, so that tokens keep increasing even across a
+-- restart that lost the counter (as long as the server's clock does not
+-- go back). The sorted set PREFIX:{NAME}:released remembers the
 -- tokens of recently ended holds (score = server ms), so that a retried
 -- release whose first reply was lost reports success instead of a loss.
 
@@ -20,6 +23,22 @@
 local function now_ms()
   local t = redis.call('time')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- mint mints a new fencing token of the counter fence and stores it: the
+-- larger of the counter + 1 and the server's time in µs. It returns the
+-- token as a number (for the reply) and as the decimal string stored in
+-- the counter, to store wherever a token is kept: redis.call may render a
+-- number argument in exponent form (1.7e+15), which would not compare equal
+-- to the token a client sends back. Lua numbers are doubles, so tokens are
+-- exact below 2^53, which the time in µs reaches in the year 2255.
+local function mint(fence)
+  local t = redis.call('time')
+  local us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  local token = math.max(tonumber(redis.call('get', fence) or '0') + 1, us)
+  local s = string.format('%d', token)
+  redis.call('set', fence, s)
+  return token, s
 end
 
 -- wrong_kind returns an error reply when hash belongs to a kind other than
@@ -37,8 +56,8 @@ end
 -- acquire with attempt id, and marks the hash as kind's. It returns the
 -- token. The caller sets the expiry.
 local function hold_new(hash, fence, kind, h, id)
-  local token = redis.call('incr', fence)
-  redis.call('hset', hash, ':kind', kind, h, 1, ':t:' .. h, token, ':a:' .. h, id)
+  local token, s = mint(fence)
+  redis.call('hset', hash, ':kind', kind, h, 1, ':t:' .. h, s, ':a:' .. h, id)
   return token
 end
 
