@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 
@@ -28,6 +29,8 @@ type Client struct {
 
 	closeOnce sync.Once
 	closed    chan struct{} // closed by Close
+
+	traces atomic.Pointer[[]*Trace] // AddTrace's, copied on write
 
 	bgMu     sync.Mutex
 	bgClosed bool           // Close waits for bg; guarded by bgMu
@@ -54,6 +57,9 @@ func New(rc redis.UniversalClient, opts ...Option) *Client {
 	if p := o.Problems(); len(p) > 0 {
 		c.err = fmt.Errorf("%w: client: %s", ErrInvalid, p[0])
 		return c
+	}
+	if t, ok := o.Trace.(*Trace); ok {
+		c.AddTrace(t)
 	}
 	c.wd = watchdog.New(rc)
 	// A broken pub/sub connection may mean a restart or failover that lost
@@ -83,6 +89,39 @@ func (c *Client) Close() error {
 		_ = c.nt.Close()
 		_ = c.wd.Close()
 	})
+	return nil
+}
+
+// AddTrace adds t to the hooks every lock of c reports to (see [Trace]),
+// after those added before and beside each lock's own [WithTrace]. A nil t
+// is ignored. It is safe for concurrent use; events already under way may
+// miss t.
+func (c *Client) AddTrace(t *Trace) {
+	if c == nil || t == nil {
+		return
+	}
+	for {
+		old := c.traces.Load()
+		var next []*Trace
+		if old != nil {
+			next = append(next, *old...)
+		}
+		next = append(next, t)
+		if c.traces.CompareAndSwap(old, &next) {
+			return
+		}
+	}
+}
+
+// Traces returns the hooks added with [Client.AddTrace] (and with
+// [WithTrace] given to [New]), in order. Lock kinds report to them.
+func (c *Client) Traces() []*Trace {
+	if c == nil {
+		return nil
+	}
+	if p := c.traces.Load(); p != nil {
+		return *p
+	}
 	return nil
 }
 

@@ -115,3 +115,17 @@ func WithPrefix(prefix string) Option {
 		o.Prefix = prefix
 	}
 }
+
+// WithTrace sets hooks that report what locks do (see [Trace]). Given to
+// [New], they apply to every lock of the Client (as [Client.AddTrace]);
+// given to a lock, to that lock, beside the Client's. A nil t sets none.
+func WithTrace(t *Trace) Option {
+	return func(o *config.Options) {
+		if !o.For("WithTrace", true, config.Reentrant, config.Fair, config.Spin, config.RW, config.RedLock) {
+			return
+		}
+		if t != nil {
+			o.Trace = t
+		}
+	}
+}

@@ -56,6 +56,8 @@ type Options struct {
 	// Prefix starts every key of the lock.
 	Prefix string
 
+	// Trace is the *lockkit.Trace of WithTrace, or nil.
+	Trace any
 	// MaxHold bounds how long the watchdog renews a hold; 0 = no bound.
 	MaxHold time.Duration
 	// WaiterTimeout is how long a fair lock's queue entry outlives its

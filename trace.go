@@ -1,0 +1,117 @@
+package lockkit
+
+import "time"
+
+// Trace is a set of hooks that report what locks do, in the style of
+// net/http/httptrace: set the fields you need with [WithTrace], per Client
+// (every lock of it) or per lock. Any field may be nil, and a nil Trace
+// costs nothing. Hooks run synchronously on the goroutine of the event
+// (the caller's, or one of the Client's for renewals, losses and
+// reconnects); they must be quick and must not block or call the lock.
+//
+// The otel module (github.com/lockkit/lockkit/otel) turns a Trace into
+// OpenTelemetry metrics, and [WithLogger] logs through one.
+type Trace struct {
+	// WaitStart is called when a Lock (or RLock) call starts waiting for
+	// a lock that was not free at its first attempt.
+	WaitStart func(WaitStartInfo)
+	// WaitDone is called when a wait that WaitStart reported ends:
+	// acquired (Err nil) or given up.
+	WaitDone func(WaitDoneInfo)
+	// Acquired is called when a hold is taken or re-entered.
+	Acquired func(AcquiredInfo)
+	// Released is called when an Unlock (or RUnlock) ends a hold, or
+	// gives up one acquire of it.
+	Released func(ReleasedInfo)
+	// Renewed is called after each round trip of the Client's watchdog,
+	// one per shard.
+	Renewed func(RenewInfo)
+	// Lost is called when a hold is found lost.
+	Lost func(LostInfo)
+	// Reconnected is called when the Client's pub/sub connection broke
+	// and was replaced (every waiter then re-checks, every hold is
+	// verified).
+	Reconnected func(ReconnectInfo)
+}
+
+// LockInfo names the lock an event is about.
+type LockInfo struct {
+	// Kind is the lock kind: "reentrant", "fair", "spin", "rwlock" or
+	// "redlock".
+	Kind string
+	// Name is the lock's name.
+	Name string
+	// Owner is the owner id of the lock value.
+	Owner string
+	// Read is set for the read side of an rwlock.
+	Read bool
+}
+
+// WaitStartInfo is passed to [Trace.WaitStart].
+type WaitStartInfo struct {
+	Lock LockInfo
+}
+
+// WaitDoneInfo is passed to [Trace.WaitDone].
+type WaitDoneInfo struct {
+	Lock LockInfo
+	// Waited is how long the wait lasted.
+	Waited time.Duration
+	// Err is nil when the lock was acquired, and else the error Lock
+	// returns.
+	Err error
+}
+
+// AcquiredInfo is passed to [Trace.Acquired].
+type AcquiredInfo struct {
+	Lock LockInfo
+	// Token is the hold's fencing token.
+	Token int64
+	// Reentry is set when an existing hold was re-entered.
+	Reentry bool
+	// Contended is set when the call had to wait for the lock.
+	Contended bool
+}
+
+// ReleasedInfo is passed to [Trace.Released].
+type ReleasedInfo struct {
+	Lock LockInfo
+	// Held is how long the hold lasted, from the acquire that began it.
+	Held time.Duration
+	// Ended is set when the release ended the hold (its count reached 0).
+	Ended bool
+	// Err is what Unlock returns: nil, or an error matching ErrLost.
+	Err error
+}
+
+// RenewInfo is passed to [Trace.Renewed].
+type RenewInfo struct {
+	// Holds is how many holds the round trip renewed or tried to.
+	Holds int
+	// Renewed, Retry and Lost count the holds whose lease was renewed,
+	// whose renewal failed and will be tried again, and that were found
+	// gone.
+	Renewed, Retry, Lost int
+	// Took is how long the round trip took.
+	Took time.Duration
+	// Err is the error of a failed round trip, if any.
+	Err error
+}
+
+// LostInfo is passed to [Trace.Lost].
+type LostInfo struct {
+	Lock LockInfo
+	// Token is the lost hold's fencing token.
+	Token int64
+	// Held is how long the hold lasted until it was found lost.
+	Held time.Duration
+	// Err matches ErrLost and says why: found gone, not renewed in time,
+	// a fixed lease ended, the Client closed, WithMaxHold.
+	Err error
+}
+
+// ReconnectInfo is passed to [Trace.Reconnected].
+type ReconnectInfo struct {
+	// Err is why the old connection was dropped.
+	Err error
+}
