@@ -2,6 +2,7 @@ package lockkit
 
 import (
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -58,13 +59,19 @@ func New(rc redis.UniversalClient, opts ...Option) *Client {
 		c.err = fmt.Errorf("%w: client: %s", ErrInvalid, p[0])
 		return c
 	}
+	if l, ok := o.Logger.(*slog.Logger); ok {
+		c.AddTrace(logTrace(l))
+	}
 	if t, ok := o.Trace.(*Trace); ok {
 		c.AddTrace(t)
 	}
-	c.wd = watchdog.New(rc)
+	c.wd = watchdog.New(rc, watchdog.OnRound(c.renewed))
 	// A broken pub/sub connection may mean a restart or failover that lost
 	// the holds: verify them at once rather than at their next renewal.
-	c.nt = notify.New(rc, notify.OnDisconnect(c.wd.Check))
+	c.nt = notify.New(rc, notify.OnDisconnect(func() {
+		c.wd.Check()
+		c.reconnected()
+	}))
 	return c
 }
 

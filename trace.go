@@ -1,6 +1,10 @@
 package lockkit
 
-import "time"
+import (
+	"time"
+
+	"github.com/lockkit/lockkit/watchdog"
+)
 
 // Trace is a set of hooks that report what locks do, in the style of
 // net/http/httptrace: set the fields you need with [WithTrace], per Client
@@ -24,13 +28,13 @@ type Trace struct {
 	// gives up one acquire of it.
 	Released func(ReleasedInfo)
 	// Renewed is called after each round trip of the Client's watchdog,
-	// one per shard.
+	// one per shard. Only a Client's hooks get it, not a lock's own.
 	Renewed func(RenewInfo)
 	// Lost is called when a hold is found lost.
 	Lost func(LostInfo)
 	// Reconnected is called when the Client's pub/sub connection broke
-	// and was replaced (every waiter then re-checks, every hold is
-	// verified).
+	// and is being replaced (every waiter then re-checks, every hold is
+	// verified). Only a Client's hooks get it, not a lock's own.
 	Reconnected func(ReconnectInfo)
 }
 
@@ -112,6 +116,29 @@ type LostInfo struct {
 
 // ReconnectInfo is passed to [Trace.Reconnected].
 type ReconnectInfo struct {
-	// Err is why the old connection was dropped.
+	// Err is why the old connection was dropped, when known; else nil.
 	Err error
+}
+
+// renewed reports a watchdog round trip to c's hooks.
+func (c *Client) renewed(r watchdog.Round) {
+	traces := c.Traces()
+	if len(traces) == 0 {
+		return
+	}
+	info := RenewInfo{Holds: r.Holds, Renewed: r.Renewed, Retry: r.Retry, Lost: r.Gone, Took: r.Took, Err: r.Err}
+	for _, t := range traces {
+		if t.Renewed != nil {
+			t.Renewed(info)
+		}
+	}
+}
+
+// reconnected reports a broken pub/sub connection to c's hooks.
+func (c *Client) reconnected() {
+	for _, t := range c.Traces() {
+		if t.Reconnected != nil {
+			t.Reconnected(ReconnectInfo{})
+		}
+	}
 }

@@ -66,7 +66,9 @@ func NewRedLock(clients []*lockkit.Client, name string, opts ...lockkit.Option) 
 			cfg.Client = c
 		}
 		n := &node{i: i, cfg: cfg}
-		n.h = core.NewHolder(core.HashLock(&n.cfg, noChannel))
+		spec := core.HashLock(&n.cfg, noChannel)
+		spec.Quiet = true // the RedLock's hold is one, whatever its parts
+		n.h = core.NewHolder(spec)
 		r.nodes = append(r.nodes, n)
 	}
 	return r

@@ -40,7 +40,7 @@ func (l *hashLock) Lock(ctx context.Context, x *core.Exclusive) error {
 			return err
 		}
 	}
-	return core.Wait(ctx, x.Cfg.Name, l.waiter, func(ctx context.Context) (bool, time.Duration, error) {
+	return core.Wait(ctx, x.H.Tracer(), x.Cfg.Name, l.waiter, func(ctx context.Context) (bool, time.Duration, error) {
 		return x.H.Attempt(ctx, "lock")
 	})
 }

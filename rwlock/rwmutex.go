@@ -94,6 +94,7 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *RWMutex {
 		AcquireArgs: []any{w, prefer},
 		ReleaseArgs: []any{m.k.wch, handOff.Milliseconds()},
 		UndoArgs:    []any{m.k.rch, m.k.wch, handOff.Milliseconds()},
+		Read:        true,
 		Op:          &m.op,
 	})
 	return m
@@ -139,7 +140,7 @@ func (m *RWMutex) Lock(ctx context.Context) error {
 		ok, err = m.direct(ctx, attempt)
 	}
 	if !ok && err == nil {
-		err = core.Wait(ctx, m.b.Cfg.Name, m.wwait, attempt)
+		err = core.Wait(ctx, m.w.Tracer(), m.b.Cfg.Name, m.wwait, attempt)
 	}
 	if err != nil && registered {
 		wctx, cancel := core.Detached(ctx)
@@ -235,7 +236,7 @@ func (m *RWMutex) RLock(ctx context.Context) error {
 			return err
 		}
 	}
-	return core.Wait(ctx, m.b.Cfg.Name, m.rwait, m.readAttempt)
+	return core.Wait(ctx, m.r.Tracer(), m.b.Cfg.Name, m.rwait, m.readAttempt)
 }
 
 // TryRLock tries once to lock m for reading, without waiting, and reports

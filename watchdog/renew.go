@@ -51,8 +51,10 @@ func (w *Watchdog) renewShard(shard []renewal) {
 // was sent is ignored; one for a suspended hold only extends its lease.
 func (w *Watchdog) record(shard []renewal, sent time.Time, results []result) {
 	var lost []func()
+	round := Round{Holds: len(shard)}
 	w.mu.Lock()
 	now := time.Now()
+	round.Took = now.Sub(sent)
 	for i, r := range shard {
 		h := r.h
 		if h.flight != r.flight {
@@ -60,6 +62,17 @@ func (w *Watchdog) record(shard []renewal, sent time.Time, results []result) {
 		}
 		h.flight = 0
 		renewed, err := results[i].renewed, results[i].err
+		switch {
+		case err == nil && renewed:
+			round.Renewed++
+		case err == nil:
+			round.Gone++
+		default:
+			round.Retry++
+			if round.Err == nil {
+				round.Err = err
+			}
+		}
 		switch {
 		case err == nil && renewed:
 			// Also while suspended: the server did extend the lease.
@@ -83,6 +96,9 @@ func (w *Watchdog) record(shard []renewal, sent time.Time, results []result) {
 	w.wake()
 	for _, f := range lost {
 		f()
+	}
+	if w.onRound != nil {
+		w.onRound(round)
 	}
 }
 

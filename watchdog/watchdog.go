@@ -43,11 +43,36 @@ var (
 // own, one pipelined round trip per shard, so that the loop never waits
 // for the network. The goroutine exits when no hold is left. Close stops
 // it.
-func New(client redis.UniversalClient) *Watchdog {
+func New(client redis.UniversalClient, opts ...Option) *Watchdog {
 	w := &Watchdog{client: client, holds: map[*Hold]struct{}{}, kick: make(chan struct{}, 1)}
 	w.cond.L = &w.mu
+	for _, o := range opts {
+		if o != nil {
+			o(w)
+		}
+	}
 	return w
 }
+
+// Option configures a Watchdog.
+type Option func(*Watchdog)
+
+// Round is what one renewal round trip to one shard did.
+type Round struct {
+	// Holds is how many holds it renewed or tried to.
+	Holds int
+	// Renewed, Retry and Gone count the holds whose lease was renewed,
+	// whose renewal failed and is tried again, and that were found gone.
+	Renewed, Retry, Gone int
+	// Took is how long the round trip took.
+	Took time.Duration
+	// Err is the first renewal error, if any.
+	Err error
+}
+
+// OnRound makes the Watchdog call f after each renewal round trip, one
+// per shard, from the goroutine that sent it. f must not block.
+func OnRound(f func(Round)) Option { return func(w *Watchdog) { w.onRound = f } }
 
 // Lease says how to renew one hold.
 type Lease struct {
@@ -79,8 +104,9 @@ type Lease struct {
 // Watchdog renews the leases of one client's holds. Create it with [New];
 // it is safe for concurrent use.
 type Watchdog struct {
-	client redis.UniversalClient
-	kick   chan struct{} // wakes the goroutine to look at the holds again
+	client  redis.UniversalClient
+	onRound func(Round)   // nil: none
+	kick    chan struct{} // wakes the goroutine to look at the holds again
 
 	mu      sync.Mutex
 	cond    sync.Cond          // on mu; signalled when sending drops to 0

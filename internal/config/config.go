@@ -58,6 +58,8 @@ type Options struct {
 
 	// Trace is the *lockkit.Trace of WithTrace, or nil.
 	Trace any
+	// Logger is the *slog.Logger of WithLogger (Client only), or nil.
+	Logger any
 	// MaxHold bounds how long the watchdog renews a hold; 0 = no bound.
 	MaxHold time.Duration
 	// WaiterTimeout is how long a fair lock's queue entry outlives its
@@ -132,6 +134,19 @@ func (o *Options) For(option string, clientToo bool, kinds ...string) bool {
 		o.Fail(option, "cannot be a Client default; give it to each lock")
 	} else {
 		o.Fail(option, "does not apply to a %s lock (only to %v)", o.Kind, kinds)
+	}
+	return false
+}
+
+// ClientOnly reports whether an option that only a Client takes applies
+// to o, and records a problem when it is given to a lock (as a Client's
+// default, it is passed over).
+func (o *Options) ClientOnly(option string) bool {
+	switch {
+	case o.Kind == Client:
+		return true
+	case !o.defaults:
+		o.Fail(option, "is an option of the Client only; give it to lockkit.New")
 	}
 	return false
 }

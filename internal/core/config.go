@@ -48,6 +48,7 @@ func Resolve(c *lockkit.Client, kind, name string, opts []lockkit.Option) (Confi
 	}
 	cfg.ApplyingDefaults(true)
 	config.Apply(&cfg.Options, c.Options())
+	cfg.Trace = nil // the Client reports to its own (lockkit.Client.Traces)
 	cfg.ApplyingDefaults(false)
 	config.Apply(&cfg.Options, opts)
 	if p := cfg.Problems(); len(p) > 0 {

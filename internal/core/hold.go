@@ -3,6 +3,7 @@ package core
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/lockkit/lockkit/watchdog"
 )
@@ -20,7 +21,8 @@ type Hold struct {
 	// lost), so that the next Unlock retries it instead of unlocking twice.
 	unlockID string
 
-	wh *watchdog.Hold // renews the lease, or times a fixed one
+	wh    *watchdog.Hold // renews the lease, or times a fixed one
+	since time.Time      // when the acquire that began the hold was sent
 
 	// unlocking is set while an Unlock's outcome is unknown (unlockID is
 	// kept for its retry). A renewal that finds the hold gone meanwhile
@@ -36,7 +38,7 @@ type Hold struct {
 
 // NewHold returns a new hold, of one acquire, with token.
 func NewHold(token int64) *Hold {
-	return &Hold{Token: token, Count: 1, LostSignal: NewLostSignal(), ended: make(chan struct{})}
+	return &Hold{Token: token, Count: 1, LostSignal: NewLostSignal(), ended: make(chan struct{}), since: time.Now()}
 }
 
 // End marks h as no longer its holder's current hold: released, dropped

@@ -60,6 +60,10 @@ type Spec struct {
 	// nil when the kind has none.
 	Refused func(code int64) error
 
+	// Read marks the read side of an rwlock, in the events it reports;
+	// Quiet makes a holder that reports none (a RedLock's node parts).
+	Read, Quiet bool
+
 	// Op serialises the owner's acquires and releases so that the holder
 	// stays in step with Redis; holders of one owner (an rwlock's read and
 	// write holds) share it. Nil gives the holder its own.
@@ -72,6 +76,7 @@ type Holder struct {
 	spec Spec
 	cfg  *Config
 	op   *sync.Mutex
+	tr   *Tracer
 
 	// Slot is the current hold, lost or not. Its mutex also guards the
 	// hold's Count.
@@ -93,11 +98,21 @@ type Holder struct {
 
 // NewHolder returns the holder of spec.
 func NewHolder(spec Spec) *Holder {
-	r := &Holder{spec: spec, cfg: spec.Config, op: spec.Op}
+	r := &Holder{spec: spec, cfg: spec.Config, op: spec.Op, tr: NewTracer(spec.Config, spec.Read, spec.Quiet)}
 	if r.op == nil {
 		r.op = new(sync.Mutex)
 	}
 	return r
+}
+
+// Tracer returns the tracer of r's events.
+func (r *Holder) Tracer() *Tracer { return r.tr }
+
+// lose marks h lost with cause and reports it, once.
+func (r *Holder) lose(h *Hold, cause error) {
+	if h.Lose(r.cfg.Name, cause) {
+		r.tr.lost(h)
+	}
 }
 
 // Op returns the mutex that serialises the owner's calls.
@@ -207,7 +222,7 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 	case res[0] == 0:
 		return false, pttlWait(res[1]), nil
 	}
-	r.acquired(pre, res[1], sent)
+	r.acquired(pre, res[1], sent, contended(ctx))
 	return true, ttl, nil
 }
 
@@ -241,7 +256,7 @@ func abort(pre *watchdog.Hold) {
 // acquire set counts from sent. Another token begins a new hold; the old
 // one, if any, is marked lost, unless an Unlock of it is in doubt: then it
 // waits for the next Release, which settles that Unlock.
-func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time) {
+func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time, contended bool) {
 	r.Slot.mu.Lock()
 	old := r.Slot.h
 	if old != nil && old.Err() == nil && old.Token == token {
@@ -251,9 +266,11 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time) {
 		r.Slot.mu.Unlock()
 		abort(pre)
 		old.wh.Renewed(sent)
+		r.tr.acquired(token, true, contended)
 		return
 	}
 	h := NewHold(token)
+	h.since = sent
 	r.Slot.h = h
 	r.Slot.mu.Unlock()
 	if old != nil {
@@ -263,7 +280,7 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time) {
 			// Its Unlock may have ended it: the next Release asks.
 			r.pending = old
 		} else {
-			old.Lose(r.cfg.Name, nil)
+			r.lose(old, nil)
 		}
 	}
 	if pre == nil {
@@ -276,7 +293,7 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time) {
 			// in doubt: its retry tells.
 			return
 		}
-		h.Lose(r.cfg.Name, cause)
+		r.lose(h, cause)
 	}}
 	if r.cfg.Watched() {
 		lease.Script = r.spec.Renew
@@ -285,6 +302,7 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time) {
 		lease.Args = []any{r.spec.Hold, token, r.cfg.TTL().Milliseconds()}
 	}
 	pre.Start(lease, sent)
+	r.tr.acquired(token, false, contended)
 }
 
 // freeze keeps what r knows of its hold from changing until the function
@@ -372,9 +390,11 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 		}
 		r.pending = nil
 		if n < 0 {
-			p.Lose(r.cfg.Name, nil)
+			r.lose(p, nil)
+			r.tr.released(p, true, p.Err())
 			return p.Err()
 		}
+		r.tr.released(p, true, nil)
 		return nil
 	}
 	h := r.Current()
@@ -393,6 +413,7 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 	if h.Err() != nil {
 		// A fixed lease ends by our clock a little before the server's.
 		_, _ = r.release(ctx, h)
+		r.tr.released(h, true, h.Err())
 		return r.forget(h)
 	}
 	h.wh.Suspend()
@@ -403,18 +424,22 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 		h.wh.Resume()
 		return Op(op, r.cfg.Name, err)
 	case n < 0:
-		h.Lose(r.cfg.Name, nil)
+		r.lose(h, nil)
+		r.tr.released(h, true, h.Err())
 		return r.forget(h)
 	case n == 0:
 		r.end(h)
+		r.tr.released(h, true, nil)
 	default:
 		// Still held: by this holder's other acquires, or by another value
 		// sharing the owner id once this one's are all undone.
 		h.unlockID = ""
 		if h.Count--; h.Count > 0 {
 			h.wh.Resume()
+			r.tr.released(h, false, nil)
 		} else {
 			r.end(h)
+			r.tr.released(h, true, nil)
 		}
 	}
 	return nil

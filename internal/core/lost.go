@@ -15,12 +15,16 @@ type LostSignal struct {
 func NewLostSignal() *LostSignal { return &LostSignal{ch: make(chan struct{})} }
 
 // Lose marks the hold on lock name lost with cause (nil when it simply
-// vanished) and closes the channel. It is idempotent.
-func (s *LostSignal) Lose(name string, cause error) {
+// vanished) and closes the channel. It is idempotent: it reports whether
+// this call did it.
+func (s *LostSignal) Lose(name string, cause error) bool {
+	fired := false
 	s.once.Do(func() {
 		s.err = Lost(name, cause)
 		close(s.ch)
+		fired = true
 	})
+	return fired
 }
 
 // Done returns a channel that is closed when the hold is found lost.

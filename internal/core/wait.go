@@ -54,8 +54,10 @@ type Turn interface {
 // until woken or the blocker's lease runs out, and attempt again, until
 // the lock is taken or ctx ends. When ctx ends first it returns an error
 // matching both ErrNotObtained and ctx.Err(); an attempt's Redis error is
-// returned as is, and a closed Client's error matches ErrClosed.
-func Wait(ctx context.Context, name string, w Waiter, attempt Attempt) error {
+// returned as is, and a closed Client's error matches ErrClosed. The wait
+// is reported to tr (nil: to nobody) once the first attempt found the lock
+// taken.
+func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attempt) (err error) {
 	if err := ctx.Err(); err != nil {
 		return NotObtained(name, err)
 	}
@@ -76,6 +78,10 @@ func Wait(ctx context.Context, name string, w Waiter, attempt Attempt) error {
 			return err
 		}
 	}
+	// From here on the lock was not free: a wait, and a contended hold.
+	var done func(error)
+	ctx, done = tr.waitStart(ctx)
+	defer func() { done(err) }()
 	if err := t.Join(ctx); err != nil {
 		if cerr := ctxDone(ctx); cerr != nil {
 			// The subscribe was cut short by the deadline: report the
