@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/fair"
+	"github.com/lockkit/lockkit/reentrant"
+	"github.com/lockkit/lockkit/rwlock"
+	"github.com/lockkit/lockkit/spin"
+)
+
+// unlockFlags are unlock's own flags.
+type unlockFlags struct{ force, yes bool }
+
+// unlockCommand is unlock --force: the only command that writes.
+func unlockCommand() *command {
+	f := &unlockFlags{}
+	return &command{
+		synopsis: "unlock --force --yes NAME",
+		summary:  "free lock NAME whoever holds it and wake its waiters",
+		minArgs:  1,
+		maxArgs:  1,
+		flags: func(fs *flag.FlagSet) {
+			fs.BoolVar(&f.force, "force", false, "free the lock whoever holds it (required)")
+			fs.BoolVar(&f.yes, "yes", false, "confirm; without it nothing changes")
+		},
+		run: func(ctx context.Context, e *env, args []string) error { return unlock(ctx, e, args[0], f) },
+	}
+}
+
+// UnlockResult is what unlock prints with -o json.
+type UnlockResult struct {
+	Name string `json:"name"`
+	// Kind is the lock's kind when it was read; empty when it was free.
+	Kind string `json:"kind"`
+	// Holders are the holds found before anything was done.
+	Holders []Holder `json:"holders"`
+	// Confirmed reports --yes; without it nothing was changed.
+	Confirmed bool `json:"confirmed"`
+	// Freed reports that holds were removed and the waiters woken.
+	Freed bool `json:"freed"`
+}
+
+// forceUnlocker is the library's ForceUnlock of one kind.
+type forceUnlocker interface {
+	ForceUnlock(ctx context.Context) (bool, error)
+}
+
+// unlock frees lock name as its kind's own ForceUnlock does: it reads the
+// hash's ':kind' and calls ForceUnlock of a lock of that kind made with
+// the library, which removes every hold and wakes the waiters as that kind
+// does (every waiter of a reentrant or read-write lock, the first in line
+// of a fair lock). If the name changed kind meanwhile, the library's
+// script refuses and nothing changes. Without --yes it changes nothing and
+// says what it would do.
+func unlock(ctx context.Context, e *env, name string, f *unlockFlags) error {
+	if !f.force {
+		return usageError{"unlock needs --force: it frees the lock whoever holds it"}
+	}
+	ctx, cancel := e.bounded(ctx)
+	defer cancel()
+	l, err := e.inspect(ctx, name)
+	if err != nil {
+		return err
+	}
+	res := UnlockResult{Name: name, Kind: l.Kind, Holders: l.Holders, Confirmed: f.yes}
+	if l.Kind == "" {
+		return e.unlocked(res, fmt.Sprintf("%s is not held; nothing to do", name))
+	}
+
+	c := lockkit.New(e.rc, lockkit.WithPrefix(e.opts.prefix))
+	defer c.Close()
+	var m forceUnlocker
+	switch l.Kind {
+	case kindReentrant:
+		m = reentrant.New(c, name)
+	case kindSpin:
+		m = spin.New(c, name)
+	case kindFair:
+		m = fair.New(c, name)
+	case kindRW:
+		m = rwlock.New(c, name)
+	case kindRedLock:
+		return fmt.Errorf("%s is one node's part of a RedLock: freeing one node does not free the RedLock, and lockkit has no force unlock for it", name)
+	default:
+		return fmt.Errorf("%s is a lock of unknown kind %q; not touching it", name, l.Kind)
+	}
+
+	what := describeHolds(l)
+	if !f.yes {
+		if e.opts.json() {
+			if err := writeJSON(e.stdout, res); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(e.stderr, "lockkit unlock: refusing without --yes; nothing changed. It would free the %s lock %s (%s) and wake its waiters.\n",
+			l.Kind, name, what)
+		return errRefused
+	}
+	freed, err := m.ForceUnlock(ctx)
+	if errors.Is(err, lockkit.ErrWrongKind) {
+		return fmt.Errorf("%s changed kind since it was read; nothing changed: %w", name, err)
+	}
+	if err != nil {
+		return err
+	}
+	res.Freed = freed
+	if !freed {
+		return e.unlocked(res, fmt.Sprintf("%s was released meanwhile; nothing to do", name))
+	}
+	return e.unlocked(res, fmt.Sprintf("freed the %s lock %s (%s) and woke its waiters", l.Kind, name, what))
+}
+
+// unlocked prints the outcome of unlock: res with -o json, else msg.
+func (e *env) unlocked(res UnlockResult, msg string) error {
+	if e.opts.json() {
+		return writeJSON(e.stdout, res)
+	}
+	_, err := fmt.Fprintln(e.stdout, msg)
+	return err
+}
+
+// describeHolds lists l's holds for a message: "held by OWNER(COUNT)
+// token T, ...".
+func describeHolds(l *Lock) string {
+	if len(l.Holders) == 0 {
+		return "no live hold"
+	}
+	var parts []string
+	for _, h := range l.Holders {
+		parts = append(parts, fmt.Sprintf("%s token %d", holdLabel(h), h.Token))
+	}
+	return "held by " + strings.Join(parts, ", ")
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// watchCommand is watch: live acquires and releases.
+func watchCommand() *command {
+	interval := new(time.Duration)
+	return &command{
+		synopsis: "watch [--interval D] NAME",
+		summary:  "print acquires, releases and wake-ups of lock NAME until interrupted",
+		minArgs:  1,
+		maxArgs:  1,
+		flags: func(fs *flag.FlagSet) {
+			fs.DurationVar(interval, "interval", 100*time.Millisecond, "how often to poll the state")
+		},
+		run: func(ctx context.Context, e *env, args []string) error { return watch(ctx, e, args[0], *interval) },
+	}
+}
+
+// watch subscribes to lock name's wake-up channels (the shared ones and,
+// by pattern, every fair waiter's own), then prints the lock's state and,
+// until ctx ends, every change: each message published on those channels,
+// and the changes between successive reads of the state, read every
+// interval and at once after each message. A hold taken and released
+// between two reads shows only by its release's message (a spin lock's
+// not at all: it publishes nothing).
+func watch(ctx context.Context, e *env, name string, interval time.Duration) error {
+	if interval <= 0 {
+		return usageError{fmt.Sprintf("--interval %v: must be positive", interval)}
+	}
+	k := keysOf(e.opts.prefix, name)
+	ps := e.rc.Subscribe(ctx, k.Channel, k.WriterChannel)
+	defer ps.Close()
+	if err := ps.PSubscribe(ctx, globLiteral(k.OwnChannels)+"*"); err != nil {
+		return err
+	}
+	// Wait for the three confirmations, so nothing published after the
+	// first state is missed.
+	for range 3 {
+		confirm, cancel := e.bounded(ctx)
+		msg, err := ps.Receive(confirm)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("subscribing: %w", err)
+		}
+		if _, ok := msg.(*redis.Subscription); !ok {
+			return fmt.Errorf("subscribing: unexpected %T", msg)
+		}
+	}
+	msgs := ps.Channel()
+
+	read := func() (*Lock, error) {
+		rctx, cancel := e.bounded(ctx)
+		defer cancel()
+		return e.inspect(rctx, name)
+	}
+	prev, err := read()
+	if err != nil {
+		return err
+	}
+	entry := prev.entry()
+	if err := e.emit(Event{Event: "state", Name: name, Lock: &entry}); err != nil {
+		return err
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case m, ok := <-msgs:
+			if !ok {
+				return nil
+			}
+			if err := e.emit(Event{Event: "publish", Name: name, Channel: m.Channel, Message: m.Payload}); err != nil {
+				return err
+			}
+		case <-tick.C:
+		}
+		cur, err := read()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			fmt.Fprintf(e.stderr, "lockkit watch: %v\n", err)
+			continue
+		}
+		for _, ev := range changes(prev, cur) {
+			ev.Name = name
+			if err := e.emit(ev); err != nil {
+				return err
+			}
+		}
+		prev = cur
+	}
+}
+
+// emit prints ev, stamped with the local time.
+func (e *env) emit(ev Event) error {
+	ev.Time = time.Now().Format("2006-01-02T15:04:05.000Z07:00")
+	if e.opts.json() {
+		return writeJSON(e.stdout, ev)
+	}
+	return writeEvent(e.stdout, ev)
+}

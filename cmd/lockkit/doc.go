@@ -1,0 +1,137 @@
+// Lockkit inspects lockkit's distributed locks in Redis: it lists them,
+// decodes the state of one, watches it change, and frees a stuck one.
+//
+// Install it with
+//
+//	go install github.com/lockkit/lockkit/cmd/lockkit@latest
+//
+// Usage:
+//
+//	lockkit [flags] COMMAND [flags] [ARGS]
+//
+// Flags may come before or after the command and its arguments; "--" ends
+// them (for a lock name that starts with '-').
+//
+// # Commands
+//
+//	ls [PATTERN]
+//
+// Ls lists the locks whose names match the glob PATTERN (default: every
+// lock), one line each: name, kind, mode, holders with their hold counts,
+// fencing tokens, the lease left (the hash's PTTL), waiters and the number
+// of anomalies. It SCANs for lock hashes PREFIX:{NAME} (on every master of
+// a Cluster) and reads each lock as show does. Waiters are the length of a
+// fair lock's queue and a read-write lock's waiting writers; "-" for the
+// kinds whose waiters wait only in their own processes (reentrant, spin,
+// RedLock nodes). A read-write hold shows as w:OWNER(COUNT) or
+// r:OWNER(COUNT).
+//
+//	show NAME
+//
+// Show prints everything Redis keeps about lock NAME, read in one script
+// at one instant and given in the server's time (TIME): its kind, mode and
+// lease; the last fencing token minted; each hold with its count, token
+// and lease (a read-write hold has a lease of its own); a fair lock's
+// queue, first in line first, with each waiter's deadline; a read-write
+// lock's writer intents, its claim and hand-off; how many connections are
+// subscribed to each of its wake-up channels (PUBSUB NUMSUB, added up over
+// the nodes of a Cluster; lockkit subscribes one connection per Client, so
+// this is the number of processes with local waiters there); and the
+// anomalies, states lockkit's scripts never leave behind: a hold without a
+// TTL, a hold without a fencing token, a queue entry without a deadline, a
+// hash of an unknown kind or without one, an exclusive lock with several
+// holders, a write hold beside other owners' reads, keys of one kind next
+// to a lock of another. A sample:
+//
+//	$ lockkit show 'jobs:nightly'
+//	lock         jobs:nightly
+//	key          lockkit:{jobs:nightly}
+//	kind         fair
+//	state        exclusive, lease 25.348s
+//	server time  2025-03-14T09:26:53.014Z
+//	fence        17 (last token minted)
+//
+//	holders: 1
+//	  OWNER     MODE       COUNT  TOKEN  LEASE
+//	  worker-a  exclusive  1      17     25.348s
+//
+//	queue: 2 waiting
+//	  #  OWNER     ARRIVAL  DEADLINE
+//	  1  worker-b  6        in 3.689s
+//	  2  worker-c  7        in 4.912s
+//
+//	subscribers (processes with local waiters):
+//	  lockkit:{jobs:nightly}:ch:worker-b  waiter worker-b  1
+//	  lockkit:{jobs:nightly}:ch:worker-c  waiter worker-c  1
+//
+//	anomalies: none
+//
+//	watch [--interval D] NAME
+//
+// Watch subscribes to lock NAME's wake-up channels, prints its state, and
+// then, until interrupted (ctrl-C, SIGTERM), every change: each hold that
+// begins, changes count or ends, each owner that joins or leaves a fair
+// queue, each writer intent, and each message published on the channels
+// ("1" wakes one waiter per process, "*" every waiter). The state is read
+// every --interval (default 100ms) and at once after each message, so a
+// hold taken and released between two reads shows only as its release's
+// message (and a spin lock's, which publishes nothing, not at all).
+//
+//	unlock --force --yes NAME
+//
+// Unlock frees lock NAME whoever holds it, however many times, and wakes
+// its waiters exactly as the kind's own ForceUnlock does, because it is
+// that ForceUnlock: it reads the hash's ':kind' and calls
+// reentrant.Mutex.ForceUnlock on a lock made by reentrant.New, spin.New or
+// fair.New, or rwlock.RWMutex.ForceUnlock. Every waiter of a reentrant or
+// read-write lock is woken, the first in line of a fair lock; spin waiters
+// find the lock free at their next attempt. If the name changed kind in
+// between, the library refuses and nothing changes. The former holders
+// learn that they lost the lock from their watchdog or their next Unlock.
+// A RedLock node's part is refused: freeing one node does not free the
+// RedLock. Without --force unlock refuses (status 2); without --yes it
+// changes nothing, says what it would free and exits with status 1.
+//
+// Every other command only reads: show and ls read through EVAL_RO, which
+// the server refuses to let write.
+//
+// # Connection flags
+//
+// As in redis-cli:
+//
+//	-u URL               redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], or rediss:// for TLS;
+//	                     with --cluster, more nodes may be given as ?addr=HOST:PORT
+//	-h HOST, -p PORT     default 127.0.0.1:6379
+//	-a PASSWORD          also read from REDISCLI_AUTH
+//	--user USER          ACL user name
+//	-n DB                database number
+//	--tls                connect with TLS
+//	--cluster            the server is a Cluster node: use a Cluster client
+//	--sentinel-master NAME --sentinel ADDR[,ADDR]
+//	                     connect to the master NAME through Sentinel (repeatable --sentinel)
+//
+// Other flags: --prefix PREFIX (default "lockkit", as lockkit.WithPrefix),
+// -o text|json, and --timeout D (default 10s), which bounds each command
+// but watch.
+//
+// # JSON output
+//
+// With -o json every command prints JSON whose field names are stable:
+// snake_case, durations in milliseconds (*_ms), instants in milliseconds
+// of the server's clock (*_at_ms, server_time_ms). Show prints one [Lock]
+// object (name, key, kind, held, mode, server_time_ms, ttl_ms, fence,
+// holders, queue, writers, subscribers, anomalies), with [Holder] (owner,
+// hold, mode, count, token, lease_ms, expired, last_acquire, last_unlock),
+// [Queue] and [Waiter] (owner, arrival, deadline_at_ms, left_ms, expired),
+// [Writers] and [Intent], and [Subscribers] (channel, role, count). Ls
+// prints an array of [Entry] (name, kind, mode, holders, ttl_ms, waiters,
+// anomalies). Watch prints one [Event] per line (time, event, name, owner,
+// mode, count, previous, token, channel, message, lock). Unlock prints an
+// [UnlockResult] (name, kind, holders, confirmed, freed). A ttl_ms of -1
+// means no TTL and -2 no key; a null queue or writers means the lock is not
+// of that kind.
+//
+// # Exit status
+//
+// 0 when done, 1 on an error or a refused unlock, 2 for a bad command line.
+package main

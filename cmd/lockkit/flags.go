@@ -1,0 +1,134 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/lockkit/lockkit"
+)
+
+// options are the flags every command takes: where Redis is, which
+// prefix the locks use, and how to print. Commands add their own flags to
+// the same FlagSet.
+type options struct {
+	url            string
+	host           string
+	port           int
+	password       string
+	user           string
+	db             int
+	tls            bool
+	cluster        bool
+	sentinelMaster string
+	sentinels      listFlag
+	prefix         string
+	output         string
+	timeout        time.Duration
+}
+
+// defaultOptions returns the options before any flag is parsed.
+func defaultOptions() *options {
+	return &options{
+		host:    "127.0.0.1",
+		port:    6379,
+		prefix:  lockkit.DefaultPrefix,
+		output:  "text",
+		timeout: 10 * time.Second,
+	}
+}
+
+// register adds the common flags to fs, each defaulting to the value o
+// has now, so that flags given before the command survive.
+func (o *options) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.url, "u", o.url, "server `URL`: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] or rediss:// for TLS")
+	fs.StringVar(&o.host, "h", o.host, "server `HOST`")
+	fs.IntVar(&o.port, "p", o.port, "server `PORT`")
+	fs.StringVar(&o.password, "a", o.password, "`PASSWORD` (also read from REDISCLI_AUTH)")
+	fs.StringVar(&o.user, "user", o.user, "ACL `USER`name")
+	fs.IntVar(&o.db, "n", o.db, "database `NUMBER` (not with --cluster)")
+	fs.BoolVar(&o.tls, "tls", o.tls, "connect with TLS")
+	fs.BoolVar(&o.cluster, "cluster", o.cluster, "the server is a node of a Redis Cluster")
+	fs.StringVar(&o.sentinelMaster, "sentinel-master", o.sentinelMaster, "connect to the master `NAME` through Sentinel")
+	fs.Var(&o.sentinels, "sentinel", "Sentinel `ADDR` (repeat, or separate with commas)")
+	fs.StringVar(&o.prefix, "prefix", o.prefix, "key `PREFIX` of the locks (lockkit.WithPrefix)")
+	fs.StringVar(&o.output, "o", o.output, "output `FORMAT`: text or json")
+	fs.DurationVar(&o.timeout, "timeout", o.timeout, "bound of each command's work (not of watch)")
+}
+
+// check reports flag values that cannot work together.
+func (o *options) check() error {
+	switch {
+	case o.output != "text" && o.output != "json":
+		return fmt.Errorf("-o %q: want text or json", o.output)
+	case o.prefix == "" || strings.ContainsAny(o.prefix, "{}"):
+		return fmt.Errorf("--prefix %q: must be non-empty and free of '{' and '}'", o.prefix)
+	case o.cluster && o.sentinelMaster != "":
+		return errors.New("--cluster and --sentinel-master exclude each other")
+	case o.sentinelMaster != "" && len(o.sentinels) == 0:
+		return errors.New("--sentinel-master needs at least one --sentinel ADDR")
+	case o.cluster && o.db != 0:
+		return errors.New("-n: a Cluster has database 0 only")
+	case o.timeout <= 0:
+		return fmt.Errorf("--timeout %v: must be positive", o.timeout)
+	}
+	return nil
+}
+
+// json reports whether output is JSON.
+func (o *options) json() bool { return o.output == "json" }
+
+// listFlag is a flag that may be repeated; each value may also hold a
+// comma-separated list.
+type listFlag []string
+
+// String implements flag.Value.
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+// Set implements flag.Value.
+func (l *listFlag) Set(v string) error {
+	for s := range strings.SplitSeq(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
+// newFlagSet returns the FlagSet of command name with the common flags of
+// o; its usage shows synopsis and the flags.
+func newFlagSet(name, synopsis string, o *options, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: lockkit %s\n\nflags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	o.register(fs)
+	return fs
+}
+
+// parseInterleaved parses args with fs, letting flags come before, between
+// or after the positional arguments (up to a "--", after which everything
+// is positional), and returns the positional arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		// flag stops at the first non-flag, or consumes a "--" before it.
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/fair"
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/reentrant"
+	"github.com/lockkit/lockkit/rwlock"
+	"github.com/lockkit/lockkit/spin"
+)
+
+// kinds holds one lock of each kind, under a prefix of its own: a
+// reentrant lock held twice, a spin lock, a fair lock with a waiter in its
+// queue, and a read-write lock with two readers and a waiting writer.
+type kinds struct {
+	prefix                    string
+	re, sp, fa, rw            string // the names
+	reM, spM, faM, faWaiter   *reentrant.Mutex
+	reader1, reader2, writerW *rwlock.RWMutex
+}
+
+// holdEveryKind takes the locks of kinds; on a Cluster the first three
+// live on distinct masters.
+func holdEveryKind(t *testing.T, rc redis.UniversalClient) *kinds {
+	t.Helper()
+	c, prefix := prefixed(t, rc)
+	n := append(names(t, rc, 3), redistest.Unique(t))
+	k := &kinds{prefix: prefix, re: n[0], sp: n[1], fa: n[2], rw: n[3]}
+	k.reM = reentrant.New(c, k.re, lockkit.WithOwner("re-owner"))
+	redistest.MustLock(t, k.reM)
+	redistest.MustLock(t, k.reM)
+	k.spM = spin.New(c, k.sp, lockkit.WithOwner("spin-owner"))
+	redistest.MustLock(t, k.spM)
+	k.faM = fair.New(c, k.fa, lockkit.WithOwner("fair-owner"))
+	redistest.MustLock(t, k.faM)
+	k.faWaiter = fair.New(c, k.fa, lockkit.WithOwner("fair-waiter"))
+	waitInBackground(t, k.faWaiter.Lock)
+	k.reader1 = rwlock.New(c, k.rw, lockkit.WithOwner("reader-1"))
+	k.reader2 = rwlock.New(c, k.rw, lockkit.WithOwner("reader-2"))
+	k.writerW = rwlock.New(c, k.rw, lockkit.WithOwner("writer"))
+	for _, r := range []*rwlock.RWMutex{k.reader1, k.reader2} {
+		if err := r.RLock(redistest.Ctx(t, 10*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitInBackground(t, k.writerW.Lock)
+	ctx := redistest.Ctx(t, 10*time.Second)
+	redistest.Eventually(t, 10*time.Second, "the fair waiter queued and the writer's intent", func() bool {
+		q, _ := rc.ZCard(ctx, keys(prefix, k.fa).Sub("waiters")).Result()
+		w, _ := rc.ZCard(ctx, keys(prefix, k.rw).Sub("writers")).Result()
+		return q == 1 && w == 1
+	})
+	return k
+}
+
+// holderLines returns the holders as "owner mode count token" lines, sorted.
+func holderLines(hs []Holder) []string {
+	var out []string
+	for _, h := range hs {
+		out = append(out, strings.Join([]string{h.Owner, h.Mode, itoa(h.Count), itoa(h.Token)}, " "))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// itoa formats n in decimal.
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestLs_lists_every_kind_with_holders_tokens_leases_and_waiters(t *testing.T) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, rc redis.UniversalClient) {
+		k := holdEveryKind(t, rc)
+		c := cliFor(t, rc)
+
+		var entries []Entry
+		c.okJSON(t, &entries, "ls", "--prefix", k.prefix)
+		want := map[string]struct {
+			kind, mode string
+			holders    []string
+			waiters    *int64
+		}{
+			k.re: {"reentrant", "exclusive", []string{"re-owner exclusive 2 " + itoa(k.reM.Token())}, nil},
+			k.sp: {"spin", "exclusive", []string{"spin-owner exclusive 1 " + itoa(k.spM.Token())}, nil},
+			k.fa: {"fair", "exclusive", []string{"fair-owner exclusive 1 " + itoa(k.faM.Token())}, ptr(1)},
+			k.rw: {"rwlock", "read", []string{"reader-1 read 1 " + itoa(k.reader1.RToken()), "reader-2 read 1 " + itoa(k.reader2.RToken())}, ptr(1)},
+		}
+		if len(entries) != len(want) {
+			t.Fatalf("ls listed %d locks, want %d: %+v", len(entries), len(want), entries)
+		}
+		for _, e := range entries {
+			w, ok := want[e.Name]
+			if !ok {
+				t.Fatalf("ls listed %q, not a lock of the test", e.Name)
+			}
+			if e.Kind != w.kind || e.Mode != w.mode {
+				t.Errorf("%s: kind %q mode %q, want %q %q", e.Name, e.Kind, e.Mode, w.kind, w.mode)
+			}
+			if got := holderLines(e.Holders); !slices.Equal(got, w.holders) {
+				t.Errorf("%s: holders %q, want %q", e.Name, got, w.holders)
+			}
+			if (e.Waiters == nil) != (w.waiters == nil) || (e.Waiters != nil && *e.Waiters != *w.waiters) {
+				t.Errorf("%s: waiters %v, want %v", e.Name, deref(e.Waiters), deref(w.waiters))
+			}
+			if e.TTLMS <= 0 || e.TTLMS > lockkit.DefaultWatchdogTimeout.Milliseconds() {
+				t.Errorf("%s: ttl_ms %d, want a live lease of at most 30 s", e.Name, e.TTLMS)
+			}
+			if e.Anomalies != 0 {
+				t.Errorf("%s: %d anomalies, want none", e.Name, e.Anomalies)
+			}
+		}
+
+		// The text table: one line per lock, in name order.
+		out := c.ok(t, "ls", "--prefix", k.prefix)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != 5 || !strings.HasPrefix(lines[0], "NAME") {
+			t.Fatalf("ls printed\n%s\nwant a header and 4 lines", out)
+		}
+		wantOrder := []string{k.re, k.sp, k.fa, k.rw}
+		slices.Sort(wantOrder)
+		for i, name := range wantOrder {
+			if f := strings.Fields(lines[i+1]); f[0] != name {
+				t.Errorf("line %d is %q, want lock %s", i+1, lines[i+1], name)
+			}
+		}
+		reLine := lines[1+slices.Index(wantOrder, k.re)]
+		for _, s := range []string{"reentrant", "re-owner(2)", " " + itoa(k.reM.Token()) + " "} {
+			if !strings.Contains(reLine, s) {
+				t.Errorf("ls line %q lacks %q", reLine, s)
+			}
+		}
+
+		// A pattern selects by name.
+		c.okJSON(t, &entries, "ls", "--prefix", k.prefix, k.fa[:len(k.fa)-1]+"*")
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name, k.fa[:len(k.fa)-1]) {
+				t.Errorf("ls %s* listed %s", k.fa[:len(k.fa)-1], e.Name)
+			}
+		}
+		if !slices.ContainsFunc(entries, func(e Entry) bool { return e.Name == k.fa }) {
+			t.Errorf("ls %s* did not list %s", k.fa[:len(k.fa)-1], k.fa)
+		}
+
+		// A free lock is not listed.
+		redistest.MustUnlock(t, k.spM)
+		c.okJSON(t, &entries, "ls", "--prefix", k.prefix)
+		if slices.ContainsFunc(entries, func(e Entry) bool { return e.Name == k.sp }) {
+			t.Errorf("ls lists %s after its release", k.sp)
+		}
+	})
+}
+
+// ptr returns a pointer to n.
+func ptr(n int64) *int64 { return &n }
+
+// deref returns *p, or nil.
+func deref(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// scanCount is the COUNT hint of each SCAN call.
+const scanCount = 500
+
+// scanLocks returns the sorted names of the locks under prefix whose names
+// match pattern, found by SCAN over lock hashes on one server, or on every
+// master of a Cluster.
+func scanLocks(ctx context.Context, rc redis.UniversalClient, prefix, pattern string) ([]string, error) {
+	match := hashPattern(prefix, pattern)
+	seen := map[string]bool{}
+	var mu sync.Mutex
+	scan := func(ctx context.Context, c redis.Cmdable) error {
+		it := c.ScanType(ctx, 0, match, scanCount, "hash").Iterator()
+		for it.Next(ctx) {
+			if name, ok := nameOf(prefix, it.Val()); ok {
+				mu.Lock()
+				seen[name] = true
+				mu.Unlock()
+			}
+		}
+		return it.Err()
+	}
+	var err error
+	if cc, ok := rc.(*redis.ClusterClient); ok {
+		err = cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return scan(ctx, c) })
+	} else {
+		err = scan(ctx, rc)
+	}
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names, nil
+}

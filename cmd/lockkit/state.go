@@ -1,0 +1,147 @@
+package main
+
+// The decoded state of a lock, as show prints it. The JSON field names
+// are part of the command's interface (see doc.go) and stay stable; times
+// are milliseconds: *_ms durations, *_at_ms instants of the server's
+// clock.
+
+// Lock is the state of one lock at one instant of the server's clock.
+type Lock struct {
+	// Name is the lock's name, Key its hash PREFIX:{NAME}.
+	Name string `json:"name"`
+	Key  string `json:"key"`
+	// Kind is the hash's ':kind' field: reentrant, spin, fair, rwlock or
+	// redlock; empty when the lock is free (no hash).
+	Kind string `json:"kind"`
+	// Held reports whether some live hold exists.
+	Held bool `json:"held"`
+	// Mode is how the lock is held: "free", "exclusive", "read" or "write".
+	Mode string `json:"mode"`
+	// ServerTimeMS is the server's clock (TIME) when the state was read.
+	ServerTimeMS int64 `json:"server_time_ms"`
+	// TTLMS is the hash's PTTL: -2 when there is no hash, -1 when it has
+	// no TTL.
+	TTLMS int64 `json:"ttl_ms"`
+	// Fence is the last fencing token minted for the name (0: none yet).
+	Fence int64 `json:"fence"`
+	// Holders are the holds in the hash.
+	Holders []Holder `json:"holders"`
+	// Queue is a fair lock's wait queue (null for other kinds).
+	Queue *Queue `json:"queue"`
+	// Writers are a read-write lock's waiting writers (null for other
+	// kinds).
+	Writers *Writers `json:"writers"`
+	// Subscribers counts, per wake-up channel, the connections subscribed
+	// to it: one per process (lockkit Client) with local waiters. Only
+	// show fills it.
+	Subscribers []Subscribers `json:"subscribers"`
+	// Anomalies are states lockkit's scripts never leave behind.
+	Anomalies []string `json:"anomalies"`
+}
+
+// Holder is one hold in a lock's hash.
+type Holder struct {
+	// Owner is the owner id; Hold the hash field (the owner id, or
+	// OWNER:w / OWNER:r for a read-write lock).
+	Owner string `json:"owner"`
+	Hold  string `json:"hold"`
+	// Mode is "exclusive", "write" or "read".
+	Mode string `json:"mode"`
+	// Count is the hold count, Token the fencing token of the hold.
+	Count int64 `json:"count"`
+	Token int64 `json:"token"`
+	// LeaseMS is the time left on the hold's lease: the hash's PTTL, or
+	// for a read-write lock the hold's own lease (-1: none known).
+	LeaseMS int64 `json:"lease_ms"`
+	// Expired reports a read-write hold whose lease has ended but that no
+	// script has purged yet; it no longer counts.
+	Expired bool `json:"expired"`
+	// LastAcquire and LastUnlock are the ids of the hold's last acquire
+	// (':a:') and last partial unlock (':u:'), empty when unset.
+	LastAcquire string `json:"last_acquire"`
+	LastUnlock  string `json:"last_unlock"`
+}
+
+// Queue is a fair lock's wait queue.
+type Queue struct {
+	// Length is the number of entries (ZCARD of PREFIX:{NAME}:waiters),
+	// Deadlines of deadlines (ZCARD of PREFIX:{NAME}:timeouts).
+	Length    int64 `json:"length"`
+	Deadlines int64 `json:"deadlines"`
+	// Waiters are the entries, first in line first (at most 1000).
+	Waiters []Waiter `json:"waiters"`
+}
+
+// Waiter is one entry of a fair lock's queue.
+type Waiter struct {
+	Owner   string `json:"owner"`
+	Arrival int64  `json:"arrival"`
+	// DeadlineAtMS is when the entry is evicted unless the waiter attempts
+	// again, LeftMS the time until then; both null when it has none.
+	DeadlineAtMS *int64 `json:"deadline_at_ms"`
+	LeftMS       *int64 `json:"left_ms"`
+	// Expired reports an entry whose deadline has passed: its waiter
+	// stopped attempting, and the next script evicts it.
+	Expired bool `json:"expired"`
+}
+
+// Writers are a read-write lock's waiting writers.
+type Writers struct {
+	// Waiting counts the live intents: writers waiting in Lock with
+	// writer preference, which hold new readers back.
+	Waiting int `json:"waiting"`
+	// Intents are the intents, earliest deadline first.
+	Intents []Intent `json:"intents"`
+	// HandoffLeftMS is the time left of a hand-off reserving the lock for
+	// the writers (null when there is none).
+	HandoffLeftMS *int64 `json:"handoff_left_ms"`
+	// Claimed reports the hash's ':claim': a waiting writer was refused,
+	// and the release that frees the lock hands it off to the writers.
+	Claimed bool `json:"claimed"`
+}
+
+// Intent is a waiting writer's intent.
+type Intent struct {
+	Owner        string `json:"owner"`
+	DeadlineAtMS int64  `json:"deadline_at_ms"`
+	LeftMS       int64  `json:"left_ms"`
+	Expired      bool   `json:"expired"`
+}
+
+// Subscribers is the number of connections subscribed to one channel.
+type Subscribers struct {
+	Channel string `json:"channel"`
+	// Role is who waits there: "waiters", "readers", "writers" or
+	// "waiter OWNER" (a fair waiter's own channel).
+	Role  string `json:"role"`
+	Count int64  `json:"count"`
+}
+
+// Entry is one line of ls.
+type Entry struct {
+	Name    string   `json:"name"`
+	Kind    string   `json:"kind"`
+	Mode    string   `json:"mode"`
+	Holders []Holder `json:"holders"`
+	// TTLMS is the hash's PTTL (-1: no TTL).
+	TTLMS int64 `json:"ttl_ms"`
+	// Waiters is the fair queue's length or a read-write lock's waiting
+	// writers; null for kinds whose waiters wait only in their processes.
+	Waiters *int64 `json:"waiters"`
+	// Anomalies counts the anomalies show would list.
+	Anomalies int `json:"anomalies"`
+}
+
+// entry returns l's line in ls.
+func (l *Lock) entry() Entry {
+	e := Entry{Name: l.Name, Kind: l.Kind, Mode: l.Mode, Holders: l.Holders, TTLMS: l.TTLMS, Anomalies: len(l.Anomalies)}
+	switch {
+	case l.Queue != nil:
+		n := l.Queue.Length
+		e.Waiters = &n
+	case l.Writers != nil:
+		n := int64(l.Writers.Waiting)
+		e.Waiters = &n
+	}
+	return e
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// wakeChannels returns the channels on which l's waiters sleep, with who
+// sleeps there: a reentrant lock's waiters on PREFIX:{NAME}:ch, a
+// read-write lock's readers there and its writers on PREFIX:{NAME}:wch,
+// and each fair waiter on its own PREFIX:{NAME}:ch:OWNER. Spin locks and
+// RedLock nodes publish nothing: their waiters retry by backoff. For a
+// free lock, whose kind is unknown, both shared channels are asked.
+func wakeChannels(k lockKeys, l *Lock) []Subscribers {
+	var subs []Subscribers
+	add := func(ch, role string) { subs = append(subs, Subscribers{Channel: ch, Role: role}) }
+	switch l.Kind {
+	case kindReentrant:
+		add(k.Channel, "waiters")
+	case kindRW:
+		add(k.Channel, "readers")
+		add(k.WriterChannel, "writers")
+	case "":
+		add(k.Channel, "waiters")
+		add(k.WriterChannel, "writers")
+	}
+	if l.Queue != nil {
+		for _, w := range l.Queue.Waiters {
+			add(k.OwnChannels+w.Owner, "waiter "+w.Owner)
+		}
+	}
+	return subs
+}
+
+// countSubscribers fills in how many connections are subscribed to each
+// channel of subs (PUBSUB NUMSUB). lockkit subscribes one connection per
+// Client (its notifier), so the count is the number of processes with
+// local waiters there. On a Cluster a subscriber may be connected to any
+// node, so every node is asked and the counts are added up.
+func countSubscribers(ctx context.Context, rc redis.UniversalClient, subs []Subscribers) error {
+	if len(subs) == 0 {
+		return nil
+	}
+	chans := make([]string, len(subs))
+	for i, s := range subs {
+		chans[i] = s.Channel
+	}
+	var mu sync.Mutex
+	count := func(ctx context.Context, c redis.Cmdable) error {
+		n, err := c.PubSubNumSub(ctx, chans...).Result()
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for i := range subs {
+			subs[i].Count += n[subs[i].Channel]
+		}
+		return nil
+	}
+	if cc, ok := rc.(*redis.ClusterClient); ok {
+		return cc.ForEachShard(ctx, func(ctx context.Context, c *redis.Client) error { return count(ctx, c) })
+	}
+	return count(ctx, rc)
+}

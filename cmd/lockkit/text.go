@@ -1,0 +1,186 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// The text output: tables for people. Scripts should use -o json, whose
+// field names are stable (see doc.go).
+
+// table returns a tabwriter for aligned columns on w; Flush it.
+func table(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) }
+
+// ms formats a duration in ms for people: "29.871s"; "expired 120ms ago"
+// when negative.
+func ms(d int64) string {
+	if d < 0 {
+		return "expired " + (time.Duration(-d) * time.Millisecond).String() + " ago"
+	}
+	return (time.Duration(d) * time.Millisecond).String()
+}
+
+// ttl formats a PTTL: "no TTL" for -1, "-" for -2 (no key).
+func ttl(pttl int64) string {
+	switch pttl {
+	case -1:
+		return "no TTL"
+	case -2:
+		return "-"
+	}
+	return ms(pttl)
+}
+
+// serverTime formats a server time in ms.
+func serverTime(at int64) string {
+	return time.UnixMilli(at).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// holdLabel names a hold for a one-line list: OWNER(COUNT), with "w:" or
+// "r:" before a read-write hold's owner.
+func holdLabel(h Holder) string {
+	s := h.Owner + "(" + strconv.FormatInt(h.Count, 10) + ")"
+	switch h.Mode {
+	case "write":
+		s = "w:" + s
+	case "read":
+		s = "r:" + s
+	}
+	if h.Expired {
+		s += "[expired]"
+	}
+	return s
+}
+
+// writeEntries prints ls's table.
+func writeEntries(w io.Writer, entries []Entry) error {
+	tw := table(w)
+	fmt.Fprintln(tw, "NAME\tKIND\tMODE\tHOLDERS\tTOKEN\tTTL\tWAITERS\tANOMALIES")
+	for _, e := range entries {
+		holders, tokens := []string{}, []string{}
+		for _, h := range e.Holders {
+			holders = append(holders, holdLabel(h))
+			tokens = append(tokens, strconv.FormatInt(h.Token, 10))
+		}
+		waiters := "-"
+		if e.Waiters != nil {
+			waiters = strconv.FormatInt(*e.Waiters, 10)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", e.Name, e.Kind, e.Mode,
+			orDash(strings.Join(holders, " ")), orDash(strings.Join(tokens, ",")), ttl(e.TTLMS), waiters, e.Anomalies)
+	}
+	return tw.Flush()
+}
+
+// orDash returns s, or "-" when it is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// writeLock prints show's report of l.
+func writeLock(w io.Writer, l *Lock) error {
+	tw := table(w)
+	fmt.Fprintf(tw, "lock\t%s\n", l.Name)
+	fmt.Fprintf(tw, "key\t%s\n", l.Key)
+	fmt.Fprintf(tw, "kind\t%s\n", orDash(l.Kind))
+	state := l.Mode
+	if l.TTLMS != -2 {
+		state += ", lease " + ttl(l.TTLMS)
+	}
+	fmt.Fprintf(tw, "state\t%s\n", state)
+	fmt.Fprintf(tw, "server time\t%s\n", serverTime(l.ServerTimeMS))
+	fmt.Fprintf(tw, "fence\t%d (last token minted)\n", l.Fence)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	fmt.Fprintf(w, "\nholders: %d\n", len(l.Holders))
+	if len(l.Holders) > 0 {
+		tw = table(w)
+		fmt.Fprintln(tw, "  OWNER\tMODE\tCOUNT\tTOKEN\tLEASE")
+		for _, h := range l.Holders {
+			lease := ttl(h.LeaseMS)
+			if h.LeaseMS == -1 && h.Mode != "exclusive" {
+				lease = "no lease"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\n", h.Owner, h.Mode, h.Count, h.Token, lease)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+
+	if q := l.Queue; q != nil {
+		fmt.Fprintf(w, "\nqueue: %d waiting\n", q.Length)
+		if len(q.Waiters) > 0 {
+			tw = table(w)
+			fmt.Fprintln(tw, "  #\tOWNER\tARRIVAL\tDEADLINE")
+			for i, wt := range q.Waiters {
+				deadline := "none"
+				if wt.LeftMS != nil {
+					deadline = "in " + ms(*wt.LeftMS)
+					if wt.Expired {
+						deadline = ms(*wt.LeftMS) + " (dead)"
+					}
+				}
+				fmt.Fprintf(tw, "  %d\t%s\t%d\t%s\n", i+1, wt.Owner, wt.Arrival, deadline)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+
+	if wr := l.Writers; wr != nil {
+		var extra []string
+		if wr.Claimed {
+			extra = append(extra, "claimed")
+		}
+		if wr.HandoffLeftMS != nil {
+			extra = append(extra, "hand-off "+ms(*wr.HandoffLeftMS)+" left")
+		}
+		head := fmt.Sprintf("\nwriters: %d waiting", wr.Waiting)
+		if len(extra) > 0 {
+			head += " (" + strings.Join(extra, ", ") + ")"
+		}
+		fmt.Fprintln(w, head)
+		if len(wr.Intents) > 0 {
+			tw = table(w)
+			fmt.Fprintln(tw, "  OWNER\tINTENT")
+			for _, in := range wr.Intents {
+				fmt.Fprintf(tw, "  %s\t%s\n", in.Owner, "lapses in "+ms(in.LeftMS))
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+
+	if len(l.Subscribers) > 0 {
+		fmt.Fprintln(w, "\nsubscribers (processes with local waiters):")
+		tw = table(w)
+		for _, s := range l.Subscribers {
+			fmt.Fprintf(tw, "  %s\t%s\t%d\n", s.Channel, s.Role, s.Count)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+
+	if len(l.Anomalies) == 0 {
+		_, err := fmt.Fprintln(w, "\nanomalies: none")
+		return err
+	}
+	fmt.Fprintf(w, "\nanomalies: %d\n", len(l.Anomalies))
+	for _, a := range l.Anomalies {
+		fmt.Fprintf(w, "  - %s\n", a)
+	}
+	return nil
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/reentrant"
+)
+
+// nextEvent returns watch's next event, decoded.
+func nextEvent(t *testing.T, w *running) Event {
+	t.Helper()
+	line := w.next(t)
+	var ev Event
+	if err := json.Unmarshal([]byte(line), &ev); err != nil {
+		t.Fatalf("watch printed %q: %v", line, err)
+	}
+	return ev
+}
+
+// awaitEvents reads events until every one of want (event names) was
+// seen, and returns them by name; it fails on an event not in want.
+func awaitEvents(t *testing.T, w *running, want ...string) map[string]Event {
+	t.Helper()
+	seen := map[string]Event{}
+	for len(seen) < len(want) {
+		ev := nextEvent(t, w)
+		ok := false
+		for _, name := range want {
+			ok = ok || ev.Event == name
+		}
+		if !ok {
+			t.Fatalf("watch printed %+v, want only %q now", ev, want)
+		}
+		seen[ev.Event] = ev
+	}
+	return seen
+}
+
+func TestWatch_prints_acquires_releases_and_wakeups_until_interrupted(t *testing.T) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, rc redis.UniversalClient) {
+		lc, prefix := prefixed(t, rc)
+		name := redistest.Unique(t)
+		m := reentrant.New(lc, name, lockkit.WithOwner("watched"))
+		w := cliFor(t, rc).start(t, "watch", "-o", "json", "--prefix", prefix, name)
+
+		// The state comes once the channels are subscribed.
+		if ev := nextEvent(t, w); ev.Event != "state" || ev.Name != name || ev.Lock == nil || ev.Lock.Mode != "free" {
+			t.Fatalf("watch began with %+v, want the free lock's state", ev)
+		}
+		redistest.MustLock(t, m)
+		ev := awaitEvents(t, w, "acquire")["acquire"]
+		if ev.Owner != "watched" || ev.Mode != "exclusive" || ev.Count != 1 || ev.Token != m.Token() {
+			t.Errorf("acquire event %+v, want watched's hold, token %d", ev, m.Token())
+		}
+		redistest.MustLock(t, m)
+		if ev := awaitEvents(t, w, "count")["count"]; ev.Count != 2 || ev.Previous != 1 {
+			t.Errorf("count event %+v, want 1 -> 2", ev)
+		}
+		redistest.MustUnlock(t, m)
+		if ev := awaitEvents(t, w, "count")["count"]; ev.Count != 1 || ev.Previous != 2 {
+			t.Errorf("count event %+v, want 2 -> 1", ev)
+		}
+		token := m.Token()
+		redistest.MustUnlock(t, m)
+		evs := awaitEvents(t, w, "publish", "release")
+		if ev := evs["release"]; ev.Owner != "watched" || ev.Token != token {
+			t.Errorf("release event %+v, want watched's hold, token %d", ev, token)
+		}
+		if ev := evs["publish"]; ev.Channel != keys(prefix, name).Channel || ev.Message != "1" {
+			t.Errorf("publish event %+v, want '1' on %s", ev, keys(prefix, name).Channel)
+		}
+		w.interrupt(t)
+	})
+}
+
+func TestWatch_text_shows_an_acquire(t *testing.T) {
+	rc := redistest.ServerBackend.Client(t)
+	lc, prefix := prefixed(t, rc)
+	name := redistest.Unique(t)
+	w := cliFor(t, rc).start(t, "watch", "--prefix", prefix, name)
+	if line := w.next(t); !matches(`^\d\d:\d\d:\d\d\.\d{3} state\s+`+name+`: - free`, line) {
+		t.Fatalf("watch began with %q", line)
+	}
+	m := reentrant.New(lc, name, lockkit.WithOwner("watched"))
+	redistest.MustLock(t, m)
+	if line := w.next(t); !matches(`acquire\s+watched exclusive count 1 token `+itoa(m.Token())+`$`, line) {
+		t.Errorf("watch printed %q, want the acquire", line)
+	}
+	redistest.MustUnlock(t, m)
+	w.interrupt(t)
+}
