@@ -129,3 +129,17 @@ func WithTrace(t *Trace) Option {
 		}
 	}
 }
+
+// WithHolderInfo stores, beside each fresh hold, who holds it: the host
+// name, the process id and when the hold began, as a JSON object in the
+// hash field ':m:' + the hold's id, which `lockkit show` prints. It costs
+// one more round trip per fresh hold (not per re-entry), sent after the
+// acquire; a failure to store it does not fail the Lock. Default: off.
+func WithHolderInfo() Option {
+	return func(o *config.Options) {
+		if !o.For("WithHolderInfo", true, config.Reentrant, config.Fair, config.Spin, config.RW, config.RedLock) {
+			return
+		}
+		o.HolderInfo = true
+	}
+}

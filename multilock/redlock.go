@@ -41,6 +41,7 @@ type RedLock struct {
 	// with the nodes; it guards the hold's count and ending state.
 	op sync.Mutex
 
+	tr   *core.Tracer
 	hold *redHold  // the current hold, lost or not; nil when none. Guarded by op.
 	held core.Slot // hold's core part, for Token and Lost
 
@@ -71,7 +72,7 @@ func (r *RedLock) Lock(ctx context.Context) error {
 		return err
 	}
 	var last error // why the last round failed, beyond the lock being busy
-	err := core.Wait(ctx, nil, r.b.Cfg.Name, r.waiter, func(ctx context.Context) (bool, time.Duration, error) {
+	err := core.Wait(ctx, r.tr, r.b.Cfg.Name, r.waiter, func(ctx context.Context) (bool, time.Duration, error) {
 		ok, wait, err := r.attempt(ctx)
 		if err != nil && !permanent(err) {
 			if ctx.Err() == nil {
@@ -107,6 +108,7 @@ func (r *RedLock) attempt(ctx context.Context) (bool, time.Duration, error) {
 	if h := r.hold; h != nil {
 		if !h.ending && h.Err() == nil {
 			h.Count++
+			r.tr.Acquired(h.Token, true, core.Contended(ctx))
 			return true, r.b.Cfg.TTL(), nil
 		}
 		inDoubt := h.ending && h.Err() == nil
@@ -117,7 +119,11 @@ func (r *RedLock) attempt(ctx context.Context) (bool, time.Duration, error) {
 			r.retry = &err
 		}
 	}
-	return r.round(ctx)
+	ok, wait, err := r.round(ctx)
+	if ok {
+		r.tr.Acquired(r.hold.Token, false, core.Contended(ctx))
+	}
+	return ok, wait, err
 }
 
 // Unlock undoes one Lock. The last one releases the lock on every node
@@ -155,6 +161,7 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 	}
 	if !h.ending && h.Err() == nil && h.Count > 1 {
 		h.Count--
+		r.tr.Released(h.Hold, false, nil)
 		return nil
 	}
 	if !h.ending {
@@ -168,6 +175,7 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 	}
 	r.forget()
 	r.setHold(nil)
+	r.tr.Released(h.Hold, true, err)
 	return err
 }
 

@@ -20,6 +20,7 @@ type redHold struct {
 	// Hold's Token is the RedLock token, the largest of the nodes' tokens;
 	// its Count, the Lock calls not yet undone, is guarded by RedLock.op.
 	*core.Hold
+	tr     *core.Tracer
 	name   string
 	quorum int
 
@@ -92,7 +93,11 @@ func (h *redHold) nodeLost(cause error) {
 
 // lose marks h lost with cause and closes its lost channel. It is
 // idempotent.
-func (h *redHold) lose(cause error) { h.Lose(h.name, cause) }
+func (h *redHold) lose(cause error) {
+	if h.Lose(h.name, cause) {
+		h.tr.Lost(h.Hold)
+	}
+}
 
 // stop stops watching h: once it returns, h is found lost only by the
 // caller. It is idempotent.

@@ -41,6 +41,7 @@ func NewRedLock(clients []*lockkit.Client, name string, opts ...lockkit.Option) 
 		return r
 	}
 	first := r.b.Cfg
+	r.tr = core.NewTracer(&r.b.Cfg, false, false)
 	keys := first.Keys
 	r.keys = []string{keys.Base, keys.Fence, keys.Released}
 	r.quorum = len(clients)/2 + 1

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -562,4 +563,31 @@ func countedMasters(b *testing.B, n int) ([]*lockkit.Client, *redistest.Counter)
 		c.(*redis.Client).AddHook(counter.Hook())
 	}
 	return lockkits(b, clients), counter
+}
+
+// TestRedLock_reports_its_hold_once_to_a_Trace: a RedLock over three
+// masters reports one acquire and one release per call, not one per node.
+func TestRedLock_reports_its_hold_once_to_a_Trace(t *testing.T) {
+	_, clients := masters(t, 3)
+	var mu sync.Mutex
+	var acquired []lockkit.AcquiredInfo
+	var released []lockkit.ReleasedInfo
+	tr := &lockkit.Trace{
+		Acquired: func(i lockkit.AcquiredInfo) { mu.Lock(); acquired = append(acquired, i); mu.Unlock() },
+		Released: func(i lockkit.ReleasedInfo) { mu.Lock(); released = append(released, i); mu.Unlock() },
+	}
+	r := multilock.NewRedLock(lockkits(t, clients), redistest.Unique(t), lockkit.WithTrace(tr))
+	redistest.MustLock(t, r)
+	redistest.MustLock(t, r)
+	redistest.MustUnlock(t, r)
+	redistest.MustUnlock(t, r)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(acquired) != 2 || acquired[0].Reentry || !acquired[1].Reentry || acquired[0].Token == 0 ||
+		acquired[0].Token != acquired[1].Token || acquired[0].Lock.Kind != "redlock" {
+		t.Errorf("Acquired = %+v; want the hold, then its re-entry", acquired)
+	}
+	if len(released) != 2 || released[0].Ended || !released[1].Ended || released[1].Err != nil {
+		t.Errorf("Released = %+v; want one partial release, then the end", released)
+	}
 }

@@ -1,7 +1,9 @@
 package reentrant_test
 
 import (
+	"encoding/json"
 	"errors"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -128,6 +130,41 @@ func TestTrace_reports_every_event(t *testing.T) {
 				t.Error("no renewal round trip was reported")
 			}
 			redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrLost)
+		})
+	}
+}
+
+// TestWithHolderInfo_stores_who_holds_beside_the_hold: a fresh hold gets
+// its host, pid and start beside it; the field goes with the hold.
+func TestWithHolderInfo_stores_who_holds_beside_the_hold(t *testing.T) {
+	for _, k := range deadlineKinds {
+		t.Run(k.name, func(t *testing.T) {
+			rc := redistest.StartServer(t).Client(t)
+			name := redistest.Unique(t)
+			m := k.new(redistest.Lockkit(t, rc), name, lockkit.WithHolderInfo(), lockkit.WithOwner("job-1"))
+			ctx := redistest.Ctx(t, 10*time.Second)
+			before := time.Now().Add(-time.Second)
+			redistest.MustLock(t, m)
+			raw, err := rc.HGet(ctx, "lockkit:{"+name+"}", ":m:job-1").Result()
+			if err != nil {
+				t.Fatalf("holder info: %v", err)
+			}
+			var info struct {
+				Host  string    `json:"host"`
+				PID   int       `json:"pid"`
+				Since time.Time `json:"since"`
+			}
+			if err := json.Unmarshal([]byte(raw), &info); err != nil {
+				t.Fatal(err)
+			}
+			host, _ := os.Hostname()
+			if info.Host != host || info.PID != os.Getpid() || info.Since.Before(before) || info.Since.After(time.Now()) {
+				t.Fatalf("holder info %+v; want host %q, pid %d, since about now", info, host, os.Getpid())
+			}
+			redistest.MustLock(t, m)
+			redistest.MustUnlock(t, m)
+			redistest.MustUnlock(t, m)
+			redistest.AssertClean(t, rc, name)
 		})
 	}
 }

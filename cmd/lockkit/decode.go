@@ -91,6 +91,7 @@ const (
 	tokenField   = ":t:"
 	unlockField  = ":u:"
 	acquireField = ":a:"
+	infoField    = ":m:"
 	kindField    = ":kind"
 )
 
@@ -100,7 +101,7 @@ const (
 // sets l.Kind and notes holds without a token and fields without a hold.
 func readHash(s *snapshot, l *Lock) hash {
 	h := hash{meta: map[string]string{}}
-	per := map[string]map[string]string{tokenField: {}, unlockField: {}, acquireField: {}}
+	per := map[string]map[string]string{tokenField: {}, unlockField: {}, acquireField: {}, infoField: {}}
 	for _, f := range s.fields {
 		switch {
 		case f.field == kindField:
@@ -132,8 +133,9 @@ func readHash(s *snapshot, l *Lock) hash {
 		}
 		hd.LastUnlock = per[unlockField][hd.Hold]
 		hd.LastAcquire = per[acquireField][hd.Hold]
+		hd.Info = per[infoField][hd.Hold]
 	}
-	for _, p := range []string{tokenField, unlockField, acquireField} {
+	for _, p := range []string{tokenField, unlockField, acquireField, infoField} {
 		for _, id := range sortedKeys(per[p]) {
 			if !held[id] {
 				l.anomaly("field %s%s without its hold", p, id)

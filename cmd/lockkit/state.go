@@ -60,6 +60,9 @@ type Holder struct {
 	// (':a:') and last partial unlock (':u:'), empty when unset.
 	LastAcquire string `json:"last_acquire"`
 	LastUnlock  string `json:"last_unlock"`
+	// Info is who holds it (host, pid, since), a JSON object stored with
+	// lockkit.WithHolderInfo (':m:'); empty when not stored.
+	Info string `json:"info,omitempty"`
 }
 
 // Queue is a fair lock's wait queue.

@@ -115,6 +115,11 @@ func writeLock(w io.Writer, l *Lock) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+		for _, h := range l.Holders {
+			if h.Info != "" {
+				fmt.Fprintf(w, "  %s: %s\n", h.Owner, h.Info)
+			}
+		}
 	}
 
 	if q := l.Queue; q != nil {

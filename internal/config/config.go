@@ -58,6 +58,8 @@ type Options struct {
 
 	// Trace is the *lockkit.Trace of WithTrace, or nil.
 	Trace any
+	// HolderInfo stores who holds each fresh hold beside it.
+	HolderInfo bool
 	// Logger is the *slog.Logger of WithLogger (Client only), or nil.
 	Logger any
 	// MaxHold bounds how long the watchdog renews a hold; 0 = no bound.

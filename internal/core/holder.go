@@ -111,7 +111,7 @@ func (r *Holder) Tracer() *Tracer { return r.tr }
 // lose marks h lost with cause and reports it, once.
 func (r *Holder) lose(h *Hold, cause error) {
 	if h.Lose(r.cfg.Name, cause) {
-		r.tr.lost(h)
+		r.tr.Lost(h)
 	}
 }
 
@@ -222,7 +222,10 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 	case res[0] == 0:
 		return false, pttlWait(res[1]), nil
 	}
-	r.acquired(pre, res[1], sent, contended(ctx))
+	r.acquired(pre, res[1], sent, Contended(ctx))
+	if res[0] == 1 {
+		r.storeInfo(ctx, res[1], sent)
+	}
 	return true, ttl, nil
 }
 
@@ -266,7 +269,7 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time, conte
 		r.Slot.mu.Unlock()
 		abort(pre)
 		old.wh.Renewed(sent)
-		r.tr.acquired(token, true, contended)
+		r.tr.Acquired(token, true, contended)
 		return
 	}
 	h := NewHold(token)
@@ -302,7 +305,7 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time, conte
 		lease.Args = []any{r.spec.Hold, token, r.cfg.TTL().Milliseconds()}
 	}
 	pre.Start(lease, sent)
-	r.tr.acquired(token, false, contended)
+	r.tr.Acquired(token, false, contended)
 }
 
 // freeze keeps what r knows of its hold from changing until the function
@@ -391,10 +394,10 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 		r.pending = nil
 		if n < 0 {
 			r.lose(p, nil)
-			r.tr.released(p, true, p.Err())
+			r.tr.Released(p, true, p.Err())
 			return p.Err()
 		}
-		r.tr.released(p, true, nil)
+		r.tr.Released(p, true, nil)
 		return nil
 	}
 	h := r.Current()
@@ -413,7 +416,7 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 	if h.Err() != nil {
 		// A fixed lease ends by our clock a little before the server's.
 		_, _ = r.release(ctx, h)
-		r.tr.released(h, true, h.Err())
+		r.tr.Released(h, true, h.Err())
 		return r.forget(h)
 	}
 	h.wh.Suspend()
@@ -425,21 +428,21 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 		return Op(op, r.cfg.Name, err)
 	case n < 0:
 		r.lose(h, nil)
-		r.tr.released(h, true, h.Err())
+		r.tr.Released(h, true, h.Err())
 		return r.forget(h)
 	case n == 0:
 		r.end(h)
-		r.tr.released(h, true, nil)
+		r.tr.Released(h, true, nil)
 	default:
 		// Still held: by this holder's other acquires, or by another value
 		// sharing the owner id once this one's are all undone.
 		h.unlockID = ""
 		if h.Count--; h.Count > 0 {
 			h.wh.Resume()
-			r.tr.released(h, false, nil)
+			r.tr.Released(h, false, nil)
 		} else {
 			r.end(h)
-			r.tr.released(h, true, nil)
+			r.tr.Released(h, true, nil)
 		}
 	}
 	return nil

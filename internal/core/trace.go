@@ -50,7 +50,9 @@ func (t *Tracer) on() bool {
 // first: the hold they take was contended.
 type contendedKey struct{}
 
-func contended(ctx context.Context) bool { return ctx.Value(contendedKey{}) != nil }
+// Contended reports whether ctx is that of an attempt a wait made after
+// its first (see Wait), when anyone listens.
+func Contended(ctx context.Context) bool { return ctx.Value(contendedKey{}) != nil }
 
 func noWait(error) {}
 
@@ -78,7 +80,8 @@ func (t *Tracer) waitStart(ctx context.Context) (context.Context, func(err error
 	}
 }
 
-func (t *Tracer) acquired(token int64, reentry, contended bool) {
+// Acquired reports a hold taken (or re-entered, reentry).
+func (t *Tracer) Acquired(token int64, reentry, contended bool) {
 	if !t.on() {
 		return
 	}
@@ -90,7 +93,8 @@ func (t *Tracer) acquired(token int64, reentry, contended bool) {
 	})
 }
 
-func (t *Tracer) released(h *Hold, ended bool, err error) {
+// Released reports a release of h; ended when it ended the hold.
+func (t *Tracer) Released(h *Hold, ended bool, err error) {
 	if !t.on() {
 		return
 	}
@@ -102,7 +106,8 @@ func (t *Tracer) released(h *Hold, ended bool, err error) {
 	})
 }
 
-func (t *Tracer) lost(h *Hold) {
+// Lost reports h lost.
+func (t *Tracer) Lost(h *Hold) {
 	if !t.on() {
 		return
 	}

@@ -11,10 +11,10 @@ import (
 // traceEvents reports one of each lock event through tr.
 func traceEvents(ctx context.Context, tr *Tracer, h *Hold) {
 	wctx, done := tr.waitStart(ctx)
-	tr.acquired(1, false, contended(wctx))
+	tr.Acquired(1, false, Contended(wctx))
 	done(nil)
-	tr.released(h, true, nil)
-	tr.lost(h)
+	tr.Released(h, true, nil)
+	tr.Lost(h)
 }
 
 // TestTracer_without_hooks_allocates_nothing: a lock with no Trace pays a

@@ -6,8 +6,12 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-//go:embed mutex/*.lua
+//go:embed mutex/*.lua info.lua
 var mutexFiles embed.FS
+
+// Info stores a hold's holder information beside it (info.lua), for every
+// kind.
+var Info = Load(mutexFiles, "info.lua")
 
 // Set is a kind's scripts, one per operation of the engine (see
 // core.Spec for their standard ARGV and replies).

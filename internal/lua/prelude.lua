@@ -8,6 +8,7 @@
 --   ':t:' .. h  fencing token minted when the hold began
 --   ':u:' .. h  id of the hold's last partial unlock (see hold_release)
 --   ':a:' .. h  id of the hold's last acquire (see hold_again)
+--   ':m:' .. h  who holds it, a JSON object (WithHolderInfo; info.lua)
 --   ':kind'     the lock kind owning the name (one per hash)
 -- Owner ids never start with ':', so these fields never collide.
 --
@@ -104,7 +105,7 @@ end
 
 -- hold_drop removes hold h's fields.
 local function hold_drop(hash, h)
-  redis.call('hdel', hash, h, ':t:' .. h, ':u:' .. h, ':a:' .. h)
+  redis.call('hdel', hash, h, ':t:' .. h, ':u:' .. h, ':a:' .. h, ':m:' .. h)
 end
 
 -- remember records token as released at now, for window ms.
