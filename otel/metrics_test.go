@@ -1,0 +1,126 @@
+package otel_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/otel"
+)
+
+// instrumented returns the Trace that Instrument added to a new Client
+// (which sends nothing to Redis unless a lock is used) and the reader of
+// the MeterProvider it feeds.
+func instrumented(t *testing.T, opts ...otel.Option) (*lockkit.Trace, *sdkmetric.ManualReader) {
+	t.Helper()
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	t.Cleanup(func() { _ = rdb.Close() })
+	c := lockkit.New(rdb)
+	t.Cleanup(func() { _ = c.Close() })
+	if err := otel.Instrument(c, append([]otel.Option{otel.WithMeterProvider(mp)}, opts...)...); err != nil {
+		t.Fatalf("Instrument: %v", err)
+	}
+	traces := c.Traces()
+	if len(traces) != 1 {
+		t.Fatalf("Instrument added %d traces, want 1", len(traces))
+	}
+	return traces[0], reader
+}
+
+// collect returns what reader holds, by instrument name.
+func collect(t *testing.T, reader *sdkmetric.ManualReader) map[string]metricdata.Metrics {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatalf("Collect: %v", err)
+	}
+	got := map[string]metricdata.Metrics{}
+	for _, sm := range rm.ScopeMetrics {
+		if sm.Scope.Name != otel.ScopeName {
+			t.Errorf("scope %q, want %q", sm.Scope.Name, otel.ScopeName)
+		}
+		for _, m := range sm.Metrics {
+			got[m.Name] = m
+		}
+	}
+	return got
+}
+
+// sum returns the value of the data point of the int64 sum name whose
+// attributes are exactly kv, failing the test if there is none.
+func sum(t *testing.T, got map[string]metricdata.Metrics, name string, kv ...attribute.KeyValue) int64 {
+	t.Helper()
+	s, ok := got[name].Data.(metricdata.Sum[int64])
+	if !ok {
+		t.Fatalf("%s: data %T, want an int64 sum", name, got[name].Data)
+	}
+	want := attribute.NewSet(kv...)
+	for _, p := range s.DataPoints {
+		if p.Attributes.Equals(&want) {
+			return p.Value
+		}
+	}
+	t.Fatalf("%s: no data point with {%s}; have %s", name, want.Encoded(attribute.DefaultEncoder()), attrSets(got[name]))
+	return 0
+}
+
+// hist returns the data point of the float64 histogram name whose
+// attributes are exactly kv, failing the test if there is none.
+func hist(t *testing.T, got map[string]metricdata.Metrics, name string, kv ...attribute.KeyValue) metricdata.HistogramDataPoint[float64] {
+	t.Helper()
+	h, ok := got[name].Data.(metricdata.Histogram[float64])
+	if !ok {
+		t.Fatalf("%s: data %T, want a float64 histogram", name, got[name].Data)
+	}
+	want := attribute.NewSet(kv...)
+	for _, p := range h.DataPoints {
+		if p.Attributes.Equals(&want) {
+			return p
+		}
+	}
+	t.Fatalf("%s: no data point with {%s}; have %s", name, want.Encoded(attribute.DefaultEncoder()), attrSets(got[name]))
+	return metricdata.HistogramDataPoint[float64]{}
+}
+
+// points returns the number of data points of m.
+func points(m metricdata.Metrics) int { return len(attributeSets(m)) }
+
+// attributeSets returns the attribute sets of m's data points.
+func attributeSets(m metricdata.Metrics) []attribute.Set {
+	var sets []attribute.Set
+	switch d := m.Data.(type) {
+	case metricdata.Sum[int64]:
+		for _, p := range d.DataPoints {
+			sets = append(sets, p.Attributes)
+		}
+	case metricdata.Histogram[float64]:
+		for _, p := range d.DataPoints {
+			sets = append(sets, p.Attributes)
+		}
+	}
+	return sets
+}
+
+func attrSets(m metricdata.Metrics) []string {
+	var s []string
+	for _, set := range attributeSets(m) {
+		s = append(s, "{"+set.Encoded(attribute.DefaultEncoder())+"}")
+	}
+	return s
+}
+
+// Attributes, as the package doc names them.
+func kind(k string) attribute.KeyValue    { return attribute.String("lock.kind", k) }
+func mode(m string) attribute.KeyValue    { return attribute.String("lock.mode", m) }
+func name(n string) attribute.KeyValue    { return attribute.String("lock.name", n) }
+func outcome(o string) attribute.KeyValue { return attribute.String("outcome", o) }
+func contended(b bool) attribute.KeyValue { return attribute.Bool("lock.contended", b) }
+func reentry(b bool) attribute.KeyValue   { return attribute.Bool("lock.reentry", b) }
