@@ -505,3 +505,27 @@ func requireRedis(t testing.TB) string {
 	t.Skipf("%s; set %s=1 to fail instead of skipping", msg, requireEnv)
 	return ""
 }
+
+// RestartHolding moves the fencing counter of lock m on by a few holds,
+// leaves m holding it, and restarts s empty, checking that the counter
+// (PREFIX:{NAME}:fence with the default prefix) is gone. It returns the
+// token m held before the restart: a test of fencing across a restart
+// that lost the data then checks that later tokens are larger.
+func (s *Server) RestartHolding(t testing.TB, m interface {
+	NamedLocker
+	Token() int64
+}) int64 {
+	t.Helper()
+	for range 3 {
+		MustLock(t, m)
+		MustUnlock(t, m)
+	}
+	MustLock(t, m)
+	before := m.Token()
+	s.Restart(t) // no persistence: the lock and its counter are gone
+	fence := "lockkit:{" + m.Name() + "}:fence"
+	if n, err := s.Client(t).Exists(Ctx(t, 5*time.Second), fence).Result(); n != 0 || err != nil {
+		t.Fatalf("redistest: EXISTS %s after the restart = %d, %v; want 0", fence, n, err)
+	}
+	return before
+}
