@@ -43,7 +43,7 @@
 //
 //  1. Note the time and try every node at once, each for at most the node
 //     timeout ([WithNodeTimeout]; by default a tenth of the lease, at most
-//     50 ms), so a dead or stalled node costs little. Every other request
+//     250 ms), so a dead or stalled node costs little. Every other request
 //     to a node is bounded the same way (see [WithNodeTimeout]).
 //  2. The lock is taken if a majority granted it and its validity time is
 //     positive: lease − time spent − drift allowance (lease·1% + 2 ms, see

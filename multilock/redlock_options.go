@@ -22,7 +22,7 @@ const (
 // so that a slow or dead node costs at most d per request. It should be
 // small next to the lease. d must be positive. It applies to a RedLock
 // only, and not as a Client default. Default: a tenth of the lease, at
-// most 50 ms ([MaxNodeTimeout]).
+// most 250 ms ([MaxNodeTimeout]).
 //
 // The bound holds whatever the go-redis client's options: a request that a
 // node does not answer in time is left to finish in the background (within

@@ -132,3 +132,52 @@ func TestNotifier_replaces_a_silently_dead_connection(t *testing.T) {
 		return woken(w, 200*time.Millisecond)
 	})
 }
+
+// TestSubscribe_returns_within_ctx_when_the_server_does_not_answer: the
+// first Subscribe opens the pub/sub connection, and go-redis waits for a
+// server that accepts but never answers up to its read timeout (3 s);
+// Subscribe still returns when its ctx ends.
+func TestSubscribe_returns_within_ctx_when_the_server_does_not_answer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			wg.Go(func() { _, _ = io.Copy(io.Discard, c) }) // reads, never answers
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	c := redis.NewClient(&redis.Options{Addr: ln.Addr().String(), MaxRetries: -1})
+	t.Cleanup(func() { c.Close() })
+	n := notify.New(c)
+	t.Cleanup(func() { _ = n.Close() })
+
+	const d = 200 * time.Millisecond
+	start := time.Now()
+	_, err = n.Subscribe(redistest.Ctx(t, d), redistest.Unique(t))
+	if took := time.Since(start); took > d+time.Second {
+		t.Errorf("Subscribe with a %v ctx returned after %v", d, took.Round(time.Millisecond))
+	}
+	if err == nil {
+		t.Fatal("Subscribe to a server that never answers = nil error")
+	}
+}

@@ -78,6 +78,7 @@ type Notifier struct {
 	health       time.Duration // see HealthCheck
 	closed       chan struct{} // closed by Close
 	closeOnce    sync.Once
+	bg           sync.WaitGroup // the subscribes and unsubscribes sent from goroutines
 
 	// subMu serialises SUBSCRIBE and UNSUBSCRIBE writes and the life of ps,
 	// so that an unsubscribe can never overtake a later subscribe.
@@ -127,9 +128,17 @@ func (n *Notifier) Subscribe(ctx context.Context, channelName string) (*Waiter, 
 	default:
 	}
 	n.mu.Lock()
+	select {
+	case <-n.closed:
+		// Close has begun: it may be waiting for bg already.
+		n.mu.Unlock()
+		return nil, ErrClosed
+	default:
+	}
 	ch := n.channels[channelName]
 	first := ch == nil
 	if first {
+		n.bg.Add(1) // the subscribe below
 		ch = &channel{name: channelName, ready: make(chan struct{})}
 		n.channels[channelName] = ch
 	}
@@ -145,9 +154,28 @@ func (n *Notifier) Subscribe(ctx context.Context, channelName string) (*Waiter, 
 	n.mu.Unlock()
 
 	if first {
-		if err := n.subscribe(ctx, channelName); err != nil {
+		// Sent from a goroutine of its own, so that a connection being
+		// opened to a server that does not answer (go-redis waits for its
+		// dial and read timeouts) does not hold the caller past ctx. An
+		// abandoned subscribe completes in the background; the channel's
+		// linger then unsubscribes it.
+		sent := make(chan error, 1)
+		go func() {
+			defer n.bg.Done()
+			sent <- n.subscribe(context.WithoutCancel(ctx), channelName)
+		}()
+		select {
+		case err := <-sent:
+			if err != nil {
+				w.Leave(false)
+				return nil, err
+			}
+		case <-ctx.Done():
 			w.Leave(false)
-			return nil, err
+			return nil, ctx.Err()
+		case <-n.closed:
+			w.Leave(false)
+			return nil, ErrClosed
 		}
 	}
 	select {
@@ -186,6 +214,7 @@ func (n *Notifier) Close() error {
 			<-done
 		}
 	})
+	n.bg.Wait()
 	return nil
 }
 
@@ -597,10 +626,22 @@ func (w *Waiter) Leave(acquired bool) {
 		last = false
 	case last:
 		delete(n.channels, ch.name)
+		select {
+		case <-n.closed:
+			last = false // Close drops the connection
+		default:
+			n.bg.Add(1)
+		}
 	}
 	n.mu.Unlock()
 	if last {
-		n.unsubscribe(ch.name)
+		// In the background: a subscribe still on its way (to a server
+		// that does not answer, say) holds subMu, and Leave must not wait
+		// for it.
+		go func() {
+			defer n.bg.Done()
+			n.unsubscribe(ch.name)
+		}()
 	}
 }
 

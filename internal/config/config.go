@@ -98,7 +98,7 @@ const (
 	DefaultBackoffFloor  = time.Millisecond
 	DefaultBackoffCap    = 128 * time.Millisecond
 	DefaultDriftFactor   = 0.01
-	MaxNodeTimeout       = 50 * time.Millisecond
+	MaxNodeTimeout       = 250 * time.Millisecond
 )
 
 // Defaults returns the default settings of kind.

@@ -53,7 +53,7 @@ func testFixedLease(t *testing.T, e *env) {
 // with watchdog.ErrMaxHold, and the lock frees itself.
 func testMaxHold(t *testing.T, e *env) {
 	name := redistest.Unique(t)
-	const lease, maxHold = 300 * time.Millisecond, time.Second
+	const lease, maxHold = time.Second, 2500 * time.Millisecond
 	m := e.lock(name, lockkit.WithWatchdogTimeout(lease), lockkit.WithMaxHold(maxHold))
 	if _, ok := m.(loser); !ok {
 		// A multi-lock: its members, which have a lost signal, run this.
