@@ -48,6 +48,11 @@ func run(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	libs, err := selectLibraries(o.libs)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 2
+	}
 	rows, err := benchmark(o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -57,6 +62,7 @@ func run(args []string) int {
 		time.Now().Format("2006-01-02"), runtime.NumCPU(), cpuModel(), o.duration)
 	writeTable(os.Stdout, rows)
 	writeErrors(os.Stdout, rows)
+	writeSetup(os.Stdout, libs)
 	if o.chart != "" {
 		if err := writeChart(o.chart, rows); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)

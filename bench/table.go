@@ -38,6 +38,14 @@ func writeErrors(out io.Writer, rows []summary) {
 	}
 }
 
+// writeSetup prints how each library that ran is set up.
+func writeSetup(out io.Writer, libs []library) {
+	fmt.Fprintln(out)
+	for _, l := range libs {
+		fmt.Fprintf(out, "- %s: %s\n", l.name, l.about)
+	}
+}
+
 func holdText(d time.Duration) string {
 	if d == 0 {
 		return "0"
