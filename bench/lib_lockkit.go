@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/fair"
+	"github.com/lockkit/lockkit/reentrant"
+	"github.com/lockkit/lockkit/rwlock"
+	"github.com/lockkit/lockkit/spin"
+	"github.com/redis/go-redis/v9"
+)
+
+// lockkitLibrary is one of lockkit's kinds with default options: one
+// lockkit.Client per process over a go-redis client, one lock value (one
+// owner) per goroutine and name. For rwlock only the write side is used.
+func lockkitLibrary(kind string) library {
+	return library{
+		name:  kind,
+		about: fmt.Sprintf("lockkit `%s.New(lockkit.New(rdb), name)`, defaults (watchdog lease 30 s)", kind),
+		open: func(addr string, conns int, wc *wireCounter) (backend, error) {
+			rdb := newGoRedis(addr, conns, wc)
+			return &lockkitBackend{kind: kind, rdb: rdb, locks: lockkit.New(rdb)}, nil
+		},
+	}
+}
+
+// lockkitBackend makes locks of one kind from one Client.
+type lockkitBackend struct {
+	kind  string
+	rdb   *redis.Client
+	locks *lockkit.Client
+}
+
+func (b *lockkitBackend) NewLocker(name string) locker {
+	switch b.kind {
+	case "reentrant":
+		return reentrant.New(b.locks, name)
+	case "fair":
+		return fair.New(b.locks, name)
+	case "spin":
+		return spin.New(b.locks, name)
+	case "rwlock":
+		return rwlock.New(b.locks, name)
+	}
+	panic("unknown lockkit kind " + b.kind)
+}
+
+func (b *lockkitBackend) Close() error {
+	err := b.locks.Close()
+	if cerr := b.rdb.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

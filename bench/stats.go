@@ -1,0 +1,78 @@
+package main
+
+import (
+	"math"
+	"slices"
+)
+
+// summary is the row of the table for one cell.
+type summary struct {
+	lib        string
+	work       workload
+	acqs       int
+	opsPerSec  float64
+	vsFloor    float64 // opsPerSec / the floor's opsPerSec in the same workload; NaN without a floor
+	p50, p99   float64 // seconds of wait
+	max        float64
+	starved    int     // goroutines with no acquisition
+	jain       float64 // Jain's fairness index over per-goroutine acquisitions
+	cmdsPerAcq float64
+	cpuPerAcq  float64 // seconds of Redis CPU per acquisition
+	errors     int
+	firstError string
+	badBytes   int64
+}
+
+// summarize computes a cell's row; floorOps is the floor's acquisitions
+// per second in the same workload, 0 when unknown.
+func summarize(r *cellResult, floorOps float64) summary {
+	s := summary{lib: r.lib, work: r.work, errors: r.errors, firstError: r.firstError, badBytes: r.badBytes}
+	for _, a := range r.acquisitions {
+		s.acqs += a
+		if a == 0 {
+			s.starved++
+		}
+	}
+	s.opsPerSec = float64(s.acqs) / r.duration.Seconds()
+	s.vsFloor = math.NaN()
+	if floorOps > 0 {
+		s.vsFloor = s.opsPerSec / floorOps
+	}
+	w := slices.Clone(r.waits)
+	slices.Sort(w)
+	s.p50, s.p99 = quantile(w, 0.50), quantile(w, 0.99)
+	if len(w) > 0 {
+		s.max = w[len(w)-1]
+	}
+	s.jain = jain(r.acquisitions)
+	s.cmdsPerAcq, s.cpuPerAcq = math.NaN(), math.NaN()
+	if s.acqs > 0 {
+		s.cmdsPerAcq = float64(r.commands) / float64(s.acqs)
+		s.cpuPerAcq = r.redisCPU / float64(s.acqs)
+	}
+	return s
+}
+
+// quantile returns the q-quantile of sorted (nearest rank), NaN when empty.
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[max(i, 0)]
+}
+
+// jain returns Jain's fairness index (Σx)² / (n·Σx²): 1 when every
+// goroutine acquired as often as every other, 1/n when one took all; 0
+// when none acquired.
+func jain(x []int) float64 {
+	var sum, sq float64
+	for _, v := range x {
+		sum += float64(v)
+		sq += float64(v) * float64(v)
+	}
+	if sq == 0 {
+		return 0
+	}
+	return sum * sum / (float64(len(x)) * sq)
+}
