@@ -162,7 +162,7 @@ func (r *Holder) lock(ctx context.Context) error {
 		select {
 		case <-*ch:
 		case <-ctx.Done():
-			return fmt.Errorf("%w: %w", errNoReply, ctx.Err())
+			return fmt.Errorf("%w: %w", errNotSent, ctx.Err())
 		}
 	}
 }
