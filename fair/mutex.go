@@ -86,6 +86,7 @@ func (q *queue) Setup(x *core.Exclusive) {
 		AcquireArgs: []any{cfg.WaiterTimeout.Milliseconds(), q.chans},
 		ReleaseArgs: []any{q.chans},
 		UndoArgs:    []any{q.chans},
+		Late:        func() { q.leaveLate(x) },
 	})
 }
 

@@ -69,3 +69,24 @@ func (q *queue) leave(ctx context.Context, x *core.Exclusive, cause error) error
 	}
 	return cause
 }
+
+// leaveLate takes the owner's entry out of the queue after an attempt
+// whose caller gave up before its reply came: that attempt may have put
+// the entry back after leave took it out, and a dead entry would hold up
+// the waiters behind it until its waiter timeout. Only when no goroutine
+// waits as the owner.
+func (q *queue) leaveLate(x *core.Exclusive) {
+	op := x.H.Op()
+	op.Lock()
+	defer op.Unlock()
+	q.mu.Lock()
+	waiting := q.waiting
+	q.mu.Unlock()
+	if waiting > 0 {
+		return
+	}
+	ctx, cancel := core.Detached(context.Background())
+	defer cancel()
+	// If this fails too, the entry ends with its waiter timeout.
+	_ = leaveScript.Run(ctx, x.Cfg.Client.Redis(), q.keys, x.Cfg.Owner, q.chans).Err()
+}

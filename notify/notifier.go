@@ -153,23 +153,29 @@ func (n *Notifier) Subscribe(ctx context.Context, channelName string) (*Waiter, 
 	w.elem = ch.waiters.PushBack(w)
 	n.mu.Unlock()
 
+	// The first waiter sends SUBSCRIBE, from a goroutine of its own, so
+	// that a connection being opened to a server that does not answer
+	// (go-redis waits for its dial and read timeouts) does not hold the
+	// caller past ctx. An abandoned subscribe completes in the background;
+	// the channel's linger then unsubscribes it.
+	var sent chan error // nil (never ready) unless this waiter subscribes
 	if first {
-		// Sent from a goroutine of its own, so that a connection being
-		// opened to a server that does not answer (go-redis waits for its
-		// dial and read timeouts) does not hold the caller past ctx. An
-		// abandoned subscribe completes in the background; the channel's
-		// linger then unsubscribes it.
-		sent := make(chan error, 1)
+		sent = make(chan error, 1)
 		go func() {
 			defer n.bg.Done()
 			sent <- n.subscribe(context.WithoutCancel(ctx), channelName)
 		}()
+	}
+	for {
 		select {
 		case err := <-sent:
 			if err != nil {
 				w.Leave(false)
 				return nil, err
 			}
+			sent = nil
+		case <-ch.ready:
+			return w, nil
 		case <-ctx.Done():
 			w.Leave(false)
 			return nil, ctx.Err()
@@ -177,16 +183,6 @@ func (n *Notifier) Subscribe(ctx context.Context, channelName string) (*Waiter, 
 			w.Leave(false)
 			return nil, ErrClosed
 		}
-	}
-	select {
-	case <-ch.ready:
-		return w, nil
-	case <-ctx.Done():
-		w.Leave(false)
-		return nil, ctx.Err()
-	case <-n.closed:
-		w.Leave(false)
-		return nil, ErrClosed
 	}
 }
 

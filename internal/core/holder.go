@@ -56,6 +56,11 @@ type Spec struct {
 
 	AcquireArgs, ReleaseArgs, UndoArgs []any
 
+	// Late, if not nil, is called in the background when the reply of an
+	// acquire whose caller gave up (its ctx ended first) comes, for what
+	// the kind must tidy beyond the hold (a fair lock's queue entry).
+	Late func()
+
 	// Refused turns an acquire's negative code into the error to return;
 	// nil when the kind has none.
 	Refused func(code int64) error
@@ -200,6 +205,9 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 		return res, err
 	}, func(res []int64, err error) {
 		frozen()(err != nil && !isServerError(err) || err == nil && res[0] > 0)
+		if r.spec.Late != nil {
+			r.spec.Late()
+		}
 	})
 	if err != nil || res[0] <= 0 {
 		abort(pre)
