@@ -22,7 +22,11 @@ func (l *hashLock) Setup(x *core.Exclusive) {
 	keys := cfg.Keys
 	ch := "" // where releases are published; none for a spin lock
 	if cfg.Kind == config.Spin {
-		l.waiter = core.Backoff{Floor: cfg.BackoffFloor, Cap: cfg.BackoffCap, Done: cfg.Client.Done()}
+		l.waiter = core.Backoff{
+			Floor: cfg.BackoffFloor, Cap: cfg.BackoffCap,
+			Multiplier: cfg.BackoffMultiplier, Exact: cfg.BackoffExact,
+			Done: cfg.Client.Done(),
+		}
 	} else {
 		ch = keys.Channel
 		l.waiter = core.PubSub{Notifier: cfg.Client.Notifier(), Channel: ch}

@@ -1,6 +1,7 @@
 package spin
 
 import (
+	"math"
 	"time"
 
 	"github.com/lockkit/lockkit"
@@ -52,5 +53,44 @@ func WithBackoff(floor, cap time.Duration) lockkit.Option {
 			return
 		}
 		o.BackoffFloor, o.BackoffCap = floor, cap
+		o.BackoffMultiplier, o.BackoffExact = 0, false
+	}
+}
+
+// WithExponentialBackoff makes a waiting Lock sleep exactly
+// min(cap, floor·multiplierⁿ) after its n-th failed attempt (n = 0, 1, …),
+// without jitter, and never past the end of the holder's lease. Without
+// jitter, waiters that started together keep attempting together: prefer
+// [WithBackoff] when many contend. floor must be positive and at most cap,
+// and multiplier at least 1. It applies to spin locks (and as a Client
+// default).
+func WithExponentialBackoff(floor, cap time.Duration, multiplier float64) lockkit.Option {
+	return func(o *config.Options) {
+		if !o.For("WithExponentialBackoff", true, config.Spin) {
+			return
+		}
+		if floor <= 0 || cap < floor || !(multiplier >= 1) || math.IsInf(multiplier, 1) {
+			o.Fail("WithExponentialBackoff", "need 0 < floor <= cap and a finite multiplier >= 1, got floor %v, cap %v, multiplier %v", floor, cap, multiplier)
+			return
+		}
+		o.BackoffFloor, o.BackoffCap = floor, cap
+		o.BackoffMultiplier, o.BackoffExact = multiplier, true
+	}
+}
+
+// WithConstantBackoff makes a waiting Lock sleep exactly d between
+// attempts, and never past the end of the holder's lease. d must be
+// positive. It applies to spin locks (and as a Client default).
+func WithConstantBackoff(d time.Duration) lockkit.Option {
+	return func(o *config.Options) {
+		if !o.For("WithConstantBackoff", true, config.Spin) {
+			return
+		}
+		if d <= 0 {
+			o.Fail("WithConstantBackoff", "need a positive sleep, got %v", d)
+			return
+		}
+		o.BackoffFloor, o.BackoffCap = d, d
+		o.BackoffMultiplier, o.BackoffExact = 1, true
 	}
 }

@@ -3,6 +3,7 @@ package spin_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -46,6 +47,13 @@ func TestWithBackoff_invalid_returns_ErrInvalid(t *testing.T) {
 		{"zero floor", spin.WithBackoff(0, time.Second)},
 		{"negative floor", spin.WithBackoff(-time.Millisecond, time.Second)},
 		{"floor above cap", spin.WithBackoff(2*time.Second, time.Second)},
+		{"exponential zero floor", spin.WithExponentialBackoff(0, time.Second, 2)},
+		{"exponential floor above cap", spin.WithExponentialBackoff(2*time.Second, time.Second, 2)},
+		{"exponential multiplier below 1", spin.WithExponentialBackoff(time.Millisecond, time.Second, 0.5)},
+		{"exponential NaN multiplier", spin.WithExponentialBackoff(time.Millisecond, time.Second, math.NaN())},
+		{"exponential infinite multiplier", spin.WithExponentialBackoff(time.Millisecond, time.Second, math.Inf(1))},
+		{"constant zero", spin.WithConstantBackoff(0)},
+		{"constant negative", spin.WithConstantBackoff(-time.Second)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -59,6 +67,53 @@ func TestWithBackoff_invalid_returns_ErrInvalid(t *testing.T) {
 	m := reentrant.New(withDefault, redistest.Unique(t))
 	redistest.MustLock(t, m)
 	redistest.MustUnlock(t, m)
+}
+
+// TestLock_backoff_policies_sleep_their_bound: with an exact policy every
+// sleep between a waiter's attempts lasts its whole bound (a timer never
+// fires early), so the attempts a wait made are bounded by how long it
+// waited: n attempts took at least the sum of the first n-1 bounds.
+func TestLock_backoff_policies_sleep_their_bound(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		opt   lockkit.Option
+		bound func(n int) time.Duration
+	}{
+		{"constant", spin.WithConstantBackoff(20 * time.Millisecond), func(int) time.Duration { return 20 * time.Millisecond }},
+		{"exponential", spin.WithExponentialBackoff(5*time.Millisecond, 80*time.Millisecond, 3), func(n int) time.Duration {
+			return min(80*time.Millisecond, []time.Duration{5, 15, 45, 135}[min(n, 3)]*time.Millisecond)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := redistest.StartServer(t)
+			name := redistest.Unique(t)
+			holder := spin.New(redistest.Lockkit(t, s.Client(t)), name)
+			c := s.Client(t)
+			counter := redistest.CountCommands(c)
+			waiter := spin.New(redistest.Lockkit(t, c), name, tc.opt)
+			redistest.MustLock(t, waiter) // loads the scripts
+			redistest.MustUnlock(t, waiter)
+			redistest.MustLock(t, holder)
+			got := make(chan error, 1)
+			counter.Reset()
+			start := time.Now()
+			go func() { got <- waiter.Lock(redistest.Ctx(t, hang)) }()
+			redistest.Eventually(t, hang, "the waiter to try a few times", func() bool { return counter.Scripts() >= 4 })
+			redistest.MustUnlock(t, holder)
+			if err := redistest.Receive(t, got, hang, "the waiter's Lock"); err != nil {
+				t.Fatal(err)
+			}
+			waited, attempts := time.Since(start), int(counter.Scripts())
+			var slept time.Duration
+			for n := range attempts - 1 {
+				slept += tc.bound(n)
+			}
+			if slept > waited {
+				t.Fatalf("%d attempts in %v: their sleeps alone take %v", attempts, waited, slept)
+			}
+			redistest.MustUnlock(t, waiter)
+		})
+	}
 }
 
 // TestLock_sleep_never_outlasts_holder_lease shows that a waiter whose

@@ -69,10 +69,14 @@ type Options struct {
 	WaiterTimeout time.Duration
 	// PreferWriters makes a waiting writer hold back new readers.
 	PreferWriters bool
-	// BackoffFloor and BackoffCap bound a spin lock's sleeps.
+	// BackoffFloor and BackoffCap bound a spin lock's sleeps; the bound
+	// grows by BackoffMultiplier (0: 2) per refused attempt, and with
+	// BackoffExact a sleep is the bound itself rather than random below it.
 	BackoffFloor, BackoffCap time.Duration
+	BackoffMultiplier        float64
+	BackoffExact             bool
 	// NodeTimeout bounds one request to one RedLock node; 0 means the
-	// default, min(lease/10, 50 ms).
+	// default, min(lease/10, 250 ms).
 	NodeTimeout time.Duration
 	// DriftFactor is the share of a RedLock lease set aside for clock drift.
 	DriftFactor float64

@@ -218,6 +218,12 @@ func (t *queueTurn) Leave(bool) {
 // pub/sub. 0 < Floor <= Cap.
 type Backoff struct {
 	Floor, Cap time.Duration
+	// Multiplier is how much the bound grows after each refused attempt;
+	// below 1 (the zero value) means 2.
+	Multiplier float64
+	// Exact makes every sleep the bound itself instead of a random
+	// duration below it (no jitter).
+	Exact bool
 	// Done, if not nil, ends every sleep when it is closed (the Client's
 	// Done, say); Sleep then returns ErrClosed.
 	Done <-chan struct{}
@@ -240,16 +246,20 @@ func (t *backoffTurn) Ready() bool                      { return false }
 func (t *backoffTurn) Leave(bool)                       {}
 func (t *backoffTurn) Tried(_ bool, wait time.Duration) { t.wait = wait }
 
-// Bound returns min(Cap, Floor·2ⁿ) after n refused attempts.
+// Bound returns min(Cap, Floor·Multiplierⁿ) after n refused attempts.
 func (b Backoff) Bound(n int) time.Duration {
+	m := b.Multiplier
+	if m < 1 {
+		m = 2
+	}
 	d := b.Floor
 	for i := 0; i < n && d < b.Cap; i++ {
-		if d > b.Cap/2 {
+		if float64(d)*m >= float64(b.Cap) {
 			return b.Cap
 		}
-		d *= 2
+		d = time.Duration(float64(d) * m)
 	}
-	return d
+	return min(d, b.Cap)
 }
 
 func (t *backoffTurn) Sleep(ctx context.Context) error {
@@ -257,7 +267,10 @@ func (t *backoffTurn) Sleep(ctx context.Context) error {
 	if jitter == nil {
 		jitter = rand.Int64N
 	}
-	d := time.Duration(jitter(int64(t.b.Bound(t.n))))
+	d := t.b.Bound(t.n)
+	if !t.b.Exact {
+		d = time.Duration(jitter(int64(d)))
+	}
 	t.n++
 	if t.wait >= 0 {
 		// Look again as soon as the holder's lease has run out (plus a

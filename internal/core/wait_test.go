@@ -26,6 +26,42 @@ func TestBackoff_cap_not_a_power_of_two_times_floor(t *testing.T) {
 	}
 }
 
+func TestBackoff_multiplier_sets_the_growth(t *testing.T) {
+	for _, tc := range []struct {
+		m    float64
+		want []time.Duration
+	}{
+		{3, []time.Duration{2, 6, 18, 54, 100, 100}},
+		{1.5, []time.Duration{2, 3, 5, 7, 10, 15}}, // 2, 3, 4.5, 6.75, 10.1, 15.2 rounded
+		{1, []time.Duration{2, 2, 2, 2, 2, 2}},
+	} {
+		b := Backoff{Floor: 2 * time.Millisecond, Cap: 100 * time.Millisecond, Multiplier: tc.m}
+		for n, w := range tc.want {
+			if got := b.Bound(n).Round(time.Millisecond); got != w*time.Millisecond {
+				t.Fatalf("multiplier %v: Bound(%d) = %v, want %v", tc.m, n, got, w*time.Millisecond)
+			}
+		}
+	}
+}
+
+// TestBackoff_exact_sleeps_the_bound: without jitter a sleep is the bound
+// itself; the jitter function is never asked.
+func TestBackoff_exact_sleeps_the_bound(t *testing.T) {
+	b := Backoff{Floor: time.Millisecond, Cap: 4 * time.Millisecond, Exact: true,
+		Jitter: func(int64) int64 { t.Fatal("jitter drawn for an exact backoff"); return 0 }}
+	turn := b.Turn()
+	for range 3 {
+		turn.Tried(false, -1)
+		start := time.Now()
+		if err := turn.Sleep(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if time.Since(start) < time.Millisecond {
+			t.Fatal("an exact sleep returned before its bound")
+		}
+	}
+}
+
 func TestBackoff_huge_cap_does_not_overflow(t *testing.T) {
 	const maxDur = time.Duration(1<<63 - 1)
 	b := Backoff{Floor: time.Hour, Cap: maxDur}
