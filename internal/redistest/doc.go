@@ -12,6 +12,10 @@
 //   - cluster.go: a Redis Cluster of three masters ([StartCluster],
 //     [Cluster]) and lock names whose keys live on distinct masters
 //     ([NamesOnDistinctMasters]);
+//   - sentinel.go: a Sentinel deployment of a master, its replicas and the
+//     sentinels monitoring them ([StartSentinel], [Sentinel]), with a
+//     failover client ([Sentinel.FailoverClient]) and a forced failover
+//     that waits until the deployment has settled ([Sentinel.Failover]);
 //   - backends.go: a test run on several kinds of Redis ([Backend],
 //     [Backends], [ForEachBackend], [MiniBackend], [ServerBackend],
 //     [ClusterBackend]), an embedded miniredis ([Mini]) and the miniredis
