@@ -2,6 +2,8 @@ package main
 
 import (
 	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -33,6 +35,9 @@ func (o *options) connect() (redis.UniversalClient, error) {
 		if o.tls {
 			opt.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 		}
+		if err := o.tuneTLS(opt.TLSConfig); err != nil {
+			return nil, err
+		}
 		return redis.NewFailoverClient(opt), nil
 	case o.cluster:
 		opt := &redis.ClusterOptions{Addrs: []string{addr}}
@@ -46,6 +51,9 @@ func (o *options) connect() (redis.UniversalClient, error) {
 		override(&opt.Password, password)
 		if o.tls && opt.TLSConfig == nil {
 			opt.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+		}
+		if err := o.tuneTLS(opt.TLSConfig); err != nil {
+			return nil, err
 		}
 		return redis.NewClusterClient(opt), nil
 	default:
@@ -65,8 +73,35 @@ func (o *options) connect() (redis.UniversalClient, error) {
 			host, _, _ := net.SplitHostPort(opt.Addr)
 			opt.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, ServerName: host}
 		}
+		if err := o.tuneTLS(opt.TLSConfig); err != nil {
+			return nil, err
+		}
 		return redis.NewClient(opt), nil
 	}
+}
+
+// tuneTLS applies --cacert and --insecure to c, the TLS configuration of a
+// connection (nil: no TLS, where they are an error).
+func (o *options) tuneTLS(c *tls.Config) error {
+	if c == nil {
+		if o.cacert != "" || o.insecure {
+			return errors.New("--cacert and --insecure need --tls or a rediss:// URL")
+		}
+		return nil
+	}
+	if o.cacert != "" {
+		pem, err := os.ReadFile(o.cacert)
+		if err != nil {
+			return fmt.Errorf("--cacert: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("--cacert: no PEM certificate in %s", o.cacert)
+		}
+		c.RootCAs = pool
+	}
+	c.InsecureSkipVerify = o.insecure
+	return nil
 }
 
 // override sets *dst to v when v is given.

@@ -106,6 +106,8 @@
 //	--user USER          ACL user name
 //	-n DB                database number
 //	--tls                connect with TLS
+//	--cacert FILE        trust the CA certificates in FILE (PEM) for TLS
+//	--insecure           with TLS, do not verify the server's certificate
 //	--cluster            the server is a Cluster node: use a Cluster client
 //	--sentinel-master NAME --sentinel ADDR[,ADDR]
 //	                     connect to the master NAME through Sentinel (repeatable --sentinel)

@@ -22,6 +22,8 @@ type options struct {
 	user           string
 	db             int
 	tls            bool
+	cacert         string // --cacert: CA certificates to trust for TLS
+	insecure       bool   // --insecure: skip verifying the server's certificate
 	cluster        bool
 	sentinelMaster string
 	sentinels      listFlag
@@ -51,6 +53,8 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.user, "user", o.user, "ACL `USER`name")
 	fs.IntVar(&o.db, "n", o.db, "database `NUMBER` (not with --cluster)")
 	fs.BoolVar(&o.tls, "tls", o.tls, "connect with TLS")
+	fs.StringVar(&o.cacert, "cacert", o.cacert, "PEM `FILE` of the CA certificates that sign the server's (with --tls or rediss://; default: the system's)")
+	fs.BoolVar(&o.insecure, "insecure", o.insecure, "with TLS, do not verify the server's certificate")
 	fs.BoolVar(&o.cluster, "cluster", o.cluster, "the server is a node of a Redis Cluster")
 	fs.StringVar(&o.sentinelMaster, "sentinel-master", o.sentinelMaster, "connect to the master `NAME` through Sentinel")
 	fs.Var(&o.sentinels, "sentinel", "Sentinel `ADDR` (repeat, or separate with commas)")
