@@ -36,6 +36,18 @@
 // server's clock does not go back. Compare tokens; do not count on their
 // values.
 //
+// Every call returns within its ctx deadline, even against a server that
+// stopped answering and a go-redis client without ContextTimeoutEnabled:
+// a request not answered in time finishes in the background (Close waits
+// for it), and an acquire among them is undone when its reply comes.
+//
+// To see what locks do, give a [Trace] to the Client ([WithTrace],
+// [Client.AddTrace]) or to one lock, or a logger ([WithLogger]); the otel
+// module turns the Trace into OpenTelemetry metrics, and the lockkit
+// command (cmd/lockkit) inspects the locks in Redis. [WithMaxHold] keeps a
+// stuck holder from keeping a lock for ever, and every lock's Context
+// method gives a context that ends with the hold.
+//
 // What no kind can guarantee: a process paused longer than its lease (a
 // long GC, a stopped VM) may still act as holder when it resumes; pass the
 // fencing token to storage that rejects stale tokens. A Redis failover may
