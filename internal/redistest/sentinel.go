@@ -2,11 +2,9 @@ package redistest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -275,25 +273,7 @@ func (d *Sentinel) checkReplication(master *Server) error {
 // free port and retrying with another one if the port is taken before the
 // sentinel binds it, as [Server.start] does.
 func (d *Sentinel) startSentinel(bin string, s *Server) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var errs []error
-	for range startAttempts {
-		port, err := freePort(false)
-		if err != nil {
-			return err
-		}
-		err = d.launchSentinel(bin, s, port)
-		if err == nil {
-			s.port = port
-			return nil
-		}
-		errs = append(errs, err)
-		if !errors.Is(err, errPortInUse) {
-			break
-		}
-	}
-	return errors.Join(errs...)
+	return s.startOn(false, func(port int) error { return d.launchSentinel(bin, s, port) })
 }
 
 // launchSentinel writes the configuration file of a sentinel on port
@@ -304,7 +284,6 @@ func (d *Sentinel) startSentinel(bin string, s *Server) error {
 // its Restart would start a plain server, which is why the sentinels are
 // not handed out.
 func (d *Sentinel) launchSentinel(bin string, s *Server, port int) error {
-	addr := hostPort(port)
 	conf := filepath.Join(s.dir, "sentinel.conf")
 	text := strings.Join([]string{
 		"port " + strconv.Itoa(port),
@@ -320,30 +299,7 @@ func (d *Sentinel) launchSentinel(bin string, s *Server, port int) error {
 	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
 		return fmt.Errorf("redistest: %w", err)
 	}
-	logStart := fileSize(s.logPath)
-	logf, err := os.OpenFile(s.logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("redistest: %w", err)
-	}
-	cmd := exec.Command(bin, conf, "--sentinel")
-	cmd.Dir = s.dir
-	cmd.Stdout = logf
-	cmd.Stderr = logf
-	p, err := startProcess(cmd)
-	logf.Close() // the child holds its own copy
-	if err != nil {
-		return fmt.Errorf("redistest: starting a sentinel on %s: %w", addr, err)
-	}
-	if err := waitReady(addr, p, readyTimeout); err != nil {
-		_ = p.kill()
-		log := tail(s.logPath, logStart)
-		if strings.Contains(log, "Address already in use") {
-			err = fmt.Errorf("%w: %w", errPortInUse, err)
-		}
-		return fmt.Errorf("redistest: sentinel on %s (pid %d): %w; log:%s", addr, p.pid(), err, log)
-	}
-	s.proc = p
-	return nil
+	return s.exec("sentinel", port, bin, conf, "--sentinel")
 }
 
 // replicaOf makes r a replica of master.
@@ -375,15 +331,7 @@ func replicationInfo(s *Server) (string, error) {
 // sentinel at addr, bounded and never retried like [adminClient]. The
 // caller closes it.
 func sentinelAdmin(addr string) *redis.SentinelClient {
-	return redis.NewSentinelClient(&redis.Options{
-		Addr:          addr,
-		DialTimeout:   probeTimeout,
-		ReadTimeout:   probeTimeout,
-		WriteTimeout:  probeTimeout,
-		DialerRetries: 1,
-		MaxRetries:    -1,
-		PoolSize:      2, // see adminClient
-	})
+	return redis.NewSentinelClient(adminOptions(addr))
 }
 
 // masterAddr returns the master address the sentinel sc reports.

@@ -325,15 +325,22 @@ func (c *countingConn) Write(p []byte) (int, error) {
 // start performs the first start, choosing a free port and retrying with
 // another one if the port is taken before redis-server binds it.
 func (s *Server) start(bin string) error {
+	return s.startOn(s.cluster, func(port int) error { return s.launch(bin, port) })
+}
+
+// startOn runs launch on a free port (see freePort for cluster), and again
+// on another one while the port turns out taken before the process binds
+// it; on success the port is s's. It holds s.mu throughout.
+func (s *Server) startOn(cluster bool, launch func(port int) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var errs []error
 	for range startAttempts {
-		port, err := freePort(s.cluster)
+		port, err := freePort(cluster)
 		if err != nil {
 			return err
 		}
-		err = s.launch(bin, port)
+		err = launch(port)
 		if err == nil {
 			s.port = port
 			return nil
@@ -372,20 +379,28 @@ func (s *Server) args(port int) []string {
 // failure the process is reaped and the error carries the log tail. The
 // caller holds s.mu.
 func (s *Server) launch(bin string, port int) error {
+	return s.exec("redis-server", port, bin, s.args(port)...)
+}
+
+// exec starts bin with args, as the process (called what in errors) that
+// will answer on port with its output in s's log, and waits until it
+// answers. On failure the process is reaped and the error carries the log
+// tail. The caller holds s.mu.
+func (s *Server) exec(what string, port int, bin string, args ...string) error {
 	addr := hostPort(port)
 	logStart := fileSize(s.logPath)
 	logf, err := os.OpenFile(s.logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("redistest: %w", err)
 	}
-	cmd := exec.Command(bin, s.args(port)...)
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = s.dir
 	cmd.Stdout = logf
 	cmd.Stderr = logf
 	p, err := startProcess(cmd)
 	logf.Close() // the child holds its own copy
 	if err != nil {
-		return fmt.Errorf("redistest: starting redis-server on %s: %w", addr, err)
+		return fmt.Errorf("redistest: starting %s on %s: %w", what, addr, err)
 	}
 	if err := waitReady(addr, p, readyTimeout); err != nil {
 		_ = p.kill()
@@ -393,7 +408,7 @@ func (s *Server) launch(bin string, port int) error {
 		if strings.Contains(log, "Address already in use") {
 			err = fmt.Errorf("%w: %w", errPortInUse, err)
 		}
-		return fmt.Errorf("redistest: redis-server on %s (pid %d): %w; log:%s", addr, p.pid(), err, log)
+		return fmt.Errorf("redistest: %s on %s (pid %d): %w; log:%s", what, addr, p.pid(), err, log)
 	}
 	s.proc = p
 	return nil
@@ -461,8 +476,11 @@ func probe(addr string, pid int) error {
 // server at addr (readiness probes, cluster setup): each dial, read and
 // write is bounded by probeTimeout, nothing is retried, and a failed dial
 // is reported at once. The caller closes it.
-func adminClient(addr string) *redis.Client {
-	return redis.NewClient(&redis.Options{
+func adminClient(addr string) *redis.Client { return redis.NewClient(adminOptions(addr)) }
+
+// adminOptions are the options of adminClient.
+func adminOptions(addr string) *redis.Options {
+	return &redis.Options{
 		Addr:          addr,
 		DialTimeout:   probeTimeout,
 		ReadTimeout:   probeTimeout,
@@ -474,7 +492,7 @@ func adminClient(addr string) *redis.Client {
 		// dial succeeds or it finds the client closed. With two, the one
 		// dial a probe makes never starts it.
 		PoolSize: 2,
-	})
+	}
 }
 
 // infoField returns the value of field in an INFO-style "name:value" text.
