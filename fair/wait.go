@@ -53,14 +53,18 @@ func (q *queue) doneWaiting() (last bool) {
 // goroutine joining as the owner runs in between and then finds its entry
 // gone.
 func (q *queue) leave(ctx context.Context, x *core.Exclusive, cause error) error {
+	ctx, cancel := core.Detached(ctx)
+	defer cancel()
+	// An attempt still on its way when ctx ended may put the entry back:
+	// leave after it, if it comes in time (else leaveLate takes the entry
+	// out when it does).
+	x.H.AwaitLate(ctx)
 	op := x.H.Op()
 	op.Lock()
 	defer op.Unlock()
 	if !q.doneWaiting() {
 		return cause
 	}
-	ctx, cancel := core.Detached(ctx)
-	defer cancel()
 	_, err := core.Call(ctx, x.Cfg.Client, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, leaveScript.Run(ctx, x.Cfg.Client.Redis(), q.keys, x.Cfg.Owner, q.chans).Err()
 	}, nil)

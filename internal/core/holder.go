@@ -99,6 +99,9 @@ type Holder struct {
 	// freeze); nil when none is. Until then nothing may change what r
 	// knows of its hold. Set with op held.
 	settling atomic.Pointer[chan struct{}]
+	// late is closed when the reply of the last acquire whose caller gave
+	// up has come and been dealt with (see AwaitLate); nil before any.
+	late atomic.Pointer[chan struct{}]
 }
 
 // NewHolder returns the holder of spec.
@@ -108,6 +111,20 @@ func NewHolder(spec Spec) *Holder {
 		r.op = new(sync.Mutex)
 	}
 	return r
+}
+
+// AwaitLate waits until the reply of the last acquire whose caller gave
+// up (its ctx ended first) has come and been dealt with, or until ctx
+// ends: a kind's clean-up after a failed Lock (a fair waiter leaving its
+// queue) then runs after whatever that acquire did. The caller must not
+// hold Op.
+func (r *Holder) AwaitLate(ctx context.Context) {
+	if p := r.late.Load(); p != nil {
+		select {
+		case <-*p:
+		case <-ctx.Done():
+		}
+	}
 }
 
 // Tracer returns the tracer of r's events.
@@ -193,8 +210,13 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 	// hold until its reply comes and whatever it took is undone.
 	var once sync.Once
 	var settle func(undo bool)
+	var lateDone chan struct{} // closed once the late reply is dealt with
 	frozen := func() func(bool) {
-		once.Do(func() { settle = r.freeze(id) })
+		once.Do(func() {
+			settle = r.freeze(id)
+			lateDone = make(chan struct{})
+			r.late.Store(&lateDone)
+		})
 		return settle
 	}
 	res, err := Call(ctx, c.Client, func(ctx context.Context) ([]int64, error) {
@@ -208,6 +230,7 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 		if r.spec.Late != nil {
 			r.spec.Late()
 		}
+		close(lateDone)
 	})
 	if err != nil || res[0] <= 0 {
 		abort(pre)
