@@ -23,7 +23,7 @@ func (q *queue) wait(ctx context.Context, x *core.Exclusive) error {
 	q.mu.Lock()
 	q.waiting++
 	q.mu.Unlock()
-	err := core.Wait(ctx, x.H.Tracer(), x.Cfg.Name, q.waiter, func(ctx context.Context) (bool, time.Duration, error) {
+	err := core.Wait(ctx, x.H.Tracer(), x.Cfg.Name, q.waiter, func(ctx context.Context, _ ...any) (bool, time.Duration, error) {
 		// Join the queue, or keep the owner's place there.
 		return x.H.Attempt(ctx, "lock", joinQueue)
 	})

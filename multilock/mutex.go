@@ -161,7 +161,7 @@ func (m *Mutex) Lock(ctx context.Context) error {
 		return err
 	}
 	var last, fatal error // the last round's failure; one that ends Lock
-	err := core.Wait(ctx, nil, m.name, m.waiter, func(ctx context.Context) (bool, time.Duration, error) {
+	err := core.Wait(ctx, nil, m.name, m.waiter, func(ctx context.Context, _ ...any) (bool, time.Duration, error) {
 		n, err := m.take(ctx, false)
 		if err == nil {
 			return true, -1, nil

@@ -72,7 +72,7 @@ func (r *RedLock) Lock(ctx context.Context) error {
 		return err
 	}
 	var last error // why the last round failed, beyond the lock being busy
-	err := core.Wait(ctx, r.tr, r.b.Cfg.Name, r.waiter, func(ctx context.Context) (bool, time.Duration, error) {
+	err := core.Wait(ctx, r.tr, r.b.Cfg.Name, r.waiter, func(ctx context.Context, _ ...any) (bool, time.Duration, error) {
 		ok, wait, err := r.attempt(ctx)
 		if err != nil && !permanent(err) {
 			if ctx.Err() == nil {

@@ -9,11 +9,18 @@
 // a loop does not subscribe anew each time); the connection itself is
 // closed, with its goroutine, when no channel is left.
 //
-// Releases publish one of two messages on a lock's channel. [WakeOne] wakes
-// the head of the local FIFO, one waiter per process, so a release never
-// starts a herd; [WakeAll] wakes every waiter (read-write locks, force
-// unlock). A wake-up that arrives before its waiter sleeps is kept, and a
-// woken waiter that leaves without the lock passes it on to the next. After
+// Releases publish one of two messages on a channel. [WakeOne] wakes the
+// head of the local FIFO; [WakeAll] wakes every waiter (read-write locks,
+// force unlock). A wake-up that arrives before its waiter sleeps is kept,
+// and a woken waiter that leaves without the lock passes it on to the
+// next.
+//
+// A waker can address one process rather than all: each Notifier has an
+// [Notifier.ID], and its waiters may sleep on a channel of their own that
+// ends with it (lockkit's reentrant locks register the process in Redis
+// and a release wakes the process that waited longest). A wake-up such a
+// process cannot use, because its waiters all left, is handed to the
+// function set by [PassOn], which gives the turn to another process. After
 // the connection breaks every waiter is woken, and woken again when its
 // channel is subscribed anew, because messages may have been lost meanwhile.
 //

@@ -3,6 +3,7 @@ package notify
 import (
 	"container/list"
 	"context"
+	"crypto/rand"
 	"errors"
 	"net"
 	"sync"
@@ -37,7 +38,7 @@ var ErrClosed = errors.New("notify: closed")
 // the first subscription and stop a short linger (100 ms) after the last
 // channel is left. Close stops it for good.
 func New(client redis.UniversalClient, opts ...Option) *Notifier {
-	n := &Notifier{client: client, channels: map[string]*channel{}, pending: map[string]int{}, closed: make(chan struct{}), health: DefaultHealthCheck}
+	n := &Notifier{client: client, id: rand.Text(), channels: map[string]*channel{}, pending: map[string]int{}, closed: make(chan struct{}), health: DefaultHealthCheck}
 	for _, opt := range opts {
 		opt(n)
 	}
@@ -74,6 +75,7 @@ func OnDisconnect(f func()) Option {
 // concurrent use.
 type Notifier struct {
 	client       redis.UniversalClient
+	id           string        // see ID
 	onDisconnect func()        // see OnDisconnect; nil for none
 	health       time.Duration // see HealthCheck
 	closed       chan struct{} // closed by Close
@@ -103,6 +105,7 @@ type channel struct {
 	deadline time.Time
 	sleeping int         // waiters blocked in Wait or WaitTurn
 	idle     *time.Timer // while refs is 0: ends the linger (see linger)
+	passOn   func()      // see PassOn; nil for none
 }
 
 // Waiter is one goroutine's place in a channel's FIFO. It is not safe for
@@ -117,11 +120,29 @@ type Waiter struct {
 	left   bool          // guarded by n.mu
 }
 
+// ID returns the notifier's id: random, fixed for its life, and unique in
+// practice. A waker that addresses one process rather than every
+// subscriber of a lock's channel publishes on a channel that ends with it.
+func (n *Notifier) ID() string { return n.id }
+
+// A SubscribeOption configures a channel at [Notifier.Subscribe].
+type SubscribeOption func(*channel)
+
+// PassOn sets the function called, in a goroutine of the notifier, when a
+// [WakeOne] on the channel is not taken: it arrives while the channel has
+// no waiter (they all left), or the last waiter leaves holding a wake-up
+// it did not use. A waker that hands its turns to one process at a time
+// uses it to hand the turn to another, so that it is never lost. It is not
+// called once the notifier is closed. The latest Subscribe's PassOn wins.
+func PassOn(f func()) SubscribeOption {
+	return func(ch *channel) { ch.passOn = f }
+}
+
 // Subscribe joins the FIFO of waiters on channel and returns once Redis has
 // confirmed the subscription, so a message published after Subscribe
 // returns will reach the waiter. The caller must call [Waiter.Leave].
 // If ctx ends first, Subscribe leaves and returns ctx.Err().
-func (n *Notifier) Subscribe(ctx context.Context, channelName string) (*Waiter, error) {
+func (n *Notifier) Subscribe(ctx context.Context, channelName string, opts ...SubscribeOption) (*Waiter, error) {
 	select {
 	case <-n.closed:
 		return nil, ErrClosed
@@ -147,6 +168,9 @@ func (n *Notifier) Subscribe(ctx context.Context, channelName string) (*Waiter, 
 		// already, it finds refs above 0 and keeps the channel.
 		ch.idle.Stop()
 		ch.idle = nil
+	}
+	for _, opt := range opts {
+		opt(ch)
 	}
 	ch.refs++
 	w := &Waiter{n: n, ch: ch, signal: make(chan struct{}, 1), rearm: make(chan struct{}, 1)}
@@ -407,20 +431,44 @@ func (n *Notifier) deliver(name, payload string) {
 		ch.wakeAll()
 		return
 	}
+	if ch.waiters.Len() == 0 {
+		n.unclaimed(ch)
+		return
+	}
 	ch.wakeOne(nil)
 }
 
+// unclaimed runs ch's PassOn function, if any, in a goroutine, unless the
+// notifier is closed. n.mu held.
+func (n *Notifier) unclaimed(ch *channel) {
+	f := ch.passOn
+	if f == nil {
+		return
+	}
+	select {
+	case <-n.closed:
+		return
+	default:
+	}
+	n.bg.Add(1)
+	go func() {
+		defer n.bg.Done()
+		f()
+	}()
+}
+
 // wakeOne signals the first waiter, other than skip, that has no wake-up
-// pending. n.mu held.
-func (ch *channel) wakeOne(skip *Waiter) {
+// pending, and reports whether there was one. n.mu held.
+func (ch *channel) wakeOne(skip *Waiter) bool {
 	for e := ch.waiters.Front(); e != nil; e = e.Next() {
 		w := e.Value.(*Waiter)
 		if w == skip || len(w.signal) > 0 {
 			continue
 		}
 		w.wake()
-		return
+		return true
 	}
+	return false
 }
 
 // wakeAll signals every waiter. n.mu held.
@@ -435,6 +483,16 @@ func (w *Waiter) wake() {
 	case w.signal <- struct{}{}:
 	default:
 	}
+}
+
+// Handoff wakes the first waiter after w in its channel's FIFO that has no
+// wake-up pending, so that it tries the lock now: w got the lock as the
+// last of its process to wait, as far as it knew, and a waiter that came
+// meanwhile must register its own wait.
+func (w *Waiter) Handoff() {
+	w.n.mu.Lock()
+	defer w.n.mu.Unlock()
+	w.ch.wakeOne(w)
 }
 
 // Head reports whether w is first in its channel's FIFO.
@@ -594,8 +652,9 @@ func (w *Waiter) poke() {
 // Leave removes the waiter from its FIFO. acquired reports whether the
 // waiter got what it waited for; if not, a wake-up it holds or last acted
 // on is passed to the next waiter, so a release is never swallowed by a
-// waiter that gave up. A channel whose last waiter left is unsubscribed
-// after a short linger (100 ms) unless a new waiter comes back to it.
+// waiter that gave up (with no waiter left to take it, see [PassOn]). A
+// channel whose last waiter left is unsubscribed after a short linger
+// (100 ms) unless a new waiter comes back to it.
 // Leave is idempotent.
 func (w *Waiter) Leave(acquired bool) {
 	n, ch := w.n, w.ch
@@ -607,8 +666,8 @@ func (w *Waiter) Leave(acquired bool) {
 	w.left = true
 	head := ch.waiters.Front() == w.elem
 	ch.waiters.Remove(w.elem)
-	if !acquired && (w.woken || len(w.signal) > 0) {
-		ch.wakeOne(w)
+	if !acquired && (w.woken || len(w.signal) > 0) && !ch.wakeOne(w) {
+		n.unclaimed(ch)
 	}
 	if e := ch.waiters.Front(); head && e != nil {
 		// The new head takes over the timer.

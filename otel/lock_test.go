@@ -43,7 +43,7 @@ func TestInstrument_reentrantLock(t *testing.T) {
 	// b sleeps on the lock's channel (PREFIX:{NAME}:ch) once it has found
 	// the lock taken and subscribed.
 	eventually(t, 10*time.Second, "b asleep in Lock", func() bool {
-		return c.Notifier().Sleeping("lockkit:{"+lock+"}:ch") == 1
+		return c.Notifier().Sleeping("lockkit:{"+lock+"}:ch:"+c.Notifier().ID()) == 1
 	})
 	got := collect(t, reader)
 	if n := sum(t, got, "lockkit.lock.held", kind("reentrant")); n != 1 {

@@ -29,10 +29,11 @@ func (l *hashLock) Setup(x *core.Exclusive) {
 		}
 	} else {
 		ch = keys.Channel
-		l.waiter = core.PubSub{Notifier: cfg.Client.Notifier(), Channel: ch}
+		l.waiter = core.HashLockWaiter(cfg)
 	}
-	x.H = core.NewHolder(core.HashLock(cfg, ch))
-	x.Force, x.ForceKeys, x.ForceArgs = lua.Mutex.Force, []string{keys.Base}, []any{ch, cfg.Kind}
+	spec := core.HashLock(cfg, ch)
+	x.H = core.NewHolder(spec)
+	x.Force, x.ForceKeys, x.ForceArgs = lua.Mutex.Force, spec.Keys, []any{ch, cfg.Kind}
 }
 
 // Lock implements core.Strategy: re-entry at once, else the engine's wait.
@@ -44,8 +45,8 @@ func (l *hashLock) Lock(ctx context.Context, x *core.Exclusive) error {
 			return err
 		}
 	}
-	return core.Wait(ctx, x.H.Tracer(), x.Cfg.Name, l.waiter, func(ctx context.Context) (bool, time.Duration, error) {
-		return x.H.Attempt(ctx, "lock")
+	return core.Wait(ctx, x.H.Tracer(), x.Cfg.Name, l.waiter, func(ctx context.Context, args ...any) (bool, time.Duration, error) {
+		return x.H.Attempt(ctx, "lock", args...)
 	})
 }
 

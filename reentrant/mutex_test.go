@@ -44,9 +44,9 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// channelOf is the channel on which lock name's releases are published.
-func channelOf(name string) string {
-	return core.NewKeys(lockkit.DefaultPrefix, name).Channel
+// channelOf is the channel on which lc's waiters for lock name sleep.
+func channelOf(lc *lockkit.Client, name string) string {
+	return core.SleepChannel(lc, core.NewKeys(lockkit.DefaultPrefix, name).Channel)
 }
 
 // waitAsleep waits until n goroutines of lc's process sleep in Lock for
@@ -54,7 +54,7 @@ func channelOf(name string) string {
 func waitAsleep(t *testing.T, lc *lockkit.Client, name string, n int) {
 	t.Helper()
 	redistest.Eventually(t, 10*time.Second, fmt.Sprintf("%d waiters asleep", n), func() bool {
-		return lc.Notifier().Sleeping(channelOf(name)) == n
+		return lc.Notifier().Sleeping(channelOf(lc, name)) == n
 	})
 }
 
@@ -206,7 +206,7 @@ func TestLock_after_holder_process_killed(t *testing.T) {
 	got := make(chan error, 1)
 	go func() { got <- m.Lock(redistest.Ctx(t, 30*time.Second)) }()
 	redistest.Eventually(t, 10*time.Second, "the waiter to subscribe", func() bool {
-		return lc.Notifier().Waiters(channelOf(name)) == 1
+		return lc.Notifier().Waiters(channelOf(lc, name)) == 1
 	})
 	holder.Kill(t)
 	killed := time.Now()

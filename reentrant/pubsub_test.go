@@ -112,7 +112,7 @@ func TestLock_survives_pubsub_connection_kill(t *testing.T) {
 	// holder's 30 s lease: only wake-ups can get them through in time.
 	ctx := redistest.Ctx(t, 15*time.Second)
 	done := lockOnce(ctx, lc, name, G)
-	redistest.Eventually(t, 10*time.Second, "16 waiters", func() bool { return lc.Notifier().Waiters(channelOf(name)) == G })
+	redistest.Eventually(t, 10*time.Second, "16 waiters", func() bool { return lc.Notifier().Waiters(channelOf(lc, name)) == G })
 
 	killed, err := holderClient.ClientKillByFilter(ctx, "TYPE", "pubsub").Result()
 	if err != nil || killed != 1 {
@@ -152,7 +152,7 @@ func TestLock_cancelled_mid_wait_leaves_nothing_behind(t *testing.T) {
 			redistest.Eventually(t, 5*time.Second, "the channel to be dropped locally", func() bool {
 				return lc.Notifier().Channels() == 0
 			})
-			channel := channelOf(name)
+			channel := channelOf(lc, name)
 			redistest.Eventually(t, 5*time.Second, "the server to drop the subscription", func() bool {
 				subs, err := c.PubSubNumSub(context.Background(), channel).Result()
 				return err == nil && subs[channel] == 0

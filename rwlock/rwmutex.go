@@ -175,7 +175,7 @@ func (m *RWMutex) writeAttempt(intent time.Duration, claim bool, registered *boo
 	if claim {
 		claims = "1"
 	}
-	return func(ctx context.Context) (bool, time.Duration, error) {
+	return func(ctx context.Context, _ ...any) (bool, time.Duration, error) {
 		ok, wait, err := m.w.Attempt(ctx, "lock", intent.Milliseconds(), claims)
 		switch {
 		case intent <= 0 || ok:
@@ -251,7 +251,7 @@ func (m *RWMutex) TryRLock(ctx context.Context) (bool, error) {
 }
 
 // readAttempt makes one try at the read lock.
-func (m *RWMutex) readAttempt(ctx context.Context) (bool, time.Duration, error) {
+func (m *RWMutex) readAttempt(ctx context.Context, _ ...any) (bool, time.Duration, error) {
 	ok, wait, err := m.r.Attempt(ctx, "rlock")
 	if ok {
 		// Readers share the lock: the next local reader may try at once.

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/spin"
@@ -92,12 +93,14 @@ func TestLock_never_subscribes_or_publishes(t *testing.T) {
 		t.Fatal(err)
 	}
 	name = redistest.Unique(t)
-	ra, rb := reentrant.New(redistest.Lockkit(t, ca), name), reentrant.New(redistest.Lockkit(t, cb), name)
+	lcb := redistest.Lockkit(t, cb)
+	ra, rb := reentrant.New(redistest.Lockkit(t, ca), name), reentrant.New(lcb, name)
+	sleepOn := core.SleepChannel(lcb, core.NewKeys(lockkit.DefaultPrefix, name).Channel)
 	redistest.MustLock(t, ra)
 	go func() { done <- rb.Lock(ctx) }()
 	redistest.Eventually(t, hang, "the reentrant waiter to subscribe", func() bool {
-		n, _ := admin.PubSubNumSub(ctx, "lockkit:{"+name+"}:ch").Result()
-		return n["lockkit:{"+name+"}:ch"] == 1
+		n, _ := admin.PubSubNumSub(ctx, sleepOn).Result()
+		return n[sleepOn] == 1
 	})
 	redistest.MustUnlock(t, ra)
 	if err := <-done; err != nil {

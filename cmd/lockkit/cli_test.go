@@ -175,6 +175,27 @@ func (r *running) interrupt(t testing.TB) {
 // them.
 func keys(prefix, name string) core.Keys { return core.NewKeys(prefix, name) }
 
+// reentrantWaiting reports whether a process waits for reentrant lock
+// name, subscribed: on the lock's channel (a Cluster client's waiters), or
+// on its own channel, registered in the lock's processes.
+func reentrantWaiting(t testing.TB, rc redis.UniversalClient, prefix, name string) bool {
+	t.Helper()
+	k := keys(prefix, name)
+	if numSub(t, rc, k.Channel) == 1 {
+		return true
+	}
+	ids, err := rc.ZRange(redistest.Ctx(t, 5*time.Second), k.Procs, 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if numSub(t, rc, k.Channel+":"+id) == 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // numSub returns how many connections are subscribed to channel, on every
 // node of a Cluster.
 func numSub(t testing.TB, rc redis.UniversalClient, channel string) int64 {

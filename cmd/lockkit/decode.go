@@ -34,6 +34,12 @@ func decode(s *snapshot) *Lock {
 	if exists && s.hashPTTL == -1 {
 		l.anomaly("the hash %s has no TTL: its holds never expire", l.Key)
 	}
+	for _, e := range s.procs.entries {
+		l.Processes = append(l.Processes, Process{ID: e.member, LeftMS: e.score - s.now})
+	}
+	if s.procs.card > 0 && s.procs.pttl == -1 {
+		l.anomaly("the waiting processes %s have no TTL", s.keys.Procs)
+	}
 	switch l.Kind {
 	case kindReentrant, kindSpin, kindRedLock:
 		decodeExclusive(s, l, h)

@@ -33,7 +33,9 @@
 // lease; the last fencing token minted; each hold with its count, token
 // and lease (a read-write hold has a lease of its own); a fair lock's
 // queue, first in line first, with each waiter's deadline; a read-write
-// lock's writer intents, its claim and hand-off; how many connections are
+// lock's writer intents, its claim and hand-off; the processes registered
+// as waiting for a reentrant lock, the next to be woken first; how many
+// connections are
 // subscribed to each of its wake-up channels (PUBSUB NUMSUB, added up over
 // the nodes of a Cluster; lockkit subscribes one connection per Client, so
 // this is the number of processes with local waiters there); and the
@@ -122,10 +124,11 @@
 // snake_case, durations in milliseconds (*_ms), instants in milliseconds
 // of the server's clock (*_at_ms, server_time_ms). Show prints one [Lock]
 // object (name, key, kind, held, mode, server_time_ms, ttl_ms, fence,
-// holders, queue, writers, subscribers, anomalies), with [Holder] (owner,
-// hold, mode, count, token, lease_ms, expired, last_acquire, last_unlock),
-// [Queue] and [Waiter] (owner, arrival, deadline_at_ms, left_ms, expired),
-// [Writers] and [Intent], and [Subscribers] (channel, role, count). Ls
+// holders, queue, writers, processes, subscribers, anomalies), with
+// [Holder] (owner, hold, mode, count, token, lease_ms, expired,
+// last_acquire, last_unlock), [Queue] and [Waiter] (owner, arrival,
+// deadline_at_ms, left_ms, expired), [Writers] and [Intent], [Process]
+// (id, left_ms), and [Subscribers] (channel, role, count). Ls
 // prints an array of [Entry] (name, kind, mode, holders, ttl_ms, waiters,
 // anomalies). Watch prints one [Event] per line (time, event, name, owner,
 // mode, count, previous, token, channel, message, lock). Unlock prints an

@@ -9,10 +9,6 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// maxEntries is how many entries of each sorted set (a fair queue, a
-// read-write lock's leases and intents) a snapshot reads at most.
-const maxEntries = 1000
-
 //go:embed snapshot.lua
 var snapshotSource string
 
@@ -30,6 +26,7 @@ type snapshot struct {
 	timeouts sortedSet    // fair: deadlines by time
 	leases   sortedSet    // rwlock: holds by lease deadline
 	writers  sortedSet    // rwlock: intents by deadline
+	procs    sortedSet    // reentrant: waiting processes by registration end
 	keys     lockKeys     // the keys read
 	name     string       // the lock's name
 }
@@ -54,8 +51,10 @@ type scored struct {
 // readSnapshot reads lock name under prefix in one round trip.
 func readSnapshot(ctx context.Context, rc redis.UniversalClient, prefix, name string) (*snapshot, error) {
 	k := keysOf(prefix, name)
-	keys := []string{k.Base, k.Fence, k.Waiters, k.Timeouts, k.Leases, k.Writers}
-	v, err := snapshotScript.RunRO(ctx, rc, keys, maxEntries).Slice()
+	keys := []string{k.Base, k.Fence, k.Waiters, k.Timeouts, k.Leases, k.Writers, k.Procs}
+	// No ARGV: with its seven keys the request is ten elements, the most a
+	// server that wants a password reads before it answers NOAUTH.
+	v, err := snapshotScript.RunRO(ctx, rc, keys).Slice()
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", k.Base, err)
 	}
@@ -69,8 +68,8 @@ func readSnapshot(ctx context.Context, rc redis.UniversalClient, prefix, name st
 
 // parseSnapshot decodes the reply of snapshot.lua.
 func parseSnapshot(v []any) (*snapshot, error) {
-	if len(v) != 9 {
-		return nil, fmt.Errorf("%d elements, want 9", len(v))
+	if len(v) != 10 {
+		return nil, fmt.Errorf("%d elements, want 10", len(v))
 	}
 	p := &parser{}
 	s := &snapshot{
@@ -80,6 +79,7 @@ func parseSnapshot(v []any) (*snapshot, error) {
 		timeouts: p.zset(v[6]),
 		leases:   p.zset(v[7]),
 		writers:  p.zset(v[8]),
+		procs:    p.zset(v[9]),
 	}
 	if v[3] != nil {
 		s.fence = p.int(v[3])

@@ -8,20 +8,23 @@
 -- KEYS[4]  fair deadlines PREFIX:{NAME}:timeouts (score = server ms)
 -- KEYS[5]  read-write leases PREFIX:{NAME}:leases (score = server ms)
 -- KEYS[6]  read-write intents PREFIX:{NAME}:writers (score = server ms)
--- ARGV[1]  most entries returned of each sorted set, oldest first
+-- KEYS[7]  waiting processes PREFIX:{NAME}:procs (score = server ms when
+--          the registration lapses)
+-- ARGV     none (see snapshot.go)
 --
 -- Returns {now, fields, hash_pttl, fence, queue, deadlines, timeouts,
--- leases, writers}:
+-- leases, writers, procs}:
 --   now        server time in ms (TIME)
 --   fields     HGETALL of the hash: field, value, field, value, ...
 --   hash_pttl  PTTL of the hash: -2 when it does not exist, -1 without TTL
 --   fence      the last token minted, or nil when none ever was
---   queue, timeouts, leases, writers
+--   queue, timeouts, leases, writers, procs
 --              {card, pttl, member, score, member, score, ...}: the set's
---              size, its PTTL and its first ARGV[1] entries
+--              size, its PTTL and its first entries (at most limit)
 --   deadlines  the score in KEYS[4] of each member of queue, in the same
 --              order; nil for a member without one
-local limit = tonumber(ARGV[1])
+-- limit is how many entries of each sorted set are returned at most.
+local limit = 1000
 
 local function zset(key)
   local out = {redis.call('zcard', key), redis.call('pttl', key)}
@@ -43,4 +46,4 @@ end
 
 return {now, redis.call('hgetall', KEYS[1]), redis.call('pttl', KEYS[1]),
   redis.call('get', KEYS[2]), queue, deadlines, zset(KEYS[4]), zset(KEYS[5]),
-  zset(KEYS[6])}
+  zset(KEYS[6]), zset(KEYS[7])}

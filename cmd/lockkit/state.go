@@ -31,12 +31,27 @@ type Lock struct {
 	// Writers are a read-write lock's waiting writers (null for other
 	// kinds).
 	Writers *Writers `json:"writers"`
+	// Processes are the processes (lockkit Clients) registered as waiting
+	// for a reentrant lock, the one a release wakes first first (null for
+	// other kinds, and while none waits).
+	Processes []Process `json:"processes"`
 	// Subscribers counts, per wake-up channel, the connections subscribed
 	// to it: one per process (lockkit Client) with local waiters. Only
 	// show fills it.
 	Subscribers []Subscribers `json:"subscribers"`
 	// Anomalies are states lockkit's scripts never leave behind.
 	Anomalies []string `json:"anomalies"`
+}
+
+// Process is one process registered as waiting for a reentrant lock: a
+// release wakes the registered process whose registration lapses first,
+// on its own channel.
+type Process struct {
+	// ID is the process's id (its notifier's).
+	ID string `json:"id"`
+	// LeftMS is the time left on the registration; it lapses unless the
+	// process tries the lock again by then.
+	LeftMS int64 `json:"left_ms"`
 }
 
 // Holder is one hold in a lock's hash.

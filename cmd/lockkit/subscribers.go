@@ -8,8 +8,9 @@ import (
 )
 
 // wakeChannels returns the channels on which l's waiters sleep, with who
-// sleeps there: a reentrant lock's waiters on PREFIX:{NAME}:ch, a
-// read-write lock's readers there and its writers on PREFIX:{NAME}:wch,
+// sleeps there: a reentrant lock's waiters on PREFIX:{NAME}:ch (on a
+// Cluster) or on their process's own PREFIX:{NAME}:ch:ID, a read-write
+// lock's readers on PREFIX:{NAME}:ch and its writers on PREFIX:{NAME}:wch,
 // and each fair waiter on its own PREFIX:{NAME}:ch:OWNER. Spin locks and
 // RedLock nodes publish nothing: their waiters retry by backoff. For a
 // free lock, whose kind is unknown, both shared channels are asked.
@@ -25,6 +26,9 @@ func wakeChannels(k lockKeys, l *Lock) []Subscribers {
 	case "":
 		add(k.Channel, "waiters")
 		add(k.WriterChannel, "writers")
+	}
+	for _, p := range l.Processes {
+		add(k.OwnChannels+p.ID, "process "+p.ID)
 	}
 	if l.Queue != nil {
 		for _, w := range l.Queue.Waiters {

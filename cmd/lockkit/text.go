@@ -168,6 +168,17 @@ func writeLock(w io.Writer, l *Lock) error {
 		}
 	}
 
+	if len(l.Processes) > 0 {
+		fmt.Fprintf(w, "\nwaiting processes: %d\n", len(l.Processes))
+		tw = table(w)
+		for _, p := range l.Processes {
+			fmt.Fprintf(tw, "  %s\t%s\n", p.ID, "lapses in "+ms(p.LeftMS))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+
 	if len(l.Subscribers) > 0 {
 		fmt.Fprintln(w, "\nsubscribers (processes with local waiters):")
 		tw = table(w)

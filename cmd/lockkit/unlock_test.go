@@ -44,7 +44,7 @@ func TestUnlock_force_needs_yes_then_frees_like_the_kind_and_wakes_a_waiter(t *t
 			{"reentrant", func(c *lockkit.Client, name, owner string) exclusive {
 				return reentrant.New(c, name, lockkit.WithOwner(owner))
 			}, func(t *testing.T, prefix, name string) bool {
-				return numSub(t, rc, keys(prefix, name).Channel) == 1
+				return reentrantWaiting(t, rc, prefix, name)
 			}},
 			{"spin", func(c *lockkit.Client, name, owner string) exclusive {
 				return spin.New(c, name, lockkit.WithOwner(owner))

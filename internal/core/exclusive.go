@@ -6,6 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/lua"
 )
 
@@ -141,7 +142,7 @@ func HashLock(cfg *Config, channel string) Spec {
 	return Spec{
 		Config:      cfg,
 		Hold:        cfg.Owner,
-		Keys:        []string{k.Base, k.Fence, k.Released},
+		Keys:        []string{k.Base, k.Fence, k.Released, k.Procs},
 		Acquire:     lua.Mutex.Acquire,
 		Release:     lua.Mutex.Release,
 		Renew:       lua.Mutex.Renew,
@@ -150,4 +151,51 @@ func HashLock(cfg *Config, channel string) Spec {
 		ReleaseArgs: []any{channel},
 		UndoArgs:    []any{channel, cfg.Kind},
 	}
+}
+
+// HashLockWaiter returns how the hash lock's waiters for the lock cfg
+// names wait: by pub/sub, woken by releases published on the lock's
+// channel, one process per release where the server can tell whether a
+// process still listens (see OneProcess).
+func HashLockWaiter(cfg *Config) PubSub {
+	channel := cfg.Keys.Channel
+	w := PubSub{Notifier: cfg.Client.Notifier(), Channel: SleepChannel(cfg.Client, channel)}
+	if w.Channel != channel {
+		keys := HashLock(cfg, channel).Keys
+		w.PassOn = func() {
+			ctx, cancel := Detached(context.Background())
+			defer cancel()
+			// If this fails, the waiters left time their wait by the
+			// holder's lease and try again then.
+			_, _ = Call(ctx, cfg.Client, func(ctx context.Context) (struct{}, error) {
+				return struct{}{}, lua.Mutex.Pass.Run(ctx, cfg.Client.Redis(), keys, channel).Err()
+			}, nil)
+		}
+	}
+	return w
+}
+
+// SleepChannel returns the channel on which the waiters of client c sleep
+// for a lock whose releases are published on channel: their process's own
+// where one process is woken per release (see OneProcess), else channel.
+func SleepChannel(c *lockkit.Client, channel string) string {
+	if OneProcess(c.Redis()) {
+		return OwnChannel(channel, c.Notifier())
+	}
+	return channel
+}
+
+// OneProcess reports whether releases on rc wake one waiting process
+// rather than one waiter in every process: the release script learns from
+// PUBLISH whether the process it picked still listens, which holds where
+// every subscriber is connected to the server that runs the script (a
+// single server, or the master of a Sentinel group). On a Cluster or a
+// Ring a subscriber may be connected to another node, so every process
+// is woken there.
+func OneProcess(rc redis.UniversalClient) bool {
+	switch rc.(type) {
+	case *redis.ClusterClient, *redis.Ring:
+		return false
+	}
+	return true
 }

@@ -12,8 +12,13 @@ type Keys struct {
 	Fence string
 	// Released remembers recently released tokens for retried releases.
 	Released string
-	// Channel carries release messages for the lock's waiters.
+	// Channel carries release messages for the lock's waiters; a process
+	// that registers in Procs is woken on Channel:ID instead, ID being its
+	// notifier's.
 	Channel string
+	// Procs registers the processes waiting for the lock, so that a
+	// release wakes one of them (see internal/lua's prelude).
+	Procs string
 }
 
 // tagEscaper keeps a name from ending or nesting the hash tag: a '}' in
@@ -30,6 +35,7 @@ func NewKeys(prefix, name string) Keys {
 		Fence:    base + ":fence",
 		Released: base + ":released",
 		Channel:  base + ":ch",
+		Procs:    base + ":procs",
 	}
 }
 

@@ -14,8 +14,8 @@ import (
 // and how long the lock may stay taken without a release message: when it
 // failed, the blocker's remaining lease; when it succeeded, the lease of
 // the new hold. A negative wait means no bound; zero means try again at
-// once.
-type Attempt func(ctx context.Context) (acquired bool, wait time.Duration, err error)
+// once. args are the waiter's (see Turn.Args), for the acquire script.
+type Attempt func(ctx context.Context, args ...any) (acquired bool, wait time.Duration, err error)
 
 // A Waiter is how a caller waits between attempts. Each call of Wait asks
 // it for a fresh Turn.
@@ -33,6 +33,9 @@ type Turn interface {
 	// Eager reports whether to attempt before joining (an uncontended lock
 	// then costs one round trip).
 	Eager() bool
+	// Args returns what the next attempt passes its acquire script about
+	// the waiter; nil for nothing.
+	Args() []any
 	// Join gets ready to be woken (subscribes, say). It returns only once
 	// a release sent after it returns will wake the turn.
 	Join(ctx context.Context) error
@@ -65,7 +68,7 @@ func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attemp
 	acquired := false
 	defer func() { t.Leave(acquired) }()
 	try := func() (bool, error) {
-		ok, wait, err := attempt(ctx)
+		ok, wait, err := attempt(ctx, t.Args()...)
 		if err != nil {
 			return false, CtxError(ctx, name, err)
 		}
@@ -110,23 +113,64 @@ func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attemp
 // others of its process wait (no barging, so hand-offs go in arrival
 // order and waits stay short), only the head of the FIFO keeps a timer for
 // the holder's lease, and the others sleep until woken.
+//
+// With PassOn set, a release wakes one process, not every process that
+// waits: each attempt tells the acquire script the notifier's id and how
+// many of the process's waiters there are (Args), so that a refused
+// attempt registers the process as waiting, and the process sleeps on a
+// channel of its own (see OwnChannel). A release wakes the process
+// registered longest ago; PassOn hands a wake-up that the process can no
+// longer use to the next (see notify.PassOn).
 type PubSub struct {
 	Notifier *notify.Notifier
-	Channel  string
+	// Channel is the channel the waiters sleep on.
+	Channel string
+	PassOn  func()
 }
+
+// OwnChannel returns the channel of lock channel ch on which a release
+// wakes the process of notifier n alone.
+func OwnChannel(ch string, n *notify.Notifier) string { return ch + ":" + n.ID() }
 
 // Turn implements Waiter.
-func (p PubSub) Turn() Turn { return &pubsubTurn{p: p} }
+func (p PubSub) Turn() Turn { return &pubsubTurn{p: p, ch: p.Channel} }
 
 type pubsubTurn struct {
-	p PubSub
-	w *notify.Waiter
+	p  PubSub
+	ch string // the channel the turn sleeps on
+	w  *notify.Waiter
+	// alone is set when the last attempt told the script that the turn was
+	// its process's only waiter: if it took the lock, the process no longer
+	// waits in Redis.
+	alone bool
 }
 
-func (t *pubsubTurn) Eager() bool { return t.p.Notifier.Waiters(t.p.Channel) == 0 }
+func (t *pubsubTurn) Eager() bool { return t.p.Notifier.Waiters(t.ch) == 0 }
+
+// Args returns the notifier's id and the waiters of the process: '0' when
+// the turn has not joined them, '1' when it is the only one, '2' when
+// others wait too (see internal/lua/mutex/acquire.lua).
+func (t *pubsubTurn) Args() []any {
+	if t.p.PassOn == nil {
+		return nil
+	}
+	waiters := "0"
+	if t.w != nil {
+		waiters = "2"
+		if t.p.Notifier.Waiters(t.ch) <= 1 {
+			waiters = "1"
+		}
+	}
+	t.alone = waiters == "1"
+	return []any{t.p.Notifier.ID(), waiters}
+}
 
 func (t *pubsubTurn) Join(ctx context.Context) (err error) {
-	t.w, err = t.p.Notifier.Subscribe(ctx, t.p.Channel)
+	var opts []notify.SubscribeOption
+	if t.p.PassOn != nil {
+		opts = append(opts, notify.PassOn(t.p.PassOn))
+	}
+	t.w, err = t.p.Notifier.Subscribe(ctx, t.ch, opts...)
 	return err
 }
 
@@ -142,9 +186,15 @@ func (t *pubsubTurn) Tried(_ bool, wait time.Duration) {
 func (t *pubsubTurn) Sleep(ctx context.Context) error { return t.w.WaitTurn(ctx) }
 
 func (t *pubsubTurn) Leave(acquired bool) {
-	if t.w != nil {
-		t.w.Leave(acquired)
+	if t.w == nil {
+		return
 	}
+	if acquired && t.alone {
+		// The process no longer waits in Redis: a waiter that joined while
+		// the attempt was on its way tries now, and so registers.
+		t.w.Handoff()
+	}
+	t.w.Leave(acquired)
 }
 
 // Queue waits for a fair lock's turn: the waiter has a channel of its own
@@ -173,6 +223,7 @@ type queueTurn struct {
 }
 
 func (t *queueTurn) Eager() bool { return t.q.Contended == nil || !t.q.Contended.Load() }
+func (t *queueTurn) Args() []any { return nil }
 
 func (t *queueTurn) Join(ctx context.Context) (err error) {
 	t.w, err = t.q.Notifier.Subscribe(ctx, t.q.Channel)
@@ -241,6 +292,7 @@ type backoffTurn struct {
 }
 
 func (t *backoffTurn) Eager() bool                      { return true }
+func (t *backoffTurn) Args() []any                      { return nil }
 func (t *backoffTurn) Join(context.Context) error       { return nil }
 func (t *backoffTurn) Ready() bool                      { return false }
 func (t *backoffTurn) Leave(bool)                       {}

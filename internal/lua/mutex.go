@@ -17,6 +17,10 @@ var Info = Load(mutexFiles, "info.lua")
 // core.Spec for their standard ARGV and replies).
 type Set struct {
 	Acquire, Release, Renew, Undo, Force *redis.Script
+	// Pass hands a wake-up that a process could not use to the next
+	// waiting process; nil for a kind whose releases wake no single
+	// process.
+	Pass *redis.Script
 }
 
 // Mutex is the hash lock's Set: one hold per name, a field per owner with
@@ -29,4 +33,5 @@ var Mutex = Set{
 	Renew:   Load(mutexFiles, "mutex/renew.lua"),
 	Undo:    Load(mutexFiles, "mutex/undo.lua"),
 	Force:   Load(mutexFiles, "mutex/force.lua"),
+	Pass:    Load(mutexFiles, "mutex/pass.lua"),
 }

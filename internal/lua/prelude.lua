@@ -192,4 +192,69 @@ local function only_kind(hash)
   return redis.call('hlen', hash) <= 1
 end
 
+-- Waking one process per release. A lock's waiting processes (each a
+-- lockkit Client, named by its notifier's id p) register in the sorted set
+-- PREFIX:{NAME}:procs, member p, score the server ms at which
+-- the registration lapses, and sleep on their own channel CHANNEL:p. A
+-- release wakes the process whose registration lapses first, which is the
+-- one that registered longest ago; the others send nothing and stay asleep.
+
+-- wait_slack is how long past the blocker's lease a registration lasts:
+-- the waiting process attempts again by then if no release woke it.
+local wait_slack = 2000
+
+-- wait_register registers process p as waiting for as long as pttl, the
+-- holder's remaining lease in ms, plus wait_slack: at the back of the
+-- line, if it was in it already.
+local function wait_register(waiting, p, pttl)
+  local ttl = math.max(pttl, 0) + wait_slack
+  redis.call('zadd', waiting, now_ms() + ttl, p)
+  if redis.call('pttl', waiting) < ttl then
+    redis.call('pexpire', waiting, ttl)
+  end
+end
+
+-- wake_next wakes one waiting process: it publishes '1' on the own channel
+-- (prefix .. p) of the process registered longest ago, skipping lapsed
+-- registrations and processes no longer listening (the publish reached
+-- nobody: the process is gone, or stopped waiting). It reports whether a
+-- process was woken.
+local function wake_next(waiting, prefix)
+  if redis.call('exists', waiting) == 0 then
+    return false
+  end
+  redis.call('zremrangebyscore', waiting, '-inf', now_ms())
+  while true do
+    local p = redis.call('zpopmin', waiting)[1]
+    if not p then
+      return false
+    end
+    if redis.call('publish', prefix .. p, '1') > 0 then
+      return true
+    end
+  end
+end
+
+-- wake wakes the waiters of a lock just freed that publishes on channel
+-- (empty: none): one waiting process; when none is registered, one waiter
+-- per process sleeping on channel itself (a Cluster client's waiters do).
+local function wake(waiting, channel)
+  if channel ~= '' and not wake_next(waiting, channel .. ':') then
+    redis.call('publish', channel, '1')
+  end
+end
+
+-- wake_all wakes every waiter of every registered process, and those on
+-- channel itself ('*'), and empties the registrations.
+local function wake_all(waiting, channel)
+  if channel == '' then
+    return
+  end
+  for _, p in ipairs(redis.call('zrange', waiting, 0, -1)) do
+    redis.call('publish', channel .. ':' .. p, '*')
+  end
+  redis.call('del', waiting)
+  redis.call('publish', channel, '*')
+end
+
 -- Kind script follows.

@@ -5,32 +5,52 @@
 -- KEYS[1]  lock hash PREFIX:{NAME}: one hold (see the prelude)
 -- KEYS[2]  fencing-token counter PREFIX:{NAME}:fence (no TTL)
 -- KEYS[3]  released tokens PREFIX:{NAME}:released (see release.lua)
+-- KEYS[4]  waiting processes PREFIX:{NAME}:procs (see the prelude)
 -- ARGV[1]  owner id (the hold's id)
 -- ARGV[2]  lease in ms
 -- ARGV[3]  attempt id, new for every acquire the caller makes: a re-sent
 --          acquire answers again what it answered, without counting twice
 -- ARGV[4]  kind: 'reentrant', 'spin' or 'redlock'
+-- ARGV[5]  optional: id of the caller's process when it waits to be woken
+--          on its own channel; absent or empty for none
+-- ARGV[6]  with ARGV[5]: the waiters of that process, '0' when the caller
+--          has not joined them (its registration is left as it is), '1'
+--          when it is the only one (taking the lock ends the registration),
+--          '2' when others wait behind it (they stay registered, at the back)
 --
 -- Returns {count, token} when the owner now holds the lock: count 1 and a
 -- newly minted token for a fresh hold, count > 1 and the hold's token on
 -- re-entry (the lease is extended to ARGV[2], never shortened). Returns
 -- {0, pttl} when another owner holds it: pttl is its remaining lease in ms
--- (-1 if it has none). A WRONGKIND error when another kind holds the name.
+-- (-1 if it has none), and a process named by ARGV[5] is registered as
+-- waiting. A WRONGKIND error when another kind holds the name.
 local hash, owner, lease, id, kind = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
+local proc, waiters = ARGV[5] or '', ARGV[6]
 local first = acquire_first(hash, kind, owner, id)
 if first then
   return first
 end
+local r
 if redis.call('exists', hash) == 0 then
-  local token = hold_new(hash, KEYS[2], kind, owner, id)
+  r = {1, hold_new(hash, KEYS[2], kind, owner, id)}
   redis.call('pexpire', hash, lease)
-  return {1, token}
-end
-if redis.call('hexists', hash, owner) == 1 then
-  local r = hold_reenter(hash, owner, id)
+elseif redis.call('hexists', hash, owner) == 1 then
+  r = hold_reenter(hash, owner, id)
   if redis.call('pttl', hash) < lease then
     redis.call('pexpire', hash, lease)
   end
-  return r
+else
+  local pttl = redis.call('pttl', hash)
+  if proc ~= '' then
+    wait_register(KEYS[4], proc, pttl)
+  end
+  return {0, pttl}
 end
-return {0, redis.call('pttl', hash)}
+if proc ~= '' then
+  if waiters == '1' then
+    redis.call('zrem', KEYS[4], proc)
+  elseif waiters == '2' then
+    wait_register(KEYS[4], proc, lease)
+  end
+end
+return r

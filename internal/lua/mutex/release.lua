@@ -5,19 +5,17 @@
 -- ARGV[2]  fencing token of the hold being released
 -- ARGV[3]  unlock id: the same for every retry of one Unlock
 -- ARGV[4]  how long released tokens are remembered, in ms
--- ARGV[5]  channel to publish the release on; empty for none
+-- ARGV[5]  the lock's channel; empty for none
 --
 -- Returns the owner's remaining hold count: 0 when the lock was freed (the
--- key is deleted and '1' published: one waiter per process wakes), n > 0
--- when the owner still holds it. A retry of an Unlock that already took
--- effect returns the same answer again instead of releasing twice. Returns
--- -1 when this hold is not there: it expired or was removed, or a newer
--- hold took its place.
+-- key is deleted and one waiting process woken: see the prelude's wake),
+-- n > 0 when the owner still holds it. A retry of an Unlock that already
+-- took effect returns the same answer again instead of releasing twice.
+-- Returns -1 when this hold is not there: it expired or was removed, or a
+-- newer hold took its place.
 local count, ended = hold_release(KEYS[1], KEYS[3], ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]))
 if ended then
   redis.call('del', KEYS[1])
-  if ARGV[5] ~= '' then
-    redis.call('publish', ARGV[5], '1')
-  end
+  wake(KEYS[4], ARGV[5])
 end
 return count

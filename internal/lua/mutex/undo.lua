@@ -8,12 +8,12 @@
 --          the attempt id of the acquire to undo: see the prelude's
 --          hold_undo
 -- ARGV[3]  hold count the caller knows of; 0 for none; -1 as above
--- ARGV[4]  channel to publish a release on; empty for none
+-- ARGV[4]  the lock's channel; empty for none
 -- ARGV[5]  kind: 'reentrant', 'spin' or 'redlock'
 --
 -- If the owner holds the lock with the known token, its count is set back
 -- to the known count. If it holds a hold the caller does not know of, the
--- lock is freed and one waiter per process is woken.
+-- lock is freed and one waiting process is woken.
 --
 -- Returns 1 when a hold was cut back or freed, 0 when there was nothing to
 -- undo. A WRONGKIND error when another kind holds the name.
@@ -24,8 +24,6 @@ end
 local done = hold_undo(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]))
 if done == 'drop' then
   redis.call('del', KEYS[1])
-  if ARGV[4] ~= '' then
-    redis.call('publish', ARGV[4], '1')
-  end
+  wake(KEYS[4], ARGV[4])
 end
 return done and 1 or 0

@@ -1,0 +1,12 @@
+-- pass.lua: pass on a wake-up that a process was given but has no waiter
+-- left to use (they all gave up): wake the next waiting process, unless
+-- the lock was taken meanwhile (its release wakes one).
+--
+-- KEYS     as in acquire.lua
+-- ARGV[1]  the lock's channel
+--
+-- Returns 1 when a process was woken, 0 when none was.
+if redis.call('exists', KEYS[1]) == 1 then
+  return 0
+end
+return wake_next(KEYS[4], ARGV[1] .. ':') and 1 or 0

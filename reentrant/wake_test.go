@@ -1,0 +1,116 @@
+package reentrant_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/reentrant"
+)
+
+// processes starts n Clients on srv, each with a waiter for lock name that
+// locks and unlocks once, and waits until every one sleeps. The commands
+// of all of them are counted by counter. It returns the waiters' results.
+func processes(t *testing.T, srv *redistest.Server, counter *redistest.Counter, name string, n int) <-chan error {
+	t.Helper()
+	done := make(chan error, n)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	for range n {
+		rc := srv.Client(t)
+		rc.AddHook(counter.Hook())
+		lc := redistest.Lockkit(t, rc)
+		m := reentrant.New(lc, name)
+		go func() {
+			if err := m.Lock(ctx); err != nil {
+				done <- err
+				return
+			}
+			done <- m.Unlock(ctx)
+		}()
+		waitAsleep(t, lc, name, 1)
+	}
+	return done
+}
+
+// TestUnlock_wakes_one_process checks that a release wakes one of the
+// processes that wait, not one waiter in each: every acquisition costs one
+// acquire, however many processes wait.
+func TestUnlock_wakes_one_process(t *testing.T) {
+	srv := redistest.StartServer(t)
+	holder := reentrant.New(redistest.Lockkit(t, srv.Client(t)), redistest.Unique(t))
+	redistest.MustLock(t, holder)
+	const P = 8
+	counter := redistest.NewCounter()
+	done := processes(t, srv, counter, holder.Name(), P)
+
+	counter.Reset()
+	redistest.MustUnlock(t, holder)
+	for range P {
+		if err := redistest.Receive(t, done, 20*time.Second, "a waiter's Lock and Unlock"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// P acquires and P releases, and nothing else: no process tried the
+	// lock while another held it.
+	if got := counter.Scripts(); got != 2*P {
+		t.Fatalf("%d scripts for %d acquisitions across %d processes, want %d (one acquire and one release each)", got, P, P, 2*P)
+	}
+}
+
+// TestUnlock_skips_a_process_that_stopped_listening checks that a release
+// wakes the next waiting process at once when the one registered before it
+// is gone (its Client closed while it waited), instead of waiting for the
+// holder's lease.
+func TestUnlock_skips_a_process_that_stopped_listening(t *testing.T) {
+	srv := redistest.StartServer(t)
+	name := redistest.Unique(t)
+	holder := reentrant.New(redistest.Lockkit(t, srv.Client(t)), name)
+	redistest.MustLock(t, holder)
+
+	// The first process to wait goes away while it waits.
+	gone := redistest.Lockkit(t, srv.Client(t))
+	lost := make(chan error, 1)
+	go func() { lost <- reentrant.New(gone, name).Lock(redistest.Ctx(t, 30*time.Second)) }()
+	waitAsleep(t, gone, name, 1)
+	counter := redistest.NewCounter()
+	done := processes(t, srv, counter, name, 1)
+	if err := gone.Close(); err != nil {
+		t.Fatal(err)
+	}
+	redistest.WantErr(t, redistest.Receive(t, lost, 5*time.Second, "the closed Client's Lock"), lockkit.ErrClosed)
+
+	// The holder's lease is 30 s: the next process is woken by the release.
+	redistest.MustUnlock(t, holder)
+	if err := redistest.Receive(t, done, 10*time.Second, "the waiting process to take the lock"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLock_a_process_that_gave_up_passes_its_turn_on checks that a process
+// whose waiters all gave up never holds up the processes behind it, be it
+// woken after they left or still registered.
+func TestLock_a_process_that_gave_up_passes_its_turn_on(t *testing.T) {
+	srv := redistest.StartServer(t)
+	name := redistest.Unique(t)
+	holder := reentrant.New(redistest.Lockkit(t, srv.Client(t)), name)
+	redistest.MustLock(t, holder)
+
+	quitter := redistest.Lockkit(t, srv.Client(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	left := make(chan error, 1)
+	go func() { left <- reentrant.New(quitter, name).Lock(ctx) }()
+	waitAsleep(t, quitter, name, 1)
+	done := processes(t, srv, redistest.NewCounter(), name, 1)
+	cancel()
+	redistest.WantErr(t, redistest.Receive(t, left, 5*time.Second, "the cancelled Lock"), lockkit.ErrNotObtained)
+
+	// The quitter registered first: the release picks it, and it passes
+	// the turn on (or it no longer listens and is skipped).
+	redistest.MustUnlock(t, holder)
+	if err := redistest.Receive(t, done, 10*time.Second, "the waiting process to take the lock"); err != nil {
+		t.Fatal(err)
+	}
+}
