@@ -3,7 +3,6 @@ package rwlock
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -98,12 +97,6 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *RWMutex {
 		Op:          &m.op,
 	})
 	return m
-}
-
-// refused turns lock.lua's negative code, a read-to-write upgrade, into
-// its error.
-func (m *RWMutex) refused(int64) error {
-	return fmt.Errorf("%w: %q: release the read lock (RUnlock) before Lock", lockkit.ErrUpgrade, m.b.Cfg.Name)
 }
 
 // Lock locks m for writing. If another owner holds the lock, for reading or

@@ -64,6 +64,12 @@ func newKeys(k core.Keys) keys {
 // holds returns the ids of owner's write and read holds.
 func holds(owner string) (w, r string) { return owner + ":w", owner + ":r" }
 
+// refused turns lock.lua's negative code, a read-to-write upgrade, into
+// its error.
+func (m *RWMutex) refused(int64) error {
+	return fmt.Errorf("%w: %q: release the read lock (RUnlock) before Lock", lockkit.ErrUpgrade, m.b.Cfg.Name)
+}
+
 // withdraw runs withdraw.lua for the writer whose write hold is w and
 // reports whether an intent was removed.
 func withdraw(ctx context.Context, c *lockkit.Client, k keys, w string) (bool, error) {
