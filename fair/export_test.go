@@ -34,8 +34,8 @@ func ScriptName(cmd redis.Cmder) string {
 		return ""
 	}
 	for name, s := range map[string]*redis.Script{
-		"acquire": acquireScript, "release": releaseScript, "renew": lua.Mutex.Renew,
-		"undo": undoScript, "leave": leaveScript, "force": forceScript,
+		"acquire": scripts.Acquire, "release": scripts.Release, "renew": lua.Mutex.Renew,
+		"undo": scripts.Undo, "leave": leaveScript, "force": scripts.Force,
 	} {
 		if s.Hash() == sha {
 			return name
@@ -49,14 +49,14 @@ func ScriptName(cmd redis.Cmder) string {
 // waiter timeout wt would: the acquire script with join, sent in one
 // pipeline. The lock should be held, or the first owner takes it.
 func JoinQueue(ctx context.Context, c redis.UniversalClient, name string, owners []string, wt time.Duration) error {
-	if err := acquireScript.Load(ctx, c).Err(); err != nil {
+	if err := scripts.Acquire.Load(ctx, c).Err(); err != nil {
 		return err
 	}
 	keys, chans := scriptKeys(name)
 	pipe := c.Pipeline()
 	for i, owner := range owners {
 		args := []any{owner, lockkit.DefaultWatchdogTimeout.Milliseconds(), fmt.Sprintf("join%d", i), wt.Milliseconds(), chans, joinQueue}
-		acquireScript.EvalSha(ctx, pipe, keys, args...)
+		scripts.Acquire.EvalSha(ctx, pipe, keys, args...)
 	}
 	_, err := pipe.Exec(ctx)
 	return err

@@ -8,7 +8,6 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/internal/core"
-	"github.com/lockkit/lockkit/internal/lua"
 	"github.com/lockkit/lockkit/reentrant"
 )
 
@@ -74,15 +73,15 @@ func (q *queue) Setup(x *core.Exclusive) {
 		Heartbeat: cfg.WaiterTimeout / 3,
 		Contended: &q.contended,
 	}
-	x.Force, x.ForceKeys, x.ForceArgs = forceScript, q.keys, []any{q.chans}
+	x.Force, x.ForceKeys, x.ForceArgs = scripts.Force, q.keys, []any{q.chans}
 	x.H = core.NewHolder(core.Spec{
 		Config:      cfg,
 		Hold:        cfg.Owner,
 		Keys:        q.keys,
-		Acquire:     acquireScript,
-		Release:     releaseScript,
-		Renew:       lua.Mutex.Renew,
-		Undo:        undoScript,
+		Acquire:     scripts.Acquire,
+		Release:     scripts.Release,
+		Renew:       scripts.Renew,
+		Undo:        scripts.Undo,
 		AcquireArgs: []any{cfg.WaiterTimeout.Milliseconds(), q.chans},
 		ReleaseArgs: []any{q.chans},
 		UndoArgs:    []any{q.chans},

@@ -42,26 +42,6 @@ func TestLock_reenters_at_once_while_others_queue(t *testing.T) {
 	})
 }
 
-// TestToken_increases_across_a_redis_restart_that_lost_the_counter: a
-// restart without persistence loses the lock, its queue and its fencing
-// counter, yet the next hold's token is larger than every token handed out
-// before.
-func TestToken_increases_across_a_redis_restart_that_lost_the_counter(t *testing.T) {
-	srv := redistest.StartServer(t)
-	rc := srv.Client(t)
-	lc := redistest.Lockkit(t, rc)
-	name := redistest.Unique(t)
-	a := fair.New(lc, name)
-	before := srv.RestartHolding(t, a)
-	b := fair.New(lc, name)
-	redistest.MustLock(t, b)
-	if b.Token() <= before {
-		t.Fatalf("token %d after the restart, not above %d from before it", b.Token(), before)
-	}
-	redistest.WantErr(t, a.Unlock(redistest.Ctx(t, 5*time.Second)), lockkit.ErrLost)
-	redistest.MustUnlock(t, b)
-}
-
 func TestTryLock_does_not_jump_the_queue(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *lockEnv) {
 		ctx := redistest.Ctx(t, 10*time.Second)

@@ -6,16 +6,19 @@ import (
 	"github.com/lockkit/lockkit/internal/lua"
 )
 
-// The scripts of the fair lock: each is the prelude, the queue helpers of
-// queue.lua and its own file. A renewal does not touch the queue: it is
-// the hash lock's (internal/lua's Mutex.Renew).
-var (
-	acquireScript = script("acquire.lua")
-	releaseScript = script("release.lua")
-	undoScript    = script("undo.lua")
-	leaveScript   = script("leave.lua")
-	forceScript   = script("force.lua")
-)
+// scripts are the fair lock's, one per operation of the engine: each is
+// the prelude, the queue helpers of queue.lua and its own file. A renewal
+// does not touch the queue: it is the hash lock's.
+var scripts = lua.Set{
+	Acquire: script("acquire.lua"),
+	Release: script("release.lua"),
+	Renew:   lua.Mutex.Renew,
+	Undo:    script("undo.lua"),
+	Force:   script("force.lua"),
+}
+
+// leaveScript takes a waiter that gives up out of the queue.
+var leaveScript = script("leave.lua")
 
 //go:embed *.lua
 var files embed.FS

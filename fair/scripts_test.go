@@ -192,7 +192,7 @@ func (e *scriptEnv) acquireWith(owner string, lease time.Duration, join bool) []
 	}
 	e.attempts++
 	id := fmt.Sprintf("a%d", e.attempts)
-	res, err := acquireScript.Run(e.ctx(), e.c, e.keys, owner, lease.Milliseconds(), id, wt.Milliseconds(), e.chans, j).Int64Slice()
+	res, err := scripts.Acquire.Run(e.ctx(), e.c, e.keys, owner, lease.Milliseconds(), id, wt.Milliseconds(), e.chans, j).Int64Slice()
 	if err != nil {
 		e.t.Fatalf("acquire: %v", err)
 	}
@@ -206,7 +206,7 @@ func (e *scriptEnv) acquire(owner string, join bool) []int64 {
 
 func (e *scriptEnv) release(owner string, token int64, id string) int64 {
 	e.t.Helper()
-	n, err := releaseScript.Run(e.ctx(), e.c, e.keys, owner, token, id, window.Milliseconds(), e.chans).Int64()
+	n, err := scripts.Release.Run(e.ctx(), e.c, e.keys, owner, token, id, window.Milliseconds(), e.chans).Int64()
 	if err != nil {
 		e.t.Fatalf("release: %v", err)
 	}
@@ -215,7 +215,7 @@ func (e *scriptEnv) release(owner string, token int64, id string) int64 {
 
 func (e *scriptEnv) undo(owner string, token, count int64) int64 {
 	e.t.Helper()
-	n, err := undoScript.Run(e.ctx(), e.c, e.keys, owner, token, count, e.chans).Int64()
+	n, err := scripts.Undo.Run(e.ctx(), e.c, e.keys, owner, token, count, e.chans).Int64()
 	if err != nil {
 		e.t.Fatalf("undo: %v", err)
 	}
@@ -233,7 +233,7 @@ func (e *scriptEnv) leave(owner string) int64 {
 
 func (e *scriptEnv) force() int64 {
 	e.t.Helper()
-	n, err := forceScript.Run(e.ctx(), e.c, e.keys, e.chans).Int64()
+	n, err := scripts.Force.Run(e.ctx(), e.c, e.keys, e.chans).Int64()
 	if err != nil {
 		e.t.Fatalf("force: %v", err)
 	}
@@ -575,16 +575,16 @@ func TestScripts_refuse_another_kind(t *testing.T) {
 		run  func(e *scriptEnv) error
 	}{
 		{"acquire", func(e *scriptEnv) error {
-			return acquireScript.Run(e.ctx(), e.c, e.keys, "me", lease.Milliseconds(), "a1", wt.Milliseconds(), e.chans, joinQueue).Err()
+			return scripts.Acquire.Run(e.ctx(), e.c, e.keys, "me", lease.Milliseconds(), "a1", wt.Milliseconds(), e.chans, joinQueue).Err()
 		}},
 		{"release", func(e *scriptEnv) error {
-			return releaseScript.Run(e.ctx(), e.c, e.keys, "x", 1, "u1", window.Milliseconds(), e.chans).Err()
+			return scripts.Release.Run(e.ctx(), e.c, e.keys, "x", 1, "u1", window.Milliseconds(), e.chans).Err()
 		}},
 		{"undo", func(e *scriptEnv) error {
-			return undoScript.Run(e.ctx(), e.c, e.keys, "x", 0, 0, e.chans).Err()
+			return scripts.Undo.Run(e.ctx(), e.c, e.keys, "x", 0, 0, e.chans).Err()
 		}},
 		{"force", func(e *scriptEnv) error {
-			return forceScript.Run(e.ctx(), e.c, e.keys, e.chans).Err()
+			return scripts.Force.Run(e.ctx(), e.c, e.keys, e.chans).Err()
 		}},
 	}
 	for _, tc := range cases {

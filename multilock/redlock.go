@@ -2,8 +2,6 @@ package multilock
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -177,26 +175,6 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 	r.setHold(nil)
 	r.tr.Released(h.Hold, true, err)
 	return err
-}
-
-// end releases what is left of the ending hold h (see settle) and returns
-// the Unlock's outcome: nil when a majority released it, ErrLost when it
-// was lost or too few nodes still held it, and the nodes' errors with
-// unknown set when too few answered to tell. r.op held.
-func (r *RedLock) end(ctx context.Context, h *redHold) (err error, unknown bool) {
-	released, failed := r.settle(ctx)
-	h.released += released
-	err = h.Err()
-	switch {
-	case err != nil:
-	case h.released >= r.quorum:
-	case h.released+len(failed) < r.quorum:
-		h.lose(fmt.Errorf("released on %d nodes, %d needed", h.released, r.quorum))
-		err = h.Err()
-	default:
-		return core.Op("unlock", r.b.Cfg.Name, errors.Join(failed...)), true
-	}
-	return err, false
 }
 
 // Token returns the fencing token of r's current hold, or 0 when r holds

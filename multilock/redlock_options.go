@@ -30,16 +30,8 @@ const (
 // its reply comes. With redis.Options.ContextTimeoutEnabled set, go-redis
 // also gives up on the socket at the bound.
 func WithNodeTimeout(d time.Duration) lockkit.Option {
-	return func(o *config.Options) {
-		if !o.For("WithNodeTimeout", false, config.RedLock) {
-			return
-		}
-		if d <= 0 {
-			o.Fail("WithNodeTimeout", "timeout must be positive, got %v", d)
-			return
-		}
-		o.NodeTimeout = d
-	}
+	return config.Positive("WithNodeTimeout", "timeout", d, false, []string{config.RedLock},
+		func(o *config.Options) { o.NodeTimeout = d })
 }
 
 // WithDriftFactor sets the share of the lease that is assumed lost to

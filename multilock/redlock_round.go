@@ -226,6 +226,26 @@ func (r *RedLock) settle(ctx context.Context) (released int, failed []error) {
 	return released, failed
 }
 
+// end releases what is left of the ending hold h (see settle) and returns
+// the Unlock's outcome: nil when a majority released it, ErrLost when it
+// was lost or too few nodes still held it, and the nodes' errors with
+// unknown set when too few answered to tell. r.op held.
+func (r *RedLock) end(ctx context.Context, h *redHold) (err error, unknown bool) {
+	released, failed := r.settle(ctx)
+	h.released += released
+	err = h.Err()
+	switch {
+	case err != nil:
+	case h.released >= r.quorum:
+	case h.released+len(failed) < r.quorum:
+		h.lose(fmt.Errorf("released on %d nodes, %d needed", h.released, r.quorum))
+		err = h.Err()
+	default:
+		return core.Op("unlock", r.b.Cfg.Name, errors.Join(failed...)), true
+	}
+	return err, false
+}
+
 // forget drops, without asking the nodes, every part of a hold that r's
 // holders still have (those whose release could not be settled): they
 // are no longer renewed and end with their lease. r.op held.

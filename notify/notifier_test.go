@@ -24,6 +24,15 @@ func subscribe(t *testing.T, n *notify.Notifier, ch string) *notify.Waiter {
 	return w
 }
 
+// twoWaiters returns a new Notifier of c and two waiters subscribed, a
+// first, to a channel ch of their own.
+func twoWaiters(t *testing.T, c redis.UniversalClient) (n *notify.Notifier, ch string, a, b *notify.Waiter) {
+	t.Helper()
+	n = newNotifier(t, c)
+	ch = redistest.Unique(t)
+	return n, ch, subscribe(t, n, ch), subscribe(t, n, ch)
+}
+
 // woken reports whether w is woken within d.
 func woken(w *notify.Waiter, d time.Duration) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
@@ -43,9 +52,7 @@ var backends = []redistest.Backend{redistest.MiniBackend, redistest.ServerBacken
 
 func TestWakeOne_wakes_head_only(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
-		n := newNotifier(t, c)
-		ch := redistest.Unique(t)
-		a, b := subscribe(t, n, ch), subscribe(t, n, ch)
+		n, ch, a, b := twoWaiters(t, c)
 		publish(t, c, ch, notify.WakeOne)
 		if !woken(a, 5*time.Second) {
 			t.Fatal("head not woken")
@@ -99,9 +106,7 @@ func TestWake_before_wait_is_kept(t *testing.T) {
 
 func TestLeave_passes_wakeup_on(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
-	n := newNotifier(t, c)
-	ch := redistest.Unique(t)
-	a, b := subscribe(t, n, ch), subscribe(t, n, ch)
+	_, ch, a, b := twoWaiters(t, c)
 	publish(t, c, ch, notify.WakeOne)
 	if !woken(a, 5*time.Second) {
 		t.Fatal("head not woken")
@@ -131,9 +136,7 @@ func TestWait_timeout_and_ctx(t *testing.T) {
 
 func TestReconnect_wakes_every_waiter(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
-	n := newNotifier(t, c)
-	ch := redistest.Unique(t)
-	a, b := subscribe(t, n, ch), subscribe(t, n, ch)
+	_, ch, a, b := twoWaiters(t, c)
 	defer a.Leave(true)
 	defer b.Leave(true)
 	if err := c.ClientKillByFilter(context.Background(), "TYPE", "pubsub").Err(); err != nil {

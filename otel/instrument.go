@@ -74,38 +74,43 @@ var (
 func newInstruments(m metric.Meter) (*instruments, error) {
 	var ins instruments
 	var errs [9]error
-	ins.waitDuration, errs[0] = m.Float64Histogram("lockkit.lock.wait.duration",
-		metric.WithUnit("s"),
-		metric.WithDescription("Duration of waits for a lock that was not free at the first attempt, by outcome."),
-		metric.WithExplicitBucketBoundaries(waitBuckets...))
-	ins.holdDuration, errs[1] = m.Float64Histogram("lockkit.lock.hold.duration",
-		metric.WithUnit("s"),
-		metric.WithDescription("Duration of holds, from the acquire that began them to the release that ended them or their loss."),
-		metric.WithExplicitBucketBoundaries(holdBuckets...))
-	ins.acquisitions, errs[2] = m.Int64Counter("lockkit.lock.acquisitions",
-		metric.WithUnit("{acquisition}"),
-		metric.WithDescription("Number of successful acquires, fresh holds and re-entries."))
-	ins.renewals, errs[3] = m.Int64Counter("lockkit.lock.renewals",
-		metric.WithUnit("{renewal}"),
-		metric.WithDescription("Number of lease renewals the watchdog attempted, by outcome."))
-	ins.lost, errs[4] = m.Int64Counter("lockkit.lock.lost",
-		metric.WithUnit("{hold}"),
-		metric.WithDescription("Number of holds found lost before their release."))
-	ins.held, errs[5] = m.Int64UpDownCounter("lockkit.lock.held",
-		metric.WithUnit("{hold}"),
-		metric.WithDescription("Number of holds live in this process."))
-	ins.waiting, errs[6] = m.Int64UpDownCounter("lockkit.lock.waiting",
-		metric.WithUnit("{waiter}"),
-		metric.WithDescription("Number of calls waiting for a lock in this process."))
-	ins.watchdog, errs[7] = m.Float64Histogram("lockkit.watchdog.duration",
-		metric.WithUnit("s"),
-		metric.WithDescription("Duration of the watchdog's renewal round trips, by outcome."),
-		metric.WithExplicitBucketBoundaries(watchdogBuckets...))
-	ins.reconnects, errs[8] = m.Int64Counter("lockkit.pubsub.reconnects",
-		metric.WithUnit("{reconnect}"),
-		metric.WithDescription("Number of times the pub/sub connection broke and was replaced."))
+	ins.waitDuration, errs[0] = seconds(m, "lockkit.lock.wait.duration", waitBuckets,
+		"Duration of waits for a lock that was not free at the first attempt, by outcome.")
+	ins.holdDuration, errs[1] = seconds(m, "lockkit.lock.hold.duration", holdBuckets,
+		"Duration of holds, from the acquire that began them to the release that ended them or their loss.")
+	ins.acquisitions, errs[2] = counter(m, "lockkit.lock.acquisitions", "{acquisition}",
+		"Number of successful acquires, fresh holds and re-entries.")
+	ins.renewals, errs[3] = counter(m, "lockkit.lock.renewals", "{renewal}",
+		"Number of lease renewals the watchdog attempted, by outcome.")
+	ins.lost, errs[4] = counter(m, "lockkit.lock.lost", "{hold}",
+		"Number of holds found lost before their release.")
+	ins.held, errs[5] = upDownCounter(m, "lockkit.lock.held", "{hold}",
+		"Number of holds live in this process.")
+	ins.waiting, errs[6] = upDownCounter(m, "lockkit.lock.waiting", "{waiter}",
+		"Number of calls waiting for a lock in this process.")
+	ins.watchdog, errs[7] = seconds(m, "lockkit.watchdog.duration", watchdogBuckets,
+		"Duration of the watchdog's renewal round trips, by outcome.")
+	ins.reconnects, errs[8] = counter(m, "lockkit.pubsub.reconnects", "{reconnect}",
+		"Number of times the pub/sub connection broke and was replaced.")
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, err
 	}
 	return &ins, nil
+}
+
+// seconds returns m's histogram name of durations in seconds, with the
+// given bucket boundaries.
+func seconds(m metric.Meter, name string, buckets []float64, description string) (metric.Float64Histogram, error) {
+	return m.Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(description),
+		metric.WithExplicitBucketBoundaries(buckets...))
+}
+
+// counter returns m's counter name, counting unit.
+func counter(m metric.Meter, name, unit, description string) (metric.Int64Counter, error) {
+	return m.Int64Counter(name, metric.WithUnit(unit), metric.WithDescription(description))
+}
+
+// upDownCounter returns m's up-down counter name, counting unit.
+func upDownCounter(m metric.Meter, name, unit, description string) (metric.Int64UpDownCounter, error) {
+	return m.Int64UpDownCounter(name, metric.WithUnit(unit), metric.WithDescription(description))
 }

@@ -1,17 +1,15 @@
 package otel_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	otelapi "go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric/noop"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/lockkit/lockkit"
@@ -21,10 +19,7 @@ import (
 var orders = lockkit.LockInfo{Kind: "reentrant", Name: "orders:42", Owner: "a"}
 
 func TestInstrument_invalid(t *testing.T) {
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
-	defer rdb.Close()
-	valid := lockkit.New(rdb)
-	defer valid.Close()
+	valid := newClient(t, "127.0.0.1:1")
 	invalid := lockkit.New(nil)
 	defer invalid.Close()
 
@@ -309,38 +304,41 @@ var lockInstruments = []string{
 	"lockkit.lock.lost", "lockkit.lock.held", "lockkit.lock.waiting",
 }
 
-func TestLockName_offByDefault(t *testing.T) {
-	tr, reader := instrumented(t)
-	everyLockEvent(tr, orders)
-	got := collect(t, reader)
+// eachLockSet calls check with every attribute set that each instrument of
+// lockInstruments recorded in got, and fails the test for an instrument
+// that recorded nothing.
+func eachLockSet(t *testing.T, got map[string]metricdata.Metrics, check func(instrument string, s attribute.Set)) {
+	t.Helper()
 	for _, n := range lockInstruments {
 		sets := attributeSets(got[n])
 		if len(sets) == 0 {
 			t.Errorf("%s: nothing recorded", n)
 		}
 		for _, s := range sets {
-			if s.HasValue("lock.name") {
-				t.Errorf("%s: lock.name present by default: {%s}", n, s.Encoded(nil))
-			}
+			check(n, s)
 		}
 	}
+}
+
+func TestLockName_offByDefault(t *testing.T) {
+	tr, reader := instrumented(t)
+	everyLockEvent(tr, orders)
+	eachLockSet(t, collect(t, reader), func(n string, s attribute.Set) {
+		if s.HasValue("lock.name") {
+			t.Errorf("%s: lock.name present by default: {%s}", n, s.Encoded(nil))
+		}
+	})
 }
 
 func TestLockName_on(t *testing.T) {
 	tr, reader := instrumented(t, otel.WithLockName(true))
 	everyLockEvent(tr, orders)
 	got := collect(t, reader)
-	for _, n := range lockInstruments {
-		sets := attributeSets(got[n])
-		if len(sets) == 0 {
-			t.Errorf("%s: nothing recorded", n)
+	eachLockSet(t, got, func(n string, s attribute.Set) {
+		if v, ok := s.Value("lock.name"); !ok || v.AsString() != "orders:42" {
+			t.Errorf("%s: lock.name %q (present %v), want orders:42", n, v.AsString(), ok)
 		}
-		for _, s := range sets {
-			if v, ok := s.Value("lock.name"); !ok || v.AsString() != "orders:42" {
-				t.Errorf("%s: lock.name %q (present %v), want orders:42", n, v.AsString(), ok)
-			}
-		}
-	}
+	})
 	sum(t, got, "lockkit.lock.held", kind("reentrant"), name("orders:42"))
 }
 
@@ -351,13 +349,8 @@ func TestInstrument_globalMeterProvider(t *testing.T) {
 	otelapi.SetMeterProvider(noop.NewMeterProvider())
 	t.Cleanup(func() { otelapi.SetMeterProvider(noop.NewMeterProvider()) })
 
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
-	defer rdb.Close()
-	c := lockkit.New(rdb)
-	defer c.Close()
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	defer mp.Shutdown(context.Background())
+	c := newClient(t, "127.0.0.1:1")
+	mp, reader := meterProvider(t)
 	otelapi.SetMeterProvider(mp)
 	if err := otel.Instrument(c); err != nil {
 		t.Fatalf("Instrument: %v", err)

@@ -6,10 +6,7 @@ import (
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
-	"github.com/redis/go-redis/v9"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
-	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/otel"
 	"github.com/lockkit/lockkit/reentrant"
 )
@@ -18,14 +15,8 @@ import (
 // owner a locks and re-enters, owner b waits, a unlocks twice, b gets the
 // lock and unlocks. Every acquire, the wait and both holds are recorded.
 func TestInstrument_reentrantLock(t *testing.T) {
-	mr := miniredis.RunT(t)
-	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer rdb.Close()
-	c := lockkit.New(rdb)
-	defer c.Close()
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	defer mp.Shutdown(context.Background())
+	c := newClient(t, miniredis.RunT(t).Addr())
+	mp, reader := meterProvider(t)
 	if err := otel.Instrument(c, otel.WithMeterProvider(mp)); err != nil {
 		t.Fatalf("Instrument: %v", err)
 	}

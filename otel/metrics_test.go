@@ -13,18 +13,32 @@ import (
 	"github.com/lockkit/lockkit/otel"
 )
 
+// meterProvider returns a MeterProvider and the reader that collects its
+// measurements; the provider is shut down in t.Cleanup.
+func meterProvider(t *testing.T) (*sdkmetric.MeterProvider, *sdkmetric.ManualReader) {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
+	return mp, reader
+}
+
+// newClient returns a Client of a go-redis client of addr; both are closed
+// in t.Cleanup.
+func newClient(t *testing.T, addr string) *lockkit.Client {
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { _ = rdb.Close() })
+	c := lockkit.New(rdb)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
 // instrumented returns the Trace that Instrument added to a new Client
 // (which sends nothing to Redis unless a lock is used) and the reader of
 // the MeterProvider it feeds.
 func instrumented(t *testing.T, opts ...otel.Option) (*lockkit.Trace, *sdkmetric.ManualReader) {
 	t.Helper()
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
-	t.Cleanup(func() { _ = rdb.Close() })
-	c := lockkit.New(rdb)
-	t.Cleanup(func() { _ = c.Close() })
+	mp, reader := meterProvider(t)
+	c := newClient(t, "127.0.0.1:1")
 	if err := otel.Instrument(c, append([]otel.Option{otel.WithMeterProvider(mp)}, opts...)...); err != nil {
 		t.Fatalf("Instrument: %v", err)
 	}
@@ -58,36 +72,39 @@ func collect(t *testing.T, reader *sdkmetric.ManualReader) map[string]metricdata
 // attributes are exactly kv, failing the test if there is none.
 func sum(t *testing.T, got map[string]metricdata.Metrics, name string, kv ...attribute.KeyValue) int64 {
 	t.Helper()
-	s, ok := got[name].Data.(metricdata.Sum[int64])
-	if !ok {
-		t.Fatalf("%s: data %T, want an int64 sum", name, got[name].Data)
-	}
-	want := attribute.NewSet(kv...)
-	for _, p := range s.DataPoints {
-		if p.Attributes.Equals(&want) {
-			return p.Value
-		}
-	}
-	t.Fatalf("%s: no data point with {%s}; have %s", name, want.Encoded(attribute.DefaultEncoder()), attrSets(got[name]))
-	return 0
+	return data[metricdata.Sum[int64]](t, got, name).DataPoints[point(t, got, name, kv...)].Value
 }
 
 // hist returns the data point of the float64 histogram name whose
 // attributes are exactly kv, failing the test if there is none.
 func hist(t *testing.T, got map[string]metricdata.Metrics, name string, kv ...attribute.KeyValue) metricdata.HistogramDataPoint[float64] {
 	t.Helper()
-	h, ok := got[name].Data.(metricdata.Histogram[float64])
+	return data[metricdata.Histogram[float64]](t, got, name).DataPoints[point(t, got, name, kv...)]
+}
+
+// data returns the data of got's metric name, failing the test if it is
+// not a D.
+func data[D metricdata.Aggregation](t *testing.T, got map[string]metricdata.Metrics, name string) D {
+	t.Helper()
+	d, ok := got[name].Data.(D)
 	if !ok {
-		t.Fatalf("%s: data %T, want a float64 histogram", name, got[name].Data)
+		t.Fatalf("%s: data %T, want %T", name, got[name].Data, d)
 	}
+	return d
+}
+
+// point returns the index of the data point of got's metric name whose
+// attributes are exactly kv, failing the test if there is none.
+func point(t *testing.T, got map[string]metricdata.Metrics, name string, kv ...attribute.KeyValue) int {
+	t.Helper()
 	want := attribute.NewSet(kv...)
-	for _, p := range h.DataPoints {
-		if p.Attributes.Equals(&want) {
-			return p
+	for i, s := range attributeSets(got[name]) {
+		if s.Equals(&want) {
+			return i
 		}
 	}
 	t.Fatalf("%s: no data point with {%s}; have %s", name, want.Encoded(attribute.DefaultEncoder()), attrSets(got[name]))
-	return metricdata.HistogramDataPoint[float64]{}
+	return 0
 }
 
 // points returns the number of data points of m.

@@ -45,33 +45,6 @@ func TestLost_fires_after_redis_restart(t *testing.T) {
 	redistest.WantErr(t, a.Unlock(redistest.Ctx(t, 5*time.Second)), lockkit.ErrNotHeld)
 }
 
-// TestToken_increases_across_a_redis_restart_that_lost_the_counter: a
-// restart without persistence loses the lock and its fencing counter
-// PREFIX:{NAME}:fence, yet the next hold's token is larger than every token
-// handed out before: tokens never go back to small numbers.
-func TestToken_increases_across_a_redis_restart_that_lost_the_counter(t *testing.T) {
-	srv := redistest.StartServer(t)
-	rc := srv.Client(t)
-	lc := redistest.Lockkit(t, rc)
-	name := redistest.Unique(t)
-	a := reentrant.New(lc, name)
-	before := srv.RestartHolding(t, a)
-	b := reentrant.New(lc, name)
-	redistest.MustLock(t, b)
-	if b.Token() <= before {
-		t.Fatalf("token %d after the restart, not above %d from before it", b.Token(), before)
-	}
-	redistest.WantErr(t, a.Unlock(redistest.Ctx(t, 5*time.Second)), lockkit.ErrLost)
-	redistest.MustUnlock(t, b)
-
-	// The counter runs on from the new token.
-	redistest.MustLock(t, a)
-	if a.Token() <= b.Token() {
-		t.Fatalf("token %d after a hold with token %d", a.Token(), b.Token())
-	}
-	redistest.MustUnlock(t, a)
-}
-
 // TestLost_fires_at_once_when_the_pubsub_connection_drops checks that a
 // holder whose Client has a subscription learns of a restart that lost its
 // lock when the pub/sub connection drops, not at its next renewal (10 s

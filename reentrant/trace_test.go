@@ -26,27 +26,21 @@ type events struct {
 func (e *events) trace() *lockkit.Trace {
 	return &lockkit.Trace{
 		WaitStart: func(lockkit.WaitStartInfo) { e.mu.Lock(); e.started++; e.mu.Unlock() },
-		WaitDone: func(i lockkit.WaitDoneInfo) {
-			e.mu.Lock()
-			e.waits = append(e.waits, i)
-			e.mu.Unlock()
-		},
-		Acquired: func(i lockkit.AcquiredInfo) {
-			e.mu.Lock()
-			e.acquired = append(e.acquired, i)
-			e.mu.Unlock()
-		},
-		Released: func(i lockkit.ReleasedInfo) {
-			e.mu.Lock()
-			e.released = append(e.released, i)
-			e.mu.Unlock()
-		},
-		Lost: func(i lockkit.LostInfo) {
-			e.mu.Lock()
-			e.lost = append(e.lost, i)
-			e.mu.Unlock()
-		},
-		Renewed: func(lockkit.RenewInfo) { e.mu.Lock(); e.rounds++; e.mu.Unlock() },
+		WaitDone:  record(e, &e.waits),
+		Acquired:  record(e, &e.acquired),
+		Released:  record(e, &e.released),
+		Lost:      record(e, &e.lost),
+		Renewed:   func(lockkit.RenewInfo) { e.mu.Lock(); e.rounds++; e.mu.Unlock() },
+	}
+}
+
+// record returns a Trace callback that appends what it reports to *list,
+// under e.mu.
+func record[I any](e *events, list *[]I) func(I) {
+	return func(i I) {
+		e.mu.Lock()
+		*list = append(*list, i)
+		e.mu.Unlock()
 	}
 }
 

@@ -3,7 +3,6 @@ package rwlock
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -73,10 +72,10 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *RWMutex {
 		Config:      cfg,
 		Hold:        w,
 		Keys:        m.k.all,
-		Acquire:     lockScript,
-		Release:     unlockScript,
-		Renew:       renewScript,
-		Undo:        undoScript,
+		Acquire:     writeScripts.Acquire,
+		Release:     writeScripts.Release,
+		Renew:       writeScripts.Renew,
+		Undo:        writeScripts.Undo,
 		AcquireArgs: []any{r},
 		ReleaseArgs: []any{m.k.rch, m.k.wch},
 		UndoArgs:    []any{m.k.rch, m.k.wch, handOff.Milliseconds()},
@@ -87,10 +86,10 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *RWMutex {
 		Config:      cfg,
 		Hold:        r,
 		Keys:        m.k.all,
-		Acquire:     rlockScript,
-		Release:     runlockScript,
-		Renew:       renewScript,
-		Undo:        undoScript,
+		Acquire:     readScripts.Acquire,
+		Release:     readScripts.Release,
+		Renew:       readScripts.Renew,
+		Undo:        readScripts.Undo,
 		AcquireArgs: []any{w, prefer},
 		ReleaseArgs: []any{m.k.wch, handOff.Milliseconds()},
 		UndoArgs:    []any{m.k.rch, m.k.wch, handOff.Milliseconds()},
@@ -98,12 +97,6 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *RWMutex {
 		Op:          &m.op,
 	})
 	return m
-}
-
-// refused turns lock.lua's negative code, a read-to-write upgrade, into
-// its error.
-func (m *RWMutex) refused(int64) error {
-	return fmt.Errorf("%w: %q: release the read lock (RUnlock) before Lock", lockkit.ErrUpgrade, m.b.Cfg.Name)
 }
 
 // Lock locks m for writing. If another owner holds the lock, for reading or
@@ -314,23 +307,13 @@ func (m *RWMutex) ForceUnlock(ctx context.Context) (bool, error) {
 // write hold. Read and write holds draw tokens from one counter per lock
 // name, so every fresh hold of either kind gets a token larger than any
 // before it; a re-entry keeps the token of the hold.
-func (m *RWMutex) Token() int64 {
-	if m == nil || m.w == nil {
-		return 0
-	}
-	return m.w.Token()
-}
+func (m *RWMutex) Token() int64 { return m.write().Token() }
 
 // RToken returns the fencing token of m's read hold, or 0 when m holds no
 // read hold. It is larger than the token of every write hold that ended
 // before the read hold began, so it tells which writes a read may have
 // seen. A read hold taken by the writer (a downgrade) gets its own token.
-func (m *RWMutex) RToken() int64 {
-	if m == nil || m.r == nil {
-		return 0
-	}
-	return m.r.Token()
-}
+func (m *RWMutex) RToken() int64 { return m.read().Token() }
 
 // Lost returns a channel that is closed when m's current write hold is
 // lost: the watchdog found it gone or could not renew it before the lease
@@ -338,20 +321,10 @@ func (m *RWMutex) RToken() int64 {
 // closed. Nothing is ever sent on it, and Unlock does not close it. It
 // returns nil (a channel that never fires) when m holds no write hold;
 // call it after Lock.
-func (m *RWMutex) Lost() <-chan struct{} {
-	if m == nil || m.w == nil {
-		return nil
-	}
-	return m.w.Lost()
-}
+func (m *RWMutex) Lost() <-chan struct{} { return m.write().Lost() }
 
 // RLost is Lost for m's read hold; call it after RLock.
-func (m *RWMutex) RLost() <-chan struct{} {
-	if m == nil || m.r == nil {
-		return nil
-	}
-	return m.r.Lost()
-}
+func (m *RWMutex) RLost() <-chan struct{} { return m.read().Lost() }
 
 // Context returns a copy of parent that is cancelled when m's current
 // write hold ends: when it is lost, with a cause matching
@@ -360,22 +333,32 @@ func (m *RWMutex) RLost() <-chan struct{} {
 // it is cancelled already. Call it after Lock; a nil parent counts as
 // context.Background().
 func (m *RWMutex) Context(parent context.Context) context.Context {
-	if m == nil || m.w == nil {
-		return (*core.Slot)(nil).Context(parent)
-	}
-	return m.w.Context(parent)
+	return m.write().Context(parent)
 }
 
 // RContext is Context for m's read hold; call it after RLock.
 func (m *RWMutex) RContext(parent context.Context) context.Context {
-	if m == nil || m.r == nil {
-		return (*core.Slot)(nil).Context(parent)
-	}
-	return m.r.Context(parent)
+	return m.read().Context(parent)
 }
 
 // Name returns the lock's name.
 func (m *RWMutex) Name() string { return m.base().Name() }
+
+// write and read return the slots of m's write and read holds; nil (a
+// slot that holds nothing) for an m not made by New.
+func (m *RWMutex) write() *core.Slot {
+	if m == nil || m.w == nil {
+		return nil
+	}
+	return &m.w.Slot
+}
+
+func (m *RWMutex) read() *core.Slot {
+	if m == nil || m.r == nil {
+		return nil
+	}
+	return &m.r.Slot
+}
 
 // base returns m's base, or nil for a nil m.
 func (m *RWMutex) base() *core.Base {

@@ -11,17 +11,28 @@ import (
 	"github.com/lockkit/lockkit/internal/lua"
 )
 
-// The engine runs lock, rlock, unlock, runlock, renew and undo (see
-// core.Spec); this file runs the others.
+// The scripts of the read-write lock: each is the prelude, common.lua and
+// its own file. The engine runs a write hold's and a read hold's sets
+// (see core.Spec); this file runs the others.
 var (
-	lockScript     = script("lock.lua")
-	rlockScript    = script("rlock.lua")
-	unlockScript   = script("unlock.lua")
-	runlockScript  = script("runlock.lua")
-	renewScript    = script("renew.lua")
-	undoScript     = script("undo.lua")
+	writeScripts = lua.Set{
+		Acquire: script("lock.lua"),
+		Release: script("unlock.lua"),
+		Renew:   renewScript,
+		Undo:    undoScript,
+		Force:   script("forceunlock.lua"),
+	}
+	readScripts = lua.Set{
+		Acquire: script("rlock.lua"),
+		Release: script("runlock.lua"),
+		Renew:   renewScript,
+		Undo:    undoScript,
+	}
+	// Both holds renew and undo with the same scripts.
+	renewScript = script("renew.lua")
+	undoScript  = script("undo.lua")
+
 	withdrawScript = script("withdraw.lua")
-	forceScript    = script("forceunlock.lua")
 	stateScript    = script("state.lua")
 )
 
@@ -53,6 +64,12 @@ func newKeys(k core.Keys) keys {
 // holds returns the ids of owner's write and read holds.
 func holds(owner string) (w, r string) { return owner + ":w", owner + ":r" }
 
+// refused turns lock.lua's negative code, a read-to-write upgrade, into
+// its error.
+func (m *RWMutex) refused(int64) error {
+	return fmt.Errorf("%w: %q: release the read lock (RUnlock) before Lock", lockkit.ErrUpgrade, m.b.Cfg.Name)
+}
+
 // withdraw runs withdraw.lua for the writer whose write hold is w and
 // reports whether an intent was removed.
 func withdraw(ctx context.Context, c *lockkit.Client, k keys, w string) (bool, error) {
@@ -65,7 +82,7 @@ func withdraw(ctx context.Context, c *lockkit.Client, k keys, w string) (bool, e
 // forceUnlock runs forceunlock.lua and reports whether holds were removed.
 func forceUnlock(ctx context.Context, c *lockkit.Client, k keys) (bool, error) {
 	n, err := core.Call(ctx, c, func(ctx context.Context) (int64, error) {
-		return forceScript.Run(ctx, c.Redis(), k.all, k.rch, k.wch).Int64()
+		return writeScripts.Force.Run(ctx, c.Redis(), k.all, k.rch, k.wch).Int64()
 	}, nil)
 	return n == 1, err
 }

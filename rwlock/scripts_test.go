@@ -93,14 +93,14 @@ func (r *scriptRig) int(s *redis.Script, args ...any) int64 {
 func (r *scriptRig) lock(owner string, intent time.Duration) reply {
 	r.t.Helper()
 	w, rd := holds(owner)
-	return r.acquire(lockScript, w, lease.Milliseconds(), r.attempt(), rd, intent.Milliseconds(), "0")
+	return r.acquire(writeScripts.Acquire, w, lease.Milliseconds(), r.attempt(), rd, intent.Milliseconds(), "0")
 }
 
 // wait runs lock.lua for owner as Lock does: a busy lock is claimed.
 func (r *scriptRig) wait(owner string, intent time.Duration) reply {
 	r.t.Helper()
 	w, rd := holds(owner)
-	return r.acquire(lockScript, w, lease.Milliseconds(), r.attempt(), rd, intent.Milliseconds(), "1")
+	return r.acquire(writeScripts.Acquire, w, lease.Milliseconds(), r.attempt(), rd, intent.Milliseconds(), "1")
 }
 
 // attempt returns the attempt id of the next acquire.
@@ -116,19 +116,19 @@ func (r *scriptRig) rlock(owner string, prefer bool) reply {
 	if prefer {
 		p = "1"
 	}
-	return r.acquire(rlockScript, rd, lease.Milliseconds(), r.attempt(), w, p)
+	return r.acquire(readScripts.Acquire, rd, lease.Milliseconds(), r.attempt(), w, p)
 }
 
 func (r *scriptRig) unlock(owner string, token int64, id string) int64 {
 	r.t.Helper()
 	w, _ := holds(owner)
-	return r.int(unlockScript, w, token, id, core.ReleaseWindow.Milliseconds(), r.k.rch, r.k.wch)
+	return r.int(writeScripts.Release, w, token, id, core.ReleaseWindow.Milliseconds(), r.k.rch, r.k.wch)
 }
 
 func (r *scriptRig) runlock(owner string, token int64, id string) int64 {
 	r.t.Helper()
 	_, rd := holds(owner)
-	return r.int(runlockScript, rd, token, id, core.ReleaseWindow.Milliseconds(), r.k.wch, handOff.Milliseconds())
+	return r.int(readScripts.Release, rd, token, id, core.ReleaseWindow.Milliseconds(), r.k.wch, handOff.Milliseconds())
 }
 
 func (r *scriptRig) renew(hold string, token int64, lease time.Duration) int64 {
@@ -688,12 +688,14 @@ func TestScripts_leave_another_kinds_hash_alone(t *testing.T) {
 			r.at(2 * time.Minute) // the server's clock is past every lease the scripts could see
 			before := r.hash()
 			run := map[string]func() error{
-				"lock":  func() error { return lockScript.Run(r.ctx, r.c, r.k.all, "o:w", 1000, "a1", "o:r", 1000).Err() },
-				"rlock": func() error { return rlockScript.Run(r.ctx, r.c, r.k.all, "o:r", 1000, "a1", "o:w", "1").Err() },
-				"unlock": func() error {
-					return unlockScript.Run(r.ctx, r.c, r.k.all, "o:w", 7, "u", 1000, r.k.rch, r.k.wch).Err()
+				"lock": func() error {
+					return writeScripts.Acquire.Run(r.ctx, r.c, r.k.all, "o:w", 1000, "a1", "o:r", 1000).Err()
 				},
-				"runlock":  func() error { return runlockScript.Run(r.ctx, r.c, r.k.all, "o:r", 7, "u", 1000, r.k.wch).Err() },
+				"rlock": func() error { return readScripts.Acquire.Run(r.ctx, r.c, r.k.all, "o:r", 1000, "a1", "o:w", "1").Err() },
+				"unlock": func() error {
+					return writeScripts.Release.Run(r.ctx, r.c, r.k.all, "o:w", 7, "u", 1000, r.k.rch, r.k.wch).Err()
+				},
+				"runlock":  func() error { return readScripts.Release.Run(r.ctx, r.c, r.k.all, "o:r", 7, "u", 1000, r.k.wch).Err() },
 				"renew":    func() error { return renewScript.Run(r.ctx, r.c, r.k.all, "o:w", 7, 1000).Err() },
 				"undo":     func() error { return undoScript.Run(r.ctx, r.c, r.k.all, "o:w", 0, 0, r.k.rch, r.k.wch).Err() },
 				"force":    func() error { _, err := forceUnlock(r.ctx, r.lc, r.k); return err },

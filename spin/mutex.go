@@ -82,15 +82,8 @@ func WithExponentialBackoff(floor, cap time.Duration, multiplier float64) lockki
 // attempts, and never past the end of the holder's lease. d must be
 // positive. It applies to spin locks (and as a Client default).
 func WithConstantBackoff(d time.Duration) lockkit.Option {
-	return func(o *config.Options) {
-		if !o.For("WithConstantBackoff", true, config.Spin) {
-			return
-		}
-		if d <= 0 {
-			o.Fail("WithConstantBackoff", "need a positive sleep, got %v", d)
-			return
-		}
+	return config.Positive("WithConstantBackoff", "sleep", d, true, []string{config.Spin}, func(o *config.Options) {
 		o.BackoffFloor, o.BackoffCap = d, d
 		o.BackoffMultiplier, o.BackoffExact = 1, true
-	}
+	})
 }

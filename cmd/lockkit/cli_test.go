@@ -18,6 +18,7 @@ import (
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/core"
+	"github.com/lockkit/lockkit/internal/nodes"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -212,13 +213,7 @@ func numSub(t testing.TB, rc redis.UniversalClient, channel string) int64 {
 		mu.Unlock()
 		return err
 	}
-	var err error
-	if cc, ok := rc.(*redis.ClusterClient); ok {
-		err = cc.ForEachShard(ctx, func(ctx context.Context, c *redis.Client) error { return count(ctx, c) })
-	} else {
-		err = count(ctx, rc)
-	}
-	if err != nil {
+	if err := nodes.All(ctx, rc, count); err != nil {
 		t.Fatal(err)
 	}
 	return n

@@ -5,61 +5,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
-	"github.com/lockkit/lockkit/fair"
 	"github.com/lockkit/lockkit/internal/redistest"
-	"github.com/lockkit/lockkit/reentrant"
-	"github.com/lockkit/lockkit/rwlock"
-	"github.com/lockkit/lockkit/spin"
 )
-
-// kinds holds one lock of each kind, under a prefix of its own: a
-// reentrant lock held twice, a spin lock, a fair lock with a waiter in its
-// queue, and a read-write lock with two readers and a waiting writer.
-type kinds struct {
-	prefix                    string
-	re, sp, fa, rw            string // the names
-	reM, spM, faM, faWaiter   *reentrant.Mutex
-	reader1, reader2, writerW *rwlock.RWMutex
-}
-
-// holdEveryKind takes the locks of kinds; on a Cluster the first three
-// live on distinct masters.
-func holdEveryKind(t *testing.T, rc redis.UniversalClient) *kinds {
-	t.Helper()
-	c, prefix := prefixed(t, rc)
-	n := append(names(t, rc, 3), redistest.Unique(t))
-	k := &kinds{prefix: prefix, re: n[0], sp: n[1], fa: n[2], rw: n[3]}
-	k.reM = reentrant.New(c, k.re, lockkit.WithOwner("re-owner"))
-	redistest.MustLock(t, k.reM)
-	redistest.MustLock(t, k.reM)
-	k.spM = spin.New(c, k.sp, lockkit.WithOwner("spin-owner"))
-	redistest.MustLock(t, k.spM)
-	k.faM = fair.New(c, k.fa, lockkit.WithOwner("fair-owner"))
-	redistest.MustLock(t, k.faM)
-	k.faWaiter = fair.New(c, k.fa, lockkit.WithOwner("fair-waiter"))
-	waitInBackground(t, k.faWaiter.Lock)
-	k.reader1 = rwlock.New(c, k.rw, lockkit.WithOwner("reader-1"))
-	k.reader2 = rwlock.New(c, k.rw, lockkit.WithOwner("reader-2"))
-	k.writerW = rwlock.New(c, k.rw, lockkit.WithOwner("writer"))
-	for _, r := range []*rwlock.RWMutex{k.reader1, k.reader2} {
-		if err := r.RLock(redistest.Ctx(t, 10*time.Second)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitInBackground(t, k.writerW.Lock)
-	ctx := redistest.Ctx(t, 10*time.Second)
-	redistest.Eventually(t, 10*time.Second, "the fair waiter queued and the writer's intent", func() bool {
-		q, _ := rc.ZCard(ctx, keys(prefix, k.fa).Sub("waiters")).Result()
-		w, _ := rc.ZCard(ctx, keys(prefix, k.rw).Sub("writers")).Result()
-		return q == 1 && w == 1
-	})
-	return k
-}
 
 // holderLines returns the holders as "owner mode count token" lines, sorted.
 func holderLines(hs []Holder) []string {

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/nodes"
 )
 
 // scanCount is the COUNT hint of each SCAN call.
@@ -29,13 +31,7 @@ func scanLocks(ctx context.Context, rc redis.UniversalClient, prefix, pattern st
 		}
 		return it.Err()
 	}
-	var err error
-	if cc, ok := rc.(*redis.ClusterClient); ok {
-		err = cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return scan(ctx, c) })
-	} else {
-		err = scan(ctx, rc)
-	}
-	if err != nil {
+	if err := nodes.Masters(ctx, rc, scan); err != nil {
 		return nil, err
 	}
 	names := make([]string, 0, len(seen))

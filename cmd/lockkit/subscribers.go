@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/nodes"
 )
 
 // wakeChannels returns the channels on which l's waiters sleep, with who
@@ -64,8 +66,5 @@ func countSubscribers(ctx context.Context, rc redis.UniversalClient, subs []Subs
 		}
 		return nil
 	}
-	if cc, ok := rc.(*redis.ClusterClient); ok {
-		return cc.ForEachShard(ctx, func(ctx context.Context, c *redis.Client) error { return count(ctx, c) })
-	}
-	return count(ctx, rc)
+	return nodes.All(ctx, rc, count)
 }

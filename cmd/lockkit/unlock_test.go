@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"maps"
 	"strings"
@@ -11,55 +10,17 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
-	"github.com/lockkit/lockkit/fair"
 	"github.com/lockkit/lockkit/internal/redistest"
-	"github.com/lockkit/lockkit/reentrant"
-	"github.com/lockkit/lockkit/rwlock"
-	"github.com/lockkit/lockkit/spin"
 )
 
 // wokenWithin bounds how long a waiter may take to get a force-unlocked
 // lock: far less than the 30 s lease whose end would also free it.
 const wokenWithin = 10 * time.Second
 
-// exclusive is what the test needs of a lock: the write side of every
-// kind.
-type exclusive interface {
-	Lock(ctx context.Context) error
-	Unlock(ctx context.Context) error
-	Token() int64
-}
-
 func TestUnlock_force_needs_yes_then_frees_like_the_kind_and_wakes_a_waiter(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, rc redis.UniversalClient) {
 		c := cliFor(t, rc)
-		for _, kind := range []struct {
-			name string
-			// make returns a lock of the kind for owner.
-			make func(c *lockkit.Client, name, owner string) exclusive
-			// waiting reports whether the waiter is waiting in Redis
-			// (queued, subscribed); spin waiters leave no trace.
-			waiting func(t *testing.T, prefix, name string) bool
-		}{
-			{"reentrant", func(c *lockkit.Client, name, owner string) exclusive {
-				return reentrant.New(c, name, lockkit.WithOwner(owner))
-			}, func(t *testing.T, prefix, name string) bool {
-				return reentrantWaiting(t, rc, prefix, name)
-			}},
-			{"spin", func(c *lockkit.Client, name, owner string) exclusive {
-				return spin.New(c, name, lockkit.WithOwner(owner))
-			}, func(*testing.T, string, string) bool { return true }},
-			{"fair", func(c *lockkit.Client, name, owner string) exclusive {
-				return fair.New(c, name, lockkit.WithOwner(owner))
-			}, func(t *testing.T, prefix, name string) bool {
-				return numSub(t, rc, keys(prefix, name).Sub("ch")+":waiter") == 1
-			}},
-			{"rwlock", func(c *lockkit.Client, name, owner string) exclusive {
-				return rwlock.New(c, name, lockkit.WithOwner(owner))
-			}, func(t *testing.T, prefix, name string) bool {
-				return numSub(t, rc, keys(prefix, name).Sub("wch")) == 1
-			}},
-		} {
+		for _, kind := range exclusiveKinds(rc) {
 			t.Run(kind.name, func(t *testing.T) {
 				lc, prefix := prefixed(t, rc)
 				ctx := redistest.Ctx(t, 30*time.Second)

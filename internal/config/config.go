@@ -144,6 +144,22 @@ func (o *Options) For(option string, clientToo bool, kinds ...string) bool {
 	return false
 }
 
+// Positive returns the option called option that, where it applies (see
+// For), gives a positive duration d to set; a d not above zero is recorded
+// as a problem: "what must be positive".
+func Positive(option, what string, d time.Duration, clientToo bool, kinds []string, set func(*Options)) func(*Options) {
+	return func(o *Options) {
+		if !o.For(option, clientToo, kinds...) {
+			return
+		}
+		if d <= 0 {
+			o.Fail(option, "%s must be positive, got %v", what, d)
+			return
+		}
+		set(o)
+	}
+}
+
 // ClientOnly reports whether an option that only a Client takes applies
 // to o, and records a problem when it is given to a lock (as a Client's
 // default, it is passed over).

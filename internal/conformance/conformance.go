@@ -72,6 +72,10 @@ func Run(t *testing.T, k Kind) {
 		backends = redistest.Backends()
 	}
 	t.Run("invalid", func(t *testing.T) { testInvalid(t, k) })
+	t.Run("token_increases_across_a_restart_that_lost_the_counter", func(t *testing.T) {
+		t.Parallel()
+		testRestart(t, k)
+	})
 	for _, b := range backends {
 		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()

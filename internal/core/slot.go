@@ -16,8 +16,12 @@ type Slot struct {
 	h  *Hold
 }
 
-// Current returns the current hold, which may be lost, or nil.
+// Current returns the current hold, which may be lost, or nil. A nil Slot
+// holds nothing.
 func (s *Slot) Current() *Hold {
+	if s == nil {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.h

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/nodes"
 )
 
 // Generous bounds on the calls the helpers make: reaching one means the
@@ -173,7 +175,7 @@ func AssertClean(t testing.TB, c redis.UniversalClient, name string) {
 		mu   sync.Mutex // masters are scanned concurrently
 		left []string
 	)
-	scan := func(ctx context.Context, n redis.UniversalClient) error {
+	scan := func(ctx context.Context, n redis.Cmdable) error {
 		iter := n.Scan(ctx, 0, "*{"+name+"}*", 100).Iterator()
 		for iter.Next(ctx) {
 			key := iter.Val()
@@ -196,13 +198,7 @@ func AssertClean(t testing.TB, c redis.UniversalClient, name string) {
 		}
 		return iter.Err()
 	}
-	var err error
-	if cc, ok := c.(*redis.ClusterClient); ok {
-		err = cc.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error { return scan(ctx, n) })
-	} else {
-		err = scan(ctx, c)
-	}
-	if err != nil {
+	if err := nodes.Masters(ctx, c, scan); err != nil {
 		t.Fatalf("scanning for keys of %q: %v", name, err)
 	}
 	if len(left) > 0 {
