@@ -135,7 +135,7 @@ func (l *Latch) Await(ctx context.Context) error {
 
 // RetryInterval is how soon [Latch.Await] reads the count again after a
 // read failed, unless a message or a reconnect wakes it sooner.
-const RetryInterval = 250 * time.Millisecond
+const RetryInterval = core.ReadRetry
 
 // Name returns the latch's name.
 func (l *Latch) Name() string { return l.base().Name() }

@@ -7,6 +7,12 @@ import (
 	"github.com/lockkit/lockkit/notify"
 )
 
+// ReadRetry is how soon a broadcast waiter (a latch's Await, an
+// election's observer) reads again after a read failed, unless a message
+// or a reconnect of the notifier wakes it sooner: a failed read must not
+// end a wait that a restart or failover interrupts for a moment.
+const ReadRetry = 250 * time.Millisecond
+
 // Broadcast waits for a change that every waiter awaits at once, rather
 // than for a turn at a lock: a latch opening, a new leader. Each waiter
 // checks right after its subscription is confirmed (so a change published
