@@ -8,7 +8,8 @@ import "errors"
 var (
 	// ErrNotObtained is returned by Lock (and RLock, Acquire…) when the
 	// wait ended before the lock was held: its ctx was cancelled or its
-	// deadline passed. The error then also matches ctx.Err(). A RedLock
+	// deadline passed. A latch's Await returns it when its ctx ends before
+	// the latch opened. The error then also matches ctx.Err(). A RedLock
 	// returns it too when a majority granted the lock too late for any
 	// validity time to be left.
 	ErrNotObtained = errors.New("lockkit: lock not obtained")

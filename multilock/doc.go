@@ -27,6 +27,15 @@
 // what they cost; a round costs one acquire per member, plus one release
 // per member taken when it fails.
 //
+// A Mutex answers the queries of a single lock for the whole, asking every
+// member at once: [Mutex.IsLocked] reports whether any member is held (by
+// anyone: another owner's Lock would wait), [Mutex.HoldCount] how many
+// times its owner holds every member (the smallest of their counts),
+// [Mutex.TTL] the shortest lease among the held members, and
+// [Mutex.ForceUnlock] frees every member. A member that cannot answer (a
+// RedLock) makes them fail with [errors.ErrUnsupported], before anything
+// is sent.
+//
 // Ordering prevents deadlock only among callers that take the locks
 // through Mutexes (or in the same name order themselves); a goroutine that
 // holds one lock and then waits for another outside a Mutex can still

@@ -20,6 +20,8 @@ const (
 	RW        = "rwlock"
 	Multi     = "multilock"
 	RedLock   = "redlock"
+	Latch     = "latch"
+	Election  = "election"
 )
 
 // Defaults shared by every kind.
@@ -82,6 +84,8 @@ type Options struct {
 	DriftFactor float64
 	// LockWait bounds a multi-lock's wait for any one member; 0 = no bound.
 	LockWait time.Duration
+	// Expiry is how long a latch lives after its last count-down.
+	Expiry time.Duration
 
 	// Strategy, when set, is how an exclusive lock of the hash-lock type
 	// takes its hold (a core.Strategy; the fair lock sets it). It is set
@@ -103,6 +107,7 @@ const (
 	DefaultBackoffCap    = 128 * time.Millisecond
 	DefaultDriftFactor   = 0.01
 	MaxNodeTimeout       = 250 * time.Millisecond
+	DefaultExpiry        = 24 * time.Hour
 )
 
 // Defaults returns the default settings of kind.
@@ -116,6 +121,7 @@ func Defaults(kind string) Options {
 		BackoffFloor:    DefaultBackoffFloor,
 		BackoffCap:      DefaultBackoffCap,
 		DriftFactor:     DefaultDriftFactor,
+		Expiry:          DefaultExpiry,
 	}
 }
 

@@ -127,6 +127,7 @@ func cases() []struct {
 		{"lost_acquire_reply_leaves_no_stray_hold", testLostAcquire},
 		{"acquire_sent_twice_takes_the_lock_once", testAcquireResent},
 		{"force_unlock_frees_and_holder_gets_ErrLost", testForce},
+		{"queries_follow_the_hold", testQueries},
 		{"with_owner_shares_the_hold", testWithOwner},
 		{"with_owner_failed_lock_leaves_nothing_held", testWithOwnerLostAcquire},
 		{"unlock_with_cancelled_ctx_releases", testCancelledUnlock},

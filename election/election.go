@@ -1,0 +1,184 @@
+package election
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/config"
+	"github.com/lockkit/lockkit/internal/core"
+	"github.com/lockkit/lockkit/reentrant"
+)
+
+// Election is one candidate in the leader election name: a lock whose
+// holder leads. Values with the same name (and prefix) take part in one
+// election, in one process or many; each value is one candidate, which
+// campaigns once at a time.
+//
+// An Election is safe for concurrent use. Use it through the pointer New
+// returns; a zero Election is not usable (its methods return
+// [lockkit.ErrInvalid]).
+type Election struct {
+	b core.Base
+	m *reentrant.Mutex // the leadership: a hash lock of kind 'election'
+
+	mu   sync.Mutex
+	busy bool // a Campaign is under way, or its Leadership not resigned; guarded by mu
+}
+
+// Leader is who leads an election: the value its leader campaigned with,
+// and its term. Terms are the fencing tokens of the leadership lock: each
+// new leadership has a larger term than every one before it, across
+// clients (and across a Redis restart that lost the data, as long as the
+// server's clock does not go back). The zero Leader (Term 0) means that
+// nobody leads.
+type Leader struct {
+	Value string
+	Term  int64
+}
+
+// New returns a candidate in the election name of client c. opts are the
+// lock options of the leadership: [lockkit.WithWatchdogTimeout] (how soon
+// a dead leader is replaced; default 30 s), [lockkit.WithLease] (a
+// leadership that ends by itself), [lockkit.WithMaxHold],
+// [lockkit.WithPrefix], [lockkit.WithTrace] and
+// [lockkit.WithHolderInfo]. New does no I/O and cannot fail: invalid
+// arguments make every method return an error matching
+// [lockkit.ErrInvalid].
+func New(c *lockkit.Client, name string, opts ...lockkit.Option) *Election {
+	e := &Election{b: core.NewBase(c, config.Election, name, opts)}
+	if e.b.Err == nil {
+		e.m = reentrant.New(c, name, append([]lockkit.Option{electionKind}, opts...)...)
+	}
+	return e
+}
+
+// electionKind makes the reentrant lock being made an election's.
+func electionKind(o *config.Options) { o.Kind = config.Election }
+
+// Campaign blocks until e leads the election, or ctx ends, and returns its
+// leadership: it takes the leadership lock (waiting as a reentrant lock
+// does, woken by pub/sub when the leader resigns or at the end of a dead
+// leader's lease), proclaims value beside its hold and tells the
+// observers. The leadership lasts, renewed by the watchdog, until
+// [Leadership.Resign] or until it is lost; its [Leadership.Context] ends
+// then. ctx bounds only the campaign: cancelling it later does not end
+// the leadership.
+//
+// When ctx ends first, the error matches both [lockkit.ErrNotObtained] and
+// ctx.Err(), and e holds nothing. A candidate campaigns once at a time:
+// Campaign while e campaigns or leads (Resign was not called) returns an
+// error matching [lockkit.ErrInvalid]. A name held by a lock of another
+// kind is [lockkit.ErrWrongKind].
+func (e *Election) Campaign(ctx context.Context, value string) (*Leadership, error) {
+	if err := e.base().Check(ctx); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	if e.busy {
+		e.mu.Unlock()
+		return nil, core.Invalid("election %q: the candidate already campaigns or leads; Resign first, or campaign with another Election", e.b.Cfg.Name)
+	}
+	e.busy = true
+	e.mu.Unlock()
+	l, err := e.campaign(ctx, value)
+	if err != nil {
+		e.idle()
+	}
+	return l, err
+}
+
+// campaign takes the lock and proclaims value; on failure it gives the
+// lock back.
+func (e *Election) campaign(ctx context.Context, value string) (*Leadership, error) {
+	cfg := &e.b.Cfg
+	if err := e.m.Lock(ctx); err != nil {
+		return nil, err
+	}
+	term := e.m.Token()
+	lctx := e.m.Context(context.WithoutCancel(ctx))
+	n, err := core.Call(ctx, cfg.Client, func(ctx context.Context) (int64, error) {
+		return proclaimScript.Run(ctx, cfg.Client.Redis(), []string{cfg.Keys.Base},
+			term, value, e.observers(), config.Election).Int64()
+	}, nil)
+	if err == nil && n == 1 {
+		return &Leadership{e: e, leader: Leader{Value: value, Term: term}, ctx: lctx}, nil
+	}
+	if err == nil {
+		err = core.Lost(cfg.Name, nil)
+	} else {
+		err = core.CtxError(ctx, cfg.Name, core.Op("campaign", cfg.Name, err))
+	}
+	// Give the lock back (on a detached ctx when ctx has ended): a leader
+	// nobody knows of would keep the others out.
+	if uerr := e.m.Unlock(ctx); uerr != nil && !errors.Is(uerr, lockkit.ErrLost) && !errors.Is(uerr, lockkit.ErrNotHeld) {
+		err = errors.Join(err, uerr)
+	}
+	return nil, err
+}
+
+// idle lets e campaign again.
+func (e *Election) idle() {
+	e.mu.Lock()
+	e.busy = false
+	e.mu.Unlock()
+}
+
+// Leader returns the current leader: its value and term, or the zero
+// Leader when nobody leads (or, for a moment after winning, the new leader
+// has not proclaimed its value yet). One round trip.
+func (e *Election) Leader(ctx context.Context) (Leader, error) {
+	if err := e.base().Check(ctx); err != nil {
+		return Leader{}, err
+	}
+	l, _, err := e.read(ctx, "leader")
+	return l, err
+}
+
+// read returns the current leader and how long it may lead without a word
+// to the observers (its remaining lease; negative: no bound); op names the
+// operation in errors.
+func (e *Election) read(ctx context.Context, op string) (Leader, time.Duration, error) {
+	cfg := &e.b.Cfg
+	res, err := core.Call(ctx, cfg.Client, func(ctx context.Context) ([]any, error) {
+		return leaderScript.Run(ctx, cfg.Client.Redis(), []string{cfg.Keys.Base}, config.Election).Slice()
+	}, nil)
+	if err != nil {
+		return Leader{}, 0, core.Op(op, cfg.Name, err)
+	}
+	if len(res) == 0 {
+		return Leader{}, -1, nil
+	}
+	ts, _ := res[0].(string)
+	term, terr := strconv.ParseInt(ts, 10, 64)
+	pttl, ok := res[1].(int64)
+	if terr != nil || !ok {
+		return Leader{}, 0, core.Op(op, cfg.Name, core.ErrReply)
+	}
+	wait := time.Duration(-1)
+	if pttl >= 0 {
+		wait = time.Duration(pttl) * time.Millisecond
+	}
+	if len(res) < 3 {
+		return Leader{}, wait, nil
+	}
+	v, _ := res[2].(string)
+	return Leader{Value: v, Term: term}, wait, nil
+}
+
+// observers returns the channel on which changes of leader are published.
+func (e *Election) observers() string { return e.b.Cfg.Keys.Sub("observe") }
+
+// Name returns the election's name.
+func (e *Election) Name() string { return e.base().Name() }
+
+// base returns e's Base, or nil for a nil e.
+func (e *Election) base() *core.Base {
+	if e == nil {
+		return nil
+	}
+	return &e.b
+}

@@ -1,0 +1,68 @@
+package election
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/core"
+)
+
+// Leadership is a won campaign: e leads until Resign, or until the
+// leadership is lost.
+type Leadership struct {
+	e        *Election
+	leader   Leader
+	ctx      context.Context
+	resigned atomic.Bool
+}
+
+// Leader returns the value the leadership was won with and its term. Pass
+// the term, as a fencing token, to what the leader writes to, so that
+// writes of a deposed leader that still thinks it leads (paused past its
+// lease, say) can be refused: the next leader's term is larger.
+func (l *Leadership) Leader() Leader { return l.leader }
+
+// Context returns a context that ends when the leadership ends: with a
+// cause matching [lockkit.ErrLost] (see [context.Cause]) when it is lost
+// (the watchdog found the lease gone or could not renew it in time, a
+// fixed lease ran out, someone force-unlocked the election, or the Client
+// was closed), and with one matching [lockkit.ErrNotHeld] after Resign.
+// Run the leader's work under it. It carries the values of the ctx given
+// to Campaign, but not its cancellation.
+func (l *Leadership) Context() context.Context { return l.ctx }
+
+// Resign ends the leadership: it releases the leadership lock, which wakes
+// a candidate, and tells the observers. Afterwards the Election may
+// campaign again. Call it also after the leadership was lost (it then
+// returns an error matching [lockkit.ErrLost]). A second Resign returns
+// [lockkit.ErrNotHeld] and changes nothing. Like Unlock, it releases even
+// when ctx has ended (on a detached context, waiting at most 500 ms). If
+// it fails with a Redis error its outcome is unknown: calling Resign again
+// settles it, and until then the Election cannot campaign.
+func (l *Leadership) Resign(ctx context.Context) error {
+	e := l.e
+	if err := e.base().CheckInput(ctx); err != nil {
+		return err
+	}
+	if l.resigned.Swap(true) {
+		return core.NotHeld(e.b.Cfg.Name)
+	}
+	err := e.m.Unlock(ctx)
+	if err != nil && !errors.Is(err, lockkit.ErrLost) && !errors.Is(err, lockkit.ErrNotHeld) {
+		l.resigned.Store(false) // a retry settles it
+		return err
+	}
+	defer e.idle()
+	if err == nil {
+		// Observers would learn it at the end of the lease otherwise.
+		c := e.b.Cfg.Client
+		dctx, cancel := core.Detached(ctx)
+		defer cancel()
+		_, _ = core.Call(dctx, c, func(ctx context.Context) (int64, error) {
+			return c.Redis().Publish(ctx, e.observers(), "*").Result()
+		}, nil)
+	}
+	return err
+}

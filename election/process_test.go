@@ -1,0 +1,151 @@
+package election_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/election"
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+// candidateChild is a child process that campaigns. Its arguments: the
+// Redis (redistest.ClientSpec), the election's name, the value, and the
+// watchdog timeout in ms. It prints "ready", campaigns, prints "leader
+// TERM" once it leads and "lost" if its leadership ends; on the line
+// "resign" it resigns and prints "resigned". It exits at the end of its
+// input.
+func candidateChild(args []string) {
+	rc := redistest.SpecClient(args[0])
+	defer rc.Close()
+	c := lockkit.New(rc)
+	defer c.Close()
+	ms, err := strconv.Atoi(args[3])
+	if err != nil {
+		redistest.ChildFatalf("watchdog timeout: %v", err)
+	}
+	e := election.New(c, args[1], lockkit.WithWatchdogTimeout(time.Duration(ms)*time.Millisecond))
+	redistest.ChildPrintf("ready")
+	l, err := e.Campaign(context.Background(), args[2])
+	if err != nil {
+		redistest.ChildFatalf("Campaign: %v", err)
+	}
+	redistest.ChildPrintf("leader %d", l.Leader().Term)
+	go func() {
+		<-l.Context().Done()
+		redistest.ChildPrintf("lost")
+	}()
+	for line := range redistest.ChildLines() {
+		if line == "resign" {
+			if err := l.Resign(context.Background()); err != nil {
+				redistest.ChildFatalf("Resign: %v", err)
+			}
+			redistest.ChildPrintf("resigned")
+		}
+	}
+}
+
+// termOf parses the term of a child's "leader TERM" line.
+func termOf(t *testing.T, line string) int64 {
+	t.Helper()
+	term, err := strconv.ParseInt(strings.TrimPrefix(line, "leader "), 10, 64)
+	if err != nil {
+		t.Fatalf("bad line %q: %v", line, err)
+	}
+	return term
+}
+
+// TestElection_leader_killed_another_is_elected kills the leading process
+// with SIGKILL: a candidate in another process leads once the dead
+// leader's lease (1 s) ran out, with a larger term, and an observer in a
+// third reports it.
+func TestElection_leader_killed_another_is_elected(t *testing.T) {
+	for _, b := range []redistest.Backend{redistest.ServerBackend, redistest.ClusterBackend} {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			rc := b.Client(t)
+			ctx := redistest.Ctx(t, hang)
+			name := redistest.Unique(t)
+			spec := redistest.ClientSpec(rc)
+			obs, err := election.New(redistest.Lockkit(t, rc), name).Observe(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := redistest.StartChild(t, "candidate", spec, name, "a", "1000")
+			ta := termOf(t, a.WaitLine(t, "leader ", hang))
+			observeUntil(t, obs, "a to lead", func(l election.Leader) bool {
+				return l == election.Leader{Value: "a", Term: ta}
+			})
+			bc := redistest.StartChild(t, "candidate", spec, name, "b", "1000")
+			bc.WaitLine(t, "ready", hang)
+			a.Kill(t)
+			tb := termOf(t, bc.WaitLine(t, "leader ", hang))
+			if tb <= ta {
+				t.Fatalf("term %d after %d", tb, ta)
+			}
+			observeUntil(t, obs, "b to lead", func(l election.Leader) bool {
+				return l == election.Leader{Value: "b", Term: tb}
+			})
+			bc.Send(t, "resign")
+			bc.WaitLine(t, "resigned", hang)
+			observeUntil(t, obs, "nobody to lead", func(l election.Leader) bool { return l == election.Leader{} })
+			bc.CloseStdin(t)
+			bc.Wait(t, hang)
+		})
+	}
+}
+
+// TestElection_across_a_Redis_restart restarts the server, empty, under a
+// leader: the leader's context ends with ErrLost, a waiting candidate
+// leads with a larger term (tokens outlive the lost counter), and an
+// observer reports it.
+func TestElection_across_a_Redis_restart(t *testing.T) {
+	s := redistest.StartServer(t)
+	rc := s.Client(t)
+	ctx := redistest.Ctx(t, hang)
+	name := redistest.Unique(t)
+	opt := lockkit.WithWatchdogTimeout(time.Second)
+	a, err := election.New(redistest.Lockkit(t, rc), name, opt).Campaign(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := election.New(redistest.Lockkit(t, s.Client(t)), name).Observe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	observeUntil(t, obs, "a to lead", func(l election.Leader) bool { return l == a.Leader() })
+	bc := redistest.Lockkit(t, s.Client(t))
+	won := make(chan *election.Leadership, 1)
+	go func() {
+		l, err := election.New(bc, name, opt).Campaign(ctx, "b")
+		if err != nil {
+			t.Errorf("Campaign(b): %v", err)
+		}
+		won <- l
+	}()
+	redistest.Eventually(t, hang, "b to wait", func() bool {
+		return bc.Notifier().Sleeping(fmt.Sprintf("lockkit:{%s}:ch", name)) == 1
+	})
+
+	s.Restart(t)
+	redistest.Receive(t, a.Context().Done(), hang, "a's leadership to end")
+	if cause := context.Cause(a.Context()); !errors.Is(cause, lockkit.ErrLost) {
+		t.Fatalf("a's leadership ended with %v, want a loss", cause)
+	}
+	b := redistest.Receive(t, won, hang, "b to lead")
+	if b == nil {
+		t.FailNow()
+	}
+	if b.Leader().Term <= a.Leader().Term {
+		t.Fatalf("term %d after %d", b.Leader().Term, a.Leader().Term)
+	}
+	observeUntil(t, obs, "b to lead", func(l election.Leader) bool { return l == b.Leader() })
+	if err := b.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

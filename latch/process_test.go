@@ -1,0 +1,130 @@
+package latch_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/latch"
+)
+
+// latchChild is a child process holding one value of a latch. Its
+// arguments: the Redis (redistest.ClientSpec), the latch's name and count.
+// It prints "ready", then for each line it reads: "await" starts Await in
+// the background, printing "sleeping" once it sleeps and "open" when it
+// returns; "down" counts down and prints "left N". It exits at the end of
+// its input.
+func latchChild(args []string) {
+	rc := redistest.SpecClient(args[0])
+	defer rc.Close()
+	c := lockkit.New(rc)
+	defer c.Close()
+	name := args[1]
+	count, err := strconv.Atoi(args[2])
+	if err != nil {
+		redistest.ChildFatalf("count: %v", err)
+	}
+	l := latch.New(c, name, count)
+	ctx := context.Background()
+	redistest.ChildPrintf("ready")
+	for line := range redistest.ChildLines() {
+		switch line {
+		case "await":
+			go func() {
+				if err := l.Await(ctx); err != nil {
+					redistest.ChildFatalf("Await: %v", err)
+				}
+				redistest.ChildPrintf("open")
+			}()
+			for c.Notifier().Sleeping(channel(name)) == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			redistest.ChildPrintf("sleeping")
+		case "down":
+			n, err := l.CountDown(ctx)
+			if err != nil {
+				redistest.ChildFatalf("CountDown: %v", err)
+			}
+			redistest.ChildPrintf("left %d", n)
+		}
+	}
+}
+
+// TestLatch_across_processes has two processes await a latch of 3 that
+// three others count down (one is the test), one waiter being killed with
+// SIGKILL while it waits: the count-downs of every process count once and
+// the surviving waiter is woken by the last.
+func TestLatch_across_processes(t *testing.T) {
+	for _, b := range []redistest.Backend{redistest.ServerBackend, redistest.ClusterBackend} {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			rc := b.Client(t)
+			name := redistest.Unique(t)
+			spec := redistest.ClientSpec(rc)
+			var kids []*redistest.Child
+			for range 3 {
+				k := redistest.StartChild(t, "latch", spec, name, "3")
+				k.WaitLine(t, "ready", hang)
+				kids = append(kids, k)
+			}
+			waiter, killed, counter := kids[0], kids[1], kids[2]
+			for _, k := range []*redistest.Child{waiter, killed} {
+				k.Send(t, "await")
+				k.WaitLine(t, "sleeping", hang)
+			}
+			killed.Kill(t)
+
+			mustCountDown(t, latch.New(redistest.Lockkit(t, rc), name, 3), 2)
+			counter.Send(t, "down")
+			counter.WaitLine(t, "left 1", hang)
+			waiter.Send(t, "down")
+			waiter.WaitLine(t, "left 0", hang)
+			waiter.WaitLine(t, "open", hang)
+			for _, k := range []*redistest.Child{waiter, counter} {
+				k.CloseStdin(t)
+				k.Wait(t, hang)
+			}
+		})
+	}
+}
+
+// TestAwait_across_a_Redis_restart restarts the server, empty, under a
+// waiter: the count-downs made before are lost, the latch starts afresh,
+// and the waiter, subscribed again, is woken by the count-down that opens
+// the new one.
+func TestAwait_across_a_Redis_restart(t *testing.T) {
+	s := redistest.StartServer(t)
+	rc := s.Client(t)
+	c := redistest.Lockkit(t, rc)
+	name := redistest.Unique(t)
+	got := awaitAsync(redistest.Ctx(t, hang), latch.New(c, name, 2))
+	waitSleeping(t, c, name, 1)
+	counter := latch.New(redistest.Lockkit(t, s.Client(t)), name, 2)
+	mustCountDown(t, counter, 1)
+
+	s.Restart(t)
+	ctx := redistest.Ctx(t, hang)
+	n, err := counter.Count(ctx)
+	if err != nil || n != 2 {
+		t.Fatalf("Count after the restart = %d, %v; want 2 (afresh)", n, err)
+	}
+	mustCountDown(t, counter, 1)
+	select {
+	case err := <-got:
+		t.Fatalf("Await returned %v before the new latch opened", err)
+	default:
+	}
+	// The waiter must be subscribed again before the last count-down, or
+	// it would learn of it only from its reconnect.
+	redistest.Eventually(t, hang, "the waiter to be subscribed again", func() bool {
+		chans, err := rc.PubSubNumSub(ctx, channel(name)).Result()
+		return err == nil && chans[channel(name)] == 1
+	})
+	mustCountDown(t, counter, 0)
+	if err := redistest.Receive(t, got, hang, "Await to return"); err != nil {
+		t.Fatalf("Await after the restart = %v", err)
+	}
+}
