@@ -11,6 +11,7 @@ import (
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/election"
+	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -129,7 +130,7 @@ func TestElection_across_a_Redis_restart(t *testing.T) {
 		won <- l
 	}()
 	redistest.Eventually(t, hang, "b to wait", func() bool {
-		return bc.Notifier().Sleeping(fmt.Sprintf("lockkit:{%s}:ch", name)) == 1
+		return bc.Notifier().Sleeping(core.SleepChannel(bc, fmt.Sprintf("lockkit:{%s}:ch", name))) == 1
 	})
 
 	s.Restart(t)

@@ -116,7 +116,7 @@ func (l *Latch) Await(ctx context.Context) error {
 	cfg := &l.b.Cfg
 	w := core.Broadcast{Notifier: cfg.Client.Notifier(), Channel: cfg.Keys.Channel}
 	var last error // the last failed read
-	err := core.Wait(ctx, nil, cfg.Name, w, func(ctx context.Context) (bool, time.Duration, error) {
+	err := core.Wait(ctx, nil, cfg.Name, w, func(ctx context.Context, _ ...any) (bool, time.Duration, error) {
 		n, err := l.read(ctx, "await")
 		switch {
 		case err == nil:

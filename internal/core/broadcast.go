@@ -37,6 +37,7 @@ type broadcastTurn struct {
 }
 
 func (t *broadcastTurn) Eager() bool { return true }
+func (t *broadcastTurn) Args() []any { return nil }
 
 func (t *broadcastTurn) Join(ctx context.Context) (err error) {
 	t.w, err = t.b.Notifier.Subscribe(ctx, t.b.Channel)
