@@ -735,6 +735,16 @@ func (n *Notifier) Sleeping(channelName string) int {
 	return 0
 }
 
+// Subscribed reports whether channel is subscribed, as Redis confirmed:
+// a Subscribe to it now returns at once. A channel stays subscribed for a
+// short linger after its last waiter left.
+func (n *Notifier) Subscribed(channelName string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	ch := n.channels[channelName]
+	return ch != nil && ch.confirmed
+}
+
 // Channels returns the number of channels with local waiters. A channel
 // without waiters stays subscribed for a short linger; once every linger
 // ended the PubSub connection is closed.

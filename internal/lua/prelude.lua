@@ -119,26 +119,30 @@ end
 -- (the same for every retry of one unlock). An empty token names the
 -- owner's current hold, whatever its token: a value that shares the owner
 -- id but never took the hold releases it so. It returns the remaining count
--- and whether this call ended the hold: then h's fields are dropped and
--- its token remembered for window ms; the caller frees or settles the
--- hash. A retry of an unlock that took effect returns the same count
--- again, or 0 once the hold ended. It returns -1 when the hold is not
--- there: it expired, was removed, or a newer hold took its place.
-local function hold_release(hash, released, h, token, id, window)
+-- and whether this call ended the hold: then h's fields are dropped
+-- (unless gone: the caller deletes the hash) and its token remembered for
+-- window ms; the caller frees or settles the hash. A retry of an unlock
+-- that took effect returns the same count again, or 0 once the hold ended.
+-- It returns -1 when the hold is not there: it expired, was removed, or a
+-- newer hold took its place.
+local function hold_release(hash, released, h, token, id, window, gone)
+  local v = redis.call('hmget', hash, h, ':t:' .. h, ':u:' .. h)
+  local count, held = tonumber(v[1]), v[2]
   if token == '' then
-    token = redis.call('hget', hash, ':t:' .. h) or ''
+    token = held or ''
   end
-  local count = redis.call('hget', hash, h)
-  if count and redis.call('hget', hash, ':t:' .. h) == token then
-    if redis.call('hget', hash, ':u:' .. h) == id then
-      return tonumber(count), false
-    end
-    count = redis.call('hincrby', hash, h, -1)
-    if count > 0 then
-      redis.call('hset', hash, ':u:' .. h, id)
+  if count and held == token then
+    if v[3] == id then
       return count, false
     end
-    hold_drop(hash, h)
+    count = count - 1
+    if count > 0 then
+      redis.call('hset', hash, h, count, ':u:' .. h, id)
+      return count, false
+    end
+    if not gone then
+      hold_drop(hash, h)
+    end
     remember(released, token, now_ms(), window)
     return 0, true
   end

@@ -26,25 +26,32 @@
 -- waiting. A WRONGKIND error when another kind holds the name.
 local hash, owner, lease, id, kind = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 local proc, waiters = ARGV[5] or '', ARGV[6]
-local first = acquire_first(hash, kind, owner, id)
-if first then
-  return first
-end
 local r
 if redis.call('exists', hash) == 0 then
+  -- Free: the one call an uncontended acquire makes before taking it.
   r = {1, hold_new(hash, KEYS[2], kind, owner, id)}
   redis.call('pexpire', hash, lease)
-elseif redis.call('hexists', hash, owner) == 1 then
-  r = hold_reenter(hash, owner, id)
+else
+  local v = redis.call('hmget', hash, ':kind', owner, ':a:' .. owner, ':t:' .. owner)
+  if v[1] and v[1] ~= kind then
+    return wrong_kind(hash, kind)
+  end
+  if v[2] and v[3] == id then
+    -- Re-sent by the client (see the prelude's hold_again).
+    return {tonumber(v[2]), tonumber(v[4])}
+  end
+  if not v[2] then
+    local pttl = redis.call('pttl', hash)
+    if proc ~= '' then
+      wait_register(KEYS[4], proc, pttl)
+    end
+    return {0, pttl}
+  end
+  r = {redis.call('hincrby', hash, owner, 1), tonumber(v[4])}
+  redis.call('hset', hash, ':a:' .. owner, id)
   if redis.call('pttl', hash) < lease then
     redis.call('pexpire', hash, lease)
   end
-else
-  local pttl = redis.call('pttl', hash)
-  if proc ~= '' then
-    wait_register(KEYS[4], proc, pttl)
-  end
-  return {0, pttl}
 end
 if proc ~= '' then
   if waiters == '1' then

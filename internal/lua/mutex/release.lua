@@ -13,7 +13,7 @@
 -- took effect returns the same answer again instead of releasing twice.
 -- Returns -1 when this hold is not there: it expired or was removed, or a
 -- newer hold took its place.
-local count, ended = hold_release(KEYS[1], KEYS[3], ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]))
+local count, ended = hold_release(KEYS[1], KEYS[3], ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), true)
 if ended then
   redis.call('del', KEYS[1])
   wake(KEYS[4], ARGV[5])
