@@ -82,6 +82,10 @@ type Options struct {
 	DriftFactor float64
 	// LockWait bounds a multi-lock's wait for any one member; 0 = no bound.
 	LockWait time.Duration
+	// ReplicaAcks is how many replicas must acknowledge a fresh hold
+	// within ReplicaAckTimeout; 0 = none asked.
+	ReplicaAcks       int
+	ReplicaAckTimeout time.Duration
 
 	// Strategy, when set, is how an exclusive lock of the hash-lock type
 	// takes its hold (a core.Strategy; the fair lock sets it). It is set
