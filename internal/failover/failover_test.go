@@ -97,6 +97,7 @@ func cluster(t *testing.T, cl *redistest.Cluster, failover func(testing.TB, *red
 // loss; the blocked Lock returns once the lock is free, holding it with a
 // larger token.
 func TestFailover_holds_survive_or_are_reported_lost_and_waiters_wake(t *testing.T) {
+	t.Parallel()
 	for _, dep := range deployments {
 		t.Run(dep.name, func(t *testing.T) {
 			t.Parallel()

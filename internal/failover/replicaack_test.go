@@ -18,6 +18,7 @@ import (
 // master as soon as the last Lock returned, without waiting for the
 // replicas: every hold survives the failover.
 func TestWithReplicaAck_failover_right_after_Lock_keeps_the_lock(t *testing.T) {
+	t.Parallel()
 	for _, dep := range deployments {
 		if !strings.HasSuffix(dep.name, "SIGKILL_master") {
 			continue
@@ -89,6 +90,14 @@ func TestWithReplicaAck_shortfall_undoes_the_acquire(t *testing.T) {
 	if got := cl.MasterOf(t, "{"+cases[0].name+"}"); got != master {
 		t.Fatalf("lock on %s, want %s", got.Addr(), master.Addr())
 	}
+	// Warm up: the client loads the slot map now, not from the stalled
+	// replica (its first command would wait for the stall to end), and
+	// every lock works without the option.
+	for _, tc := range cases {
+		m := tc.k.holder(lc, tc.name)
+		redistest.MustLock(t, m)
+		redistest.MustUnlock(t, m)
+	}
 	replica.Stall(t, 5*time.Second)
 	for _, tc := range cases {
 		m := tc.k.holder(lc, tc.name, lockkit.WithReplicaAck(1, 50*time.Millisecond))
@@ -116,6 +125,7 @@ func TestWithReplicaAck_is_skipped_without_replicas(t *testing.T) {
 }
 
 func TestWithReplicaAck_invalid_returns_ErrInvalid(t *testing.T) {
+	t.Parallel()
 	_, rc := redistest.Mini(t)
 	lc := redistest.Lockkit(t, rc)
 	cases := []struct {
