@@ -122,8 +122,8 @@ func (d *Sentinel) FailoverClient(t testing.TB) *redis.Client {
 // Failover asks a sentinel to fail over at once (SENTINEL FAILOVER, which
 // needs no agreement of the others) and returns the new master once the
 // deployment has settled again: every sentinel reports the new master's
-// address, and every other server, the old master included, is its
-// replica and in sync. A write acknowledged by the old master after
+// address, and every other running server, the old master included, is
+// its replica and in sync. A write acknowledged by the old master after
 // Failover returns is therefore impossible: it answers READONLY, on which
 // go-redis clients reconnect to the master the sentinels name.
 //
