@@ -47,4 +47,10 @@ var (
 	// lock of another kind (a reentrant lock and a read-write lock of the
 	// same name, say). Nothing is changed.
 	ErrWrongKind = errors.New("lockkit: name used by another lock kind")
+
+	// ErrReplicaAck is returned by Lock, TryLock (and RLock, TryRLock) of
+	// a lock with [WithReplicaAck] when fewer replicas than asked
+	// acknowledged a fresh hold in time; the message says how many did.
+	// The hold was undone: the lock is not held.
+	ErrReplicaAck = errors.New("lockkit: too few replicas acknowledged the lock")
 )

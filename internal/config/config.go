@@ -86,6 +86,10 @@ type Options struct {
 	LockWait time.Duration
 	// Expiry is how long a latch lives after its last count-down.
 	Expiry time.Duration
+	// ReplicaAcks is how many replicas must acknowledge a fresh hold
+	// within ReplicaAckTimeout; 0 = none asked.
+	ReplicaAcks       int
+	ReplicaAckTimeout time.Duration
 
 	// Strategy, when set, is how an exclusive lock of the hash-lock type
 	// takes its hold (a core.Strategy; the fair lock sets it). It is set

@@ -253,6 +253,12 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 	case res[0] == 0:
 		return false, pttlWait(res[1]), nil
 	}
+	if res[0] == 1 {
+		if err := r.confirm(ctx, id); err != nil { // see replica.go
+			abort(pre)
+			return false, 0, Op(op, c.Name, err)
+		}
+	}
 	r.acquired(pre, res[1], sent, Contended(ctx))
 	if res[0] == 1 {
 		r.storeInfo(ctx, res[1], sent)

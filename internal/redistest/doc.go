@@ -10,12 +10,17 @@
 //     [Server.Stop], [Server.Kill], [Server.Restart] (same port, empty data
 //     set) and [Server.Stall] (the server stops answering for a while);
 //   - cluster.go: a Redis Cluster of three masters ([StartCluster],
-//     [Cluster]) and lock names whose keys live on distinct masters
-//     ([NamesOnDistinctMasters]);
+//     [Cluster]), or of three masters with a replica each
+//     ([StartClusterWithReplicas]) whose failovers wait until the nodes
+//     agree on the new master ([Cluster.Failover] with CLUSTER FAILOVER,
+//     [Cluster.KillMaster] with SIGKILL), the master of a key
+//     ([Cluster.MasterOf]), and lock names whose keys live on distinct
+//     masters ([NamesOnDistinctMasters]);
 //   - sentinel.go: a Sentinel deployment of a master, its replicas and the
 //     sentinels monitoring them ([StartSentinel], [Sentinel]), with a
-//     failover client ([Sentinel.FailoverClient]) and a forced failover
-//     that waits until the deployment has settled ([Sentinel.Failover]);
+//     failover client ([Sentinel.FailoverClient]) and failovers that wait
+//     until the deployment has settled: forced ([Sentinel.Failover]) or
+//     after a SIGKILL of the master ([Sentinel.KillMaster]);
 //   - backends.go: a test run on several kinds of Redis ([Backend],
 //     [Backends], [ForEachBackend], [MiniBackend], [ServerBackend],
 //     [ClusterBackend]), an embedded miniredis ([Mini]) and the miniredis

@@ -61,7 +61,7 @@ func StartSentinel(t testing.TB, replicas, sentinels int) *Sentinel {
 	if replicas < 0 || sentinels < 1 {
 		t.Fatalf("redistest: StartSentinel(%d replicas, %d sentinels): want at least one sentinel", replicas, sentinels)
 	}
-	servers := startServers(t, 1+replicas, false)
+	servers := startServers(t, 1+replicas, nil)
 	d := &Sentinel{master: servers[0], replicas: servers[1:], quorum: sentinels/2 + 1}
 	for _, r := range d.replicas {
 		if err := replicaOf(r, d.master); err != nil {
@@ -122,8 +122,8 @@ func (d *Sentinel) FailoverClient(t testing.TB) *redis.Client {
 // Failover asks a sentinel to fail over at once (SENTINEL FAILOVER, which
 // needs no agreement of the others) and returns the new master once the
 // deployment has settled again: every sentinel reports the new master's
-// address, and every other server, the old master included, is its
-// replica and in sync. A write acknowledged by the old master after
+// address, and every other running server, the old master included, is
+// its replica and in sync. A write acknowledged by the old master after
 // Failover returns is therefore impossible: it answers READONLY, on which
 // go-redis clients reconnect to the master the sentinels name.
 //
@@ -146,8 +146,40 @@ func (d *Sentinel) Failover(t testing.TB) *Server {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	return d.awaitNewMaster(t, sc, old, "the deployment to settle after the failover")
+}
+
+// KillMaster kills the current master with SIGKILL and returns the
+// replica the sentinels promote, once the deployment has settled without
+// it: every sentinel names the new master, and every other running server
+// is its replica, in sync. The killed server stays stopped, and the
+// sentinels keep it as a replica that is down. It takes a few seconds: a
+// second before the sentinels find the master down
+// (down-after-milliseconds), then their vote, then the promotion.
+func (d *Sentinel) KillMaster(t testing.TB) *Server {
+	t.Helper()
+	ctx := Ctx(t, sentinelSettleTimeout)
+	sc := sentinelAdmin(d.sentinels[0].Addr())
+	defer sc.Close()
+	old, err := masterAddr(ctx, sc)
+	if err != nil {
+		t.Fatalf("redistest: KillMaster: %v", err)
+	}
+	i := slices.IndexFunc(d.servers(), func(s *Server) bool { return s.Addr() == old })
+	if i < 0 {
+		t.Fatalf("redistest: KillMaster: the sentinels name %s the master, not a server of the deployment", old)
+	}
+	d.servers()[i].Kill(t)
+	return d.awaitNewMaster(t, sc, old, "a replica to take over from the killed master")
+}
+
+// awaitNewMaster waits until the sentinel sc names a master other than old
+// and the deployment has settled around it (see check), and returns it.
+func (d *Sentinel) awaitNewMaster(t testing.TB, sc *redis.SentinelClient, old, what string) *Server {
+	t.Helper()
+	ctx := Ctx(t, sentinelSettleTimeout)
 	var master *Server
-	if err := settle(sentinelSettleTimeout, "the deployment to settle after the failover", func() error {
+	if err := settle(sentinelSettleTimeout, what, func() error {
 		addr, err := masterAddr(ctx, sc)
 		if err != nil {
 			return err
@@ -172,22 +204,28 @@ func (d *Sentinel) servers() []*Server {
 	return append([]*Server{d.master}, d.replicas...)
 }
 
-// check returns nil when master and its replicas are in sync and every
-// sentinel names master the master, with no failover in progress, and
-// knows every other server as a replica in sync and every other sentinel.
+// check returns nil when master and its running replicas are in sync and
+// every sentinel names master the master, with no failover in progress,
+// and knows every other running server as a replica in sync and every
+// other sentinel. A stopped server is left out: the sentinels keep it
+// among the replicas, flagged down, until it comes back.
 func (d *Sentinel) check(master *Server) error {
 	if err := d.checkReplication(master); err != nil {
 		return err
 	}
-	var want []string
+	var want, stopped []string
 	for _, s := range d.servers() {
-		if s != master {
+		switch {
+		case s == master:
+		case s.running():
 			want = append(want, s.Addr())
+		default:
+			stopped = append(stopped, s.Addr())
 		}
 	}
 	slices.Sort(want)
 	for _, s := range d.sentinels {
-		if err := d.checkSentinel(s.Addr(), master.Addr(), want); err != nil {
+		if err := d.checkSentinel(s.Addr(), master.Addr(), want, stopped); err != nil {
 			return fmt.Errorf("sentinel %s: %w", s.Addr(), err)
 		}
 	}
@@ -196,8 +234,9 @@ func (d *Sentinel) check(master *Server) error {
 
 // checkSentinel checks what the sentinel at addr knows: master is the
 // master, its flags say nothing but "master", replicas (sorted) are its
-// replicas, each in sync, and it knows every other sentinel.
-func (d *Sentinel) checkSentinel(addr, master string, replicas []string) error {
+// replicas, each in sync, besides those at the stopped addresses, and it
+// knows every other sentinel.
+func (d *Sentinel) checkSentinel(addr, master string, replicas, stopped []string) error {
 	sc := sentinelAdmin(addr)
 	defer sc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
@@ -222,6 +261,9 @@ func (d *Sentinel) checkSentinel(addr, master string, replicas []string) error {
 	var got []string
 	for _, r := range rs {
 		a := hostPortOf(r["ip"], r["port"])
+		if slices.Contains(stopped, a) {
+			continue
+		}
 		if r["flags"] != "slave" || r["master-link-status"] != "ok" || hostPortOf(r["master-host"], r["master-port"]) != master {
 			return fmt.Errorf("replica %s: flags %q, link %q, master %s:%s",
 				a, r["flags"], r["master-link-status"], r["master-host"], r["master-port"])
@@ -236,8 +278,8 @@ func (d *Sentinel) checkSentinel(addr, master string, replicas []string) error {
 }
 
 // checkReplication returns nil when master reports the role of master with
-// every other server connected, and every other server reports being its
-// replica with the link up.
+// every other running server connected, and every other running server
+// reports being its replica with the link up.
 func (d *Sentinel) checkReplication(master *Server) error {
 	info, err := replicationInfo(master)
 	if err != nil {
@@ -246,13 +288,12 @@ func (d *Sentinel) checkReplication(master *Server) error {
 	if role, _ := infoField(info, "role"); role != "master" {
 		return fmt.Errorf("%s: role %q, want master", master.Addr(), role)
 	}
-	if n, _ := infoField(info, "connected_slaves"); n != strconv.Itoa(len(d.replicas)) {
-		return fmt.Errorf("%s: %s connected replicas, want %d", master.Addr(), n, len(d.replicas))
-	}
+	others := 0
 	for _, s := range d.servers() {
-		if s == master {
+		if s == master || !s.running() {
 			continue
 		}
+		others++
 		info, err := replicationInfo(s)
 		if err != nil {
 			return err
@@ -265,6 +306,9 @@ func (d *Sentinel) checkReplication(master *Server) error {
 			return fmt.Errorf("%s: role %q of %s:%s, link %q; want a replica of %s in sync",
 				s.Addr(), role, host, port, link, master.Addr())
 		}
+	}
+	if n, _ := infoField(info, "connected_slaves"); n != strconv.Itoa(others) {
+		return fmt.Errorf("%s: %s connected replicas, want %d", master.Addr(), n, others)
 	}
 	return nil
 }

@@ -50,7 +50,10 @@ type Server struct {
 	dir     string
 	logPath string
 	cluster bool // run as a Redis Cluster node
-	port    int  // fixed by the first start, reused by Restart
+	// clusterArgs are the cluster settings of a cluster node's command
+	// line (see Cluster).
+	clusterArgs []string
+	port        int // fixed by the first start, reused by Restart
 
 	mu     sync.Mutex
 	proc   *process // running process, nil when stopped
@@ -70,17 +73,19 @@ func StartServer(t testing.TB) *Server {
 // installed.
 func StartMasters(t testing.TB, n int) []*Server {
 	t.Helper()
-	return startServers(t, n, false)
+	return startServers(t, n, nil)
 }
 
-// startServers creates n servers (cluster nodes when cluster is set), all
-// killed in t.Cleanup, and starts them concurrently.
-func startServers(t testing.TB, n int, cluster bool) []*Server {
+// startServers creates n servers, all killed in t.Cleanup, and starts them
+// concurrently. With clusterArgs (cluster settings such as
+// --cluster-node-timeout) they are cluster nodes, otherwise standalone.
+func startServers(t testing.TB, n int, clusterArgs []string) []*Server {
 	t.Helper()
 	bin := requireRedis(t)
 	servers := make([]*Server, n)
 	for i := range servers {
-		servers[i] = newServer(t, cluster)
+		servers[i] = newServer(t, clusterArgs != nil)
+		servers[i].clusterArgs = clusterArgs
 	}
 	var g errgroup.Group
 	for _, s := range servers {
@@ -123,6 +128,14 @@ func (s *Server) Client(t testing.TB) *redis.Client {
 	c := redis.NewClient(&redis.Options{Addr: s.Addr()})
 	t.Cleanup(func() { _ = c.Close() })
 	return c
+}
+
+// running reports whether the server's process is running: it was
+// started and neither stopped nor killed since.
+func (s *Server) running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.proc != nil && !s.proc.exited()
 }
 
 // Stop stops the server gracefully with SIGTERM and waits for the process
@@ -369,8 +382,8 @@ func (s *Server) args(port int) []string {
 		args = append(args,
 			"--cluster-enabled", "yes",
 			"--cluster-config-file", filepath.Join(s.dir, "nodes.conf"),
-			"--cluster-node-timeout", "2000",
 		)
+		args = append(args, s.clusterArgs...)
 	}
 	return args
 }

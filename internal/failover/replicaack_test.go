@@ -1,0 +1,149 @@
+package failover_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/multilock"
+	"github.com/lockkit/lockkit/reentrant"
+)
+
+// TestWithReplicaAck_failover_right_after_Lock_keeps_the_lock takes a lock
+// of every kind with WithReplicaAck (a Client default) and kills the
+// master as soon as the last Lock returned, without waiting for the
+// replicas: every hold survives the failover.
+func TestWithReplicaAck_failover_right_after_Lock_keeps_the_lock(t *testing.T) {
+	t.Parallel()
+	for _, dep := range deployments {
+		if !strings.HasSuffix(dep.name, "SIGKILL_master") {
+			continue
+		}
+		t.Run(dep.name, func(t *testing.T) {
+			t.Parallel()
+			d := dep.start(t)
+			holders := redistest.Lockkit(t, d.client(t), lockkit.WithReplicaAck(1, callTimeout))
+			others := redistest.Lockkit(t, d.client(t))
+			type held struct {
+				k      kind
+				name   string
+				holder lockkit.Locker
+				lost   []<-chan struct{}
+			}
+			var holds []held
+			for _, k := range kinds() {
+				h := held{k: k, name: pickName(t, k, d)}
+				h.holder = k.holder(holders, h.name)
+				if err := h.holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
+					t.Fatalf("%s: Lock with WithReplicaAck: %v", k.name, err)
+				}
+				h.lost = lostSignals(h.holder)
+				holds = append(holds, h)
+			}
+			d.failover(t)
+			for _, h := range holds {
+				t.Run(h.k.name, func(t *testing.T) {
+					t.Parallel()
+					other := h.k.waiter(others, h.name)
+					var took bool
+					retry(t, "another owner's TryLock after the failover", func(ctx context.Context) error {
+						ok, err := other.TryLock(ctx)
+						took = ok
+						return err
+					})
+					if took {
+						t.Fatalf("another owner took the lock after the failover: the acknowledged hold was lost")
+					}
+					if anyClosed(h.lost) {
+						t.Fatalf("the acknowledged hold was reported lost")
+					}
+					retry(t, "the holder's Unlock", h.holder.Unlock)
+				})
+			}
+		})
+	}
+}
+
+// TestWithReplicaAck_shortfall_undoes_the_acquire stalls the only replica
+// of the lock's master: an acquire with WithReplicaAck then fails with
+// ErrReplicaAck, saying that none of the one replica acknowledged, and
+// leaves the lock free. (Lock would return the same error, except for a
+// multi-lock, which tries again until its ctx ends.)
+func TestWithReplicaAck_shortfall_undoes_the_acquire(t *testing.T) {
+	t.Parallel()
+	cl := redistest.StartClusterWithReplicas(t)
+	master, replica := cl.Servers()[0], cl.Servers()[3]
+	d := cluster(t, cl, func(testing.TB, *redistest.Server) {})
+	lc := redistest.Lockkit(t, d.client(t))
+	type tryCase struct {
+		k    kind
+		name string
+	}
+	var cases []tryCase
+	for _, k := range kinds() {
+		cases = append(cases, tryCase{k, pickName(t, k, d)})
+	}
+	if got := cl.MasterOf(t, "{"+cases[0].name+"}"); got != master {
+		t.Fatalf("lock on %s, want %s", got.Addr(), master.Addr())
+	}
+	// Warm up: the client loads the slot map now, not from the stalled
+	// replica (its first command would wait for the stall to end), and
+	// every lock works without the option.
+	for _, tc := range cases {
+		m := tc.k.holder(lc, tc.name)
+		redistest.MustLock(t, m)
+		redistest.MustUnlock(t, m)
+	}
+	replica.Stall(t, 5*time.Second)
+	for _, tc := range cases {
+		m := tc.k.holder(lc, tc.name, lockkit.WithReplicaAck(1, 50*time.Millisecond))
+		ok, err := m.TryLock(redistest.Ctx(t, callTimeout))
+		if ok || !errors.Is(err, lockkit.ErrReplicaAck) || !strings.Contains(err.Error(), "0 of 1 replicas acknowledged") {
+			t.Fatalf("%s: TryLock with the replica stalled = %v, %v; want ErrReplicaAck saying 0 of 1 acknowledged", tc.k.name, ok, err)
+		}
+		if ok, err := tc.k.waiter(lc, tc.name).TryLock(redistest.Ctx(t, callTimeout)); !ok || err != nil {
+			t.Fatalf("%s: another owner's TryLock after the shortfall = %v, %v; want the lock free", tc.k.name, ok, err)
+		}
+	}
+}
+
+// TestWithReplicaAck_is_skipped_without_replicas: on a server with no
+// replica, a Lock with WithReplicaAck returns at once, as without it (it
+// would otherwise wait for an hour).
+func TestWithReplicaAck_is_skipped_without_replicas(t *testing.T) {
+	t.Parallel()
+	lc := redistest.Lockkit(t, redistest.StartServer(t).Client(t), lockkit.WithReplicaAck(2, time.Hour))
+	for _, k := range kinds() {
+		m := k.holder(lc, redistest.Unique(t))
+		redistest.MustLock(t, m)
+		redistest.MustUnlock(t, m)
+	}
+}
+
+func TestWithReplicaAck_invalid_returns_ErrInvalid(t *testing.T) {
+	t.Parallel()
+	_, rc := redistest.Mini(t)
+	lc := redistest.Lockkit(t, rc)
+	cases := []struct {
+		name string
+		lock lockkit.Locker
+	}{
+		{"no replicas", reentrant.New(lc, "x", lockkit.WithReplicaAck(0, time.Second))},
+		{"negative replicas", reentrant.New(lc, "x", lockkit.WithReplicaAck(-1, time.Second))},
+		{"zero timeout", reentrant.New(lc, "x", lockkit.WithReplicaAck(1, 0))},
+		{"sub-millisecond timeout", reentrant.New(lc, "x", lockkit.WithReplicaAck(1, time.Microsecond))},
+		{"a RedLock", multilock.NewRedLock([]*lockkit.Client{lc}, "x", lockkit.WithReplicaAck(1, time.Second))},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.lock.Lock(redistest.Ctx(t, callTimeout))
+			if !errors.Is(err, lockkit.ErrInvalid) || !strings.Contains(err.Error(), "WithReplicaAck") {
+				t.Fatalf("Lock = %v, want ErrInvalid naming WithReplicaAck", err)
+			}
+		})
+	}
+}

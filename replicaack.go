@@ -1,0 +1,44 @@
+package lockkit
+
+import (
+	"time"
+
+	"github.com/lockkit/lockkit/internal/config"
+)
+
+// WithReplicaAck makes every fresh hold wait, before Lock or TryLock
+// returns it, until n replicas of the Redis master that keeps the lock
+// have acknowledged it, for at most timeout (Redis WAIT). A failover that
+// promotes one of those replicas then keeps the hold. Use it on Sentinel
+// or Cluster deployments whose failovers must not hand a held lock to
+// someone else; it costs two round trips per fresh hold (none per
+// re-entry).
+//
+// When fewer than n acknowledge in time, the hold is undone and the call
+// returns an error matching [ErrReplicaAck] that says how many did; if the
+// undo fails too, the stray hold ends with its lease. When the master has
+// no replica connected at all, there is nothing to wait for and no
+// replica a failover could promote: the acknowledgement is skipped and
+// the call returns as without this option. A replica that acknowledged
+// can still lose the hold if it is not the one promoted, so n should
+// count every replica that may be.
+//
+// It applies to reentrant, fair, spin and read-write locks, and as a
+// Client default. n must be at least 1 and timeout positive. Default: no
+// acknowledgement asked (Redis replicates asynchronously, and a failover
+// right after Lock returned may lose the hold).
+func WithReplicaAck(n int, timeout time.Duration) Option {
+	return func(o *config.Options) {
+		if !o.For("WithReplicaAck", true, config.Reentrant, config.Fair, config.Spin, config.RW) {
+			return
+		}
+		switch {
+		case n < 1:
+			o.Fail("WithReplicaAck", "replica count must be at least 1, got %d", n)
+		case timeout <= 0 || timeout.Milliseconds() < 1:
+			o.Fail("WithReplicaAck", "timeout must be at least 1ms, got %v", timeout)
+		default:
+			o.ReplicaAcks, o.ReplicaAckTimeout = n, timeout
+		}
+	}
+}
