@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
@@ -56,8 +57,11 @@ type Turn interface {
 // Wait runs the wait loop: attempt, join (confirmed), attempt, then sleep
 // until woken or the blocker's lease runs out, and attempt again, until
 // the lock is taken or ctx ends. When ctx ends first it returns an error
-// matching both ErrNotObtained and ctx.Err(); an attempt's Redis error is
-// returned as is, and a closed Client's error matches ErrClosed. The wait
+// matching both ErrNotObtained and ctx.Err(). An attempt's Redis error is
+// returned as is, but for a transient one (see Transient) once the caller
+// waits: a restart or failover while a Lock waits is waited out, the
+// attempts spaced from 10 ms to 1 s, and if ctx ends first the error
+// joins the last one. A closed Client's error matches ErrClosed. The wait
 // is reported to tr (nil: to nobody) once the first attempt found the lock
 // taken.
 func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attempt) (err error) {
@@ -67,11 +71,23 @@ func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attemp
 	t := w.Turn()
 	acquired := false
 	defer func() { t.Leave(acquired) }()
+	var (
+		waiting  bool  // joined: transient errors are waited out
+		failures int   // transient errors in a row
+		last     error // the last transient error
+	)
 	try := func() (bool, error) {
 		ok, wait, err := attempt(ctx, t.Args()...)
+		if err != nil && waiting && Transient(err) && ctxDone(ctx) == nil {
+			last = err
+			t.Tried(false, transientRetry.Bound(failures))
+			failures++
+			return false, nil
+		}
 		if err != nil {
 			return false, CtxError(ctx, name, err)
 		}
+		failures = 0
 		t.Tried(ok, wait)
 		acquired = ok
 		return ok, nil
@@ -93,6 +109,7 @@ func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attemp
 		}
 		return NotObtained(name, err)
 	}
+	waiting = true
 	if t.Ready() {
 		if ok, err := try(); ok || err != nil {
 			return err
@@ -100,7 +117,7 @@ func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attemp
 	}
 	for {
 		if err := t.Sleep(ctx); err != nil {
-			return NotObtained(name, err)
+			return NotObtained(name, errors.Join(err, last))
 		}
 		if ok, err := try(); ok || err != nil {
 			return err

@@ -3,7 +3,6 @@ package failover_test
 import (
 	"context"
 	"errors"
-	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -226,21 +225,6 @@ func (p *probe) check(t *testing.T, waiters *lockkit.Client) {
 
 	// The blocked Lock returns now that the lock is free.
 	w := redistest.Receive(t, p.got, wakeUpBound, "the blocked Lock to return once the lock is free")
-	var gap error
-	if w.err != nil && transient(w.err) {
-		// A known gap: core.Wait returns the error of any attempt, and a
-		// waiter woken while its client still dials the old master (by
-		// the reconnect of its pub/sub connection, say) makes one. The
-		// wait loop should take such an error as a refusal and try again
-		// later, until ctx ends; that change belongs to
-		// internal/core/wait.go. Meanwhile Lock again, as a caller would,
-		// check the rest, and report the gap as a skip.
-		gap = w.err
-		retry(t, "the other owner's Lock after a transient error", func(ctx context.Context) error {
-			return p.waiter.Lock(ctx)
-		})
-		w = waited{holderDone: p.releasing.Load() || anyClosed(p.lost)}
-	}
 	if w.err != nil {
 		t.Fatalf("the Lock blocked across the failover: %v", w.err)
 	}
@@ -253,24 +237,6 @@ func (p *probe) check(t *testing.T, waiters *lockkit.Client) {
 		}
 	}
 	retry(t, "the other owner's Unlock", func(ctx context.Context) error { return p.waiter.Unlock(ctx) })
-	if gap != nil && !t.Failed() {
-		t.Skipf("known gap: the Lock blocked across the failover returned a transient error instead of waiting on: %v", gap)
-	}
-}
-
-// transient reports whether err is one a failover causes for a moment: a
-// network error, or a reply saying the server is no master (yet).
-func transient(err error) bool {
-	var netErr net.Error
-	if errors.As(err, &netErr) {
-		return true
-	}
-	for _, prefix := range []string{"READONLY", "MASTERDOWN", "CLUSTERDOWN", "LOADING", "TRYAGAIN"} {
-		if redis.HasErrorPrefix(err, prefix) {
-			return true
-		}
-	}
-	return false
 }
 
 // retry calls f, each call bounded by callTimeout, until it returns nil,

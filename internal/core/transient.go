@@ -1,0 +1,36 @@
+package core
+
+import (
+	"errors"
+	"io"
+	"net"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// transientPrefixes start the error replies of a server that cannot serve
+// a script for a moment: a replica not yet promoted, a master without its
+// replicas, a Cluster settling a failover, a server loading its data.
+var transientPrefixes = []string{"READONLY", "MASTERDOWN", "CLUSTERDOWN", "LOADING", "TRYAGAIN"}
+
+// transientRetry spaces the attempts of a waiter that got transient
+// errors: from 10 ms, doubling, up to 1 s.
+var transientRetry = Backoff{Floor: 10 * time.Millisecond, Cap: time.Second}
+
+// Transient reports whether err is one that a restart, a failover or a
+// dropped connection causes for a moment: a network error, an unexpected
+// end of a reply, no connection to be had in time, or a reply saying the
+// server cannot serve yet. The same request may succeed a moment later.
+func Transient(err error) bool {
+	var netErr net.Error
+	if errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, redis.ErrPoolTimeout) {
+		return true
+	}
+	for _, prefix := range transientPrefixes {
+		if redis.HasErrorPrefix(err, prefix) {
+			return true
+		}
+	}
+	return false
+}
