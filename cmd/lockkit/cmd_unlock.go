@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/fair"
+	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/rwlock"
 	"github.com/lockkit/lockkit/spin"
@@ -55,9 +56,12 @@ type forceUnlocker interface {
 // hash's ':kind' and calls ForceUnlock of a lock of that kind made with
 // the library, which removes every hold and wakes the waiters as that kind
 // does (every waiter of a reentrant or read-write lock, the first in line
-// of a fair lock). If the name changed kind meanwhile, the library's
-// script refuses and nothing changes. Without --yes it changes nothing and
-// says what it would do.
+// of a fair lock). An election is its leadership lock (a reentrant lock of
+// kind 'election'): it is freed so, every candidate woken, and its
+// observers are told as Resign tells them. A latch is refused (see
+// refuseLatch). If the name changed kind meanwhile, the library's script
+// refuses and nothing changes. Without --yes it changes nothing and says
+// what it would do.
 func unlock(ctx context.Context, e *env, name string, f *unlockFlags) error {
 	if !f.force {
 		return usageError{"unlock needs --force: it frees the lock whoever holds it"}
@@ -79,12 +83,16 @@ func unlock(ctx context.Context, e *env, name string, f *unlockFlags) error {
 	switch l.Kind {
 	case kindReentrant:
 		m = reentrant.New(c, name)
+	case kindElection:
+		m = electionLock(c, name)
 	case kindSpin:
 		m = spin.New(c, name)
 	case kindFair:
 		m = fair.New(c, name)
 	case kindRW:
 		m = rwlock.New(c, name)
+	case kindLatch:
+		return refuseLatch(name, l)
 	case kindRedLock:
 		return fmt.Errorf("%s is one node's part of a RedLock: freeing one node does not free the RedLock, and lockkit has no force unlock for it", name)
 	default:
@@ -110,6 +118,13 @@ func unlock(ctx context.Context, e *env, name string, f *unlockFlags) error {
 		return err
 	}
 	res.Freed = freed
+	if freed && l.Kind == kindElection {
+		// As Resign does: the observers would learn it only at the end
+		// of the lease otherwise.
+		if err := e.rc.Publish(ctx, keysOf(e.opts.prefix, name).Observers, "*").Err(); err != nil {
+			return fmt.Errorf("freed the election %s, but telling its observers failed (they learn it when the lease would have ended): %w", name, err)
+		}
+	}
 	if !freed {
 		return e.unlocked(res, fmt.Sprintf("%s was released meanwhile; nothing to do", name))
 	}
@@ -136,4 +151,27 @@ func describeHolds(l *Lock) string {
 		parts = append(parts, fmt.Sprintf("%s token %d", holdLabel(h), h.Token))
 	}
 	return "held by " + strings.Join(parts, ", ")
+}
+
+// electionLock returns the leadership lock of election name: the reentrant
+// lock of kind 'election' that package election campaigns on. Its
+// ForceUnlock frees the leader's hold (its ':v:' value goes with the hash)
+// and wakes every waiting candidate; the leader's Context ends when its
+// watchdog finds the hold gone.
+func electionLock(c *lockkit.Client, name string) *reentrant.Mutex {
+	return reentrant.New(c, name, func(o *config.Options) { o.Kind = config.Election })
+}
+
+// refuseLatch refuses to unlock latch name: a latch is not a lock. It has
+// no holder to free, and what could be done instead changes what its
+// users count on: opening it would let every Await return without the
+// count-downs they wait for, and deleting it would start it afresh, its
+// waiters waiting for a full count again.
+func refuseLatch(name string, l *Lock) error {
+	state := "open"
+	if l.Latch != nil && !l.Latch.Open {
+		state = fmt.Sprintf("closed, %d count-downs left", l.Latch.Count)
+	}
+	return fmt.Errorf("%s is a countdown latch (%s, %s), not a lock: it has no holder to free, and lockkit does not open a latch"+
+		" without its count-downs; count it down with latch.Latch.CountDown, or let it expire", name, state, expiry(l.TTLMS))
 }

@@ -24,8 +24,9 @@ func watchCommand() *command {
 	}
 }
 
-// watch subscribes to lock name's wake-up channels (the shared ones and,
-// by pattern, every fair waiter's own), then prints the lock's state and,
+// watch subscribes to lock name's wake-up channels (the shared ones, an
+// election's observers' and, by pattern, every process's and fair
+// waiter's own), then prints the lock's state and,
 // until ctx ends, every change: each message published on those channels,
 // and the changes between successive reads of the state, read every
 // interval and at once after each message. A hold taken and released
@@ -36,14 +37,14 @@ func watch(ctx context.Context, e *env, name string, interval time.Duration) err
 		return usageError{fmt.Sprintf("--interval %v: must be positive", interval)}
 	}
 	k := keysOf(e.opts.prefix, name)
-	ps := e.rc.Subscribe(ctx, k.Channel, k.WriterChannel)
+	ps := e.rc.Subscribe(ctx, k.Channel, k.WriterChannel, k.Observers)
 	defer ps.Close()
 	if err := ps.PSubscribe(ctx, globLiteral(k.OwnChannels)+"*"); err != nil {
 		return err
 	}
-	// Wait for the three confirmations, so nothing published after the
+	// Wait for the four confirmations, so nothing published after the
 	// first state is missed.
-	for range 3 {
+	for range 4 {
 		confirm, cancel := e.bounded(ctx)
 		msg, err := ps.Receive(confirm)
 		cancel()

@@ -14,6 +14,8 @@ const (
 	kindFair      = "fair"
 	kindRW        = "rwlock"
 	kindRedLock   = "redlock"
+	kindLatch     = "latch"
+	kindElection  = "election"
 )
 
 // decode turns what snapshot.lua read into the lock's state, decoding the
@@ -29,10 +31,18 @@ func decode(s *snapshot) *Lock {
 		Subscribers:  []Subscribers{},
 		Anomalies:    []string{},
 	}
-	h := readHash(s, l)
+	l.Kind = kindOf(s)
 	exists := s.hashPTTL != -2
-	if exists && s.hashPTTL == -1 {
+	if l.Kind == kindLatch {
+		// A latch has no holds: its fields are its count and the ids of
+		// its count-downs, not the prelude's hold layout.
+		decodeLatch(s, l)
+	} else if exists && s.hashPTTL == -1 {
 		l.anomaly("the hash %s has no TTL: its holds never expire", l.Key)
+	}
+	var h hash
+	if l.Kind != kindLatch {
+		h = readHash(s, l)
 	}
 	for _, e := range s.procs.entries {
 		l.Processes = append(l.Processes, Process{ID: e.member, LeftMS: e.score - s.now})
@@ -48,6 +58,12 @@ func decode(s *snapshot) *Lock {
 		decodeQueue(s, l)
 	case kindRW:
 		decodeRW(s, l, h)
+	case kindElection:
+		decodeElection(s, l, h)
+	case kindLatch:
+		if s.procs.card > 0 {
+			l.anomaly("%d waiting processes in %s next to a latch, whose waiters do not register", s.procs.card, s.keys.Procs)
+		}
 	case "":
 		if exists {
 			l.anomaly("the hash has no ':kind' field: no lockkit lock of this version wrote it")
@@ -101,17 +117,26 @@ const (
 	kindField    = ":kind"
 )
 
+// kindOf returns the hash's ':kind' field, empty when it has none.
+func kindOf(s *snapshot) string {
+	for _, f := range s.fields {
+		if f.field == kindField {
+			return f.value
+		}
+	}
+	return ""
+}
+
 // readHash decodes the prelude's hold layout: a field not starting with
 // ':' is a hold (value = count), ':t:', ':u:' and ':a:' + hold are its
 // token, last partial unlock and last acquire, and ':kind' the kind. It
-// sets l.Kind and notes holds without a token and fields without a hold.
+// notes holds without a token and fields without a hold.
 func readHash(s *snapshot, l *Lock) hash {
 	h := hash{meta: map[string]string{}}
 	per := map[string]map[string]string{tokenField: {}, unlockField: {}, acquireField: {}, infoField: {}}
 	for _, f := range s.fields {
 		switch {
-		case f.field == kindField:
-			l.Kind = f.value
+		case f.field == kindField: // read by kindOf
 		case !strings.HasPrefix(f.field, ":"):
 			n, err := strconv.ParseInt(f.value, 10, 64)
 			if err != nil || n <= 0 {

@@ -18,13 +18,18 @@
 //
 // Ls lists the locks whose names match the glob PATTERN (default: every
 // lock), one line each: name, kind, mode, holders with their hold counts,
-// fencing tokens, the lease left (the hash's PTTL), waiters and the number
-// of anomalies. It SCANs for lock hashes PREFIX:{NAME} (on every master of
-// a Cluster) and reads each lock as show does. Waiters are the length of a
-// fair lock's queue and a read-write lock's waiting writers; "-" for the
-// kinds whose waiters wait only in their own processes (reentrant, spin,
-// RedLock nodes). A read-write hold shows as w:OWNER(COUNT) or
-// r:OWNER(COUNT).
+// fencing tokens, the lease left (the hash's PTTL), waiters, the number
+// of anomalies and a detail of the kind. It SCANs for lock hashes
+// PREFIX:{NAME} (on every master of a Cluster) and reads each lock as show
+// does. Waiters are the length of a fair lock's queue and a read-write
+// lock's waiting writers; "-" for the kinds whose waiters wait only in
+// their own processes (reentrant, spin, RedLock nodes, elections,
+// latches). A read-write hold shows as w:OWNER(COUNT) or r:OWNER(COUNT).
+// A countdown latch (package latch) has no holders: its mode is "closed"
+// or "open", its TTL its expiry and its detail "count=N" (the count left)
+// or "open". An election (package election) is its leader's hold, whose
+// token is the term; its detail is leader="VALUE", "unproclaimed" for a
+// moment after a leader won, or "no-leader".
 //
 //	show NAME
 //
@@ -33,17 +38,22 @@
 // lease; the last fencing token minted; each hold with its count, token
 // and lease (a read-write hold has a lease of its own); a fair lock's
 // queue, first in line first, with each waiter's deadline; a read-write
-// lock's writer intents, its claim and hand-off; the processes registered
-// as waiting for a reentrant lock, the next to be woken first; how many
-// connections are
-// subscribed to each of its wake-up channels (PUBSUB NUMSUB, added up over
-// the nodes of a Cluster; lockkit subscribes one connection per Client, so
-// this is the number of processes with local waiters there); and the
+// lock's writer intents, its claim and hand-off; a latch's count left,
+// the count-downs recorded and its expiry; an election's leader, the
+// value it proclaimed, its term and its lease; the processes registered
+// as waiting for a reentrant lock or an election, the next to be woken
+// first; how many connections are subscribed to each of its wake-up
+// channels (PUBSUB NUMSUB, added up over the nodes of a Cluster; lockkit
+// subscribes one connection per Client, so this is the number of
+// processes with local waiters there): a latch's waiters, an election's
+// candidates and its observers (PREFIX:{NAME}:observe); and the
 // anomalies, states lockkit's scripts never leave behind: a hold without a
 // TTL, a hold without a fencing token, a queue entry without a deadline, a
 // hash of an unknown kind or without one, an exclusive lock with several
 // holders, a write hold beside other owners' reads, keys of one kind next
-// to a lock of another. A sample:
+// to a lock of another, a latch without a TTL or a count, an open latch
+// that kept count-down ids, an election's value without its hold or a
+// leader's hold taken more than once. A sample:
 //
 //	$ lockkit show 'jobs:nightly'
 //	lock         jobs:nightly
@@ -74,7 +84,9 @@
 // then, until interrupted (ctrl-C, SIGTERM), every change: each hold that
 // begins, changes count or ends, each owner that joins or leaves a fair
 // queue, each writer intent, and each message published on the channels
-// ("1" wakes one waiter per process, "*" every waiter). The state is read
+// ("1" wakes one waiter per process, "*" every waiter), each count-down
+// of a latch and its opening, and each leader an election proclaims (its
+// observers' channel is watched too). The state is read
 // every --interval (default 100ms) and at once after each message, so a
 // hold taken and released between two reads shows only as its release's
 // message (and a spin lock's, which publishes nothing, not at all).
@@ -87,12 +99,20 @@
 // reentrant.Mutex.ForceUnlock on a lock made by reentrant.New, spin.New or
 // fair.New, or rwlock.RWMutex.ForceUnlock. Every waiter of a reentrant or
 // read-write lock is woken, the first in line of a fair lock; spin waiters
-// find the lock free at their next attempt. If the name changed kind in
-// between, the library refuses and nothing changes. The former holders
-// learn that they lost the lock from their watchdog or their next Unlock.
-// A RedLock node's part is refused: freeing one node does not free the
-// RedLock. Without --force unlock refuses (status 2); without --yes it
-// changes nothing, says what it would free and exits with status 1.
+// find the lock free at their next attempt. An election is freed as its
+// leadership lock (the reentrant lock of kind "election" that package
+// election campaigns on): the leader's hold and value go, every candidate
+// is woken, and the observers are told at once, as Resign tells them; the
+// leader's Context ends when its watchdog finds the hold gone. If the name
+// changed kind in between, the library refuses and nothing changes. The
+// former holders learn that they lost the lock from their watchdog or
+// their next Unlock. A RedLock node's part is refused: freeing one node
+// does not free the RedLock. A latch is refused too (status 1): it is not
+// a lock and has no holder to free; opening it would let its waiters go
+// without the count-downs they wait for, and deleting it would make them
+// wait for a full count again, so lockkit does neither; count it down, or
+// let it expire. Without --force unlock refuses (status 2); without --yes
+// it changes nothing, says what it would free and exits with status 1.
 //
 // Every other command only reads: show and ls read through EVAL_RO, which
 // the server refuses to let write.
@@ -124,17 +144,19 @@
 // snake_case, durations in milliseconds (*_ms), instants in milliseconds
 // of the server's clock (*_at_ms, server_time_ms). Show prints one [Lock]
 // object (name, key, kind, held, mode, server_time_ms, ttl_ms, fence,
-// holders, queue, writers, processes, subscribers, anomalies), with
-// [Holder] (owner, hold, mode, count, token, lease_ms, expired,
-// last_acquire, last_unlock), [Queue] and [Waiter] (owner, arrival,
-// deadline_at_ms, left_ms, expired), [Writers] and [Intent], [Process]
-// (id, left_ms), and [Subscribers] (channel, role, count). Ls
-// prints an array of [Entry] (name, kind, mode, holders, ttl_ms, waiters,
-// anomalies). Watch prints one [Event] per line (time, event, name, owner,
-// mode, count, previous, token, channel, message, lock). Unlock prints an
-// [UnlockResult] (name, kind, holders, confirmed, freed). A ttl_ms of -1
-// means no TTL and -2 no key; a null queue or writers means the lock is not
-// of that kind.
+// holders, queue, writers, processes, latch, election, subscribers,
+// anomalies), with [Holder] (owner, hold, mode, count, token, lease_ms,
+// expired, last_acquire, last_unlock), [Queue] and [Waiter] (owner,
+// arrival, deadline_at_ms, left_ms, expired), [Writers] and [Intent],
+// [Process] (id, left_ms), [Latch] (count, open, count_downs), [Election]
+// (leader, value, term, lease_ms) and [Subscribers] (channel, role,
+// count). Ls prints an array of [Entry] (name, kind, mode, holders,
+// ttl_ms, waiters, anomalies, latch, election). Watch prints one [Event]
+// per line (time, event, name, owner, mode, count, previous, token,
+// channel, message, value, lock). Unlock prints an [UnlockResult] (name,
+// kind, holders, confirmed, freed). A ttl_ms of -1 means no TTL and -2 no
+// key; a null queue, writers, latch or election means the lock is not of
+// that kind.
 //
 // # Exit status
 //

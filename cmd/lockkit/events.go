@@ -21,6 +21,11 @@ type Event struct {
 	//   join, leave an owner joined or left a fair queue
 	//   intent, intent_end
 	//               a read-write lock's writer began or stopped waiting
+	//   countdown   a latch was counted down (Count, the count left,
+	//               and Previous)
+	//   open        a latch opened (Previous, its count before)
+	//   leader      an election's leader proclaimed its value (Owner,
+	//               Value, and Token, the term)
 	//   publish     a message on a wake-up channel (Channel, Message:
 	//               "1" wakes one waiter per process, "*" every waiter)
 	Event    string `json:"event"`
@@ -32,6 +37,7 @@ type Event struct {
 	Token    int64  `json:"token,omitempty"`
 	Channel  string `json:"channel,omitempty"`
 	Message  string `json:"message,omitempty"`
+	Value    string `json:"value,omitempty"`
 	Lock     *Entry `json:"lock,omitempty"`
 }
 
@@ -57,6 +63,23 @@ func changes(a, b *Lock) []Event {
 	}
 	evs = append(evs, members("join", "leave", queued(a), queued(b))...)
 	evs = append(evs, members("intent", "intent_end", intents(a), intents(b))...)
+	if la, lb := a.Latch, b.Latch; lb != nil && (la == nil || la.Count != lb.Count || la.Open != lb.Open) {
+		// A latch made since the last read: its count-downs since it was
+		// made are recorded, so it was made with their number more.
+		prev := lb.Count + int64(lb.CountDowns)
+		if la != nil {
+			prev = la.Count
+		}
+		ev := Event{Event: "countdown", Count: lb.Count, Previous: prev}
+		if lb.Open {
+			ev.Event = "open"
+		}
+		evs = append(evs, ev)
+	}
+	if ea, eb := a.Election, b.Election; eb != nil && eb.Value != nil &&
+		(ea == nil || ea.Value == nil || ea.Term != eb.Term || *ea.Value != *eb.Value) {
+		evs = append(evs, Event{Event: "leader", Owner: eb.Leader, Token: eb.Term, Value: *eb.Value})
+	}
 	return evs
 }
 
@@ -137,6 +160,12 @@ func writeEvent(w io.Writer, ev Event) error {
 		}
 	case "publish":
 		parts = append(parts, ev.Channel, fmt.Sprintf("%q", ev.Message))
+	case "countdown":
+		parts = append(parts, fmt.Sprintf("count %d (was %d)", ev.Count, ev.Previous))
+	case "open":
+		parts = append(parts, fmt.Sprintf("count 0 (was %d)", ev.Previous))
+	case "leader":
+		parts = append(parts, ev.Owner, fmt.Sprintf("value %q term %d", ev.Value, ev.Token))
 	default:
 		parts = append(parts, ev.Owner)
 	}

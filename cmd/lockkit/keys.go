@@ -24,6 +24,9 @@ type lockKeys struct {
 	// OwnChannels prefixes each fair waiter's own channel:
 	// OwnChannels + OWNER.
 	OwnChannels string
+	// Observers is the channel on which an election's new leaders and
+	// resignations are published to its observers.
+	Observers string
 }
 
 // keysOf returns the keys of lock name under prefix.
@@ -37,6 +40,7 @@ func keysOf(prefix, name string) lockKeys {
 		Writers:       k.Sub("writers"),
 		WriterChannel: k.Sub("wch"),
 		OwnChannels:   k.Sub("ch") + ":",
+		Observers:     k.Sub("observe"),
 	}
 }
 

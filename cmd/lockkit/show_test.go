@@ -186,3 +186,62 @@ func TestShow_reports_anomalies(t *testing.T) {
 		}
 	})
 }
+
+func TestShow_reports_anomalies_of_latches_and_elections(t *testing.T) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, rc redis.UniversalClient) {
+		c := cliFor(t, rc)
+		ctx := redistest.Ctx(t, 10*time.Second)
+		prefix := "cli-" + redistest.Unique(t)
+		n := append(names(t, rc, 3), redistest.Unique(t)+"-a", redistest.Unique(t)+"-b")
+		for _, tc := range []struct {
+			name   string
+			fields []any
+			ttl    bool
+			want   []string
+		}{
+			// A closed latch without TTL.
+			{n[0], []any{":kind", "latch", "count", "2", ":d:x", "1"}, false,
+				[]string{"has no TTL: the latch is never forgotten"}},
+			// An open latch that kept a count-down id, and a field no
+			// latch has.
+			{n[1], []any{":kind", "latch", "count", "0", ":d:x", "1", "junk", "1"}, true,
+				[]string{"open but keeps 1 count-down ids", `unknown field "junk"`}},
+			// A latch without its count, and one with a negative count.
+			{n[2], []any{":kind", "latch", ":d:x", "1"}, true, []string{"no 'count' field"}},
+			{n[3], []any{":kind", "latch", "count", "-1"}, true, []string{`count is "-1"`}},
+			// An election without TTL, its leader's hold taken twice,
+			// and a value without its hold.
+			{n[4], []any{":kind", "election", "o", "2", ":t:o", "5", ":v:o", "x", ":v:ghost", "y"}, false,
+				[]string{"has no TTL", `hold "o" has count 2`, "field :v:ghost without its hold"}},
+		} {
+			key := keys(prefix, tc.name).Base
+			if err := rc.HSet(ctx, key, tc.fields...).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if tc.ttl {
+				if err := rc.PExpire(ctx, key, time.Hour).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var l Lock
+			c.okJSON(t, &l, "show", "--prefix", prefix, tc.name)
+			if len(l.Anomalies) != len(tc.want) {
+				t.Errorf("show %s: anomalies %q, want %d", tc.name, l.Anomalies, len(tc.want))
+			}
+			for _, w := range tc.want {
+				if !slices.ContainsFunc(l.Anomalies, func(a string) bool { return strings.Contains(a, w) }) {
+					t.Errorf("show %s: anomalies %q, want one saying %q", tc.name, l.Anomalies, w)
+				}
+			}
+			out := c.ok(t, "show", "--prefix", prefix, tc.name)
+			if !strings.Contains(out, "anomalies: "+itoa(int64(len(l.Anomalies)))) {
+				t.Errorf("show %s printed\n%s\nwant %d anomalies", tc.name, out, len(l.Anomalies))
+			}
+			var entries []Entry
+			c.okJSON(t, &entries, "ls", "--prefix", prefix, tc.name)
+			if len(entries) != 1 || entries[0].Anomalies != len(l.Anomalies) {
+				t.Errorf("ls %s: %+v, want its %d anomalies counted", tc.name, entries, len(l.Anomalies))
+			}
+		}
+	})
+}

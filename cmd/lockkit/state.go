@@ -10,12 +10,14 @@ type Lock struct {
 	// Name is the lock's name, Key its hash PREFIX:{NAME}.
 	Name string `json:"name"`
 	Key  string `json:"key"`
-	// Kind is the hash's ':kind' field: reentrant, spin, fair, rwlock or
-	// redlock; empty when the lock is free (no hash).
+	// Kind is the hash's ':kind' field: reentrant, spin, fair, rwlock,
+	// redlock, election or latch; empty when the lock is free (no hash).
 	Kind string `json:"kind"`
-	// Held reports whether some live hold exists.
+	// Held reports whether some live hold exists (never for a latch,
+	// which has no holds).
 	Held bool `json:"held"`
-	// Mode is how the lock is held: "free", "exclusive", "read" or "write".
+	// Mode is how the lock is held: "free", "exclusive", "read" or
+	// "write"; for a latch "closed" or "open".
 	Mode string `json:"mode"`
 	// ServerTimeMS is the server's clock (TIME) when the state was read.
 	ServerTimeMS int64 `json:"server_time_ms"`
@@ -32,15 +34,49 @@ type Lock struct {
 	// kinds).
 	Writers *Writers `json:"writers"`
 	// Processes are the processes (lockkit Clients) registered as waiting
-	// for a reentrant lock, the one a release wakes first first (null for
-	// other kinds, and while none waits).
+	// for a reentrant lock or an election, the one a release wakes first
+	// first (null for other kinds, and while none waits).
 	Processes []Process `json:"processes"`
+	// Latch is a countdown latch's count (null for other kinds).
+	Latch *Latch `json:"latch"`
+	// Election is an election's leader (null for other kinds).
+	Election *Election `json:"election"`
 	// Subscribers counts, per wake-up channel, the connections subscribed
 	// to it: one per process (lockkit Client) with local waiters. Only
 	// show fills it.
 	Subscribers []Subscribers `json:"subscribers"`
 	// Anomalies are states lockkit's scripts never leave behind.
 	Anomalies []string `json:"anomalies"`
+}
+
+// Latch is the state of a countdown latch (package latch). Its expiry,
+// when it is forgotten unless counted down again, is the hash's PTTL
+// (Lock.TTLMS).
+type Latch struct {
+	// Count is the count left: 0 once the latch is open.
+	Count int64 `json:"count"`
+	// Open reports a latch counted down to 0: every Await returns.
+	Open bool `json:"open"`
+	// CountDowns is the number of count-downs recorded since the latch
+	// was created (their ids, kept until it opens; 0 once open).
+	CountDowns int `json:"count_downs"`
+}
+
+// Election is who leads an election (package election).
+type Election struct {
+	// Leader is the leader's hold id (its candidate's owner id), empty
+	// when nobody leads.
+	Leader string `json:"leader"`
+	// Value is the value the leader campaigned with, null when nobody
+	// leads or the leader has not proclaimed it yet (for a moment after
+	// winning).
+	Value *string `json:"value"`
+	// Term is the leadership's term, its hold's fencing token (0: nobody
+	// leads).
+	Term int64 `json:"term"`
+	// LeaseMS is the time left on the leader's lease (the hash's PTTL),
+	// -1 without a TTL, -2 when nobody leads.
+	LeaseMS int64 `json:"lease_ms"`
 }
 
 // Process is one process registered as waiting for a reentrant lock: a
@@ -129,7 +165,9 @@ type Intent struct {
 // Subscribers is the number of connections subscribed to one channel.
 type Subscribers struct {
 	Channel string `json:"channel"`
-	// Role is who waits there: "waiters", "readers", "writers" or
+	// Role is who waits there: "waiters", "readers", "writers",
+	// "candidates" (an election's, on a Cluster), "observers" (an
+	// election's), "process ID" (a waiting process's own channel) or
 	// "waiter OWNER" (a fair waiter's own channel).
 	Role  string `json:"role"`
 	Count int64  `json:"count"`
@@ -148,11 +186,16 @@ type Entry struct {
 	Waiters *int64 `json:"waiters"`
 	// Anomalies counts the anomalies show would list.
 	Anomalies int `json:"anomalies"`
+	// Latch is a latch's count (null for other kinds), Election an
+	// election's leader (null for other kinds), as show gives them.
+	Latch    *Latch    `json:"latch"`
+	Election *Election `json:"election"`
 }
 
 // entry returns l's line in ls.
 func (l *Lock) entry() Entry {
-	e := Entry{Name: l.Name, Kind: l.Kind, Mode: l.Mode, Holders: l.Holders, TTLMS: l.TTLMS, Anomalies: len(l.Anomalies)}
+	e := Entry{Name: l.Name, Kind: l.Kind, Mode: l.Mode, Holders: l.Holders, TTLMS: l.TTLMS, Anomalies: len(l.Anomalies),
+		Latch: l.Latch, Election: l.Election}
 	switch {
 	case l.Queue != nil:
 		n := l.Queue.Length

@@ -11,23 +11,31 @@ import (
 
 // wakeChannels returns the channels on which l's waiters sleep, with who
 // sleeps there: a reentrant lock's waiters on PREFIX:{NAME}:ch (on a
-// Cluster) or on their process's own PREFIX:{NAME}:ch:ID, a read-write
-// lock's readers on PREFIX:{NAME}:ch and its writers on PREFIX:{NAME}:wch,
-// and each fair waiter on its own PREFIX:{NAME}:ch:OWNER. Spin locks and
-// RedLock nodes publish nothing: their waiters retry by backoff. For a
-// free lock, whose kind is unknown, both shared channels are asked.
+// Cluster) or on their process's own PREFIX:{NAME}:ch:ID, and so do an
+// election's candidates, whose observers sleep on PREFIX:{NAME}:observe;
+// a latch's waiters on PREFIX:{NAME}:ch; a read-write lock's readers on
+// PREFIX:{NAME}:ch and its writers on PREFIX:{NAME}:wch; and each fair
+// waiter on its own PREFIX:{NAME}:ch:OWNER. Spin locks and RedLock nodes
+// publish nothing: their waiters retry by backoff. For a free lock, whose
+// kind is unknown, the shared channels of every kind are asked (a vacant
+// election's observers, and the waiters of a latch nobody counted down
+// yet, are there).
 func wakeChannels(k lockKeys, l *Lock) []Subscribers {
 	var subs []Subscribers
 	add := func(ch, role string) { subs = append(subs, Subscribers{Channel: ch, Role: role}) }
 	switch l.Kind {
-	case kindReentrant:
+	case kindReentrant, kindLatch:
 		add(k.Channel, "waiters")
+	case kindElection:
+		add(k.Channel, "candidates")
+		add(k.Observers, "observers")
 	case kindRW:
 		add(k.Channel, "readers")
 		add(k.WriterChannel, "writers")
 	case "":
 		add(k.Channel, "waiters")
 		add(k.WriterChannel, "writers")
+		add(k.Observers, "observers")
 	}
 	for _, p := range l.Processes {
 		add(k.OwnChannels+p.ID, "process "+p.ID)

@@ -35,6 +35,15 @@ func ttl(pttl int64) string {
 	return ms(pttl)
 }
 
+// expiry formats a latch's PTTL: "expires in 23h59m59.5s", or "never
+// expires (no TTL)".
+func expiry(pttl int64) string {
+	if pttl == -1 {
+		return "never expires (no TTL)"
+	}
+	return "expires in " + ttl(pttl)
+}
+
 // serverTime formats a server time in ms.
 func serverTime(at int64) string {
 	return time.UnixMilli(at).UTC().Format("2006-01-02T15:04:05.000Z")
@@ -59,7 +68,7 @@ func holdLabel(h Holder) string {
 // writeEntries prints ls's table.
 func writeEntries(w io.Writer, entries []Entry) error {
 	tw := table(w)
-	fmt.Fprintln(tw, "NAME\tKIND\tMODE\tHOLDERS\tTOKEN\tTTL\tWAITERS\tANOMALIES")
+	fmt.Fprintln(tw, "NAME\tKIND\tMODE\tHOLDERS\tTOKEN\tTTL\tWAITERS\tANOMALIES\tDETAIL")
 	for _, e := range entries {
 		holders, tokens := []string{}, []string{}
 		for _, h := range e.Holders {
@@ -70,10 +79,30 @@ func writeEntries(w io.Writer, entries []Entry) error {
 		if e.Waiters != nil {
 			waiters = strconv.FormatInt(*e.Waiters, 10)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", e.Name, e.Kind, e.Mode,
-			orDash(strings.Join(holders, " ")), orDash(strings.Join(tokens, ",")), ttl(e.TTLMS), waiters, e.Anomalies)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", e.Name, e.Kind, e.Mode,
+			orDash(strings.Join(holders, " ")), orDash(strings.Join(tokens, ",")), ttl(e.TTLMS), waiters, e.Anomalies, detail(e))
 	}
 	return tw.Flush()
+}
+
+// detail is the last column of ls: what a kind keeps besides holds, "-"
+// for the kinds that keep nothing more. A latch: "count=N" while closed,
+// "open" once open. An election: leader="VALUE", or "unproclaimed" for a
+// moment after its leader won, or "no-leader".
+func detail(e Entry) string {
+	switch {
+	case e.Latch != nil && e.Latch.Open:
+		return "open"
+	case e.Latch != nil:
+		return "count=" + strconv.FormatInt(e.Latch.Count, 10)
+	case e.Election != nil && e.Election.Value != nil:
+		return "leader=" + strconv.Quote(*e.Election.Value)
+	case e.Election != nil && e.Election.Leader != "":
+		return "unproclaimed"
+	case e.Election != nil:
+		return "no-leader"
+	}
+	return "-"
 }
 
 // orDash returns s, or "-" when it is empty.
@@ -91,17 +120,45 @@ func writeLock(w io.Writer, l *Lock) error {
 	fmt.Fprintf(tw, "key\t%s\n", l.Key)
 	fmt.Fprintf(tw, "kind\t%s\n", orDash(l.Kind))
 	state := l.Mode
-	if l.TTLMS != -2 {
+	switch {
+	case l.Latch != nil:
+		if !l.Latch.Open {
+			state += fmt.Sprintf(", %d left", l.Latch.Count)
+		}
+		state += ", " + expiry(l.TTLMS)
+	case l.TTLMS != -2:
 		state += ", lease " + ttl(l.TTLMS)
 	}
 	fmt.Fprintf(tw, "state\t%s\n", state)
 	fmt.Fprintf(tw, "server time\t%s\n", serverTime(l.ServerTimeMS))
-	fmt.Fprintf(tw, "fence\t%d (last token minted)\n", l.Fence)
+	if lt := l.Latch; lt != nil {
+		fmt.Fprintf(tw, "count\t%d left, %d count-downs recorded\n", lt.Count, lt.CountDowns)
+		fmt.Fprintf(tw, "expiry\t%s\n", expiry(l.TTLMS))
+	}
+	if el := l.Election; el != nil {
+		leader := "nobody"
+		switch {
+		case el.Value != nil:
+			leader = strconv.Quote(*el.Value) + " (" + el.Leader + ")"
+		case el.Leader != "":
+			leader = el.Leader + ", value not proclaimed yet"
+		}
+		fmt.Fprintf(tw, "leader\t%s\n", leader)
+		if el.Leader != "" {
+			fmt.Fprintf(tw, "term\t%d\n", el.Term)
+			fmt.Fprintf(tw, "lease\t%s\n", ttl(el.LeaseMS))
+		}
+	}
+	if l.Latch == nil || l.Fence != 0 {
+		fmt.Fprintf(tw, "fence\t%d (last token minted)\n", l.Fence)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 
-	fmt.Fprintf(w, "\nholders: %d\n", len(l.Holders))
+	if l.Latch == nil {
+		fmt.Fprintf(w, "\nholders: %d\n", len(l.Holders))
+	}
 	if len(l.Holders) > 0 {
 		tw = table(w)
 		fmt.Fprintln(tw, "  OWNER\tMODE\tCOUNT\tTOKEN\tLEASE")

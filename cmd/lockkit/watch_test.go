@@ -3,11 +3,14 @@ package main
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/latch"
 	"github.com/lockkit/lockkit/reentrant"
 )
 
@@ -92,5 +95,68 @@ func TestWatch_text_shows_an_acquire(t *testing.T) {
 		t.Errorf("watch printed %q, want the acquire", line)
 	}
 	redistest.MustUnlock(t, m)
+	w.interrupt(t)
+}
+
+func TestWatch_prints_a_latchs_countdowns_and_an_elections_leader(t *testing.T) {
+	rc := redistest.ServerBackend.Client(t)
+	lc, prefix := prefixed(t, rc)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	c := cliFor(t, rc)
+
+	name := redistest.Unique(t) + "-latch"
+	l := latch.New(lc, name, 2)
+	w := c.start(t, "watch", "-o", "json", "--prefix", prefix, name)
+	if ev := nextEvent(t, w); ev.Event != "state" || ev.Lock == nil || ev.Lock.Mode != "free" {
+		t.Fatalf("watch began with %+v, want the free name's state", ev)
+	}
+	if _, err := l.CountDown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ev := awaitEvents(t, w, "countdown")["countdown"]; ev.Count != 1 || ev.Previous != 2 {
+		t.Errorf("countdown event %+v, want 2 -> 1", ev)
+	}
+	if _, err := l.CountDown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	evs := awaitEvents(t, w, "publish", "open")
+	if ev := evs["open"]; ev.Previous != 1 {
+		t.Errorf("open event %+v, want from 1", ev)
+	}
+	if ev := evs["publish"]; ev.Channel != keys(prefix, name).Channel || ev.Message != "*" {
+		t.Errorf("publish event %+v, want '*' on %s", ev, keys(prefix, name).Channel)
+	}
+	w.interrupt(t)
+
+	name = redistest.Unique(t) + "-election"
+	w = c.start(t, "watch", "-o", "json", "--prefix", prefix, name)
+	if ev := nextEvent(t, w); ev.Event != "state" {
+		t.Fatalf("watch began with %+v, want the state", ev)
+	}
+	lead, err := election.New(lc, name).Campaign(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := lead.Leader().Term
+	// The acquire and the proclamation may be read at once or apart.
+	evs = map[string]Event{}
+	for len(evs) < 3 {
+		ev := nextEvent(t, w)
+		switch ev.Event {
+		case "acquire", "leader", "publish":
+			evs[ev.Event] = ev
+		default:
+			t.Fatalf("watch printed %+v, want the leader's acquire, proclamation and message", ev)
+		}
+	}
+	if ev := evs["leader"]; ev.Value != "a" || ev.Token != term || ev.Owner != evs["acquire"].Owner || evs["acquire"].Token != term {
+		t.Errorf("leader event %+v, acquire %+v: want value a, term %d", ev, evs["acquire"], term)
+	}
+	if ev := evs["publish"]; ev.Channel != keys(prefix, name).Sub("observe") || ev.Message != "*" {
+		t.Errorf("publish event %+v, want '*' on the observers' channel", ev)
+	}
+	if err := lead.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
 	w.interrupt(t)
 }
