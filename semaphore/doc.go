@@ -3,7 +3,7 @@
 // goroutines and processes; each hold is kept alive by the Client's
 // watchdog and is freed by itself when its holder dies. It is the
 // distributed counterpart of golang.org/x/sync/semaphore's Weighted
-// (Redisson's RPermitExpirableSemaphore), where [reentrant.Mutex] is one
+// (Redisson's RPermitExpirableSemaphore), as the reentrant lock is
 // of sync.Mutex: it bounds how many workers of a fleet call a rate-limited
 // API, or run a heavy job, at once.
 //

@@ -143,7 +143,7 @@ func TestAcquire_across_a_Redis_restart(t *testing.T) {
 		}
 		got <- p
 	}()
-	waitQueued(t, s.Client(t), name, 1)
+	waitSleeping(t, s.Client(t), bc, name, 1)
 
 	s.Restart(t)
 	redistest.Receive(t, a.Lost(), hang, "the holder to learn of its loss")

@@ -21,34 +21,7 @@ func TestScripts(t *testing.T) {
 	k := core.NewKeys("lockkit", "s")
 	keys := []string{k.Base, k.Fence, k.Released, k.Sub("leases"), k.Sub("waiters"), k.Sub("timeouts"), k.Sub("permits")}
 	const chans = "lockkit:{s}:ch:"
-	// Every step's wake-ups come before a marker published after it on
-	// the same connection's channels, in order.
-	const marker = "marker"
-	sub := rc.Subscribe(ctx, chans+"w1", chans+"w2", chans+"w3", marker)
-	defer sub.Close()
-	for range 4 {
-		if _, err := sub.Receive(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// woken returns the waiters woken since the last call.
-	woken := func() []string {
-		if err := rc.Publish(ctx, marker, "").Err(); err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for {
-			msg, err := sub.ReceiveMessage(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if msg.Channel == marker {
-				slices.Sort(got)
-				return got
-			}
-			got = append(got, msg.Channel[len(chans):])
-		}
-	}
+	woken := listen(t, rc, chans, "w1", "w2", "w3")
 	ints := func(c *redis.Cmd) []int64 {
 		v, err := c.Int64Slice()
 		if err != nil {
@@ -214,5 +187,79 @@ func TestScripts(t *testing.T) {
 	}
 	if keys, _ := mr.HKeys("lockkit:{m}"); len(keys) != 1 {
 		t.Fatalf("a script changed another kind's hash: %v", keys)
+	}
+}
+
+// listen subscribes to the own channels (prefix + id) of waiters ids and
+// returns a function that reports the waiters woken since its last call,
+// sorted: those whose wake-up came before a marker it publishes on the
+// same connection's channels, in order.
+func listen(t *testing.T, rc *redis.Client, prefix string, ids ...string) func() []string {
+	t.Helper()
+	ctx := context.Background()
+	const marker = "marker"
+	chans := []string{marker}
+	for _, id := range ids {
+		chans = append(chans, prefix+id)
+	}
+	sub := rc.Subscribe(ctx, chans...)
+	t.Cleanup(func() { sub.Close() })
+	for range chans {
+		if _, err := sub.Receive(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func() []string {
+		t.Helper()
+		if err := rc.Publish(ctx, marker, "").Err(); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for {
+			msg, err := sub.ReceiveMessage(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg.Channel == marker {
+				slices.Sort(got)
+				return got
+			}
+			got = append(got, msg.Channel[len(prefix):])
+		}
+	}
+}
+
+// TestScripts_each_release_wakes_only_the_waiters_it_serves releases two
+// holds of one permit, one after the other, while three waiters of one
+// permit wait: each release wakes the next waiter it serves, not again
+// the one the first woke (which has not taken its permit yet).
+func TestScripts_each_release_wakes_only_the_waiters_it_serves(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	ctx := context.Background()
+	k := core.NewKeys("lockkit", "s")
+	keys := []string{k.Base, k.Fence, k.Released, k.Sub("leases"), k.Sub("waiters"), k.Sub("timeouts"), k.Sub("permits")}
+	const chans = "lockkit:{s}:ch:"
+	woken := listen(t, rc, chans, "w1", "w2", "w3")
+	acquire := func(h string) []int64 {
+		r, err := acquireScript.Run(ctx, rc, keys, h, 60000, "a"+h, 2, 1, 5000, chans, 86400000, joinQueue).Int64Slice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	tokens := []int64{acquire("h1")[1], acquire("h2")[1]}
+	for _, w := range []string{"w1", "w2", "w3"} {
+		if r := acquire(w); r[0] != 0 {
+			t.Fatalf("acquire of %s = %v, want refused", w, r)
+		}
+	}
+	for i, want := range [][]string{{"w1"}, {"w2"}} {
+		h := "h" + string(rune('1'+i))
+		if n, err := releaseScript.Run(ctx, rc, keys, h, tokens[i], "u", 10000, 2, chans).Int64(); err != nil || n != 0 {
+			t.Fatalf("release of %s = %d, %v", h, n, err)
+		}
+		if got := woken(); !slices.Equal(got, want) {
+			t.Fatalf("release of %s woke %v, want %v", h, got, want)
+		}
 	}
 }

@@ -76,11 +76,12 @@ func (s *Semaphore) check(ctx context.Context, n int) error {
 // third of the waiter timeout (5 s); a waiter whose process died is
 // dropped from the queue once that runs out.
 //
-// When ctx ends first, the error matches both [lockkit.ErrNotObtained]
-// and ctx.Err(), and Acquire returns only once it has left the queue and
-// undone an attempt whose reply was lost (bounded by a short clean-up
-// time past ctx): a failed Acquire leaves no permit taken and no place in
-// the queue. n must be between 1 and the permits given to New
+// When ctx ends first, Acquire returns by then, with an error matching
+// both [lockkit.ErrNotObtained] and ctx.Err(). A failed Acquire leaves
+// nothing behind: an attempt whose reply was lost is undone and the
+// place in the queue is given up, in the background when ctx has ended
+// (within moments; if Redis cannot be reached, the place lapses after the
+// waiter timeout and a permit taken unknowingly after its lease). n must be between 1 and the permits given to New
 // ([lockkit.ErrInvalid]). A name held by a lock of another kind is
 // [lockkit.ErrWrongKind].
 func (s *Semaphore) Acquire(ctx context.Context, n int) (*Permits, error) {
@@ -118,15 +119,26 @@ func (s *Semaphore) TryAcquire(ctx context.Context, n int) (*Permits, error) {
 
 // leave ends a wait for p that failed with cause, and returns the error
 // Acquire returns: cause, joined with the clean-up's own failure if any.
-// It takes p's entry out of the queue (leave.lua), once an attempt still
-// on its way has come back (or the clean-up time ran out: then the
-// attempt's late reply leaves again), on a context detached from ctx.
+// The clean-up takes p's entry out of the queue (leave.lua), once an
+// attempt still on its way has come back (else the attempt's late reply
+// leaves again), on a context detached from ctx and bounded by
+// core.CleanupTimeout. It runs in a goroutine of the Client: leave waits
+// for it only while ctx lasts, so that Acquire returns by its deadline
+// even when the server is silent.
 func (s *Semaphore) leave(ctx context.Context, p *Permits, cause error) error {
-	ctx, cancel := core.Detached(ctx)
-	defer cancel()
-	p.h.AwaitLate(ctx)
-	if err := s.leaveQueue(ctx, p); err != nil {
-		return errors.Join(cause, core.Op("leave queue", s.b.Cfg.Name, err))
+	done := make(chan error, 1)
+	s.b.Cfg.Client.Go(func() {
+		cctx, cancel := core.Detached(ctx)
+		defer cancel()
+		p.h.AwaitLate(cctx)
+		done <- s.leaveQueue(cctx, p)
+	})
+	select {
+	case err := <-done:
+		if err != nil {
+			return errors.Join(cause, core.Op("leave queue", s.b.Cfg.Name, err))
+		}
+	case <-ctx.Done():
 	}
 	return cause
 }
