@@ -166,7 +166,9 @@ func (s *Semaphore) Release(ctx context.Context, p *Permits) error {
 // permits held, no hold is revoked: the holders keep their permits until
 // they release them or their leases end, and no Acquire succeeds until
 // fewer than n permits are held ([Semaphore.Available] reports 0
-// meanwhile). The number is kept in Redis for 24 hours after the last
+// meanwhile). A waiter for more permits than the new number waits until
+// it grows again (or its ctx ends), and the waiters behind it wait too:
+// nobody passes it. The number is kept in Redis for 24 hours after the last
 // hold taken or the last SetPermits; then the number given to New
 // applies again.
 func (s *Semaphore) SetPermits(ctx context.Context, n int) error {
