@@ -65,7 +65,7 @@ func WithMaxHold(d time.Duration) Option {
 // default), once d is checked to lie in [MinLease, MaxLease].
 func leaseOption(name string, d time.Duration, set func(*config.Options)) Option {
 	return func(o *config.Options) {
-		if !o.For(name, true, config.Reentrant, config.Fair, config.Spin, config.RW, config.RedLock, config.Election) {
+		if !o.For(name, true, config.Reentrant, config.Fair, config.Spin, config.RW, config.RedLock, config.Election, config.Semaphore) {
 			return
 		}
 		if d < MinLease || d > MaxLease {
@@ -105,7 +105,7 @@ func WithOwner(id string) Option {
 // exceed 512 bytes. Default: "lockkit" ([DefaultPrefix]).
 func WithPrefix(prefix string) Option {
 	return func(o *config.Options) {
-		if !o.For("WithPrefix", true, config.Reentrant, config.Fair, config.Spin, config.RW, config.RedLock, config.Latch, config.Election) {
+		if !o.For("WithPrefix", true, config.Reentrant, config.Fair, config.Spin, config.RW, config.RedLock, config.Latch, config.Election, config.Semaphore) {
 			return
 		}
 		if prefix == "" || strings.ContainsAny(prefix, "{}") || len(prefix) > config.MaxPrefixLen {
@@ -121,7 +121,7 @@ func WithPrefix(prefix string) Option {
 // given to a lock, to that lock, beside the Client's. A nil t sets none.
 func WithTrace(t *Trace) Option {
 	return func(o *config.Options) {
-		if !o.For("WithTrace", true, config.Reentrant, config.Fair, config.Spin, config.RW, config.RedLock, config.Election) {
+		if !o.For("WithTrace", true, config.Reentrant, config.Fair, config.Spin, config.RW, config.RedLock, config.Election, config.Semaphore) {
 			return
 		}
 		if t != nil {

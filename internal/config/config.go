@@ -22,6 +22,7 @@ const (
 	RedLock   = "redlock"
 	Latch     = "latch"
 	Election  = "election"
+	Semaphore = "semaphore"
 )
 
 // Defaults shared by every kind.

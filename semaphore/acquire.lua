@@ -1,0 +1,65 @@
+-- acquire.lua: take n permits for a hold when the free permits serve it
+-- and every waiter ahead of it in the queue, or queue it to wait.
+--
+-- KEYS     see semaphore.lua
+-- ARGV[1]  hold id h, new for every Acquire; also its waiter id
+-- ARGV[2]  lease in ms
+-- ARGV[3]  attempt id, new for every attempt: a re-sent acquire that took
+--          the permits answers again, without taking them twice
+-- ARGV[4]  number of permits when none was set at run time
+-- ARGV[5]  n, the permits wanted
+-- ARGV[6]  waiter timeout in ms: the queue entry is evicted this long
+--          after the waiter's latest attempt
+-- ARGV[7]  prefix of the waiters' channels, PREFIX:{NAME}:ch:
+-- ARGV[8]  expiry in ms of a number of permits set at run time, restarted
+--          by every hold taken
+-- ARGV[9]  '1' to join the queue (or keep the place) when refused; '0' for
+--          a single try that never joins
+--
+-- Returns {1, token} when the hold took the permits (its queue entry is
+-- removed; the token is newly minted). Returns {0, wait} when it did not:
+-- wait is how many ms may pass before a lease ends, freeing permits
+-- without a wake-up; -1 when no permit is held. A WRONGKIND error when
+-- another kind holds the name.
+local h, lease, id, def, n, wt, prefix, expiry, join =
+  ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7], tonumber(ARGV[8]), ARGV[9] == '1'
+local first = acquire_first(hash, kind, h, id)
+if first then
+  return first
+end
+local now = now_ms()
+local m = n .. ':' .. h
+local queued = redis.call('zscore', timeouts, m)
+if queued then
+  -- The waiter is alive: refresh its entry before evicting the dead.
+  redis.call('zadd', timeouts, now + wt, m)
+end
+tidy(now, def, prefix)
+
+if free(def) - wanted_ahead(m) >= n then
+  dequeue(m)
+  local token = hold_new(hash, fence, kind, h, id)
+  redis.call('hset', hash, ':n:' .. h, n)
+  redis.call('hincrby', hash, ':used', n)
+  redis.call('zadd', leases, now + lease, h)
+  redis.call('pexpire', permits_key, expiry)
+  settle(now)
+  return {1, token}
+end
+
+if join and not queued then
+  local last = redis.call('zrange', waiters, -1, -1, 'withscores')
+  local arrival = 1
+  if #last > 0 then
+    arrival = tonumber(last[2]) + 1
+  end
+  redis.call('zadd', timeouts, now + wt, m)
+  redis.call('zadd', waiters, arrival, m)
+end
+settle(now)
+local wait = -1
+local soonest = redis.call('zrange', leases, 0, 0, 'withscores')
+if #soonest > 0 then
+  wait = tonumber(soonest[2]) - now
+end
+return {0, wait}

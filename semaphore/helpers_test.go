@@ -1,0 +1,40 @@
+package semaphore_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+// waitQueued waits until n Acquires wait in the queue of semaphore name.
+func waitQueued(t *testing.T, rc redis.UniversalClient, name string, n int) {
+	t.Helper()
+	redistest.Eventually(t, hang, "the waiters to queue", func() bool {
+		got, err := rc.ZCard(context.Background(), "lockkit:{"+name+"}:waiters").Result()
+		return err == nil && got == int64(n)
+	})
+}
+
+// waitSleeping waits until n Acquires of c wait in the queue of semaphore
+// name and each sleeps on its own channel (its subscription confirmed).
+func waitSleeping(t *testing.T, rc redis.UniversalClient, c *lockkit.Client, name string, n int) {
+	t.Helper()
+	redistest.Eventually(t, hang, "the waiters to sleep", func() bool {
+		members, err := rc.ZRange(context.Background(), "lockkit:{"+name+"}:waiters", 0, -1).Result()
+		if err != nil || len(members) != n {
+			return false
+		}
+		for _, m := range members {
+			_, id, _ := strings.Cut(m, ":")
+			if c.Notifier().Sleeping("lockkit:{"+name+"}:ch:"+id) != 1 {
+				return false
+			}
+		}
+		return true
+	})
+}

@@ -1,0 +1,24 @@
+-- leave.lua: take a waiter that gave up out of the queue, and wake the
+-- waiters behind it that the free permits now serve.
+--
+-- KEYS     see semaphore.lua
+-- ARGV[1]  queue member: n .. ':' .. the waiter's id
+-- ARGV[2]  number of permits when none was set at run time
+-- ARGV[3]  prefix of the waiters' channels, PREFIX:{NAME}:ch:
+--
+-- Returns 1 when the entry was removed, 0 when there was none. A
+-- WRONGKIND error when another kind holds the name.
+local m, def, prefix = ARGV[1], ARGV[2], ARGV[3]
+local bad = wrong_kind(hash, kind)
+if bad then
+  return bad
+end
+local now = now_ms()
+tidy(now, def, prefix)
+local left = dequeue(m)
+if left then
+  -- The running totals behind it dropped by its permits.
+  wake_served(def, prefix, free(def) - wants(m))
+end
+settle(now)
+return left and 1 or 0

@@ -1,0 +1,163 @@
+package semaphore_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/semaphore"
+)
+
+// holderChild is a child process that holds permits. Its arguments: the
+// Redis (redistest.ClientSpec), the semaphore's name, its permits and the
+// watchdog timeout in ms. It prints "ready"; on the line "acquire N" it
+// acquires N permits and prints "held TOKEN"; on "release" it releases
+// them and prints "released". It exits at the end of its input.
+func holderChild(args []string) {
+	rc := redistest.SpecClient(args[0])
+	defer rc.Close()
+	c := lockkit.New(rc)
+	defer c.Close()
+	permits, err := strconv.Atoi(args[2])
+	if err != nil {
+		redistest.ChildFatalf("permits: %v", err)
+	}
+	ms, err := strconv.Atoi(args[3])
+	if err != nil {
+		redistest.ChildFatalf("watchdog timeout: %v", err)
+	}
+	s := semaphore.New(c, args[1], permits, lockkit.WithWatchdogTimeout(time.Duration(ms)*time.Millisecond))
+	ctx := context.Background()
+	var held []*semaphore.Permits
+	redistest.ChildPrintf("ready")
+	for line := range redistest.ChildLines() {
+		switch {
+		case strings.HasPrefix(line, "acquire "):
+			n, err := strconv.Atoi(strings.TrimPrefix(line, "acquire "))
+			if err != nil {
+				redistest.ChildFatalf("acquire: %v", err)
+			}
+			p, err := s.Acquire(ctx, n)
+			if err != nil {
+				redistest.ChildFatalf("Acquire: %v", err)
+			}
+			held = append(held, p)
+			redistest.ChildPrintf("held %d", p.Token())
+		case line == "release":
+			for _, p := range held {
+				if err := p.Release(ctx); err != nil {
+					redistest.ChildFatalf("Release: %v", err)
+				}
+			}
+			held = nil
+			redistest.ChildPrintf("released")
+		}
+	}
+}
+
+// tokenOf parses the token of a child's "held TOKEN" line.
+func tokenOf(t *testing.T, line string) int64 {
+	t.Helper()
+	tok, err := strconv.ParseInt(strings.TrimPrefix(line, "held "), 10, 64)
+	if err != nil {
+		t.Fatalf("bad line %q: %v", line, err)
+	}
+	return tok
+}
+
+// TestAcquire_holder_killed_frees_its_permits has a process take both
+// permits of a semaphore of 2 (one hold of 1, one of 1) with a 1 s lease
+// and kills it with SIGKILL while the test waits for 2 permits: the wait
+// ends once the dead holds' leases have run out, with a larger token,
+// and the dead holds are gone from Holders.
+func TestAcquire_holder_killed_frees_its_permits(t *testing.T) {
+	for _, b := range []redistest.Backend{redistest.ServerBackend, redistest.ClusterBackend} {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			rc := b.Client(t)
+			ctx := redistest.Ctx(t, hang)
+			name := redistest.Unique(t)
+			kid := redistest.StartChild(t, "holder", redistest.ClientSpec(rc), name, "2", "1000")
+			kid.WaitLine(t, "ready", hang)
+			var last int64
+			for range 2 {
+				kid.Send(t, "acquire 1")
+				last = tokenOf(t, kid.WaitLine(t, "held ", hang))
+			}
+			c := redistest.Lockkit(t, rc)
+			s := semaphore.New(c, name, 2)
+			got := make(chan *semaphore.Permits, 1)
+			go func() {
+				p, err := s.Acquire(ctx, 2)
+				if err != nil {
+					t.Errorf("Acquire: %v", err)
+				}
+				got <- p
+			}()
+			waitQueued(t, rc, name, 1)
+			kid.Kill(t)
+			p := redistest.Receive(t, got, hang, "the permits of the killed holder")
+			if p == nil {
+				t.FailNow()
+			}
+			if p.Token() <= last {
+				t.Fatalf("token %d after the dead holder's %d", p.Token(), last)
+			}
+			hs, err := s.Holders(ctx)
+			if err != nil || len(hs) != 1 || hs[0].Permits != 2 || hs[0].Token != p.Token() {
+				t.Fatalf("Holders = %+v, %v; want only the new hold of 2", hs, err)
+			}
+			if err := p.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			redistest.AssertClean(t, rc, name)
+		})
+	}
+}
+
+// TestAcquire_across_a_Redis_restart restarts the server, empty, under a
+// holder of the only permit while another Client waits: the holder learns
+// it lost its permit, the waiter takes it with a larger token (tokens
+// outlive the lost counter), and the old holder's Release reports the
+// loss.
+func TestAcquire_across_a_Redis_restart(t *testing.T) {
+	s := redistest.StartServer(t)
+	ctx := redistest.Ctx(t, hang)
+	name := redistest.Unique(t)
+	opt := lockkit.WithWatchdogTimeout(time.Second)
+	a, err := semaphore.New(redistest.Lockkit(t, s.Client(t)), name, 1, opt).Acquire(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bc := redistest.Lockkit(t, s.Client(t))
+	got := make(chan *semaphore.Permits, 1)
+	go func() {
+		p, err := semaphore.New(bc, name, 1, opt).Acquire(ctx, 1)
+		if err != nil {
+			t.Errorf("Acquire: %v", err)
+		}
+		got <- p
+	}()
+	waitSleeping(t, s.Client(t), bc, name, 1)
+
+	s.Restart(t)
+	redistest.Receive(t, a.Lost(), hang, "the holder to learn of its loss")
+	b := redistest.Receive(t, got, hang, "the waiter to take the permit")
+	if b == nil {
+		t.FailNow()
+	}
+	if b.Token() <= a.Token() {
+		t.Fatalf("token %d after %d", b.Token(), a.Token())
+	}
+	if err := a.Release(ctx); !errors.Is(err, lockkit.ErrLost) {
+		t.Fatalf("Release of the lost permit = %v, want ErrLost", err)
+	}
+	if err := b.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,22 @@
+-- renew.lua: extend a live hold's lease (the watchdog's renewal).
+--
+-- KEYS     see semaphore.lua
+-- ARGV[1]  hold id
+-- ARGV[2]  fencing token of the hold
+-- ARGV[3]  lease in ms
+--
+-- Returns 1 when the lease was extended to ARGV[3] from now, 0 when the
+-- hold is gone: released, or its lease ended (a later script frees it).
+local h, token, lease = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local ends = redis.call('zscore', leases, h)
+local now = now_ms()
+if not ends or tonumber(ends) <= now or not hold_live(hash, h, token) then
+  return 0
+end
+redis.call('zadd', leases, now + lease, h)
+for _, key in ipairs({hash, leases}) do
+  if redis.call('pttl', key) < lease then
+    redis.call('pexpire', key, lease)
+  end
+end
+return 1

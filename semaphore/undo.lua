@@ -1,0 +1,29 @@
+-- undo.lua: after an acquire whose reply was lost, free the hold it may
+-- have taken, which its caller does not know of.
+--
+-- KEYS     see semaphore.lua
+-- ARGV[1]  hold id
+-- ARGV[2]  fencing token the caller knows of: 0 (none)
+-- ARGV[3]  hold count the caller knows of: 0 (none)
+-- ARGV[4]  number of permits when none was set at run time
+-- ARGV[5]  prefix of the waiters' channels, PREFIX:{NAME}:ch:
+--
+-- Returns 1 when a hold was freed (the waiters its permits serve are
+-- woken, as by release.lua), 0 when there was nothing to undo. The
+-- queue entry, if any, is left to leave.lua. A WRONGKIND error when
+-- another kind holds the name.
+local h, def, prefix = ARGV[1], ARGV[4], ARGV[5]
+local bad = wrong_kind(hash, kind)
+if bad then
+  return bad
+end
+local now = now_ms()
+tidy(now, def, prefix)
+local before = free(def)
+local done = hold_undo(hash, h, ARGV[2], tonumber(ARGV[3]))
+if done == 'drop' then
+  free_hold(h)
+  wake_served(def, prefix, before)
+end
+settle(now)
+return done and 1 or 0
