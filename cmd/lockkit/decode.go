@@ -45,7 +45,7 @@ func decode(s *snapshot) *Lock {
 		h = readHash(s, l)
 	}
 	for _, e := range s.procs.entries {
-		l.Processes = append(l.Processes, Process{ID: e.member, LeftMS: e.score - s.now})
+		l.Processes = append(l.Processes, Process{ID: e.member, WaitingMS: s.now - e.score/1000})
 	}
 	if s.procs.card > 0 && s.procs.pttl == -1 {
 		l.anomaly("the waiting processes %s have no TTL", s.keys.Procs)

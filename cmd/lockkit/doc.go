@@ -148,7 +148,7 @@
 // anomalies), with [Holder] (owner, hold, mode, count, token, lease_ms,
 // expired, last_acquire, last_unlock), [Queue] and [Waiter] (owner,
 // arrival, deadline_at_ms, left_ms, expired), [Writers] and [Intent],
-// [Process] (id, left_ms), [Latch] (count, open, count_downs), [Election]
+// [Process] (id, waiting_ms), [Latch] (count, open, count_downs), [Election]
 // (leader, value, term, lease_ms) and [Subscribers] (channel, role,
 // count). Ls prints an array of [Entry] (name, kind, mode, holders,
 // ttl_ms, waiters, anomalies, latch, election). Watch prints one [Event]

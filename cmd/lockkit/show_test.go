@@ -67,7 +67,7 @@ func TestShow_decodes_every_kind_in_server_time(t *testing.T) {
 		waitersRole, waitersRe := "waiters", `(?m)^\s+\S+:ch\s+waiters\s+1$`
 		if id := other.Notifier().ID(); core.OneProcess(rc) {
 			waitersRole, waitersRe = "process "+id, `(?m)^\s+\S+:ch:`+id+`\s+process `+id+`\s+1$`
-			if len(l.Processes) != 1 || l.Processes[0].ID != id || l.Processes[0].LeftMS <= 0 {
+			if len(l.Processes) != 1 || l.Processes[0].ID != id || l.Processes[0].WaitingMS < 0 {
 				t.Errorf("processes %+v, want the waiting process %s", l.Processes, id)
 			}
 		}

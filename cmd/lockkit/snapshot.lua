@@ -8,8 +8,8 @@
 -- KEYS[4]  fair deadlines PREFIX:{NAME}:timeouts (score = server ms)
 -- KEYS[5]  read-write leases PREFIX:{NAME}:leases (score = server ms)
 -- KEYS[6]  read-write intents PREFIX:{NAME}:writers (score = server ms)
--- KEYS[7]  waiting processes PREFIX:{NAME}:procs (score = server ms when
---          the registration lapses)
+-- KEYS[7]  waiting processes PREFIX:{NAME}:procs (score = server µs when
+--          the process registered)
 -- ARGV     none (see snapshot.go)
 --
 -- Returns {now, fields, hash_pttl, fence, queue, deadlines, timeouts,

@@ -80,14 +80,12 @@ type Election struct {
 }
 
 // Process is one process registered as waiting for a reentrant lock: a
-// release wakes the registered process whose registration lapses first,
-// on its own channel.
+// release wakes the process registered first, on its own channel.
 type Process struct {
 	// ID is the process's id (its notifier's).
 	ID string `json:"id"`
-	// LeftMS is the time left on the registration; it lapses unless the
-	// process tries the lock again by then.
-	LeftMS int64 `json:"left_ms"`
+	// WaitingMS is how long ago the process registered.
+	WaitingMS int64 `json:"waiting_ms"`
 }
 
 // Holder is one hold in a lock's hash.

@@ -229,7 +229,7 @@ func writeLock(w io.Writer, l *Lock) error {
 		fmt.Fprintf(w, "\nwaiting processes: %d\n", len(l.Processes))
 		tw = table(w)
 		for _, p := range l.Processes {
-			fmt.Fprintf(tw, "  %s\t%s\n", p.ID, "lapses in "+ms(p.LeftMS))
+			fmt.Fprintf(tw, "  %s\t%s\n", p.ID, "waiting "+ms(p.WaitingMS))
 		}
 		if err := tw.Flush(); err != nil {
 			return err

@@ -198,36 +198,42 @@ end
 
 -- Waking one process per release. A lock's waiting processes (each a
 -- lockkit Client, named by its notifier's id p) register in the sorted set
--- PREFIX:{NAME}:procs, member p, score the server ms at which
--- the registration lapses, and sleep on their own channel CHANNEL:p. A
--- release wakes the process whose registration lapses first, which is the
--- one that registered longest ago; the others send nothing and stay asleep.
+-- PREFIX:{NAME}:procs, member p, score the server µs when it registered,
+-- and sleep on their own channel CHANNEL:p. A release wakes the process
+-- registered first that still listens; the others send nothing and stay
+-- asleep. A process that is gone, or no longer waits, is found out when a
+-- release picks it (see wake_next), so a registration needs no expiry of
+-- its own; the set's TTL outlasts the blocker's lease by wait_slack.
 
--- wait_slack is how long past the blocker's lease a registration lasts:
--- the waiting process attempts again by then if no release woke it.
+-- wait_slack is how long past the blocker's lease the registrations last:
+-- a waiting process attempts again by then if no release woke it.
 local wait_slack = 2000
 
--- wait_register registers process p as waiting for as long as pttl, the
--- holder's remaining lease in ms, plus wait_slack: at the back of the
--- line, if it was in it already.
-local function wait_register(waiting, p, pttl)
+-- wait_register registers process p as waiting while the holder's lease
+-- has pttl ms left: where it stands in line if it is in it already, else
+-- (or with back) at the back.
+local function wait_register(waiting, p, pttl, back)
+  local t = redis.call('time')
+  local us = t[1] .. string.format('%06d', tonumber(t[2]))
+  if back then
+    redis.call('zadd', waiting, us, p)
+  else
+    redis.call('zadd', waiting, 'NX', us, p)
+  end
   local ttl = math.max(pttl, 0) + wait_slack
-  redis.call('zadd', waiting, now_ms() + ttl, p)
   if redis.call('pttl', waiting) < ttl then
     redis.call('pexpire', waiting, ttl)
   end
 end
 
 -- wake_next wakes one waiting process: it publishes '1' on the own channel
--- (prefix .. p) of the process registered longest ago, skipping lapsed
--- registrations and processes no longer listening (the publish reached
--- nobody: the process is gone, or stopped waiting). It reports whether a
--- process was woken.
+-- (prefix .. p) of the process registered first, skipping processes no
+-- longer listening (the publish reached nobody: the process is gone, or
+-- stopped waiting). It reports whether a process was woken.
 local function wake_next(waiting, prefix)
   if redis.call('exists', waiting) == 0 then
     return false
   end
-  redis.call('zremrangebyscore', waiting, '-inf', now_ms())
   while true do
     local p = redis.call('zpopmin', waiting)[1]
     if not p then

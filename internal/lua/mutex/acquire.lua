@@ -16,7 +16,8 @@
 -- ARGV[6]  with ARGV[5]: the waiters of that process, '0' when the caller
 --          has not joined them (its registration is left as it is), '1'
 --          when it is the only one (taking the lock ends the registration),
---          '2' when others wait behind it (they stay registered, at the back)
+--          '2' when others wait behind it (they stay registered, at the back
+--          of the line)
 --
 -- Returns {count, token} when the owner now holds the lock: count 1 and a
 -- newly minted token for a fresh hold, count > 1 and the hold's token on
@@ -57,7 +58,7 @@ if proc ~= '' then
   if waiters == '1' then
     redis.call('zrem', KEYS[4], proc)
   elseif waiters == '2' then
-    wait_register(KEYS[4], proc, lease)
+    wait_register(KEYS[4], proc, lease, true)
   end
 end
 return r
