@@ -15,20 +15,40 @@
 // The lock is one hash, PREFIX:{NAME}: field = owner id, value = hold count;
 // ':t:OWNER' = the hold's fencing token, ':u:OWNER' = the id of its last
 // partial unlock, ':kind' = 'reentrant' (a lock of another kind with the
-// same name is refused with ErrWrongKind). Releases are published on
-// PREFIX:{NAME}:ch; the fencing counter PREFIX:{NAME}:fence holds the last
-// token minted (the larger of the counter + 1 and the server time in µs);
-// PREFIX:{NAME}:released remembers released tokens for a retried Unlock.
-// The {NAME} hash tag keeps every key and the channel in one Cluster slot.
+// same name is refused with ErrWrongKind). The fencing counter
+// PREFIX:{NAME}:fence holds the last token minted (the larger of the
+// counter + 1 and the server time in µs); PREFIX:{NAME}:released remembers
+// released tokens for a retried Unlock. The processes that wait register
+// in the sorted set PREFIX:{NAME}:procs (by when they registered), and
+// PREFIX:{NAME}:turn names, for 100 ms at most, the process a free lock is
+// kept for. Releases are published on PREFIX:{NAME}:ch:ID, ID being the
+// waiting process's (its Client's notifier's), or on PREFIX:{NAME}:ch on a
+// Cluster. The {NAME} hash tag keeps every key and channel in one Cluster
+// slot.
 //
 // # Waiting
 //
 // Lock first tries without subscribing, so an uncontended lock costs one
-// round trip. On contention it subscribes to the lock's channel through the
-// Client's notifier (package notify), waits for Redis to confirm, tries
-// again, and then sleeps until a release wakes it or the holder's lease runs
-// out, whichever comes first. Each release wakes one waiter per process, so
-// waiters never stampede, and it never polls on a fixed timer.
+// round trip. On contention it subscribes through the Client's notifier
+// (package notify), waits for Redis to confirm, tries again, and then
+// sleeps until a release wakes it or the holder's lease runs out, whichever
+// comes first. It never polls on a fixed timer, and a sleeping waiter sends
+// nothing.
+//
+// A release wakes one process, not every process that waits. A refused
+// attempt registers its process (the Client) as waiting, in the same round
+// trip; each process sleeps on a channel of its own, and within a process
+// the waiters form a FIFO whose head alone is woken. A release wakes the
+// process that registered first, skipping one that no longer listens (it
+// exited, or its waiters gave up), and keeps the free lock for it for up to
+// 100 ms, so that a process that unlocks and locks again at once does not
+// take it back from the one it woke; a woken process whose waiters all
+// left hands the turn to the next. So an acquisition costs about three
+// commands (a refused attempt, the acquire, the release) however many
+// processes wait, and processes take turns. A TryLock of another process
+// fails during those 100 ms. On a Cluster client, where a publish cannot
+// tell whether a process still listens, each release still wakes one
+// waiter in every waiting process.
 //
 // # Leases
 //

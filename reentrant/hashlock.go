@@ -14,6 +14,7 @@ import (
 // backoff (spin; its releases publish nothing).
 type hashLock struct {
 	waiter core.Waiter
+	try    []any // the args of a TryLock's attempt
 }
 
 // Setup implements core.Strategy.
@@ -29,7 +30,8 @@ func (l *hashLock) Setup(x *core.Exclusive) {
 		}
 	} else {
 		ch = keys.Channel
-		l.waiter = core.HashLockWaiter(cfg)
+		w := core.HashLockWaiter(cfg)
+		l.waiter, l.try = w, w.TryArgs()
 	}
 	spec := core.HashLock(cfg, ch)
 	x.H = core.NewHolder(spec)
@@ -52,6 +54,6 @@ func (l *hashLock) Lock(ctx context.Context, x *core.Exclusive) error {
 
 // TryLock implements core.Strategy.
 func (l *hashLock) TryLock(ctx context.Context, x *core.Exclusive) (bool, error) {
-	ok, _, err := x.H.Attempt(ctx, "lock")
+	ok, _, err := x.H.Attempt(ctx, "lock", l.try...)
 	return ok, core.CtxError(ctx, x.Cfg.Name, err)
 }

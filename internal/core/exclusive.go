@@ -142,7 +142,7 @@ func HashLock(cfg *Config, channel string) Spec {
 	return Spec{
 		Config:      cfg,
 		Hold:        cfg.Owner,
-		Keys:        []string{k.Base, k.Fence, k.Released, k.Procs},
+		Keys:        []string{k.Base, k.Fence, k.Released, k.Procs, k.Turn},
 		Acquire:     lua.Mutex.Acquire,
 		Release:     lua.Mutex.Release,
 		Renew:       lua.Mutex.Renew,

@@ -17,8 +17,9 @@ type Keys struct {
 	// notifier's.
 	Channel string
 	// Procs registers the processes waiting for the lock, so that a
-	// release wakes one of them (see internal/lua's prelude).
-	Procs string
+	// release wakes one of them, and Turn names the one a free lock is
+	// kept for a moment (see internal/lua's prelude).
+	Procs, Turn string
 }
 
 // tagEscaper keeps a name from ending or nesting the hash tag: a '}' in
@@ -36,6 +37,7 @@ func NewKeys(prefix, name string) Keys {
 		Released: base + ":released",
 		Channel:  base + ":ch",
 		Procs:    base + ":procs",
+		Turn:     base + ":turn",
 	}
 }
 

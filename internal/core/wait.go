@@ -190,6 +190,17 @@ func (t *pubsubTurn) Args() []any {
 	return []any{t.p.Notifier.ID(), waiters}
 }
 
+// TryArgs returns what a try that will not wait (a TryLock) passes its
+// acquire script: the notifier's id, so that it may take a lock kept for
+// its process, and 'n', so that a refusal registers nothing (see
+// internal/lua/mutex/acquire.lua); nil without PassOn.
+func (p PubSub) TryArgs() []any {
+	if p.PassOn == nil {
+		return nil
+	}
+	return []any{p.Notifier.ID(), "n"}
+}
+
 func (t *pubsubTurn) Join(ctx context.Context) (err error) {
 	var opts []notify.SubscribeOption
 	if t.p.PassOn != nil {

@@ -226,44 +226,55 @@ local function wait_register(waiting, p, pttl, back)
   end
 end
 
+-- handoff_ms is how long a lock freed for a woken process is kept for it
+-- (see wake_next): long enough for its attempt to arrive, short enough that
+-- a process that never takes its turn holds up the others little.
+local handoff_ms = 100
+
 -- wake_next wakes one waiting process: it publishes '1' on the own channel
 -- (prefix .. p) of the process registered first, skipping processes no
 -- longer listening (the publish reached nobody: the process is gone, or
--- stopped waiting). It reports whether a process was woken.
-local function wake_next(waiting, prefix)
+-- stopped waiting), and keeps the free lock for it for handoff_ms: its
+-- id is stored in turn, and other processes' acquires are refused
+-- meanwhile, so that a process that releases and locks again at once does
+-- not take the lock from the one it woke. It returns the woken process,
+-- or nil.
+local function wake_next(waiting, turn, prefix)
   if redis.call('exists', waiting) == 0 then
-    return false
+    return nil
   end
   while true do
     local p = redis.call('zpopmin', waiting)[1]
     if not p then
-      return false
+      return nil
     end
     if redis.call('publish', prefix .. p, '1') > 0 then
-      return true
+      redis.call('set', turn, p, 'PX', handoff_ms)
+      return p
     end
   end
 end
 
 -- wake wakes the waiters of a lock just freed that publishes on channel
--- (empty: none): one waiting process; when none is registered, one waiter
--- per process sleeping on channel itself (a Cluster client's waiters do).
-local function wake(waiting, channel)
-  if channel ~= '' and not wake_next(waiting, channel .. ':') then
+-- (empty: none): one waiting process (see wake_next); when none is
+-- registered, one waiter per process sleeping on channel itself (a Cluster
+-- client's waiters do).
+local function wake(waiting, turn, channel)
+  if channel ~= '' and not wake_next(waiting, turn, channel .. ':') then
     redis.call('publish', channel, '1')
   end
 end
 
 -- wake_all wakes every waiter of every registered process, and those on
--- channel itself ('*'), and empties the registrations.
-local function wake_all(waiting, channel)
+-- channel itself ('*'), and empties the registrations and the turn.
+local function wake_all(waiting, turn, channel)
   if channel == '' then
     return
   end
   for _, p in ipairs(redis.call('zrange', waiting, 0, -1)) do
     redis.call('publish', channel .. ':' .. p, '*')
   end
-  redis.call('del', waiting)
+  redis.call('del', waiting, turn)
   redis.call('publish', channel, '*')
 end
 

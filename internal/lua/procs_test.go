@@ -26,7 +26,7 @@ type procsLock struct {
 
 func newProcsLock(t *testing.T, c redis.UniversalClient) *procsLock {
 	base := "lockkit:{" + redistest.Unique(t) + "}"
-	return &procsLock{t: t, c: c, keys: []string{base, base + ":fence", base + ":released", base + ":procs"}, ch: base + ":ch"}
+	return &procsLock{t: t, c: c, keys: []string{base, base + ":fence", base + ":released", base + ":procs", base + ":turn"}, ch: base + ":ch"}
 }
 
 // acquire runs acquire.lua for owner, as process proc with waiters, and
@@ -174,6 +174,66 @@ func TestMutex_release_wakes_the_process_registered_first(t *testing.T) {
 		wantMessage(t, p3, "1")
 		l.wantProcs()
 	})
+}
+
+// TestMutex_a_woken_process_has_the_free_lock_kept_for_it checks that the
+// lock a release frees for the process it woke is refused to others (a
+// process that releases and locks again at once, say) until the woken one
+// takes it, or for handoff time at most.
+func TestMutex_a_woken_process_has_the_free_lock_kept_for_it(t *testing.T) {
+	mr, c := redistest.Mini(t)
+	l := newProcsLock(t, c)
+	held := l.acquire("holder", "", "")
+	l.listen("p2")
+	l.acquire("w", "p2", "1")
+	l.release("holder", held[1])
+	// The releaser locks again at once, as another process: refused, and
+	// told to wait out the hand-off and a lease (the woken process's
+	// release wakes it sooner).
+	if got := l.acquire("holder", "p1", "0"); got[0] != 0 || got[1] <= 30000 || got[1] > 30100 {
+		t.Fatalf("acquire while the lock is kept for another = %v, want {0, 100 ms + the lease}", got)
+	}
+	l.wantProcs("p1")
+	if got := l.acquire("spin", "", ""); got[0] != 0 {
+		t.Fatalf("acquire naming no process while the lock is kept = %v, want refused", got)
+	}
+	if got := l.acquire("try", "p3", "n"); got[0] != 0 {
+		t.Fatalf("a try of another process while the lock is kept = %v, want refused", got)
+	}
+	l.wantProcs("p1")                  // a try registers nothing
+	got := l.acquire("try", "p2", "n") // a try of the woken process may take it
+	if got[0] != 1 {
+		t.Fatalf("the woken process's try = %v, want the lock", got)
+	}
+	l.release("try", got[1]) // wakes nobody listening: p1 is skipped
+
+	// A woken process that never comes: the lock is others' again after
+	// the hand-off.
+	l.listen("p3")
+	held = l.acquire("holder", "", "")
+	l.acquire("w", "p3", "1")
+	l.release("holder", held[1])
+	if got := l.acquire("other", "", ""); got[0] != 0 {
+		t.Fatalf("acquire during the hand-off = %v, want refused", got)
+	}
+	mr.FastForward(100 * time.Millisecond)
+	got = l.acquire("other", "", "")
+	if got[0] != 1 {
+		t.Fatalf("acquire after the hand-off = %v, want the lock", got)
+	}
+	l.release("other", got[1])
+
+	// A woken process that passes its turn on with nobody to take it: the
+	// lock is no longer kept.
+	held = l.acquire("holder2", "", "")
+	l.acquire("w", "p3", "1")
+	l.release("holder2", held[1])
+	if n, err := lua.Mutex.Pass.Run(context.Background(), c, l.keys, l.ch).Int64(); err != nil || n != 0 {
+		t.Fatalf("pass = %d, %v; want 0", n, err)
+	}
+	if got := l.acquire("other2", "", ""); got[0] != 1 {
+		t.Fatalf("acquire after a pass with nobody to take it = %v, want the lock", got)
+	}
 }
 
 // TestMutex_pass_leaves_a_taken_lock_to_its_release checks that a turn

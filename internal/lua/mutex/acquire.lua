@@ -6,6 +6,8 @@
 -- KEYS[2]  fencing-token counter PREFIX:{NAME}:fence (no TTL)
 -- KEYS[3]  released tokens PREFIX:{NAME}:released (see release.lua)
 -- KEYS[4]  waiting processes PREFIX:{NAME}:procs (see the prelude)
+-- KEYS[5]  the process a free lock is kept for, PREFIX:{NAME}:turn (see
+--          the prelude's wake_next)
 -- ARGV[1]  owner id (the hold's id)
 -- ARGV[2]  lease in ms
 -- ARGV[3]  attempt id, new for every acquire the caller makes: a re-sent
@@ -17,18 +19,37 @@
 --          has not joined them (its registration is left as it is), '1'
 --          when it is the only one (taking the lock ends the registration),
 --          '2' when others wait behind it (they stay registered, at the back
---          of the line)
+--          of the line); 'n' when the caller will not wait (a TryLock: it
+--          may take a lock kept for its process, and registers nothing)
 --
 -- Returns {count, token} when the owner now holds the lock: count 1 and a
 -- newly minted token for a fresh hold, count > 1 and the hold's token on
 -- re-entry (the lease is extended to ARGV[2], never shortened). Returns
 -- {0, pttl} when another owner holds it: pttl is its remaining lease in ms
 -- (-1 if it has none), and a process named by ARGV[5] is registered as
--- waiting. A WRONGKIND error when another kind holds the name.
-local hash, owner, lease, id, kind = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
+-- waiting. While the free lock is kept for another process, {0, wait}: the
+-- time it is kept plus ARGV[2] (that process's release will wake the
+-- next; if it never takes the lock, the caller tries again then). A
+-- WRONGKIND error when another kind holds the name.
+local hash, turn, owner, lease, id, kind = KEYS[1], KEYS[5], ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 local proc, waiters = ARGV[5] or '', ARGV[6]
 local r
-if redis.call('exists', hash) == 0 then
+local function refuse(wait)
+  if proc ~= '' and waiters ~= 'n' then
+    wait_register(KEYS[4], proc, wait)
+  end
+  return {0, wait}
+end
+local n = redis.call('exists', hash, turn)
+if n == 1 and redis.call('exists', hash) == 0 then
+  -- Free, and kept for a woken process: this one, or another.
+  if redis.call('get', turn) ~= proc then
+    return refuse(redis.call('pttl', turn) + lease)
+  end
+  redis.call('del', turn)
+  n = 0
+end
+if n == 0 then
   -- Free: the one call an uncontended acquire makes before taking it.
   r = {1, hold_new(hash, KEYS[2], kind, owner, id)}
   redis.call('pexpire', hash, lease)
@@ -42,11 +63,7 @@ else
     return {tonumber(v[2]), tonumber(v[4])}
   end
   if not v[2] then
-    local pttl = redis.call('pttl', hash)
-    if proc ~= '' then
-      wait_register(KEYS[4], proc, pttl)
-    end
-    return {0, pttl}
+    return refuse(redis.call('pttl', hash))
   end
   r = {redis.call('hincrby', hash, owner, 1), tonumber(v[4])}
   redis.call('hset', hash, ':a:' .. owner, id)

@@ -12,7 +12,7 @@ if bad then
   return bad
 end
 if redis.call('del', KEYS[1]) == 1 then
-  wake_all(KEYS[4], ARGV[1])
+  wake_all(KEYS[4], KEYS[5], ARGV[1])
   return 1
 end
 return 0

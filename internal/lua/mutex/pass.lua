@@ -1,6 +1,7 @@
 -- pass.lua: pass on a wake-up that a process was given but has no waiter
 -- left to use (they all gave up): wake the next waiting process, unless
--- the lock was taken meanwhile (its release wakes one).
+-- the lock was taken meanwhile (its release wakes one); with none, the
+-- free lock is no longer kept for anyone.
 --
 -- KEYS     as in acquire.lua
 -- ARGV[1]  the lock's channel
@@ -9,4 +10,8 @@
 if redis.call('exists', KEYS[1]) == 1 then
   return 0
 end
-return wake_next(KEYS[4], ARGV[1] .. ':') and 1 or 0
+if wake_next(KEYS[4], KEYS[5], ARGV[1] .. ':') then
+  return 1
+end
+redis.call('del', KEYS[5])
+return 0

@@ -16,6 +16,6 @@
 local count, ended = hold_release(KEYS[1], KEYS[3], ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), true)
 if ended then
   redis.call('del', KEYS[1])
-  wake(KEYS[4], ARGV[5])
+  wake(KEYS[4], KEYS[5], ARGV[5])
 end
 return count

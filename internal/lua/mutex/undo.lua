@@ -24,6 +24,6 @@ end
 local done = hold_undo(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]))
 if done == 'drop' then
   redis.call('del', KEYS[1])
-  wake(KEYS[4], ARGV[4])
+  wake(KEYS[4], KEYS[5], ARGV[4])
 end
 return done and 1 or 0
