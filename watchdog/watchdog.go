@@ -150,11 +150,12 @@ func (h *Hold) capped() bool {
 	return !h.stopAt.IsZero() && !h.due.Before(h.stopAt)
 }
 
-// margin returns how long before the end of a lease of ttl its hold is
-// reported lost when no renewal was confirmed: ttl/20, at most maxMargin
-// and at least minMargin. It covers a timer that fires late and a local
-// clock that runs slower than the server's.
-func margin(ttl time.Duration) time.Duration {
+// Margin returns how long before the end of a lease of ttl its hold is
+// reported lost when no renewal was confirmed: ttl/20, at most 100 ms and
+// at least 1 ms. It covers a timer that fires late and a local clock that
+// runs slower than the server's. A hold whose acquire was answered later
+// than ttl - Margin(ttl) after it was sent is as good as lost.
+func Margin(ttl time.Duration) time.Duration {
 	return max(min(ttl/20, maxMargin), minMargin)
 }
 
@@ -165,7 +166,7 @@ func (h *Hold) deadline() time.Time {
 	if h.lease.Script == nil {
 		return h.expires
 	}
-	return h.expires.Add(-margin(h.lease.TTL))
+	return h.expires.Add(-Margin(h.lease.TTL))
 }
 
 // Register adds a hold that is not renewed until [Hold.Start]. Registering

@@ -259,6 +259,15 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 			return false, 0, Op(op, c.Name, err)
 		}
 	}
+	if res[0] == 1 && time.Since(sent) >= ttl-watchdog.Margin(ttl) {
+		// A fresh hold answered too late (the server stalled, say): its
+		// lease counts from the send, so it could be another's already,
+		// and the watchdog would report it lost at once. Give it back and
+		// try again.
+		abort(pre)
+		r.freeze(id)(true)
+		return false, 0, nil
+	}
 	r.acquired(pre, res[1], sent, Contended(ctx))
 	if res[0] == 1 {
 		r.storeInfo(ctx, res[1], sent)
