@@ -33,6 +33,9 @@
 //   - faults.go: a reply lost on its way back ([DropReply],
 //     [ErrReplyDropped]) and a count of the commands a client sends
 //     ([Counter], [CountCommands]);
+//   - proxy.go: a TCP proxy in front of a server that delays what it
+//     forwards or stops forwarding, as a slow or partitioned network does
+//     ([StartProxy], [Proxy]);
 //   - helpers.go: what the helpers need of a lock ([Locker], [NamedLocker],
 //     [TokenLocker]), waiting with a deadline that fails loudly ([Ctx],
 //     [Eventually], [Receive]), unique lock names ([Unique]), checking a

@@ -1,0 +1,128 @@
+package faultmatrix_test
+
+import (
+	"context"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/fair"
+	"github.com/lockkit/lockkit/multilock"
+	"github.com/lockkit/lockkit/reentrant"
+	"github.com/lockkit/lockkit/rwlock"
+	"github.com/lockkit/lockkit/spin"
+)
+
+// owner is one owner of a lock as the matrix drives it.
+type owner struct {
+	lockkit.Locker
+	// read is set for the read side of an rwlock, which other readers
+	// share.
+	read bool
+	// parts are the locks whose holds a Lock takes: the members of a
+	// multi-lock, else the owner itself; each has a lost signal and a
+	// token.
+	parts []hold
+}
+
+// hold is what the checker needs of one held lock.
+type hold interface {
+	Lost() <-chan struct{}
+	Token() int64
+}
+
+// lost returns the lost signals of the current holds; call it after Lock.
+func (o owner) lost() []<-chan struct{} {
+	chs := make([]<-chan struct{}, len(o.parts))
+	for i, p := range o.parts {
+		chs[i] = p.Lost()
+	}
+	return chs
+}
+
+// tokens returns the fencing tokens of the current holds.
+func (o owner) tokens() []int64 {
+	ts := make([]int64, len(o.parts))
+	for i, p := range o.parts {
+		ts[i] = p.Token()
+	}
+	return ts
+}
+
+// kind is a lock kind of the matrix.
+type kind struct {
+	name string
+	// names are the Redis lock names a lock called name uses, in the order
+	// of an owner's parts.
+	names func(name string) []string
+	// owner returns the i-th owner of the lock called name; the victim is
+	// owner 0.
+	owner func(c *lockkit.Client, name string, i int) owner
+}
+
+// single makes a kind of a lock that is its own only part.
+func single[L interface {
+	lockkit.Locker
+	hold
+}](name string, newLock func(c *lockkit.Client, name string) L) kind {
+	return kind{
+		name:  name,
+		names: func(n string) []string { return []string{n} },
+		owner: func(c *lockkit.Client, n string, _ int) owner {
+			l := newLock(c, n)
+			return owner{Locker: l, parts: []hold{l}}
+		},
+	}
+}
+
+// kinds are the lock kinds of the matrix.
+func kinds() []kind {
+	return []kind{
+		single("reentrant", func(c *lockkit.Client, n string) *reentrant.Mutex { return reentrant.New(c, n) }),
+		single("fair", func(c *lockkit.Client, n string) *fair.Mutex { return fair.New(c, n) }),
+		single("spin", func(c *lockkit.Client, n string) *spin.Mutex {
+			return spin.New(c, n, spin.WithBackoff(time.Millisecond, 16*time.Millisecond))
+		}),
+		single("rwlock write", func(c *lockkit.Client, n string) *rwlock.RWMutex { return rwlock.New(c, n) }),
+		{
+			// The victim and every other owner read; the others write.
+			name:  "rwlock read",
+			names: func(n string) []string { return []string{n} },
+			owner: func(c *lockkit.Client, n string, i int) owner {
+				m := rwlock.New(c, n)
+				if i%2 == 1 {
+					return owner{Locker: m, parts: []hold{m}}
+				}
+				r := reader{m}
+				return owner{Locker: r, read: true, parts: []hold{r}}
+			},
+		},
+		{
+			name:  "multilock",
+			names: func(n string) []string { return []string{n + ":a", n + ":b"} },
+			owner: func(c *lockkit.Client, n string, _ int) owner {
+				a, b := reentrant.New(c, n+":a"), reentrant.New(c, n+":b")
+				// multilock orders its members by name: a, then b.
+				return owner{Locker: multilock.New([]lockkit.Locker{a, b}), parts: []hold{a, b}}
+			},
+		},
+	}
+}
+
+// kindNamed returns the kind called name.
+func kindNamed(name string) (kind, bool) {
+	for _, k := range kinds() {
+		if k.name == name {
+			return k, true
+		}
+	}
+	return kind{}, false
+}
+
+// reader is the read side of an rwlock as a Locker with a hold.
+type reader struct{ *rwlock.RWMutex }
+
+func (r reader) Lock(ctx context.Context) error            { return r.RLock(ctx) }
+func (r reader) TryLock(ctx context.Context) (bool, error) { return r.TryRLock(ctx) }
+func (r reader) Unlock(ctx context.Context) error          { return r.RUnlock(ctx) }
+func (r reader) Lost() <-chan struct{}                     { return r.RLost() }
+func (r reader) Token() int64                              { return r.RToken() }

@@ -1,0 +1,326 @@
+package faultmatrix_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"go.uber.org/goleak"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+// outEnv names the file the table is also written to.
+const outEnv = "LOCKKIT_MATRIX_OUT"
+
+// lockOptions are the options of every Client of the matrix.
+func lockOptions() []lockkit.Option {
+	return []lockkit.Option{lockkit.WithWatchdogTimeout(lease)}
+}
+
+// fault is a row group of the matrix: one fault injected into a lock of
+// every kind at once.
+type fault struct {
+	name string
+	// fenced is set where the topology promises only that stale holders
+	// are fenced off (the lock's data can be lost without its holder being
+	// told first): there, overlaps and refused stale calls are counted,
+	// not violations; the fenced counter must still lose nothing.
+	fenced bool
+	// detection and takeover say which times the cell measures.
+	detection, takeover bool
+	// inject runs the workers and the victims of runs through the fault;
+	// it returns a Client with which to check that each lock ends free.
+	inject func(t *testing.T, e *cellEnv) *lockkit.Client
+}
+
+// cellEnv is what a fault gets: the checker's server and a run per kind.
+type cellEnv struct {
+	storeAddr string
+	runs      []*run
+}
+
+// faults are the rows of the matrix.
+var faults = []fault{
+	{name: "holder SIGKILL", takeover: true, inject: holderKilled},
+	{name: "Redis restart", fenced: true, detection: true, takeover: true, inject: redisRestart},
+	{name: "pause > lease", detection: true, takeover: true, inject: redisPause},
+	{name: "latency 20±10 ms", inject: latency},
+	{name: "cut > lease", detection: true, takeover: true, inject: cut},
+	{name: "cancel storm", inject: cancelStorm},
+	{name: "Sentinel failover", fenced: true, detection: true, takeover: true, inject: sentinelFailover},
+}
+
+// holderKilled: a child process holds each lock and is killed with
+// SIGKILL; the workers take over once its lease ends.
+func holderKilled(t *testing.T, e *cellEnv) *lockkit.Client {
+	s := redistest.StartServer(t)
+	lc := redistest.Lockkit(t, s.Client(t), lockOptions()...)
+	children := make([]*redistest.Child, len(e.runs))
+	for i, r := range e.runs {
+		children[i] = redistest.StartChild(t, "holder", r.k.name, s.Addr(), e.storeAddr, r.name)
+	}
+	for _, ch := range children {
+		ch.WaitLine(t, "held", eventBound)
+	}
+	for i, r := range e.runs {
+		r.startWorkers(lc)
+		r.markFault()
+		children[i].Kill(t)
+	}
+	for _, r := range e.runs {
+		r.awaitHolds(t, roundsAfter)
+	}
+	return lc
+}
+
+// redisRestart: the server restarts empty while the victims hold the
+// locks and the workers wait.
+func redisRestart(t *testing.T, e *cellEnv) *lockkit.Client {
+	s := redistest.StartServer(t)
+	lc := redistest.Lockkit(t, s.Client(t), lockOptions()...)
+	vc := redistest.Lockkit(t, s.Client(t), lockOptions()...)
+	victims := warmAndHold(t, e, lc, vc)
+	markAll(e)
+	s.Restart(t)
+	return after(t, e, lc, victims, nil)
+}
+
+// redisPause: the server stops answering (DEBUG SLEEP) for longer than
+// the lease while the victims hold the locks.
+func redisPause(t *testing.T, e *cellEnv) *lockkit.Client {
+	s := redistest.StartServer(t)
+	lc := redistest.Lockkit(t, s.Client(t), lockOptions()...)
+	vc := redistest.Lockkit(t, s.Client(t), lockOptions()...)
+	victims := warmAndHold(t, e, lc, vc)
+	markAll(e)
+	s.Stall(t, 5*lease/2)
+	return after(t, e, lc, victims, nil)
+}
+
+// latency: every client talks to the server through a proxy that adds
+// 20 ± 10 ms to each round trip.
+func latency(t *testing.T, e *cellEnv) *lockkit.Client {
+	s := redistest.StartServer(t)
+	p := redistest.StartProxy(t, s.Addr())
+	p.SetDelay(5*time.Millisecond, 15*time.Millisecond) // each way
+	lc := redistest.Lockkit(t, proxied(t, p), lockOptions()...)
+	markAll(e)
+	for _, r := range e.runs {
+		r.startWorkers(lc)
+	}
+	for _, r := range e.runs {
+		r.awaitHolds(t, roundsAfter)
+	}
+	return lc
+}
+
+// cut: the victims' client talks to the server through a proxy that stops
+// forwarding while they hold the locks; the workers, on a client of their
+// own, take over once the leases end, and only then is the proxy healed.
+func cut(t *testing.T, e *cellEnv) *lockkit.Client {
+	s := redistest.StartServer(t)
+	p := redistest.StartProxy(t, s.Addr())
+	lc := redistest.Lockkit(t, s.Client(t), lockOptions()...)
+	vc := redistest.Lockkit(t, proxied(t, p), lockOptions()...)
+	victims := warmAndHold(t, e, lc, vc)
+	markAll(e)
+	p.Cut()
+	return after(t, e, lc, victims, p.Heal)
+}
+
+// cancelStorm: besides the workers, owners whose Lock calls are cancelled
+// at a random moment within 30 ms lock in a loop.
+func cancelStorm(t *testing.T, e *cellEnv) *lockkit.Client {
+	const stormers, holds = 6, 20
+	s := redistest.StartServer(t)
+	lc := redistest.Lockkit(t, s.Client(t), lockOptions()...)
+	markAll(e)
+	for _, r := range e.runs {
+		r.startWorkers(lc)
+		for i := range stormers {
+			o := r.k.owner(lc, r.name, workers+1+i)
+			r.wg.Go(func() { r.work(o, func() time.Duration { return rand.N(30 * time.Millisecond) }) })
+		}
+	}
+	for _, r := range e.runs {
+		r.awaitHolds(t, holds)
+	}
+	return lc
+}
+
+// sentinelFailover: the master of a Sentinel deployment (one replica,
+// three sentinels) is killed with SIGKILL while the victims hold the
+// locks; the clients are go-redis failover clients.
+func sentinelFailover(t *testing.T, e *cellEnv) *lockkit.Client {
+	d := redistest.StartSentinel(t, 1, 3)
+	lc := redistest.Lockkit(t, d.FailoverClient(t), lockOptions()...)
+	vc := redistest.Lockkit(t, d.FailoverClient(t), lockOptions()...)
+	victims := warmAndHold(t, e, lc, vc)
+	markAll(e)
+	d.KillMaster(t)
+	return after(t, e, lc, victims, nil)
+}
+
+// proxied returns a client of the server behind p, closed in t.Cleanup.
+func proxied(t *testing.T, p *redistest.Proxy) redis.UniversalClient {
+	c := redis.NewClient(&redis.Options{Addr: p.Addr()})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// warmAndHold starts the workers on lc, waits until each lock has been
+// held, and takes each lock as its victim on vc.
+func warmAndHold(t *testing.T, e *cellEnv, lc, vc *lockkit.Client) []*victim {
+	for _, r := range e.runs {
+		r.startWorkers(lc)
+	}
+	victims := make([]*victim, len(e.runs))
+	for i, r := range e.runs {
+		r.awaitHolds(t, 1)
+		victims[i] = r.holdVictim(t, vc)
+	}
+	return victims
+}
+
+// markAll records the fault's moment in every run.
+func markAll(e *cellEnv) {
+	for _, r := range e.runs {
+		r.markFault()
+	}
+}
+
+// after waits until every victim is told it lost its lock and every lock
+// has been taken over, then calls heal (if any) and releases the victims.
+func after(t *testing.T, e *cellEnv, lc *lockkit.Client, victims []*victim, heal func()) *lockkit.Client {
+	for i, r := range e.runs {
+		victims[i].awaitLost(t)
+		r.awaitHolds(t, roundsAfter)
+	}
+	if heal != nil {
+		heal()
+	}
+	for _, v := range victims {
+		v.release()
+	}
+	return lc
+}
+
+// row is one cell of the matrix.
+type row struct {
+	fault, kind                   string
+	holds                         int64
+	violations, overlaps, refused int
+	lostOnReturn                  int
+	stuck, leaked                 int
+	detection, takeover           string
+}
+
+// TestFaultMatrix runs every kind through every fault and checks each
+// cell: no violation (no overlap with a holder not told of its loss, no
+// lost update, no stale token accepted, each lock free at the end; where
+// only fencing is promised, overlaps are counted and the fenced store
+// must lose nothing), no call that outlived its ctx, no goroutine left
+// behind. It prints the table and writes it to $LOCKKIT_MATRIX_OUT if
+// set. The faults run one after the other so that leaked goroutines are
+// told apart; the kinds of one fault run at once.
+func TestFaultMatrix(t *testing.T) {
+	var (
+		mu   sync.Mutex
+		rows []row
+	)
+	for _, f := range faults {
+		ignore := goleak.IgnoreCurrent()
+		var cells []row
+		t.Run(strings.ReplaceAll(f.name, " ", "_"), func(t *testing.T) {
+			cells = runFault(t, f)
+		})
+		leaked := 0
+		if err := goleak.Find(ignore); err != nil {
+			leaked = max(1, strings.Count(err.Error(), "[Goroutine "))
+			t.Errorf("%s: goroutines left behind: %v", f.name, err)
+		}
+		mu.Lock()
+		for _, c := range cells {
+			c.leaked = leaked
+			rows = append(rows, c)
+		}
+		mu.Unlock()
+	}
+	table := render(rows)
+	t.Log("\n" + table)
+	if path := os.Getenv(outEnv); path != "" {
+		if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
+			t.Errorf("writing the table: %v", err)
+		}
+	}
+}
+
+// runFault runs one fault on every kind and returns its cells.
+func runFault(t *testing.T, f fault) []row {
+	store := redistest.StartServer(t)
+	sc := store.Client(t)
+	e := &cellEnv{storeAddr: store.Addr()}
+	for _, k := range kinds() {
+		e.runs = append(e.runs, newRun(t, k, sc))
+	}
+	lc := f.inject(t, e)
+	for _, r := range e.runs {
+		r.finish(t)
+	}
+	var cells []row
+	for _, r := range e.runs {
+		c := row{fault: f.name, kind: r.k.name, holds: r.holds.Load(), stuck: int(r.stuck.Load()),
+			detection: "—", takeover: "—"}
+		v, err := r.chk.verdict(redistest.Ctx(t, callBound))
+		if err != nil {
+			t.Errorf("%s: %v", r.k.name, err)
+			c.violations++
+		}
+		c.overlaps, c.refused, c.lostOnReturn = v.overlaps, v.refused, v.lostOnReturn
+		c.violations += v.lostFenced
+		if !f.fenced {
+			c.violations += v.overlaps + v.refused + v.lostPlain
+		}
+		if !r.free(t, lc) {
+			c.violations++
+		}
+		if f.detection {
+			c.detection = ms(r.detected.Load())
+		}
+		if f.takeover {
+			c.takeover = ms(r.takeover.Load())
+		}
+		for _, l := range r.chk.log {
+			t.Logf("%s, %s: %s", f.name, r.k.name, l)
+		}
+		if c.violations != 0 || c.stuck != 0 {
+			t.Errorf("%s, %s: %d violations (%+v), %d stuck calls", f.name, r.k.name, c.violations, v, c.stuck)
+		}
+		cells = append(cells, c)
+	}
+	return cells
+}
+
+// ms formats ns as milliseconds, rounded to 10 ms.
+func ms(ns int64) string {
+	return fmt.Sprintf("%d ms", time.Duration(ns).Round(10*time.Millisecond).Milliseconds())
+}
+
+// render returns the markdown table of rows.
+func render(rows []row) string {
+	var b strings.Builder
+	b.WriteString("| fault | kind | holds | violations | overlaps (fenced) | stale calls refused | holds lost on return | stuck calls | leaked goroutines | detection | takeover |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %d | %s | %s |\n",
+			r.fault, r.kind, r.holds, r.violations, r.overlaps, r.refused, r.lostOnReturn, r.stuck, r.leaked, r.detection, r.takeover)
+	}
+	return b.String()
+}

@@ -1,0 +1,234 @@
+package faultmatrix_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+// Bounds of the matrix. The lease is short so that faults longer than it
+// are short too; the others are generous: reaching one means a hang.
+const (
+	lease       = time.Second
+	lockBound   = 3 * lease        // the ctx of each Lock of a worker
+	callBound   = 10 * time.Second // the ctx of each other call
+	stuckSlack  = 5 * time.Second  // how late past its ctx a call is stuck
+	eventBound  = 60 * time.Second // an awaited event
+	workers     = 3                // owners per lock besides the victim
+	roundsAfter = 3                // holds each lock must see after a fault
+	retryPause  = 20 * time.Millisecond
+	freeBound   = 20 * time.Second // the lock to be free at the end
+)
+
+// run is one kind's lock in one cell: workers that lock, go through the
+// checker and unlock in a loop, and a victim that holds the lock across
+// the fault.
+type run struct {
+	k    kind
+	name string
+	chk  *checker
+
+	holds    atomic.Int64 // holds the workers took
+	stuck    atomic.Int64 // calls that returned well past their ctx
+	faultAt  atomic.Int64 // unix ns of the fault, 0 before
+	takeover atomic.Int64 // ns from the fault to the first hold after it
+	detected atomic.Int64 // ns from the fault to the victim's lost signal
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// newRun returns the run of kind k, on a fresh lock name.
+func newRun(t *testing.T, k kind, store redis.UniversalClient) *run {
+	name := redistest.Unique(t)
+	return &run{k: k, name: name, chk: newChecker(store, k, name), stop: make(chan struct{})}
+}
+
+// markFault records that the fault happens now.
+func (r *run) markFault() { r.faultAt.Store(time.Now().UnixNano()) }
+
+// since returns the ns since the fault.
+func (r *run) since() int64 { return time.Now().UnixNano() - r.faultAt.Load() }
+
+// stopping reports whether the run is being stopped.
+func (r *run) stopping() bool {
+	select {
+	case <-r.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// pause waits between attempts after an error, or until the stop.
+func (r *run) pause() {
+	t := time.NewTimer(retryPause)
+	defer t.Stop()
+	select {
+	case <-r.stop:
+	case <-t.C:
+	}
+}
+
+// timed runs call with a ctx that ends after d, and counts it stuck if it
+// returns more than stuckSlack after that.
+func (r *run) timed(parent context.Context, d time.Duration, call func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(parent, d)
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+	err := call(ctx)
+	if time.Since(deadline) > stuckSlack {
+		r.stuck.Add(1)
+	}
+	return err
+}
+
+// startWorkers starts the workers, owners 1 to workers on lc.
+func (r *run) startWorkers(lc *lockkit.Client) {
+	for i := 1; i <= workers; i++ {
+		o := r.k.owner(lc, r.name, i)
+		r.wg.Go(func() { r.work(o, nil) })
+	}
+}
+
+// work locks, goes through the checker and unlocks until the stop. With
+// cancel, each Lock's ctx is also cancelled by cancel's timer.
+func (r *run) work(o owner, cancelAfter func() time.Duration) {
+	for !r.stopping() {
+		err := r.timed(context.Background(), lockBound, func(ctx context.Context) error {
+			if cancelAfter != nil {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithCancel(ctx)
+				stop := time.AfterFunc(cancelAfter(), cancel) // the storm
+				defer stop.Stop()
+			}
+			return o.Lock(ctx)
+		})
+		if err != nil {
+			if cancelAfter == nil {
+				r.pause()
+			}
+			continue
+		}
+		if r.faultAt.Load() != 0 {
+			r.takeover.CompareAndSwap(0, r.since())
+		}
+		r.holds.Add(1)
+		ctx, cancel := context.WithTimeout(context.Background(), callBound)
+		r.chk.begin(ctx, o).finish(ctx)
+		cancel()
+		r.unlock(o)
+	}
+}
+
+// unlock releases o's hold, calling Unlock again after a failure (which
+// its documentation allows) until it succeeds or reports the hold gone.
+func (r *run) unlock(o owner) {
+	deadline := time.Now().Add(eventBound)
+	for {
+		err := r.timed(context.Background(), callBound, o.Unlock)
+		if err == nil || errors.Is(err, lockkit.ErrLost) || errors.Is(err, lockkit.ErrNotHeld) || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(retryPause) // pacing the retries of a failed Unlock
+	}
+}
+
+// victim is owner 0's hold across the fault.
+type victim struct {
+	r    *run
+	o    owner
+	e    *entry
+	lost chan struct{} // closed when one of its lost signals closes
+	quit chan struct{} // closed by release
+}
+
+// holdVictim locks as owner 0 on lc and enters the checker; it returns
+// once the victim holds the lock, and records when it is told it lost it.
+func (r *run) holdVictim(t *testing.T, lc *lockkit.Client) *victim {
+	t.Helper()
+	o := r.k.owner(lc, r.name, 0)
+	if err := o.Lock(redistest.Ctx(t, callBound)); err != nil {
+		t.Fatalf("%s: the victim's Lock: %v", r.k.name, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), callBound)
+	defer cancel()
+	v := &victim{r: r, o: o, e: r.chk.begin(ctx, o), lost: make(chan struct{}), quit: make(chan struct{})}
+	var once sync.Once
+	for _, ch := range o.lost() {
+		r.wg.Go(func() {
+			select {
+			case <-ch:
+				once.Do(func() {
+					r.detected.Store(r.since())
+					close(v.lost)
+				})
+			case <-v.quit:
+			}
+		})
+	}
+	return v
+}
+
+// awaitLost waits until the victim is told it lost the lock.
+func (v *victim) awaitLost(t *testing.T) {
+	t.Helper()
+	redistest.Receive(t, v.lost, eventBound, v.r.k.name+": the victim's lost signal")
+}
+
+// release leaves the checker (writing if the victim still holds the lock)
+// and unlocks.
+func (v *victim) release() {
+	close(v.quit)
+	ctx, cancel := context.WithTimeout(context.Background(), callBound)
+	defer cancel()
+	v.e.finish(ctx)
+	v.r.unlock(v.o)
+}
+
+// awaitHolds waits until the workers have taken n more holds than now.
+func (r *run) awaitHolds(t *testing.T, n int64) {
+	t.Helper()
+	want := r.holds.Load() + n
+	redistest.Eventually(t, eventBound, r.k.name+": holds after the fault", func() bool {
+		return r.holds.Load() >= want
+	})
+}
+
+// finish stops the workers and waits for them.
+func (r *run) finish(t *testing.T) {
+	t.Helper()
+	close(r.stop)
+	done := make(chan struct{})
+	go func() { r.wg.Wait(); close(done) }()
+	redistest.Receive(t, done, lockBound+callBound+stuckSlack, r.k.name+": the workers to stop")
+}
+
+// free reports whether the lock is free once every owner has stopped: a
+// fresh owner takes it within freeBound (a fair lock's waiters that could
+// not leave the queue leave it after their waiter timeout).
+func (r *run) free(t *testing.T, lc *lockkit.Client) bool {
+	t.Helper()
+	o := r.k.owner(lc, r.name, 1)
+	deadline := time.Now().Add(freeBound)
+	for {
+		ok, err := o.TryLock(redistest.Ctx(t, callBound))
+		if ok {
+			r.unlock(o)
+			return true
+		}
+		if time.Now().After(deadline) {
+			t.Logf("%s: the lock is not free at the end: %v", r.k.name, err)
+			return false
+		}
+		time.Sleep(retryPause) // polling the lock's state
+	}
+}
