@@ -46,6 +46,9 @@ func testContext(t *testing.T, e *env) {
 	cancel()
 	redistest.Receive(t, byParent.Done(), waitTimeout, "the context to end with its parent")
 	redistest.MustUnlock(t, l)
+	if released.Err() == nil {
+		t.Fatal("the context of a released hold had not ended when Unlock returned")
+	}
 	wantCause(t, released, lockkit.ErrNotHeld, "the context of a released hold")
 
 	redistest.MustLock(t, l)

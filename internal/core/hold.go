@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,16 +35,44 @@ type Hold struct {
 
 	endOnce sync.Once
 	ended   chan struct{} // closed by End
+
+	// ctx ends, with its cause, when the hold is lost or ends: in the
+	// call of Lose or End itself, so that the contexts derived from it
+	// (see Slot.Context) have ended when that call returns.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
 }
 
 // NewHold returns a new hold, of one acquire, with token.
 func NewHold(token int64) *Hold {
-	return &Hold{Token: token, Count: 1, LostSignal: NewLostSignal(), ended: make(chan struct{}), since: time.Now()}
+	h := &Hold{Token: token, Count: 1, LostSignal: NewLostSignal(), ended: make(chan struct{}), since: time.Now()}
+	h.ctx, h.cancel = context.WithCancelCause(context.Background())
+	return h
+}
+
+// Lose marks h lost (see LostSignal.Lose) and ends its context with the
+// loss.
+func (h *Hold) Lose(name string, cause error) bool {
+	fired := h.LostSignal.Lose(name, cause)
+	if fired {
+		h.cancel(h.LostSignal.Err())
+	}
+	return fired
 }
 
 // End marks h as no longer its holder's current hold: released, dropped
-// or replaced. It is idempotent.
-func (h *Hold) End() { h.endOnce.Do(func() { close(h.ended) }) }
+// or replaced, and ends its context (with its loss, if it was lost). It is
+// idempotent.
+func (h *Hold) End() {
+	h.endOnce.Do(func() {
+		if err := h.Err(); err != nil {
+			h.cancel(err)
+		} else {
+			h.cancel(errReleased)
+		}
+		close(h.ended)
+	})
+}
 
 // Ended returns a channel closed by End.
 func (h *Hold) Ended() <-chan struct{} { return h.ended }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/lockkit/lockkit"
 )
@@ -74,27 +75,42 @@ func (s *Slot) Context(parent context.Context) context.Context {
 	if parent == nil {
 		parent = context.Background()
 	}
-	ctx, cancel := context.WithCancelCause(parent)
 	var h *Hold
 	if s != nil {
 		h = s.Live()
 	}
 	if h == nil {
+		ctx, cancel := context.WithCancelCause(parent)
 		cancel(lockkit.ErrNotHeld)
 		return ctx
 	}
-	go func() {
-		select {
-		case <-h.Done():
-			cancel(h.Err())
-		case <-h.Ended():
-			if err := h.Err(); err != nil {
-				cancel(err)
-			} else {
-				cancel(errReleased)
-			}
-		case <-ctx.Done():
-		}
-	}()
-	return ctx
+	// Derived from the hold's context, so that it has ended when the call
+	// that ends the hold (Unlock, say) returns; parent's end, values and
+	// deadline are passed on.
+	ctx, cancel := context.WithCancelCause(h.ctx)
+	stop := context.AfterFunc(parent, func() { cancel(context.Cause(parent)) })
+	context.AfterFunc(ctx, func() { stop() })
+	if err := parent.Err(); err != nil {
+		cancel(context.Cause(parent))
+	}
+	return holdContext{ctx, parent}
+}
+
+// holdContext is a hold's context (see Slot.Context): its own end and
+// cause, with the values and deadline of the caller's parent.
+type holdContext struct {
+	context.Context // derived from the hold's context
+	parent          context.Context
+}
+
+// Deadline returns the parent's deadline: the context ends at it too.
+func (c holdContext) Deadline() (time.Time, bool) { return c.parent.Deadline() }
+
+// Value looks key up in the context's own chain (its cancellation cause),
+// then in the parent's.
+func (c holdContext) Value(key any) any {
+	if v := c.Context.Value(key); v != nil {
+		return v
+	}
+	return c.parent.Value(key)
 }
