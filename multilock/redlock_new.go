@@ -69,6 +69,7 @@ func NewRedLock(clients []*lockkit.Client, name string, opts ...lockkit.Option) 
 		n := &node{i: i, cfg: cfg}
 		spec := core.HashLock(&n.cfg, noChannel)
 		spec.Quiet = true // the RedLock's hold is one, whatever its parts
+		spec.Timed = true // the RedLock works out its validity
 		n.h = core.NewHolder(spec)
 		r.nodes = append(r.nodes, n)
 	}

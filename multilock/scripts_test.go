@@ -22,7 +22,7 @@ func TestScripts_documented_returns(t *testing.T) {
 	// while the counter is behind it, else the counter + 1.
 	const us = 1_700_000_000_000_000
 	mr.SetTime(time.UnixMicro(us))
-	keys := []string{"lockkit:{s}", "lockkit:{s}:fence", "lockkit:{s}:released"}
+	keys := []string{"lockkit:{s}", "lockkit:{s}:fence", "lockkit:{s}:released", "lockkit:{s}:procs", "lockkit:{s}:turn"}
 	hash, fence := keys[0], keys[1]
 	const window = 10_000 // ms
 	wantInt := func(t *testing.T, got int64, err error, want int64) {
@@ -91,7 +91,7 @@ func TestScripts_documented_returns(t *testing.T) {
 			}
 		}},
 		{"acquire of a name another kind holds is refused", func(t *testing.T) {
-			other := []string{"lockkit:{o}", "lockkit:{o}:fence", "lockkit:{o}:released"}
+			other := []string{"lockkit:{o}", "lockkit:{o}:fence", "lockkit:{o}:released", "lockkit:{o}:procs", "lockkit:{o}:turn"}
 			mr.HSet(other[0], ":kind", "reentrant", "x", "1")
 			_, err := lua.Mutex.Acquire.Run(ctx, c, other, "me", 1000, "a0", "redlock").Result()
 			if !redis.HasErrorPrefix(err, "WRONGKIND") {

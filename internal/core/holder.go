@@ -69,6 +69,12 @@ type Spec struct {
 	// Quiet makes a holder that reports none (a RedLock's node parts).
 	Read, Quiet bool
 
+	// Timed marks a holder whose caller times what it acquired itself (a
+	// RedLock's node parts, whose validity the RedLock works out): a
+	// fresh hold answered after its lease would have run out is recorded
+	// as any other, not given back.
+	Timed bool
+
 	// Op serialises the owner's acquires and releases so that the holder
 	// stays in step with Redis; holders of one owner (an rwlock's read and
 	// write holds) share it. Nil gives the holder its own.
@@ -259,7 +265,7 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 			return false, 0, Op(op, c.Name, err)
 		}
 	}
-	if res[0] == 1 && time.Since(sent) >= ttl-watchdog.Margin(ttl) {
+	if res[0] == 1 && !r.spec.Timed && time.Since(sent) >= ttl-watchdog.Margin(ttl) {
 		// A fresh hold answered too late (the server stalled, say): its
 		// lease counts from the send, so it could be another's already,
 		// and the watchdog would report it lost at once. Give it back and
