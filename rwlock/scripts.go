@@ -33,6 +33,7 @@ var (
 	undoScript  = script("undo.lua")
 
 	withdrawScript = script("withdraw.lua")
+	passScript     = script("pass.lua")
 	stateScript    = script("state.lua")
 )
 
@@ -45,8 +46,8 @@ var script = lua.Loader(files, "common.lua")
 
 // keys are the Redis names of one lock; see common.lua.
 type keys struct {
-	// all are the five keys every script takes, in order: hash, leases,
-	// writers, fence, released.
+	// all are the six keys every script takes, in order: hash, leases,
+	// writers, fence, released, wprocs.
 	all []string
 	// rch wakes readers, wch writers.
 	rch, wch string
@@ -55,10 +56,30 @@ type keys struct {
 // newKeys returns the keys of a lock whose engine keys are k.
 func newKeys(k core.Keys) keys {
 	return keys{
-		all: []string{k.Base, k.Sub("leases"), k.Sub("writers"), k.Fence, k.Released},
+		all: []string{k.Base, k.Sub("leases"), k.Sub("writers"), k.Fence, k.Released, k.Sub("wprocs")},
 		rch: k.Channel,
 		wch: k.Sub("wch"),
 	}
+}
+
+// writerWaiter returns how the writers of client c wait for the lock with
+// keys k: by pub/sub, one process woken per release where the server can
+// tell whether a process still listens (see core.OneProcess), each process
+// on its own channel wch:ID; else one writer per process on wch.
+func writerWaiter(c *lockkit.Client, k keys) core.PubSub {
+	w := core.PubSub{Notifier: c.Notifier(), Channel: core.SleepChannel(c, k.wch)}
+	if w.Channel != k.wch {
+		w.PassOn = func() {
+			ctx, cancel := core.Detached(context.Background())
+			defer cancel()
+			// If this fails, the writers left time their wait by the
+			// holders' leases and their intents, and try again then.
+			_, _ = core.Call(ctx, c, func(ctx context.Context) (struct{}, error) {
+				return struct{}{}, passScript.Run(ctx, c.Redis(), k.all, k.wch).Err()
+			}, nil)
+		}
+	}
+	return w
 }
 
 // holds returns the ids of owner's write and read holds.
