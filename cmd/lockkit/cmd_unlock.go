@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/fair"
-	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/rwlock"
 	"github.com/lockkit/lockkit/spin"
@@ -56,9 +56,9 @@ type forceUnlocker interface {
 // hash's ':kind' and calls ForceUnlock of a lock of that kind made with
 // the library, which removes every hold and wakes the waiters as that kind
 // does (every waiter of a reentrant or read-write lock, the first in line
-// of a fair lock). An election is its leadership lock (a reentrant lock of
-// kind 'election'): it is freed so, every candidate woken, and its
-// observers are told as Resign tells them. A latch is refused (see
+// of a fair lock). An election is freed by election.Election.ForceUnlock:
+// every candidate woken, and its observers told as Resign tells them. A
+// latch is refused (see
 // refuseLatch). If the name changed kind meanwhile, the library's script
 // refuses and nothing changes. Without --yes it changes nothing and says
 // what it would do.
@@ -84,7 +84,7 @@ func unlock(ctx context.Context, e *env, name string, f *unlockFlags) error {
 	case kindReentrant:
 		m = reentrant.New(c, name)
 	case kindElection:
-		m = electionLock(c, name)
+		m = election.New(c, name)
 	case kindSpin:
 		m = spin.New(c, name)
 	case kindFair:
@@ -118,13 +118,6 @@ func unlock(ctx context.Context, e *env, name string, f *unlockFlags) error {
 		return err
 	}
 	res.Freed = freed
-	if freed && l.Kind == kindElection {
-		// As Resign does: the observers would learn it only at the end
-		// of the lease otherwise.
-		if err := e.rc.Publish(ctx, keysOf(e.opts.prefix, name).Observers, "*").Err(); err != nil {
-			return fmt.Errorf("freed the election %s, but telling its observers failed (they learn it when the lease would have ended): %w", name, err)
-		}
-	}
 	if !freed {
 		return e.unlocked(res, fmt.Sprintf("%s was released meanwhile; nothing to do", name))
 	}
@@ -151,15 +144,6 @@ func describeHolds(l *Lock) string {
 		parts = append(parts, fmt.Sprintf("%s token %d", holdLabel(h), h.Token))
 	}
 	return "held by " + strings.Join(parts, ", ")
-}
-
-// electionLock returns the leadership lock of election name: the reentrant
-// lock of kind 'election' that package election campaigns on. Its
-// ForceUnlock frees the leader's hold (its ':v:' value goes with the hash)
-// and wakes every waiting candidate; the leader's Context ends when its
-// watchdog finds the hold gone.
-func electionLock(c *lockkit.Client, name string) *reentrant.Mutex {
-	return reentrant.New(c, name, func(o *config.Options) { o.Kind = config.Election })
 }
 
 // refuseLatch refuses to unlock latch name: a latch is not a lock. It has

@@ -99,11 +99,10 @@
 // reentrant.Mutex.ForceUnlock on a lock made by reentrant.New, spin.New or
 // fair.New, or rwlock.RWMutex.ForceUnlock. Every waiter of a reentrant or
 // read-write lock is woken, the first in line of a fair lock; spin waiters
-// find the lock free at their next attempt. An election is freed as its
-// leadership lock (the reentrant lock of kind "election" that package
-// election campaigns on): the leader's hold and value go, every candidate
-// is woken, and the observers are told at once, as Resign tells them; the
-// leader's Context ends when its watchdog finds the hold gone. If the name
+// find the lock free at their next attempt. An election is freed by
+// election.Election.ForceUnlock: the leader's hold and value go, every
+// candidate is woken, and the observers are told at once, as Resign tells
+// them; the leader's Context ends when its watchdog finds the hold gone. If the name
 // changed kind in between, the library refuses and nothing changes. The
 // former holders learn that they lost the lock from their watchdog or
 // their next Unlock. A RedLock node's part is refused: freeing one node
