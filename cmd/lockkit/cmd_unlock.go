@@ -93,6 +93,8 @@ func unlock(ctx context.Context, e *env, name string, f *unlockFlags) error {
 		m = rwlock.New(c, name)
 	case kindLatch:
 		return refuseLatch(name, l)
+	case kindSemaphore:
+		return refuseSemaphore(name, l)
 	case kindRedLock:
 		return fmt.Errorf("%s is one node's part of a RedLock: freeing one node does not free the RedLock, and lockkit has no force unlock for it", name)
 	default:
@@ -144,6 +146,22 @@ func describeHolds(l *Lock) string {
 		parts = append(parts, fmt.Sprintf("%s token %d", holdLabel(h), h.Token))
 	}
 	return "held by " + strings.Join(parts, ", ")
+}
+
+// refuseSemaphore refuses to unlock semaphore name: its permits are
+// freed by their holders' Release, or by themselves when a holder that
+// died stops renewing its lease, and package semaphore has no force
+// unlock whose wake-ups this command could reuse. A waiter held up by a
+// holder that is alive but stuck can be let through by raising the
+// number of permits (semaphore.Semaphore.SetPermits).
+func refuseSemaphore(name string, l *Lock) error {
+	held := "no permit held"
+	if sem := l.Semaphore; sem != nil && sem.Used > 0 {
+		held = fmt.Sprintf("%d permits held by %d holds", sem.Used, len(l.Holders))
+	}
+	return fmt.Errorf("%s is a semaphore (%s): lockkit does not force its permits free; each is freed by its holder's Release,"+
+		" or at the end of its lease when the holder died; to let waiters through past a stuck holder, raise the number of"+
+		" permits with semaphore.Semaphore.SetPermits", name, held)
 }
 
 // refuseLatch refuses to unlock latch name: a latch is not a lock. It has
