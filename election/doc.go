@@ -13,7 +13,9 @@
 // by default, [github.com/lockkit/lockkit.WithWatchdogTimeout]), a leader
 // that dies is replaced at the end of its lease, and candidates wait as
 // for any reentrant lock, woken by pub/sub when the leader resigns and by
-// the lease's end when it dies.
+// the lease's end when it dies. [Election.ForceUnlock] frees the
+// leadership whoever holds it, as the lock's ForceUnlock does (every
+// candidate woken), and tells the observers, as Resign does.
 //
 // # Redis layout
 //
@@ -22,7 +24,7 @@
 // = the value it campaigned with, written right after it won; the value
 // thus lives, is renewed and ends with the hold. Candidates are woken on
 // PREFIX:{NAME}:ch, observers on PREFIX:{NAME}:observe, where a new
-// leader and a resignation publish '*'. Both keys and both channels share
+// leader, a resignation and a force unlock publish '*'. Both keys and both channels share
 // the {NAME} hash tag.
 //
 // # Guarantees and limits

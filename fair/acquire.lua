@@ -16,17 +16,23 @@
 --          channel is the prefix followed by its id)
 -- ARGV[6]  '1' to join the queue (or keep its place) when the lock cannot
 --          be taken now; '0' for a single try that never joins
+-- ARGV[7]  optional: '1' when the owner may not re-enter its hold
+--          (lockkit.WithoutReentry): the owner's own hold refuses the
+--          acquire as another owner's does, and the owner queues behind
+--          it; absent or '0' to re-enter
 --
 -- Returns {count, token} when the owner now holds the lock: count 1 and a
 -- newly minted token for a fresh hold (its queue entry is removed), count
 -- > 1 and the hold's token on re-entry (the lease is extended to ARGV[2],
--- never shortened). Returns {0, wait} when it does not: wait is how many
--- ms may pass before something changes without a wake-up, the smaller of
--- the holder's remaining lease and the time until the deadline of the
--- entry directly ahead of the owner in the queue; -1 when neither applies.
+-- never shortened). Returns {0, wait} when it does not (with ARGV[7],
+-- also while the owner holds it): wait is how many ms may pass before
+-- something changes without a wake-up, the smaller of the holder's
+-- remaining lease and the time until the deadline of the entry directly
+-- ahead of the owner in the queue; -1 when neither applies.
 -- A WRONGKIND error when another kind holds the name.
 local hash, fence, queue, timeouts = KEYS[1], KEYS[2], KEYS[4], KEYS[5]
 local owner, lease, id, wt, prefix, join = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6] == '1'
+local reenter = ARGV[7] ~= '1'
 local first = acquire_first(hash, 'fair', owner, id)
 if first then
   return first
@@ -41,7 +47,7 @@ end
 local before = head_of(queue)
 local head = evict(queue, timeouts, now)
 
-if redis.call('hexists', hash, owner) == 1 then
+if reenter and redis.call('hexists', hash, owner) == 1 then
   local r = hold_reenter(hash, owner, id)
   if redis.call('pttl', hash) < lease then
     redis.call('pexpire', hash, lease)

@@ -37,6 +37,12 @@ type Mutex = reentrant.Mutex
 // and never jumps it: it fails while the lock is held or anyone waits,
 // unless the owner holds the lock already, in which case it re-enters.
 // Unlock and ForceUnlock wake the first waiter in the queue, and only it.
+//
+// With [lockkit.WithoutReentry] the owner does not re-enter: its Lock
+// joins the queue behind its own hold (and whoever waits already) and its
+// TryLock fails. Goroutines waiting as one owner share one place in the
+// queue; when one of them takes the lock, the others queue again at the
+// end.
 func New(c *lockkit.Client, name string, opts ...lockkit.Option) *Mutex {
 	q := &queue{}
 	fair := func(o *config.Options) {
@@ -59,6 +65,10 @@ type queue struct {
 	// contended is set when a Lock had to wait: the next one then
 	// subscribes before its first attempt (see core.Queue).
 	contended atomic.Bool
+
+	// reenter is false for a non-reentrant lock (lockkit.WithoutReentry):
+	// every acquire then tells the script to refuse the owner's own hold.
+	reenter bool
 }
 
 // Setup implements core.Strategy.
@@ -66,6 +76,7 @@ func (q *queue) Setup(x *core.Exclusive) {
 	cfg := &x.Cfg
 	k := cfg.Keys
 	q.chans = k.Sub("ch") + ":"
+	q.reenter = !cfg.NoReentry
 	q.keys = []string{k.Base, k.Fence, k.Released, k.Sub("waiters"), k.Sub("timeouts")}
 	q.waiter = core.Queue{
 		Notifier:  cfg.Client.Notifier(),
@@ -90,9 +101,9 @@ func (q *queue) Setup(x *core.Exclusive) {
 }
 
 // Lock implements core.Strategy: re-entry at once, else the wait in the
-// queue.
+// queue. A non-reentrant lock's owner queues behind its own hold.
 func (q *queue) Lock(ctx context.Context, x *core.Exclusive) error {
-	if x.H.Live() != nil {
+	if q.reenter && x.H.Live() != nil {
 		// Re-entry is immediate: the owner must not queue behind waiters
 		// that wait for it.
 		if ok, err := q.TryLock(ctx, x); ok || err != nil {
@@ -105,6 +116,16 @@ func (q *queue) Lock(ctx context.Context, x *core.Exclusive) error {
 // TryLock implements core.Strategy: one attempt that never joins the
 // queue.
 func (q *queue) TryLock(ctx context.Context, x *core.Exclusive) (bool, error) {
-	ok, _, err := x.H.Attempt(ctx, "lock", tryOnly)
+	ok, _, err := x.H.Attempt(ctx, "lock", q.args(tryOnly)...)
 	return ok, core.CtxError(ctx, x.Cfg.Name, err)
+}
+
+// args returns an attempt's arguments to acquire.lua beyond the standard
+// ones: whether it joins the queue (ARGV[6]) and, for a non-reentrant
+// lock, ARGV[7].
+func (q *queue) args(join string) []any {
+	if q.reenter {
+		return []any{join}
+	}
+	return []any{join, "1"}
 }

@@ -21,6 +21,10 @@ func TestConformance(t *testing.T) {
 	conformance.Run(t, conformance.Of("fair", fair.New))
 }
 
+func TestConformance_without_reentry(t *testing.T) {
+	conformance.RunWithoutReentry(t, conformance.Of("fair", fair.New))
+}
+
 func TestLock_reenters_at_once_while_others_queue(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *lockEnv) {
 		holder := e.held()

@@ -25,7 +25,7 @@ func (q *queue) wait(ctx context.Context, x *core.Exclusive) error {
 	q.mu.Unlock()
 	err := core.Wait(ctx, x.H.Tracer(), x.Cfg.Name, q.waiter, func(ctx context.Context, _ ...any) (bool, time.Duration, error) {
 		// Join the queue, or keep the owner's place there.
-		return x.H.Attempt(ctx, "lock", joinQueue)
+		return x.H.Attempt(ctx, "lock", q.args(joinQueue)...)
 	})
 	if err != nil {
 		return q.leave(ctx, x, err)

@@ -10,6 +10,18 @@
 // first-come first-served hand-off see package fair; for shared readers see
 // package rwlock.
 //
+// # Without re-entry
+//
+// With lockkit.WithoutReentry the lock does not re-enter, as [sync.Mutex]:
+// a Lock by the owner that holds it waits for that hold to be released
+// (or to run out) like any other owner's Lock, TryLock fails, and the hold
+// count stays at 1. One Mutex can then be shared by goroutines that must
+// exclude each other; a goroutine that locks twice waits until its ctx
+// ends. The acquire script refuses the owner's own hold (one more
+// argument, no extra round trip), so values sharing an owner id
+// (lockkit.WithOwner), in one process or many, are one owner that cannot
+// re-enter: while any of them holds the lock, a Lock by any of them waits.
+//
 // # Redis layout
 //
 // The lock is one hash, PREFIX:{NAME}: field = owner id, value = hold count;

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
@@ -164,4 +166,51 @@ func ExampleMutex_Token() {
 	// fast writes: <nil>
 	// slow writes: true
 	// stored: balance=90
+}
+
+// Without re-entry, one Mutex is a sync.Mutex across goroutines: the
+// holder's own TryLock fails, a second Lock waits for the Unlock, and
+// goroutines sharing the value take turns.
+func Example_withoutReentry() {
+	mr, _ := miniredis.Run()
+	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
+	ctx := context.Background()
+
+	m := reentrant.New(locks, "ledger", lockkit.WithoutReentry())
+	_ = m.Lock(ctx)
+	ok, _ := m.TryLock(ctx)
+	fmt.Println("holder's TryLock:", ok)
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	err := m.Lock(short) // waits for m's own hold, which stays
+	cancel()
+	fmt.Println("holder's Lock gave up:", errors.Is(err, lockkit.ErrNotObtained))
+	n, _ := m.HoldCount(ctx)
+	fmt.Println("hold count:", n)
+	_ = m.Unlock(ctx)
+
+	// Atomics only because the race detector cannot see the order that
+	// the lock sets through Redis.
+	var inside, overlaps, turns atomic.Int32
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if err := m.Lock(ctx); err != nil {
+				panic(err)
+			}
+			if inside.Add(1) > 1 {
+				overlaps.Add(1)
+			}
+			turns.Add(1)
+			inside.Add(-1)
+			_ = m.Unlock(ctx)
+		})
+	}
+	wg.Wait()
+	fmt.Println("turns:", turns.Load(), "overlaps:", overlaps.Load())
+	// Output:
+	// holder's TryLock: false
+	// holder's Lock gave up: true
+	// hold count: 1
+	// turns: 4 overlaps: 0
 }

@@ -49,8 +49,10 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *Mutex {
 
 // Lock locks m. If another owner holds the lock, Lock blocks until it is
 // released (or its lease runs out) and m gets it, or until ctx ends. If m
-// holds it already, Lock re-enters at once. (A fair lock also waits for
-// the owners queued before it; see package fair.)
+// holds it already, Lock re-enters at once, unless m was made with
+// [lockkit.WithoutReentry]: then it waits for m's own hold to be released
+// as for another owner's. (A fair lock also waits for the owners queued
+// before it; see package fair.)
 //
 // When ctx ends first, the error matches both [lockkit.ErrNotObtained] and
 // ctx.Err(), and m holds nothing it did not hold before. Redis errors are
@@ -64,8 +66,9 @@ func (m *Mutex) Lock(ctx context.Context) error {
 }
 
 // TryLock tries once to lock m, without waiting, and reports whether it
-// succeeded. It re-enters when m holds the lock already. (A fair lock's
-// TryLock also fails while owners are queued; see package fair.)
+// succeeded. It re-enters when m holds the lock already, or fails then
+// with [lockkit.WithoutReentry]. (A fair lock's TryLock also fails while
+// owners are queued; see package fair.)
 func (m *Mutex) TryLock(ctx context.Context) (bool, error) {
 	if err := m.ex().Check(ctx); err != nil {
 		return false, err

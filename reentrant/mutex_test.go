@@ -62,6 +62,10 @@ func TestConformance(t *testing.T) {
 	conformance.Run(t, conformance.Of("reentrant", reentrant.New))
 }
 
+func TestConformance_without_reentry(t *testing.T) {
+	conformance.RunWithoutReentry(t, conformance.Of("reentrant", reentrant.New))
+}
+
 func TestTTL_reports_lease(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, c redis.UniversalClient) {
 		m := reentrant.New(redistest.Lockkit(t, c), redistest.Unique(t), lockkit.WithLease(time.Minute))

@@ -32,6 +32,10 @@ func TestConformance(t *testing.T) {
 	conformance.Run(t, conformance.Of("spin", fastSpin))
 }
 
+func TestConformance_without_reentry(t *testing.T) {
+	conformance.RunWithoutReentry(t, conformance.Of("spin", fastSpin))
+}
+
 // fastSpin is a spin lock whose backoff is short enough for the tests.
 func fastSpin(c *lockkit.Client, name string, opts ...lockkit.Option) *spin.Mutex {
 	return spin.New(c, name, append([]lockkit.Option{spin.WithBackoff(time.Millisecond, 8*time.Millisecond)}, opts...)...)

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/fair"
-	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/rwlock"
 	"github.com/lockkit/lockkit/spin"
@@ -56,9 +56,9 @@ type forceUnlocker interface {
 // hash's ':kind' and calls ForceUnlock of a lock of that kind made with
 // the library, which removes every hold and wakes the waiters as that kind
 // does (every waiter of a reentrant or read-write lock, the first in line
-// of a fair lock). An election is its leadership lock (a reentrant lock of
-// kind 'election'): it is freed so, every candidate woken, and its
-// observers are told as Resign tells them. A latch is refused (see
+// of a fair lock). An election is freed by election.Election.ForceUnlock:
+// every candidate woken, and its observers told as Resign tells them. A
+// latch is refused (see
 // refuseLatch). If the name changed kind meanwhile, the library's script
 // refuses and nothing changes. Without --yes it changes nothing and says
 // what it would do.
@@ -84,7 +84,7 @@ func unlock(ctx context.Context, e *env, name string, f *unlockFlags) error {
 	case kindReentrant:
 		m = reentrant.New(c, name)
 	case kindElection:
-		m = electionLock(c, name)
+		m = election.New(c, name)
 	case kindSpin:
 		m = spin.New(c, name)
 	case kindFair:
@@ -93,6 +93,8 @@ func unlock(ctx context.Context, e *env, name string, f *unlockFlags) error {
 		m = rwlock.New(c, name)
 	case kindLatch:
 		return refuseLatch(name, l)
+	case kindSemaphore:
+		return refuseSemaphore(name, l)
 	case kindRedLock:
 		return fmt.Errorf("%s is one node's part of a RedLock: freeing one node does not free the RedLock, and lockkit has no force unlock for it", name)
 	default:
@@ -118,13 +120,6 @@ func unlock(ctx context.Context, e *env, name string, f *unlockFlags) error {
 		return err
 	}
 	res.Freed = freed
-	if freed && l.Kind == kindElection {
-		// As Resign does: the observers would learn it only at the end
-		// of the lease otherwise.
-		if err := e.rc.Publish(ctx, keysOf(e.opts.prefix, name).Observers, "*").Err(); err != nil {
-			return fmt.Errorf("freed the election %s, but telling its observers failed (they learn it when the lease would have ended): %w", name, err)
-		}
-	}
 	if !freed {
 		return e.unlocked(res, fmt.Sprintf("%s was released meanwhile; nothing to do", name))
 	}
@@ -153,13 +148,20 @@ func describeHolds(l *Lock) string {
 	return "held by " + strings.Join(parts, ", ")
 }
 
-// electionLock returns the leadership lock of election name: the reentrant
-// lock of kind 'election' that package election campaigns on. Its
-// ForceUnlock frees the leader's hold (its ':v:' value goes with the hash)
-// and wakes every waiting candidate; the leader's Context ends when its
-// watchdog finds the hold gone.
-func electionLock(c *lockkit.Client, name string) *reentrant.Mutex {
-	return reentrant.New(c, name, func(o *config.Options) { o.Kind = config.Election })
+// refuseSemaphore refuses to unlock semaphore name: its permits are
+// freed by their holders' Release, or by themselves when a holder that
+// died stops renewing its lease, and package semaphore has no force
+// unlock whose wake-ups this command could reuse. A waiter held up by a
+// holder that is alive but stuck can be let through by raising the
+// number of permits (semaphore.Semaphore.SetPermits).
+func refuseSemaphore(name string, l *Lock) error {
+	held := "no permit held"
+	if sem := l.Semaphore; sem != nil && sem.Used > 0 {
+		held = fmt.Sprintf("%d permits held by %d holds", sem.Used, len(l.Holders))
+	}
+	return fmt.Errorf("%s is a semaphore (%s): lockkit does not force its permits free; each is freed by its holder's Release,"+
+		" or at the end of its lease when the holder died; to let waiters through past a stuck holder, raise the number of"+
+		" permits with semaphore.Semaphore.SetPermits", name, held)
 }
 
 // refuseLatch refuses to unlock latch name: a latch is not a lock. It has

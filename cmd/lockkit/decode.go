@@ -16,6 +16,7 @@ const (
 	kindRedLock   = "redlock"
 	kindLatch     = "latch"
 	kindElection  = "election"
+	kindSemaphore = "semaphore"
 )
 
 // decode turns what snapshot.lua read into the lock's state, decoding the
@@ -32,6 +33,11 @@ func decode(s *snapshot) *Lock {
 		Anomalies:    []string{},
 	}
 	l.Kind = kindOf(s)
+	if l.Kind == "" && s.permits != nil {
+		// A semaphore holding nothing has no hash, but its number of
+		// permits set at run time tells its kind.
+		l.Kind = kindSemaphore
+	}
 	exists := s.hashPTTL != -2
 	if l.Kind == kindLatch {
 		// A latch has no holds: its fields are its count and the ids of
@@ -60,6 +66,8 @@ func decode(s *snapshot) *Lock {
 		decodeRW(s, l, h)
 	case kindElection:
 		decodeElection(s, l, h)
+	case kindSemaphore:
+		decodeSemaphore(s, l, h)
 	case kindLatch:
 		if s.procs.card > 0 {
 			l.anomaly("%d waiting processes in %s next to a latch, whose waiters do not register", s.procs.card, s.keys.Procs)
@@ -84,10 +92,13 @@ func decode(s *snapshot) *Lock {
 		l.anomaly("the hash is of an unknown kind %q", l.Kind)
 		decodeExclusive(s, l, h)
 	}
-	if l.Kind != "" && l.Kind != kindFair && (s.queue.card > 0 || s.timeouts.card > 0) {
+	if l.Kind != "" && l.Kind != kindFair && l.Kind != kindSemaphore && (s.queue.card > 0 || s.timeouts.card > 0) {
 		l.anomaly("a fair lock's queue (%s) next to a %s lock", s.keys.Waiters, l.Kind)
 	}
-	if l.Kind != "" && l.Kind != kindRW && (s.leases.card > 0 || s.writers.card > 0) {
+	switch {
+	case l.Kind == kindSemaphore && s.writers.card > 0:
+		l.anomaly("a read-write lock's intents (%s) next to a semaphore", s.keys.Writers)
+	case l.Kind != "" && l.Kind != kindRW && l.Kind != kindSemaphore && (s.leases.card > 0 || s.writers.card > 0):
 		l.anomaly("a read-write lock's leases or intents (%s) next to a %s lock", s.keys.Leases, l.Kind)
 	}
 	if l.Mode == "" {

@@ -29,7 +29,12 @@
 // or "open", its TTL its expiry and its detail "count=N" (the count left)
 // or "open". An election (package election) is its leader's hold, whose
 // token is the term; its detail is leader="VALUE", "unproclaimed" for a
-// moment after a leader won, or "no-leader".
+// moment after a leader won, or "no-leader". A semaphore (package
+// semaphore) is "held" while any permit is; each hold shows as
+// ID(PERMITS), its waiters are its queue's length, and its detail is
+// "used=HELD/PERMITS", or "used=HELD" when the number of permits was never
+// set at run time (SetPermits): the number each semaphore.New was given
+// is not kept in Redis.
 //
 //	show NAME
 //
@@ -40,7 +45,10 @@
 // queue, first in line first, with each waiter's deadline; a read-write
 // lock's writer intents, its claim and hand-off; a latch's count left,
 // the count-downs recorded and its expiry; an election's leader, the
-// value it proclaimed, its term and its lease; the processes registered
+// value it proclaimed, its term and its lease; a semaphore's number of
+// permits (when set at run time) and the permits held and free, each hold
+// with its permits, token and own lease, and its queue with the permits
+// each waiter waits for; the processes registered
 // as waiting for a reentrant lock or an election, the next to be woken
 // first; how many connections are subscribed to each of its wake-up
 // channels (PUBSUB NUMSUB, added up over the nodes of a Cluster; lockkit
@@ -53,7 +61,9 @@
 // holders, a write hold beside other owners' reads, keys of one kind next
 // to a lock of another, a latch without a TTL or a count, an open latch
 // that kept count-down ids, an election's value without its hold or a
-// leader's hold taken more than once. A sample:
+// leader's hold taken more than once, a semaphore's hold without its
+// permits or lease, or permits held that do not add up to ':used'. A
+// sample:
 //
 //	$ lockkit show 'jobs:nightly'
 //	lock         jobs:nightly
@@ -99,16 +109,19 @@
 // reentrant.Mutex.ForceUnlock on a lock made by reentrant.New, spin.New or
 // fair.New, or rwlock.RWMutex.ForceUnlock. Every waiter of a reentrant or
 // read-write lock is woken, the first in line of a fair lock; spin waiters
-// find the lock free at their next attempt. An election is freed as its
-// leadership lock (the reentrant lock of kind "election" that package
-// election campaigns on): the leader's hold and value go, every candidate
-// is woken, and the observers are told at once, as Resign tells them; the
-// leader's Context ends when its watchdog finds the hold gone. If the name
+// find the lock free at their next attempt. An election is freed by
+// election.Election.ForceUnlock: the leader's hold and value go, every
+// candidate is woken, and the observers are told at once, as Resign tells
+// them; the leader's Context ends when its watchdog finds the hold gone. If the name
 // changed kind in between, the library refuses and nothing changes. The
 // former holders learn that they lost the lock from their watchdog or
 // their next Unlock. A RedLock node's part is refused: freeing one node
-// does not free the RedLock. A latch is refused too (status 1): it is not
-// a lock and has no holder to free; opening it would let its waiters go
+// does not free the RedLock. A semaphore is refused (status 1): its
+// permits are freed by their holders' Release, or at the end of the
+// lease of a holder that died, and package semaphore has no force unlock;
+// to let waiters through past a stuck holder, raise the number of permits
+// (semaphore.Semaphore.SetPermits). A latch is refused too (status 1): it
+// is not a lock and has no holder to free; opening it would let its waiters go
 // without the count-downs they wait for, and deleting it would make them
 // wait for a full count again, so lockkit does neither; count it down, or
 // let it expire. Without --force unlock refuses (status 2); without --yes
@@ -144,19 +157,21 @@
 // snake_case, durations in milliseconds (*_ms), instants in milliseconds
 // of the server's clock (*_at_ms, server_time_ms). Show prints one [Lock]
 // object (name, key, kind, held, mode, server_time_ms, ttl_ms, fence,
-// holders, queue, writers, processes, latch, election, subscribers,
-// anomalies), with [Holder] (owner, hold, mode, count, token, lease_ms,
+// holders, queue, writers, processes, latch, election, semaphore,
+// subscribers, anomalies), with [Holder] (owner, hold, mode, count, token, lease_ms,
 // expired, last_acquire, last_unlock), [Queue] and [Waiter] (owner,
 // arrival, deadline_at_ms, left_ms, expired), [Writers] and [Intent],
 // [Process] (id, waiting_ms), [Latch] (count, open, count_downs), [Election]
-// (leader, value, term, lease_ms) and [Subscribers] (channel, role,
-// count). Ls prints an array of [Entry] (name, kind, mode, holders,
-// ttl_ms, waiters, anomalies, latch, election). Watch prints one [Event]
+// (leader, value, term, lease_ms), [Semaphore] (permits, permits_ttl_ms,
+// used, live, free) and [Subscribers] (channel, role, count); a
+// semaphore's holders and waiters also give their permits. Ls prints an
+// array of [Entry] (name, kind, mode, holders, ttl_ms, waiters,
+// anomalies, latch, election, semaphore). Watch prints one [Event]
 // per line (time, event, name, owner, mode, count, previous, token,
 // channel, message, value, lock). Unlock prints an [UnlockResult] (name,
 // kind, holders, confirmed, freed). A ttl_ms of -1 means no TTL and -2 no
-// key; a null queue, writers, latch or election means the lock is not of
-// that kind.
+// key; a null queue, writers, latch, election or semaphore means the lock
+// is not of that kind.
 //
 // # Exit status
 //

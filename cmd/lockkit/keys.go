@@ -27,6 +27,8 @@ type lockKeys struct {
 	// Observers is the channel on which an election's new leaders and
 	// resignations are published to its observers.
 	Observers string
+	// Permits is a semaphore's number of permits set at run time.
+	Permits string
 }
 
 // keysOf returns the keys of lock name under prefix.
@@ -41,6 +43,7 @@ func keysOf(prefix, name string) lockKeys {
 		WriterChannel: k.Sub("wch"),
 		OwnChannels:   k.Sub("ch") + ":",
 		Observers:     k.Sub("observe"),
+		Permits:       k.Sub("permits"),
 	}
 }
 

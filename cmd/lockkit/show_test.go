@@ -151,7 +151,7 @@ func TestShow_reports_anomalies(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A hash of an unknown kind.
-		if err := rc.HSet(ctx, keys(prefix, n[1]).Base, ":kind", "semaphore", "x", "1", ":t:x", "3").Err(); err != nil {
+		if err := rc.HSet(ctx, keys(prefix, n[1]).Base, ":kind", "gizmo", "x", "1", ":t:x", "3").Err(); err != nil {
 			t.Fatal(err)
 		}
 		// A fair queue entry without a deadline, behind a live one.
@@ -171,7 +171,7 @@ func TestShow_reports_anomalies(t *testing.T) {
 			want []string
 		}{
 			{n[0], []string{"has no TTL", `hold "someone" has no fencing token`}},
-			{n[1], []string{`unknown kind "semaphore"`, "has no TTL"}},
+			{n[1], []string{`unknown kind "gizmo"`, "has no TTL"}},
 			{n[2], []string{`queue entry "ghost" has no deadline`, "2 entries but 1 deadlines"}},
 		} {
 			var l Lock

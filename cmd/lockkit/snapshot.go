@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -27,8 +28,11 @@ type snapshot struct {
 	leases   sortedSet    // rwlock: holds by lease deadline
 	writers  sortedSet    // rwlock: intents by deadline
 	procs    sortedSet    // reentrant: waiting processes by registration end
-	keys     lockKeys     // the keys read
-	name     string       // the lock's name
+	permits  *int64       // semaphore: the number set at run time, nil if none
+	// permitsPTTL is the PTTL of the number of permits set at run time.
+	permitsPTTL int64
+	keys        lockKeys // the keys read
+	name        string   // the lock's name
 }
 
 // fieldValue is one field of a hash.
@@ -63,7 +67,42 @@ func readSnapshot(ctx context.Context, rc redis.UniversalClient, prefix, name st
 		return nil, fmt.Errorf("reading %s: unexpected reply: %w", k.Base, err)
 	}
 	s.keys, s.name = k, name
+	if kind := kindOf(s); kind == kindSemaphore || kind == "" {
+		if err := readPermits(ctx, rc, s); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", k.Permits, err)
+		}
+	}
 	return s, nil
+}
+
+// readPermits reads the number of permits a semaphore's SetPermits stored,
+// and its PTTL, into s: a second round trip, for a semaphore (or a name
+// without a hash, which may be a semaphore holding nothing). The snapshot
+// script cannot read it too: see readSnapshot.
+func readPermits(ctx context.Context, rc redis.UniversalClient, s *snapshot) error {
+	var get *redis.StringCmd
+	var pttl *redis.DurationCmd
+	_, err := rc.Pipelined(ctx, func(p redis.Pipeliner) error {
+		get = p.Get(ctx, s.keys.Permits)
+		pttl = p.PTTL(ctx, s.keys.Permits)
+		return nil
+	})
+	if errors.Is(err, redis.Nil) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	n, err := get.Int64()
+	if err != nil {
+		return fmt.Errorf("the number of permits %q: %w", get.Val(), err)
+	}
+	s.permits = &n
+	s.permitsPTTL = -1
+	if d := pttl.Val(); d >= 0 {
+		s.permitsPTTL = d.Milliseconds()
+	}
+	return nil
 }
 
 // parseSnapshot decodes the reply of snapshot.lua.

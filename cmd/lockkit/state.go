@@ -17,7 +17,8 @@ type Lock struct {
 	// which has no holds).
 	Held bool `json:"held"`
 	// Mode is how the lock is held: "free", "exclusive", "read" or
-	// "write"; for a latch "closed" or "open".
+	// "write"; for a latch "closed" or "open"; for a semaphore "held"
+	// (some permits are) or "free".
 	Mode string `json:"mode"`
 	// ServerTimeMS is the server's clock (TIME) when the state was read.
 	ServerTimeMS int64 `json:"server_time_ms"`
@@ -42,6 +43,8 @@ type Lock struct {
 	Latch *Latch `json:"latch"`
 	// Election is an election's leader (null for other kinds).
 	Election *Election `json:"election"`
+	// Semaphore is a semaphore's permits (null for other kinds).
+	Semaphore *Semaphore `json:"semaphore"`
 	// Subscribers counts, per wake-up channel, the connections subscribed
 	// to it: one per process (lockkit Client) with local waiters. Only
 	// show fills it.
@@ -61,6 +64,25 @@ type Latch struct {
 	// CountDowns is the number of count-downs recorded since the latch
 	// was created (their ids, kept until it opens; 0 once open).
 	CountDowns int `json:"count_downs"`
+}
+
+// Semaphore is the state of a semaphore (package semaphore). Its holds
+// are Lock.Holders (mode "permits", each with its permits and own lease),
+// its waiters Lock.Queue (each with the permits it waits for).
+type Semaphore struct {
+	// Permits is the number of permits set at run time (SetPermits), null
+	// when none is: then the number each semaphore.New was given applies,
+	// which Redis does not keep.
+	Permits *int64 `json:"permits"`
+	// PermitsTTLMS is the PTTL of the number set at run time (-2: none).
+	PermitsTTLMS int64 `json:"permits_ttl_ms"`
+	// Used is the permits held (':used'), Live those of the holds whose
+	// lease has not ended.
+	Used int64 `json:"used"`
+	Live int64 `json:"live"`
+	// Free is Permits - Used (negative after the number shrank below what
+	// is held), null when Permits is.
+	Free *int64 `json:"free"`
 }
 
 // Election is who leads an election (package election).
@@ -95,7 +117,7 @@ type Holder struct {
 	// OWNER:w / OWNER:r for a read-write lock).
 	Owner string `json:"owner"`
 	Hold  string `json:"hold"`
-	// Mode is "exclusive", "write" or "read".
+	// Mode is "exclusive", "write", "read" or, for a semaphore, "permits".
 	Mode string `json:"mode"`
 	// Count is the hold count, Token the fencing token of the hold.
 	Count int64 `json:"count"`
@@ -113,6 +135,8 @@ type Holder struct {
 	// Info is who holds it (host, pid, since), a JSON object stored with
 	// lockkit.WithHolderInfo (':m:'); empty when not stored.
 	Info string `json:"info,omitempty"`
+	// Permits is the permits of a semaphore's hold (0 for other kinds).
+	Permits int64 `json:"permits,omitempty"`
 }
 
 // Queue is a fair lock's wait queue.
@@ -136,6 +160,9 @@ type Waiter struct {
 	// Expired reports an entry whose deadline has passed: its waiter
 	// stopped attempting, and the next script evicts it.
 	Expired bool `json:"expired"`
+	// Permits is the permits a semaphore's waiter waits for (0 for a
+	// fair lock's).
+	Permits int64 `json:"permits,omitempty"`
 }
 
 // Writers are a read-write lock's waiting writers.
@@ -187,20 +214,24 @@ type Entry struct {
 	Anomalies int `json:"anomalies"`
 	// Latch is a latch's count (null for other kinds), Election an
 	// election's leader (null for other kinds), as show gives them.
-	Latch    *Latch    `json:"latch"`
-	Election *Election `json:"election"`
+	Latch     *Latch     `json:"latch"`
+	Election  *Election  `json:"election"`
+	Semaphore *Semaphore `json:"semaphore"`
 }
 
 // entry returns l's line in ls.
 func (l *Lock) entry() Entry {
 	e := Entry{Name: l.Name, Kind: l.Kind, Mode: l.Mode, Holders: l.Holders, TTLMS: l.TTLMS, Anomalies: len(l.Anomalies),
-		Latch: l.Latch, Election: l.Election}
+		Latch: l.Latch, Election: l.Election, Semaphore: l.Semaphore}
 	switch {
 	case l.Queue != nil:
 		n := l.Queue.Length
 		e.Waiters = &n
 	case l.Writers != nil:
 		n := int64(l.Writers.Waiting)
+		e.Waiters = &n
+	case l.Semaphore != nil:
+		var n int64
 		e.Waiters = &n
 	}
 	return e

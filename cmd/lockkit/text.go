@@ -50,9 +50,14 @@ func serverTime(at int64) string {
 }
 
 // holdLabel names a hold for a one-line list: OWNER(COUNT), with "w:" or
-// "r:" before a read-write hold's owner.
+// "r:" before a read-write hold's owner; a semaphore's hold is
+// ID(PERMITS).
 func holdLabel(h Holder) string {
-	s := h.Owner + "(" + strconv.FormatInt(h.Count, 10) + ")"
+	n := h.Count
+	if h.Mode == "permits" {
+		n = h.Permits
+	}
+	s := h.Owner + "(" + strconv.FormatInt(n, 10) + ")"
 	switch h.Mode {
 	case "write":
 		s = "w:" + s
@@ -88,7 +93,9 @@ func writeEntries(w io.Writer, entries []Entry) error {
 // detail is the last column of ls: what a kind keeps besides holds, "-"
 // for the kinds that keep nothing more. A latch: "count=N" while closed,
 // "open" once open. An election: leader="VALUE", or "unproclaimed" for a
-// moment after its leader won, or "no-leader".
+// moment after its leader won, or "no-leader". A semaphore:
+// "used=HELD/PERMITS", or "used=HELD" when the number of permits is not
+// stored (the one given to each New applies).
 func detail(e Entry) string {
 	switch {
 	case e.Latch != nil && e.Latch.Open:
@@ -101,6 +108,10 @@ func detail(e Entry) string {
 		return "unproclaimed"
 	case e.Election != nil:
 		return "no-leader"
+	case e.Semaphore != nil && e.Semaphore.Permits != nil:
+		return fmt.Sprintf("used=%d/%d", e.Semaphore.Used, *e.Semaphore.Permits)
+	case e.Semaphore != nil:
+		return fmt.Sprintf("used=%d", e.Semaphore.Used)
 	}
 	return "-"
 }
@@ -149,6 +160,21 @@ func writeLock(w io.Writer, l *Lock) error {
 			fmt.Fprintf(tw, "lease\t%s\n", ttl(el.LeaseMS))
 		}
 	}
+	if sem := l.Semaphore; sem != nil {
+		permits := "not stored: the number each semaphore.New was given applies"
+		if sem.Permits != nil {
+			permits = fmt.Sprintf("%d (set at run time, %s)", *sem.Permits, expiry(sem.PermitsTTLMS))
+		}
+		fmt.Fprintf(tw, "permits\t%s\n", permits)
+		used := fmt.Sprintf("%d held", sem.Used)
+		if sem.Live != sem.Used {
+			used += fmt.Sprintf(" (%d by holds whose lease ended)", sem.Used-sem.Live)
+		}
+		if sem.Free != nil {
+			used += fmt.Sprintf(", %d free", *sem.Free)
+		}
+		fmt.Fprintf(tw, "used\t%s\n", used)
+	}
 	if l.Latch == nil || l.Fence != 0 {
 		fmt.Fprintf(tw, "fence\t%d (last token minted)\n", l.Fence)
 	}
@@ -161,11 +187,19 @@ func writeLock(w io.Writer, l *Lock) error {
 	}
 	if len(l.Holders) > 0 {
 		tw = table(w)
-		fmt.Fprintln(tw, "  OWNER\tMODE\tCOUNT\tTOKEN\tLEASE")
+		if l.Semaphore != nil {
+			fmt.Fprintln(tw, "  HOLD\tPERMITS\tTOKEN\tLEASE")
+		} else {
+			fmt.Fprintln(tw, "  OWNER\tMODE\tCOUNT\tTOKEN\tLEASE")
+		}
 		for _, h := range l.Holders {
 			lease := ttl(h.LeaseMS)
 			if h.LeaseMS == -1 && h.Mode != "exclusive" {
 				lease = "no lease"
+			}
+			if l.Semaphore != nil {
+				fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\n", h.Owner, h.Permits, h.Token, lease)
+				continue
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\n", h.Owner, h.Mode, h.Count, h.Token, lease)
 		}
@@ -183,7 +217,11 @@ func writeLock(w io.Writer, l *Lock) error {
 		fmt.Fprintf(w, "\nqueue: %d waiting\n", q.Length)
 		if len(q.Waiters) > 0 {
 			tw = table(w)
-			fmt.Fprintln(tw, "  #\tOWNER\tARRIVAL\tDEADLINE")
+			if l.Semaphore != nil {
+				fmt.Fprintln(tw, "  #\tWAITER\tPERMITS\tARRIVAL\tDEADLINE")
+			} else {
+				fmt.Fprintln(tw, "  #\tOWNER\tARRIVAL\tDEADLINE")
+			}
 			for i, wt := range q.Waiters {
 				deadline := "none"
 				if wt.LeftMS != nil {
@@ -191,6 +229,10 @@ func writeLock(w io.Writer, l *Lock) error {
 					if wt.Expired {
 						deadline = ms(*wt.LeftMS) + " (dead)"
 					}
+				}
+				if l.Semaphore != nil {
+					fmt.Fprintf(tw, "  %d\t%s\t%d\t%d\t%s\n", i+1, wt.Owner, wt.Permits, wt.Arrival, deadline)
+					continue
 				}
 				fmt.Fprintf(tw, "  %d\t%s\t%d\t%s\n", i+1, wt.Owner, wt.Arrival, deadline)
 			}

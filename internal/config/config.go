@@ -91,6 +91,9 @@ type Options struct {
 	// within ReplicaAckTimeout; 0 = none asked.
 	ReplicaAcks       int
 	ReplicaAckTimeout time.Duration
+	// NoReentry makes a hash lock refuse its owner's own hold like
+	// another owner's: a second Lock waits, a TryLock fails.
+	NoReentry bool
 
 	// Strategy, when set, is how an exclusive lock of the hash-lock type
 	// takes its hold (a core.Strategy; the fair lock sets it). It is set

@@ -76,6 +76,12 @@ func Run(t *testing.T, k Kind) {
 		t.Parallel()
 		testRestart(t, k)
 	})
+	runCases(t, k, backends, cases())
+}
+
+// runCases runs each of cs on every one of backends, one server per
+// backend shared by the cases.
+func runCases(t *testing.T, k Kind, backends []redistest.Backend, cs []testCase) {
 	for _, b := range backends {
 		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
@@ -89,7 +95,7 @@ func Run(t *testing.T, k Kind) {
 				}
 				return c
 			}
-			for _, c := range cases() {
+			for _, c := range cs {
 				t.Run(c.name, func(t *testing.T) {
 					t.Parallel()
 					c.run(t, e)
@@ -99,15 +105,15 @@ func Run(t *testing.T, k Kind) {
 	}
 }
 
-// cases returns the contract, one entry per property.
-func cases() []struct {
+// testCase is one property of a contract.
+type testCase struct {
 	name string
 	run  func(t *testing.T, e *env)
-} {
-	return []struct {
-		name string
-		run  func(t *testing.T, e *env)
-	}{
+}
+
+// cases returns the contract, one entry per property.
+func cases() []testCase {
+	return []testCase{
 		{"reenters_same_owner", testReenter},
 		{"other_owner_excluded_and_gets_ErrNotHeld", testOtherOwner},
 		{"waiter_gets_lock_on_release", testWaiter},

@@ -21,18 +21,24 @@
 --          '2' when others wait behind it (they stay registered, at the back
 --          of the line); 'n' when the caller will not wait (a TryLock: it
 --          may take a lock kept for its process, and registers nothing)
+-- ARGV[7]  optional: '1' when the owner may not re-enter its hold
+--          (lockkit.WithoutReentry): the owner's own hold refuses the
+--          acquire as another owner's does; absent or '0' to re-enter.
+--          With it, ARGV[5] and ARGV[6] must be given ('' and '0' for
+--          none)
 --
 -- Returns {count, token} when the owner now holds the lock: count 1 and a
 -- newly minted token for a fresh hold, count > 1 and the hold's token on
 -- re-entry (the lease is extended to ARGV[2], never shortened). Returns
--- {0, pttl} when another owner holds it: pttl is its remaining lease in ms
--- (-1 if it has none), and a process named by ARGV[5] is registered as
--- waiting. While the free lock is kept for another process, {0, wait}: the
--- time it is kept plus ARGV[2] (that process's release will wake the
--- next; if it never takes the lock, the caller tries again then). A
--- WRONGKIND error when another kind holds the name.
+-- {0, pttl} when another owner holds it (or, with ARGV[7], the owner
+-- itself): pttl is its remaining lease in ms (-1 if it has none), and a
+-- process named by ARGV[5] is registered as waiting. While the free lock
+-- is kept for another process, {0, wait}: the time it is kept plus ARGV[2]
+-- (that process's release will wake the next; if it never takes the lock,
+-- the caller tries again then). A WRONGKIND error when another kind holds
+-- the name.
 local hash, turn, owner, lease, id, kind = KEYS[1], KEYS[5], ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
-local proc, waiters = ARGV[5] or '', ARGV[6]
+local proc, waiters, reenter = ARGV[5] or '', ARGV[6], ARGV[7] ~= '1'
 local r
 local function refuse(wait)
   if proc ~= '' and waiters ~= 'n' then
@@ -62,7 +68,7 @@ else
     -- Re-sent by the client (see the prelude's hold_again).
     return {tonumber(v[2]), tonumber(v[4])}
   end
-  if not v[2] then
+  if not v[2] or not reenter then
     return refuse(redis.call('pttl', hash))
   end
   r = {redis.call('hincrby', hash, owner, 1), tonumber(v[4])}
