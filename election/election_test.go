@@ -3,7 +3,6 @@ package election_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,9 +15,7 @@ import (
 )
 
 func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
-	_, rc := redistest.Mini(t)
-	sent := redistest.CountCommands(rc)
-	c := redistest.Lockkit(t, rc)
+	c, _ := redistest.Silent(t)
 	tests := []struct {
 		name string
 		e    *election.Election
@@ -36,22 +33,12 @@ func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := tt.e.Campaign(ctx, "v")
-			wantInvalid(t, "Campaign", err, tt.want)
+			redistest.WantInvalid(t, "Campaign", err, tt.want)
 			_, err = tt.e.Leader(ctx)
-			wantInvalid(t, "Leader", err, tt.want)
+			redistest.WantInvalid(t, "Leader", err, tt.want)
 			_, err = tt.e.Observe(ctx)
-			wantInvalid(t, "Observe", err, tt.want)
+			redistest.WantInvalid(t, "Observe", err, tt.want)
 		})
-	}
-	if n := sent.Total(); n != 0 {
-		t.Fatalf("%d commands sent for invalid input, want 0", n)
-	}
-}
-
-func wantInvalid(t *testing.T, op string, err error, want string) {
-	t.Helper()
-	if !errors.Is(err, lockkit.ErrInvalid) || !strings.Contains(err.Error(), want) {
-		t.Errorf("%s = %v, want ErrInvalid mentioning %q", op, err, want)
 	}
 }
 
@@ -187,28 +174,14 @@ func TestLeadership_Context_ends_when_the_leadership_is_lost(t *testing.T) {
 		t.Fatal(err)
 	}
 	observeUntil(t, obs, "a to lead", func(x election.Leader) bool { return x.Value == "a" })
-	next := make(chan *election.Leadership, 1)
-	go func() {
-		l, err := election.New(c, name, opt).Campaign(ctx, "b")
-		if err != nil {
-			t.Errorf("Campaign(b): %v", err)
-		}
-		next <- l
-	}()
+	next := campaignAsync(ctx, t, election.New(c, name, opt), "b")
 	mr.Del("lockkit:{" + name + "}")
 	redistest.Receive(t, l.Context().Done(), hang, "the leadership's context to end")
 	if cause := context.Cause(l.Context()); !errors.Is(cause, lockkit.ErrLost) {
 		t.Fatalf("cause = %v, want ErrLost", cause)
 	}
 	redistest.WantErr(t, l.Resign(ctx), lockkit.ErrLost)
-	b := redistest.Receive(t, next, hang, "b to lead")
-	if b == nil {
-		t.FailNow()
-	}
-	if b.Leader().Term <= l.Leader().Term {
-		t.Fatalf("term %d after %d", b.Leader().Term, l.Leader().Term)
-	}
-	observeUntil(t, obs, "b to lead", func(x election.Leader) bool { return x == b.Leader() })
+	b := takesOver(t, next, l, obs, "b to lead")
 	_ = b.Resign(ctx)
 }
 

@@ -1,6 +1,7 @@
 package election_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -42,4 +43,34 @@ func observeUntil(t *testing.T, ch <-chan election.Leader, what string, ok func(
 			return l
 		}
 	}
+}
+
+// takesOver waits for the leadership that won delivers, the successor of
+// prev: it fails the test unless the successor's term is larger than
+// prev's, waits until obs reports it and returns it.
+func takesOver(t *testing.T, won <-chan *election.Leadership, prev *election.Leadership, obs <-chan election.Leader, what string) *election.Leadership {
+	t.Helper()
+	b := redistest.Receive(t, won, hang, what)
+	if b == nil {
+		t.FailNow()
+	}
+	if b.Leader().Term <= prev.Leader().Term {
+		t.Fatalf("term %d after %d", b.Leader().Term, prev.Leader().Term)
+	}
+	observeUntil(t, obs, what, func(l election.Leader) bool { return l == b.Leader() })
+	return b
+}
+
+// campaignAsync starts e.Campaign(ctx, value) and returns the channel its
+// leadership arrives on (nil after an error, which fails the test).
+func campaignAsync(ctx context.Context, t *testing.T, e *election.Election, value string) <-chan *election.Leadership {
+	won := make(chan *election.Leadership, 1)
+	go func() {
+		l, err := e.Campaign(ctx, value)
+		if err != nil {
+			t.Errorf("Campaign(%s): %v", value, err)
+		}
+		won <- l
+	}()
+	return won
 }
