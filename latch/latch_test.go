@@ -3,7 +3,6 @@ package latch_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,9 +15,7 @@ import (
 )
 
 func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
-	_, rc := redistest.Mini(t)
-	sent := redistest.CountCommands(rc)
-	c := redistest.Lockkit(t, rc)
+	c, _ := redistest.Silent(t)
 	tests := []struct {
 		name string
 		l    *latch.Latch
@@ -39,25 +36,15 @@ func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := tt.l.CountDown(ctx)
-			wantInvalid(t, "CountDown", err, tt.want)
+			redistest.WantInvalid(t, "CountDown", err, tt.want)
 			_, err = tt.l.Count(ctx)
-			wantInvalid(t, "Count", err, tt.want)
-			wantInvalid(t, "Await", tt.l.Await(ctx), tt.want)
+			redistest.WantInvalid(t, "Count", err, tt.want)
+			redistest.WantInvalid(t, "Await", tt.l.Await(ctx), tt.want)
 		})
 	}
-	wantInvalid(t, "Lock of a reentrant lock given WithExpiry", reentrant.New(c, "x", latch.WithExpiry(time.Second)).Lock(ctx), "WithExpiry")
+	redistest.WantInvalid(t, "Lock of a reentrant lock given WithExpiry", reentrant.New(c, "x", latch.WithExpiry(time.Second)).Lock(ctx), "WithExpiry")
 	//lint:ignore SA1012 a nil ctx is the input under test
-	wantInvalid(t, "Await(nil)", latch.New(c, "x", 1).Await(nil), "nil") //nolint:staticcheck
-	if n := sent.Total(); n != 0 {
-		t.Fatalf("%d commands sent for invalid input, want 0", n)
-	}
-}
-
-func wantInvalid(t *testing.T, op string, err error, want string) {
-	t.Helper()
-	if !errors.Is(err, lockkit.ErrInvalid) || !strings.Contains(err.Error(), want) {
-		t.Errorf("%s = %v, want ErrInvalid mentioning %q", op, err, want)
-	}
+	redistest.WantInvalid(t, "Await(nil)", latch.New(c, "x", 1).Await(nil), "nil") //nolint:staticcheck
 }
 
 // TestCountDown_opens_the_latch_and_wakes_every_waiter has waiters on two

@@ -2,11 +2,9 @@ package latch_test
 
 import (
 	"context"
-	"strconv"
 	"testing"
 	"time"
 
-	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/latch"
 )
@@ -18,15 +16,10 @@ import (
 // returns; "down" counts down and prints "left N". It exits at the end of
 // its input.
 func latchChild(args []string) {
-	rc := redistest.SpecClient(args[0])
-	defer rc.Close()
-	c := lockkit.New(rc)
-	defer c.Close()
+	c, _, done := redistest.ChildLockkit(args[0])
+	defer done()
 	name := args[1]
-	count, err := strconv.Atoi(args[2])
-	if err != nil {
-		redistest.ChildFatalf("count: %v", err)
-	}
+	count := redistest.ChildAtoi(args[2], "count")
 	l := latch.New(c, name, count)
 	ctx := context.Background()
 	redistest.ChildPrintf("ready")
