@@ -3,7 +3,6 @@ package semaphore_test
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,18 +18,10 @@ import (
 // acquires N permits and prints "held TOKEN"; on "release" it releases
 // them and prints "released". It exits at the end of its input.
 func holderChild(args []string) {
-	rc := redistest.SpecClient(args[0])
-	defer rc.Close()
-	c := lockkit.New(rc)
-	defer c.Close()
-	permits, err := strconv.Atoi(args[2])
-	if err != nil {
-		redistest.ChildFatalf("permits: %v", err)
-	}
-	ms, err := strconv.Atoi(args[3])
-	if err != nil {
-		redistest.ChildFatalf("watchdog timeout: %v", err)
-	}
+	c, _, done := redistest.ChildLockkit(args[0])
+	defer done()
+	permits := redistest.ChildAtoi(args[2], "permits")
+	ms := redistest.ChildAtoi(args[3], "watchdog timeout")
 	s := semaphore.New(c, args[1], permits, lockkit.WithWatchdogTimeout(time.Duration(ms)*time.Millisecond))
 	ctx := context.Background()
 	var held []*semaphore.Permits
@@ -38,10 +29,7 @@ func holderChild(args []string) {
 	for line := range redistest.ChildLines() {
 		switch {
 		case strings.HasPrefix(line, "acquire "):
-			n, err := strconv.Atoi(strings.TrimPrefix(line, "acquire "))
-			if err != nil {
-				redistest.ChildFatalf("acquire: %v", err)
-			}
+			n := redistest.ChildAtoi(strings.TrimPrefix(line, "acquire "), "acquire")
 			p, err := s.Acquire(ctx, n)
 			if err != nil {
 				redistest.ChildFatalf("Acquire: %v", err)
@@ -58,16 +46,6 @@ func holderChild(args []string) {
 			redistest.ChildPrintf("released")
 		}
 	}
-}
-
-// tokenOf parses the token of a child's "held TOKEN" line.
-func tokenOf(t *testing.T, line string) int64 {
-	t.Helper()
-	tok, err := strconv.ParseInt(strings.TrimPrefix(line, "held "), 10, 64)
-	if err != nil {
-		t.Fatalf("bad line %q: %v", line, err)
-	}
-	return tok
 }
 
 // TestAcquire_holder_killed_frees_its_permits has a process take both
@@ -87,7 +65,7 @@ func TestAcquire_holder_killed_frees_its_permits(t *testing.T) {
 			var last int64
 			for range 2 {
 				kid.Send(t, "acquire 1")
-				last = tokenOf(t, kid.WaitLine(t, "held ", hang))
+				last = kid.WaitInt(t, "held ", hang)
 			}
 			c := redistest.Lockkit(t, rc)
 			s := semaphore.New(c, name, 2)
