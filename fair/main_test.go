@@ -47,10 +47,8 @@ func childCounterLock(clients []redis.UniversalClient, name string) redistest.To
 // Args: client spec (see redistest.ClientSpec), lock name, order key,
 // waiter timeout.
 func childWaiters(args []string) {
-	c := redistest.SpecClient(args[0])
-	defer c.Close()
-	lc := lockkit.New(c)
-	defer lc.Close()
+	lc, c, done := redistest.ChildLockkit(args[0])
+	defer done()
 	name, orderKey := args[1], args[2]
 	wt, err := time.ParseDuration(args[3])
 	if err != nil {
