@@ -1,6 +1,7 @@
 package multilock_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -136,15 +137,7 @@ func TestQueries_member_without_them_is_unsupported(t *testing.T) {
 	m := multilock.New([]lockkit.Locker{reentrant.New(c, a), multilock.NewRedLock([]*lockkit.Client{c}, redistest.Unique(t))})
 	sent := redistest.CountCommands(rc)
 
-	_, err := m.IsLocked(ctx)
-	redistest.WantErr(t, err, errors.ErrUnsupported)
-	_, err = m.HoldCount(ctx)
-	redistest.WantErr(t, err, errors.ErrUnsupported)
-	_, err = m.TTL(ctx)
-	redistest.WantErr(t, err, errors.ErrUnsupported)
-	ok, err := m.ForceUnlock(ctx)
-	redistest.WantErr(t, err, errors.ErrUnsupported)
-	if ok {
+	if wantQueriesFail(t, ctx, m, errors.ErrUnsupported) {
 		t.Fatal("ForceUnlock with an unsupported member reported a hold removed")
 	}
 	if n := sent.Total(); n != 0 {
@@ -159,14 +152,23 @@ func TestQueries_invalid_Mutex_returns_ErrInvalid(t *testing.T) {
 	ctx := redistest.Ctx(t, hang)
 	for name, m := range map[string]*multilock.Mutex{"zero": new(multilock.Mutex), "nil": nil, "no locks": multilock.New(nil)} {
 		t.Run(name, func(t *testing.T) {
-			_, err := m.IsLocked(ctx)
-			redistest.WantErr(t, err, lockkit.ErrInvalid)
-			_, err = m.HoldCount(ctx)
-			redistest.WantErr(t, err, lockkit.ErrInvalid)
-			_, err = m.TTL(ctx)
-			redistest.WantErr(t, err, lockkit.ErrInvalid)
-			_, err = m.ForceUnlock(ctx)
-			redistest.WantErr(t, err, lockkit.ErrInvalid)
+			wantQueriesFail(t, ctx, m, lockkit.ErrInvalid)
 		})
 	}
+}
+
+// wantQueriesFail checks that each query of m (IsLocked, HoldCount, TTL)
+// and ForceUnlock fails with an error matching target, and returns what
+// ForceUnlock reported: whether it removed a hold.
+func wantQueriesFail(t *testing.T, ctx context.Context, m *multilock.Mutex, target error) bool {
+	t.Helper()
+	_, err := m.IsLocked(ctx)
+	redistest.WantErr(t, err, target)
+	_, err = m.HoldCount(ctx)
+	redistest.WantErr(t, err, target)
+	_, err = m.TTL(ctx)
+	redistest.WantErr(t, err, target)
+	ok, err := m.ForceUnlock(ctx)
+	redistest.WantErr(t, err, target)
+	return ok
 }
