@@ -245,13 +245,6 @@ func (e *lockEnv) wantPast(deadline int64) {
 // isAcquire reports whether cmd runs the acquire script.
 func isAcquire(cmd redis.Cmder) bool { return fair.ScriptName(cmd) == "acquire" }
 
-// lockAsync starts m.Lock(ctx) and returns the channel its result arrives on.
-func lockAsync(ctx context.Context, m *fair.Mutex) <-chan error {
-	got := make(chan error, 1)
-	go func() { got <- m.Lock(ctx) }()
-	return got
-}
-
 // acquired waits up to timeout for the Lock that reports on got and fails
 // the test unless it took the lock.
 func acquired(t *testing.T, got <-chan error, timeout time.Duration, what string) {

@@ -25,7 +25,7 @@ func TestLock_reenters_at_once_while_others_queue(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *lockEnv) {
 		holder := e.held()
 		w := e.mutex(lockkit.WithOwner("w"))
-		got := lockAsync(redistest.Ctx(t, 20*time.Second), w)
+		got := redistest.LockAsync(redistest.Ctx(t, 20*time.Second), w)
 		e.waitQueue("w")
 
 		// The holder re-enters past the queue, by Lock and by TryLock.
@@ -83,7 +83,7 @@ func TestForceUnlock_wakes_the_head(t *testing.T) {
 	eachBackend(t, func(t *testing.T, e *lockEnv) {
 		a, b := e.held(), e.mutex(lockkit.WithOwner("b"))
 		redistest.MustLock(t, a)
-		got := lockAsync(redistest.Ctx(t, 20*time.Second), b)
+		got := redistest.LockAsync(redistest.Ctx(t, 20*time.Second), b)
 		e.waitQueue("b")
 		ok, err := e.mutex().ForceUnlock(redistest.Ctx(t, time.Second))
 		if !ok || err != nil {
@@ -149,7 +149,7 @@ func TestLock_other_kind_returns_ErrWrongKind(t *testing.T) {
 		}
 
 		f, w := e.held(), e.mutex(lockkit.WithOwner("w"))
-		got := lockAsync(redistest.Ctx(t, 20*time.Second), w)
+		got := redistest.LockAsync(redistest.Ctx(t, 20*time.Second), w)
 		e.waitQueue("w")
 		r := reentrant.New(e.lc, e.name)
 		refused(r)
@@ -218,7 +218,7 @@ func TestWithWaiterTimeout_as_Client_default(t *testing.T) {
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		got := lockAsync(ctx, e.mutex(append(w.opts, lockkit.WithOwner(w.owner))...))
+		got := redistest.LockAsync(ctx, e.mutex(append(w.opts, lockkit.WithOwner(w.owner))...))
 		var deadline float64
 		redistest.Eventually(t, 10*time.Second, w.owner+" queued", func() bool {
 			var err error
