@@ -48,7 +48,7 @@ func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
 // larger term.
 func TestCampaign_one_leader_at_a_time_and_terms_increase(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, rc redis.UniversalClient) {
-		ctx := redistest.Ctx(t, hang)
+		ctx := redistest.Ctx(t, redistest.Hang)
 		name := redistest.Unique(t)
 		c1, c2 := redistest.Lockkit(t, rc), redistest.Lockkit(t, rc)
 		obs, err := election.New(c2, name).Observe(ctx)
@@ -74,7 +74,7 @@ func TestCampaign_one_leader_at_a_time_and_terms_increase(t *testing.T) {
 		}
 		var last int64
 		for range 3 {
-			w := redistest.Receive(t, wins, hang, "a leader")
+			w := redistest.Receive(t, wins, redistest.Hang, "a leader")
 			if w.err != nil {
 				t.Fatalf("Campaign(%s): %v", w.value, w.err)
 			}
@@ -111,7 +111,7 @@ func TestCampaign_one_leader_at_a_time_and_terms_increase(t *testing.T) {
 
 func TestCampaign_while_leading_is_invalid_until_Resign(t *testing.T) {
 	_, rc := redistest.Mini(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	e := election.New(redistest.Lockkit(t, rc), redistest.Unique(t))
 	l, err := e.Campaign(ctx, "a")
 	if err != nil {
@@ -133,7 +133,7 @@ func TestCampaign_while_leading_is_invalid_until_Resign(t *testing.T) {
 
 func TestCampaign_ctx_deadline_matches_both_errors(t *testing.T) {
 	_, rc := redistest.Mini(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	c := redistest.Lockkit(t, rc)
 	name := redistest.Unique(t)
 	leader, err := election.New(c, name).Campaign(ctx, "a")
@@ -161,7 +161,7 @@ func TestCampaign_ctx_deadline_matches_both_errors(t *testing.T) {
 // leadership's context ends with ErrLost, and a waiting candidate leads.
 func TestLeadership_Context_ends_when_the_leadership_is_lost(t *testing.T) {
 	mr, rc := redistest.Mini(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	c := redistest.Lockkit(t, rc)
 	name := redistest.Unique(t)
 	opt := lockkit.WithWatchdogTimeout(300 * time.Millisecond)
@@ -176,7 +176,7 @@ func TestLeadership_Context_ends_when_the_leadership_is_lost(t *testing.T) {
 	observeUntil(t, obs, "a to lead", func(x election.Leader) bool { return x.Value == "a" })
 	next := campaignAsync(ctx, t, election.New(c, name, opt), "b")
 	mr.Del("lockkit:{" + name + "}")
-	redistest.Receive(t, l.Context().Done(), hang, "the leadership's context to end")
+	redistest.Receive(t, l.Context().Done(), redistest.Hang, "the leadership's context to end")
 	if cause := context.Cause(l.Context()); !errors.Is(cause, lockkit.ErrLost) {
 		t.Fatalf("cause = %v, want ErrLost", cause)
 	}
@@ -187,7 +187,7 @@ func TestLeadership_Context_ends_when_the_leadership_is_lost(t *testing.T) {
 
 func TestElection_name_of_another_kind_returns_ErrWrongKind(t *testing.T) {
 	_, rc := redistest.Mini(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	c := redistest.Lockkit(t, rc)
 	name := redistest.Unique(t)
 	m := reentrant.New(c, name)

@@ -13,14 +13,11 @@ func TestMain(m *testing.M) {
 	redistest.Main(m, redistest.Children{"candidate": candidateChild})
 }
 
-// hang bounds every wait that must end; reaching it means the code hangs.
-const hang = 30 * time.Second
-
 // nextLeader returns the next value on ch, and
 // fails the test if ch closes or nothing comes in time.
 func nextLeader(t *testing.T, ch <-chan election.Leader, what string) election.Leader {
 	t.Helper()
-	timer := time.NewTimer(hang)
+	timer := time.NewTimer(redistest.Hang)
 	defer timer.Stop()
 	select {
 	case l, ok := <-ch:
@@ -29,7 +26,7 @@ func nextLeader(t *testing.T, ch <-chan election.Leader, what string) election.L
 		}
 		return l
 	case <-timer.C:
-		t.Fatalf("timed out after %v waiting for %s", hang, what)
+		t.Fatalf("timed out after %v waiting for %s", redistest.Hang, what)
 		panic("unreachable")
 	}
 }
@@ -50,7 +47,7 @@ func observeUntil(t *testing.T, ch <-chan election.Leader, what string, ok func(
 // prev's, waits until obs reports it and returns it.
 func takesOver(t *testing.T, won <-chan *election.Leadership, prev *election.Leadership, obs <-chan election.Leader, what string) *election.Leadership {
 	t.Helper()
-	b := redistest.Receive(t, won, hang, what)
+	b := redistest.Receive(t, won, redistest.Hang, what)
 	if b == nil {
 		t.FailNow()
 	}

@@ -53,7 +53,7 @@ func TestElection_leader_killed_another_is_elected(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			rc := b.Client(t)
-			ctx := redistest.Ctx(t, hang)
+			ctx := redistest.Ctx(t, redistest.Hang)
 			name := redistest.Unique(t)
 			spec := redistest.ClientSpec(rc)
 			obs, err := election.New(redistest.Lockkit(t, rc), name).Observe(ctx)
@@ -61,14 +61,14 @@ func TestElection_leader_killed_another_is_elected(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := redistest.StartChild(t, "candidate", spec, name, "a", "1000")
-			ta := a.WaitInt(t, "leader ", hang)
+			ta := a.WaitInt(t, "leader ", redistest.Hang)
 			observeUntil(t, obs, "a to lead", func(l election.Leader) bool {
 				return l == election.Leader{Value: "a", Term: ta}
 			})
 			bc := redistest.StartChild(t, "candidate", spec, name, "b", "1000")
-			bc.WaitLine(t, "ready", hang)
+			bc.WaitLine(t, "ready", redistest.Hang)
 			a.Kill(t)
-			tb := bc.WaitInt(t, "leader ", hang)
+			tb := bc.WaitInt(t, "leader ", redistest.Hang)
 			if tb <= ta {
 				t.Fatalf("term %d after %d", tb, ta)
 			}
@@ -76,10 +76,10 @@ func TestElection_leader_killed_another_is_elected(t *testing.T) {
 				return l == election.Leader{Value: "b", Term: tb}
 			})
 			bc.Send(t, "resign")
-			bc.WaitLine(t, "resigned", hang)
+			bc.WaitLine(t, "resigned", redistest.Hang)
 			observeUntil(t, obs, "nobody to lead", func(l election.Leader) bool { return l == election.Leader{} })
 			bc.CloseStdin(t)
-			bc.Wait(t, hang)
+			bc.Wait(t, redistest.Hang)
 		})
 	}
 }
@@ -91,7 +91,7 @@ func TestElection_leader_killed_another_is_elected(t *testing.T) {
 func TestElection_across_a_Redis_restart(t *testing.T) {
 	s := redistest.StartServer(t)
 	rc := s.Client(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	name := redistest.Unique(t)
 	opt := lockkit.WithWatchdogTimeout(time.Second)
 	a, err := election.New(redistest.Lockkit(t, rc), name, opt).Campaign(ctx, "a")
@@ -105,12 +105,12 @@ func TestElection_across_a_Redis_restart(t *testing.T) {
 	observeUntil(t, obs, "a to lead", func(l election.Leader) bool { return l == a.Leader() })
 	bc := redistest.Lockkit(t, s.Client(t))
 	won := campaignAsync(ctx, t, election.New(bc, name, opt), "b")
-	redistest.Eventually(t, hang, "b to wait", func() bool {
+	redistest.Eventually(t, redistest.Hang, "b to wait", func() bool {
 		return bc.Notifier().Sleeping(core.SleepChannel(bc, fmt.Sprintf("lockkit:{%s}:ch", name))) == 1
 	})
 
 	s.Restart(t)
-	redistest.Receive(t, a.Context().Done(), hang, "a's leadership to end")
+	redistest.Receive(t, a.Context().Done(), redistest.Hang, "a's leadership to end")
 	if cause := context.Cause(a.Context()); !errors.Is(cause, lockkit.ErrLost) {
 		t.Fatalf("a's leadership ended with %v, want a loss", cause)
 	}

@@ -53,7 +53,7 @@ func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
 // that an open latch stays open.
 func TestCountDown_opens_the_latch_and_wakes_every_waiter(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, rc redis.UniversalClient) {
-		ctx := redistest.Ctx(t, hang)
+		ctx := redistest.Ctx(t, redistest.Hang)
 		name := redistest.Unique(t)
 		c1, c2 := redistest.Lockkit(t, rc), redistest.Lockkit(t, rc)
 		var waits []<-chan error
@@ -78,7 +78,7 @@ func TestCountDown_opens_the_latch_and_wakes_every_waiter(t *testing.T) {
 		}
 		mustCountDown(t, counter, 0)
 		for i, w := range waits {
-			if err := redistest.Receive(t, w, hang, "a waiter to return"); err != nil {
+			if err := redistest.Receive(t, w, redistest.Hang, "a waiter to return"); err != nil {
 				t.Fatalf("waiter %d: %v", i, err)
 			}
 		}
@@ -100,7 +100,7 @@ func TestCountDown_opens_the_latch_and_wakes_every_waiter(t *testing.T) {
 // went to nobody.
 func TestAwait_count_down_between_read_and_subscribe_is_not_missed(t *testing.T) {
 	_, rc := redistest.Mini(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	name := redistest.Unique(t)
 	counter := latch.New(redistest.Lockkit(t, rc), name, 1)
 	hook := &afterFirstScript{do: func() {
@@ -170,17 +170,17 @@ func TestAwait_ctx_deadline_matches_both_errors(t *testing.T) {
 	err := latch.New(c, name, 1).Await(ctx)
 	redistest.WantErr(t, err, lockkit.ErrNotObtained, context.DeadlineExceeded)
 	// The waiter left its channel.
-	redistest.Eventually(t, hang, "the waiter to leave", func() bool { return c.Notifier().Waiters(channel(name)) == 0 })
+	redistest.Eventually(t, redistest.Hang, "the waiter to leave", func() bool { return c.Notifier().Waiters(channel(name)) == 0 })
 }
 
 func TestAwait_returns_ErrClosed_when_the_Client_closes(t *testing.T) {
 	_, rc := redistest.Mini(t)
 	c := lockkit.New(rc)
 	name := redistest.Unique(t)
-	got := awaitAsync(redistest.Ctx(t, hang), latch.New(c, name, 1))
+	got := awaitAsync(redistest.Ctx(t, redistest.Hang), latch.New(c, name, 1))
 	waitSleeping(t, c, name, 1)
 	_ = c.Close()
-	redistest.WantErr(t, redistest.Receive(t, got, hang, "Await to return"), lockkit.ErrClosed)
+	redistest.WantErr(t, redistest.Receive(t, got, redistest.Hang, "Await to return"), lockkit.ErrClosed)
 	_, err := latch.New(c, name, 1).CountDown(context.Background())
 	redistest.WantErr(t, err, lockkit.ErrClosed)
 }
@@ -189,7 +189,7 @@ func TestAwait_returns_ErrClosed_when_the_Client_closes(t *testing.T) {
 // restarts the expiry, and that an expired latch starts afresh.
 func TestLatch_expires_after_its_last_count_down(t *testing.T) {
 	mr, rc := redistest.Mini(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	name := redistest.Unique(t)
 	l := latch.New(redistest.Lockkit(t, rc), name, 3, latch.WithExpiry(time.Minute))
 	key := "lockkit:{" + name + "}"
@@ -221,7 +221,7 @@ func TestLatch_expires_after_its_last_count_down(t *testing.T) {
 
 func TestLatch_name_of_another_kind_returns_ErrWrongKind(t *testing.T) {
 	_, rc := redistest.Mini(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	c := redistest.Lockkit(t, rc)
 	name := redistest.Unique(t)
 	m := reentrant.New(c, name)

@@ -58,14 +58,14 @@ func TestAcquire_holder_killed_frees_its_permits(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			rc := b.Client(t)
-			ctx := redistest.Ctx(t, hang)
+			ctx := redistest.Ctx(t, redistest.Hang)
 			name := redistest.Unique(t)
 			kid := redistest.StartChild(t, "holder", redistest.ClientSpec(rc), name, "2", "1000")
-			kid.WaitLine(t, "ready", hang)
+			kid.WaitLine(t, "ready", redistest.Hang)
 			var last int64
 			for range 2 {
 				kid.Send(t, "acquire 1")
-				last = kid.WaitInt(t, "held ", hang)
+				last = kid.WaitInt(t, "held ", redistest.Hang)
 			}
 			c := redistest.Lockkit(t, rc)
 			s := semaphore.New(c, name, 2)
@@ -79,7 +79,7 @@ func TestAcquire_holder_killed_frees_its_permits(t *testing.T) {
 			}()
 			waitQueued(t, rc, name, 1)
 			kid.Kill(t)
-			p := redistest.Receive(t, got, hang, "the permits of the killed holder")
+			p := redistest.Receive(t, got, redistest.Hang, "the permits of the killed holder")
 			if p == nil {
 				t.FailNow()
 			}
@@ -105,7 +105,7 @@ func TestAcquire_holder_killed_frees_its_permits(t *testing.T) {
 // loss.
 func TestAcquire_across_a_Redis_restart(t *testing.T) {
 	s := redistest.StartServer(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	name := redistest.Unique(t)
 	opt := lockkit.WithWatchdogTimeout(time.Second)
 	a, err := semaphore.New(redistest.Lockkit(t, s.Client(t)), name, 1, opt).Acquire(ctx, 1)
@@ -124,8 +124,8 @@ func TestAcquire_across_a_Redis_restart(t *testing.T) {
 	waitSleeping(t, s.Client(t), bc, name, 1)
 
 	s.Restart(t)
-	redistest.Receive(t, a.Lost(), hang, "the holder to learn of its loss")
-	b := redistest.Receive(t, got, hang, "the waiter to take the permit")
+	redistest.Receive(t, a.Lost(), redistest.Hang, "the holder to learn of its loss")
+	b := redistest.Receive(t, got, redistest.Hang, "the waiter to take the permit")
 	if b == nil {
 		t.FailNow()
 	}

@@ -70,7 +70,7 @@ func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
 // mustAcquire acquires n permits of s or fails the test.
 func mustAcquire(t *testing.T, s *semaphore.Semaphore, n int) *semaphore.Permits {
 	t.Helper()
-	p, err := s.Acquire(redistest.Ctx(t, hang), n)
+	p, err := s.Acquire(redistest.Ctx(t, redistest.Hang), n)
 	if err != nil {
 		t.Fatalf("Acquire(%d): %v", n, err)
 	}
@@ -80,7 +80,7 @@ func mustAcquire(t *testing.T, s *semaphore.Semaphore, n int) *semaphore.Permits
 // mustRelease releases p or fails the test.
 func mustRelease(t *testing.T, p *semaphore.Permits) {
 	t.Helper()
-	if err := p.Release(redistest.Ctx(t, hang)); err != nil {
+	if err := p.Release(redistest.Ctx(t, redistest.Hang)); err != nil {
 		t.Fatalf("Release: %v", err)
 	}
 }
@@ -88,7 +88,7 @@ func mustRelease(t *testing.T, p *semaphore.Permits) {
 // wantAvailable fails the test unless s has want permits free.
 func wantAvailable(t *testing.T, s *semaphore.Semaphore, want int) {
 	t.Helper()
-	n, err := s.Available(redistest.Ctx(t, hang))
+	n, err := s.Available(redistest.Ctx(t, redistest.Hang))
 	if err != nil || n != want {
 		t.Fatalf("Available = %d, %v; want %d", n, err, want)
 	}
@@ -100,7 +100,7 @@ func wantAvailable(t *testing.T, s *semaphore.Semaphore, want int) {
 // once never exceed 3, every token is new, and nothing is left behind.
 func TestAcquire_never_more_than_permits_holders(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, rc redis.UniversalClient) {
-		ctx := redistest.Ctx(t, hang)
+		ctx := redistest.Ctx(t, redistest.Hang)
 		name := redistest.Unique(t)
 		const permits, rounds = 3, 15
 		var (
@@ -161,13 +161,13 @@ func TestAcquire_waiters_are_served_in_arrival_order(t *testing.T) {
 		for i := range waiters {
 			s := semaphore.New(clients[i%2], name, 1)
 			wg.Go(func() {
-				p, err := s.Acquire(redistest.Ctx(t, hang), 1)
+				p, err := s.Acquire(redistest.Ctx(t, redistest.Hang), 1)
 				if err != nil {
 					t.Errorf("Acquire %d: %v", i, err)
 					return
 				}
 				order <- i
-				if err := p.Release(redistest.Ctx(t, hang)); err != nil {
+				if err := p.Release(redistest.Ctx(t, redistest.Hang)); err != nil {
 					t.Errorf("Release %d: %v", i, err)
 				}
 			})
@@ -198,7 +198,7 @@ type wakeCounter struct {
 
 func countWakes(t *testing.T, rc redis.UniversalClient, name string) *wakeCounter {
 	t.Helper()
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	w := &wakeCounter{t: t, rc: rc, marker: "lockkit:{" + name + "}:ch:~marker"}
 	w.sub = rc.PSubscribe(ctx, "lockkit:{"+name+"}:ch:*")
 	t.Cleanup(func() { w.sub.Close() })
@@ -212,7 +212,7 @@ func countWakes(t *testing.T, rc redis.UniversalClient, name string) *wakeCounte
 // those that came before a marker it publishes after them.
 func (w *wakeCounter) since() int {
 	w.t.Helper()
-	ctx := redistest.Ctx(w.t, hang)
+	ctx := redistest.Ctx(w.t, redistest.Hang)
 	if err := w.rc.Publish(ctx, w.marker, "").Err(); err != nil {
 		w.t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestRelease_wakes_only_the_waiters_its_permits_serve(t *testing.T) {
 		wakes := countWakes(t, rc, name)
 		const waiters = 4
 		got := make(chan *semaphore.Permits, waiters)
-		ctx := redistest.Ctx(t, hang)
+		ctx := redistest.Ctx(t, redistest.Hang)
 		for i := range waiters {
 			go func() {
 				p, err := semaphore.New(redistest.Lockkit(t, rc), name, 3).Acquire(ctx, 1)
@@ -256,13 +256,13 @@ func TestRelease_wakes_only_the_waiters_its_permits_serve(t *testing.T) {
 			waitQueued(t, rc, name, i+1)
 		}
 		mustRelease(t, one)
-		held := []*semaphore.Permits{redistest.Receive(t, got, hang, "a waiter to be served")}
+		held := []*semaphore.Permits{redistest.Receive(t, got, redistest.Hang, "a waiter to be served")}
 		if n := wakes.since(); n != 1 {
 			t.Fatalf("the release of 1 permit woke %d waiters, want 1", n)
 		}
 		mustRelease(t, two)
 		for range 2 {
-			held = append(held, redistest.Receive(t, got, hang, "a waiter to be served"))
+			held = append(held, redistest.Receive(t, got, redistest.Hang, "a waiter to be served"))
 		}
 		if n := wakes.since(); n != 2 {
 			t.Fatalf("the release of 2 permits woke %d waiters, want 2", n)
@@ -274,7 +274,7 @@ func TestRelease_wakes_only_the_waiters_its_permits_serve(t *testing.T) {
 			}
 			mustRelease(t, p)
 		}
-		mustRelease(t, redistest.Receive(t, got, hang, "the last waiter to be served"))
+		mustRelease(t, redistest.Receive(t, got, redistest.Hang, "the last waiter to be served"))
 		redistest.AssertClean(t, rc, name)
 	})
 }
@@ -326,7 +326,7 @@ func TestAcquire_returns_by_its_deadline_against_a_silent_server(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		done := make(chan error, 1)
 		go func() { done <- call(ctx) }()
-		err := redistest.Receive(t, done, hang, name+" to return")
+		err := redistest.Receive(t, done, redistest.Hang, name+" to return")
 		cancel()
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%s against a silent server = %v, want DeadlineExceeded", name, err)
@@ -348,7 +348,7 @@ func TestRelease_retried_after_a_lost_reply_releases_once(t *testing.T) {
 		a, b := mustAcquire(t, s, 1), mustAcquire(t, s, 1)
 		rc.AddHook(drop)
 		drop.Arm()
-		ctx := redistest.Ctx(t, hang)
+		ctx := redistest.Ctx(t, redistest.Hang)
 		if err := a.Release(ctx); !errors.Is(err, redistest.ErrReplyDropped) {
 			t.Fatalf("Release with its reply lost = %v", err)
 		}
@@ -372,7 +372,7 @@ func TestAcquire_lost_reply_is_undone(t *testing.T) {
 		name := redistest.Unique(t)
 		s := semaphore.New(redistest.Lockkit(t, rc), name, 2)
 		drop.Arm()
-		if _, err := s.Acquire(redistest.Ctx(t, hang), 2); !errors.Is(err, redistest.ErrReplyDropped) {
+		if _, err := s.Acquire(redistest.Ctx(t, redistest.Hang), 2); !errors.Is(err, redistest.ErrReplyDropped) {
 			t.Fatalf("Acquire with its reply lost = %v", err)
 		}
 		wantAvailable(t, s, 2)
@@ -386,7 +386,7 @@ func TestTryAcquire_takes_free_permits_and_never_waits(t *testing.T) {
 	_, rc := redistest.Mini(t)
 	name := redistest.Unique(t)
 	s := semaphore.New(redistest.Lockkit(t, rc), name, 2)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	p, err := s.TryAcquire(ctx, 2)
 	if err != nil || p == nil {
 		t.Fatalf("TryAcquire of free permits = %v, %v", p, err)
@@ -417,7 +417,7 @@ func TestSetPermits_grows_waking_waiters_and_shrinks_without_revoking(t *testing
 		name := redistest.Unique(t)
 		c := redistest.Lockkit(t, rc)
 		s := semaphore.New(c, name, 2)
-		ctx := redistest.Ctx(t, hang)
+		ctx := redistest.Ctx(t, redistest.Hang)
 		a, b := mustAcquire(t, s, 1), mustAcquire(t, s, 1)
 		if err := s.SetPermits(ctx, 1); err != nil {
 			t.Fatal(err)
@@ -445,7 +445,7 @@ func TestSetPermits_grows_waking_waiters_and_shrinks_without_revoking(t *testing
 		if err := s.SetPermits(ctx, 3); err != nil {
 			t.Fatal(err)
 		}
-		p := redistest.Receive(t, got, hang, "the waiter served by the new permits")
+		p := redistest.Receive(t, got, redistest.Hang, "the waiter served by the new permits")
 		if p == nil {
 			t.FailNow()
 		}
@@ -465,7 +465,7 @@ func TestAcquire_of_another_kinds_name_is_ErrWrongKind(t *testing.T) {
 	name := redistest.Unique(t)
 	m := reentrant.New(c, name)
 	redistest.MustLock(t, m)
-	_, err := semaphore.New(c, name, 2).Acquire(redistest.Ctx(t, hang), 1)
+	_, err := semaphore.New(c, name, 2).Acquire(redistest.Ctx(t, redistest.Hang), 1)
 	redistest.WantErr(t, err, lockkit.ErrWrongKind)
 	redistest.MustUnlock(t, m)
 }
