@@ -3,7 +3,6 @@ package election_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,9 +15,7 @@ import (
 )
 
 func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
-	_, rc := redistest.Mini(t)
-	sent := redistest.CountCommands(rc)
-	c := redistest.Lockkit(t, rc)
+	c, _ := redistest.Silent(t)
 	tests := []struct {
 		name string
 		e    *election.Election
@@ -36,22 +33,12 @@ func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := tt.e.Campaign(ctx, "v")
-			wantInvalid(t, "Campaign", err, tt.want)
+			redistest.WantInvalid(t, "Campaign", err, tt.want)
 			_, err = tt.e.Leader(ctx)
-			wantInvalid(t, "Leader", err, tt.want)
+			redistest.WantInvalid(t, "Leader", err, tt.want)
 			_, err = tt.e.Observe(ctx)
-			wantInvalid(t, "Observe", err, tt.want)
+			redistest.WantInvalid(t, "Observe", err, tt.want)
 		})
-	}
-	if n := sent.Total(); n != 0 {
-		t.Fatalf("%d commands sent for invalid input, want 0", n)
-	}
-}
-
-func wantInvalid(t *testing.T, op string, err error, want string) {
-	t.Helper()
-	if !errors.Is(err, lockkit.ErrInvalid) || !strings.Contains(err.Error(), want) {
-		t.Errorf("%s = %v, want ErrInvalid mentioning %q", op, err, want)
 	}
 }
 
@@ -61,7 +48,7 @@ func wantInvalid(t *testing.T, op string, err error, want string) {
 // larger term.
 func TestCampaign_one_leader_at_a_time_and_terms_increase(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, rc redis.UniversalClient) {
-		ctx := redistest.Ctx(t, hang)
+		ctx := redistest.Ctx(t, redistest.Hang)
 		name := redistest.Unique(t)
 		c1, c2 := redistest.Lockkit(t, rc), redistest.Lockkit(t, rc)
 		obs, err := election.New(c2, name).Observe(ctx)
@@ -87,7 +74,7 @@ func TestCampaign_one_leader_at_a_time_and_terms_increase(t *testing.T) {
 		}
 		var last int64
 		for range 3 {
-			w := redistest.Receive(t, wins, hang, "a leader")
+			w := redistest.Receive(t, wins, redistest.Hang, "a leader")
 			if w.err != nil {
 				t.Fatalf("Campaign(%s): %v", w.value, w.err)
 			}
@@ -124,7 +111,7 @@ func TestCampaign_one_leader_at_a_time_and_terms_increase(t *testing.T) {
 
 func TestCampaign_while_leading_is_invalid_until_Resign(t *testing.T) {
 	_, rc := redistest.Mini(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	e := election.New(redistest.Lockkit(t, rc), redistest.Unique(t))
 	l, err := e.Campaign(ctx, "a")
 	if err != nil {
@@ -146,7 +133,7 @@ func TestCampaign_while_leading_is_invalid_until_Resign(t *testing.T) {
 
 func TestCampaign_ctx_deadline_matches_both_errors(t *testing.T) {
 	_, rc := redistest.Mini(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	c := redistest.Lockkit(t, rc)
 	name := redistest.Unique(t)
 	leader, err := election.New(c, name).Campaign(ctx, "a")
@@ -174,7 +161,7 @@ func TestCampaign_ctx_deadline_matches_both_errors(t *testing.T) {
 // leadership's context ends with ErrLost, and a waiting candidate leads.
 func TestLeadership_Context_ends_when_the_leadership_is_lost(t *testing.T) {
 	mr, rc := redistest.Mini(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	c := redistest.Lockkit(t, rc)
 	name := redistest.Unique(t)
 	opt := lockkit.WithWatchdogTimeout(300 * time.Millisecond)
@@ -187,34 +174,20 @@ func TestLeadership_Context_ends_when_the_leadership_is_lost(t *testing.T) {
 		t.Fatal(err)
 	}
 	observeUntil(t, obs, "a to lead", func(x election.Leader) bool { return x.Value == "a" })
-	next := make(chan *election.Leadership, 1)
-	go func() {
-		l, err := election.New(c, name, opt).Campaign(ctx, "b")
-		if err != nil {
-			t.Errorf("Campaign(b): %v", err)
-		}
-		next <- l
-	}()
+	next := campaignAsync(ctx, t, election.New(c, name, opt), "b")
 	mr.Del("lockkit:{" + name + "}")
-	redistest.Receive(t, l.Context().Done(), hang, "the leadership's context to end")
+	redistest.Receive(t, l.Context().Done(), redistest.Hang, "the leadership's context to end")
 	if cause := context.Cause(l.Context()); !errors.Is(cause, lockkit.ErrLost) {
 		t.Fatalf("cause = %v, want ErrLost", cause)
 	}
 	redistest.WantErr(t, l.Resign(ctx), lockkit.ErrLost)
-	b := redistest.Receive(t, next, hang, "b to lead")
-	if b == nil {
-		t.FailNow()
-	}
-	if b.Leader().Term <= l.Leader().Term {
-		t.Fatalf("term %d after %d", b.Leader().Term, l.Leader().Term)
-	}
-	observeUntil(t, obs, "b to lead", func(x election.Leader) bool { return x == b.Leader() })
+	b := takesOver(t, next, l, obs, "b to lead")
 	_ = b.Resign(ctx)
 }
 
 func TestElection_name_of_another_kind_returns_ErrWrongKind(t *testing.T) {
 	_, rc := redistest.Mini(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	c := redistest.Lockkit(t, rc)
 	name := redistest.Unique(t)
 	m := reentrant.New(c, name)

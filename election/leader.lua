@@ -8,11 +8,10 @@
 -- term is the hold's fencing token (a decimal string), pttl its remaining
 -- lease in ms. A WRONGKIND error when another kind holds the name.
 local hash = KEYS[1]
-local bad = wrong_kind(hash, ARGV[1])
+local h, bad = holder(hash, ARGV[1])
 if bad then
   return bad
 end
-local h = holder(hash)
 if not h then
   return {}
 end

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,14 +20,9 @@ import (
 // "resign" it resigns and prints "resigned". It exits at the end of its
 // input.
 func candidateChild(args []string) {
-	rc := redistest.SpecClient(args[0])
-	defer rc.Close()
-	c := lockkit.New(rc)
-	defer c.Close()
-	ms, err := strconv.Atoi(args[3])
-	if err != nil {
-		redistest.ChildFatalf("watchdog timeout: %v", err)
-	}
+	c, _, done := redistest.ChildLockkit(args[0])
+	defer done()
+	ms := redistest.ChildAtoi(args[3], "watchdog timeout")
 	e := election.New(c, args[1], lockkit.WithWatchdogTimeout(time.Duration(ms)*time.Millisecond))
 	redistest.ChildPrintf("ready")
 	l, err := e.Campaign(context.Background(), args[2])
@@ -51,16 +44,6 @@ func candidateChild(args []string) {
 	}
 }
 
-// termOf parses the term of a child's "leader TERM" line.
-func termOf(t *testing.T, line string) int64 {
-	t.Helper()
-	term, err := strconv.ParseInt(strings.TrimPrefix(line, "leader "), 10, 64)
-	if err != nil {
-		t.Fatalf("bad line %q: %v", line, err)
-	}
-	return term
-}
-
 // TestElection_leader_killed_another_is_elected kills the leading process
 // with SIGKILL: a candidate in another process leads once the dead
 // leader's lease (1 s) ran out, with a larger term, and an observer in a
@@ -70,7 +53,7 @@ func TestElection_leader_killed_another_is_elected(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			rc := b.Client(t)
-			ctx := redistest.Ctx(t, hang)
+			ctx := redistest.Ctx(t, redistest.Hang)
 			name := redistest.Unique(t)
 			spec := redistest.ClientSpec(rc)
 			obs, err := election.New(redistest.Lockkit(t, rc), name).Observe(ctx)
@@ -78,14 +61,14 @@ func TestElection_leader_killed_another_is_elected(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := redistest.StartChild(t, "candidate", spec, name, "a", "1000")
-			ta := termOf(t, a.WaitLine(t, "leader ", hang))
+			ta := a.WaitInt(t, "leader ", redistest.Hang)
 			observeUntil(t, obs, "a to lead", func(l election.Leader) bool {
 				return l == election.Leader{Value: "a", Term: ta}
 			})
 			bc := redistest.StartChild(t, "candidate", spec, name, "b", "1000")
-			bc.WaitLine(t, "ready", hang)
+			bc.WaitLine(t, "ready", redistest.Hang)
 			a.Kill(t)
-			tb := termOf(t, bc.WaitLine(t, "leader ", hang))
+			tb := bc.WaitInt(t, "leader ", redistest.Hang)
 			if tb <= ta {
 				t.Fatalf("term %d after %d", tb, ta)
 			}
@@ -93,10 +76,10 @@ func TestElection_leader_killed_another_is_elected(t *testing.T) {
 				return l == election.Leader{Value: "b", Term: tb}
 			})
 			bc.Send(t, "resign")
-			bc.WaitLine(t, "resigned", hang)
+			bc.WaitLine(t, "resigned", redistest.Hang)
 			observeUntil(t, obs, "nobody to lead", func(l election.Leader) bool { return l == election.Leader{} })
 			bc.CloseStdin(t)
-			bc.Wait(t, hang)
+			bc.Wait(t, redistest.Hang)
 		})
 	}
 }
@@ -108,7 +91,7 @@ func TestElection_leader_killed_another_is_elected(t *testing.T) {
 func TestElection_across_a_Redis_restart(t *testing.T) {
 	s := redistest.StartServer(t)
 	rc := s.Client(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	name := redistest.Unique(t)
 	opt := lockkit.WithWatchdogTimeout(time.Second)
 	a, err := election.New(redistest.Lockkit(t, rc), name, opt).Campaign(ctx, "a")
@@ -121,31 +104,17 @@ func TestElection_across_a_Redis_restart(t *testing.T) {
 	}
 	observeUntil(t, obs, "a to lead", func(l election.Leader) bool { return l == a.Leader() })
 	bc := redistest.Lockkit(t, s.Client(t))
-	won := make(chan *election.Leadership, 1)
-	go func() {
-		l, err := election.New(bc, name, opt).Campaign(ctx, "b")
-		if err != nil {
-			t.Errorf("Campaign(b): %v", err)
-		}
-		won <- l
-	}()
-	redistest.Eventually(t, hang, "b to wait", func() bool {
+	won := campaignAsync(ctx, t, election.New(bc, name, opt), "b")
+	redistest.Eventually(t, redistest.Hang, "b to wait", func() bool {
 		return bc.Notifier().Sleeping(core.SleepChannel(bc, fmt.Sprintf("lockkit:{%s}:ch", name))) == 1
 	})
 
 	s.Restart(t)
-	redistest.Receive(t, a.Context().Done(), hang, "a's leadership to end")
+	redistest.Receive(t, a.Context().Done(), redistest.Hang, "a's leadership to end")
 	if cause := context.Cause(a.Context()); !errors.Is(cause, lockkit.ErrLost) {
 		t.Fatalf("a's leadership ended with %v, want a loss", cause)
 	}
-	b := redistest.Receive(t, won, hang, "b to lead")
-	if b == nil {
-		t.FailNow()
-	}
-	if b.Leader().Term <= a.Leader().Term {
-		t.Fatalf("term %d after %d", b.Leader().Term, a.Leader().Term)
-	}
-	observeUntil(t, obs, "b to lead", func(l election.Leader) bool { return l == b.Leader() })
+	b := takesOver(t, won, a, obs, "b to lead")
 	if err := b.Resign(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -12,11 +12,10 @@
 -- there any more (lost or released meanwhile). A WRONGKIND error when
 -- another kind holds the name.
 local hash = KEYS[1]
-local bad = wrong_kind(hash, ARGV[4])
+local h, bad = holder(hash, ARGV[4])
 if bad then
   return bad
 end
-local h = holder(hash)
 if not h or not hold_live(hash, h, ARGV[1]) then
   return 0
 end

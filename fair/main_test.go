@@ -47,10 +47,8 @@ func childCounterLock(clients []redis.UniversalClient, name string) redistest.To
 // Args: client spec (see redistest.ClientSpec), lock name, order key,
 // waiter timeout.
 func childWaiters(args []string) {
-	c := redistest.SpecClient(args[0])
-	defer c.Close()
-	lc := lockkit.New(c)
-	defer lc.Close()
+	lc, c, done := redistest.ChildLockkit(args[0])
+	defer done()
 	name, orderKey := args[1], args[2]
 	wt, err := time.ParseDuration(args[3])
 	if err != nil {
@@ -246,13 +244,6 @@ func (e *lockEnv) wantPast(deadline int64) {
 
 // isAcquire reports whether cmd runs the acquire script.
 func isAcquire(cmd redis.Cmder) bool { return fair.ScriptName(cmd) == "acquire" }
-
-// lockAsync starts m.Lock(ctx) and returns the channel its result arrives on.
-func lockAsync(ctx context.Context, m *fair.Mutex) <-chan error {
-	got := make(chan error, 1)
-	go func() { got <- m.Lock(ctx) }()
-	return got
-}
 
 // acquired waits up to timeout for the Lock that reports on got and fails
 // the test unless it took the lock.

@@ -113,7 +113,7 @@ func TestLock_cancel_middle_waiter_keeps_order(t *testing.T) {
 
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		got := lockAsync(ctx, e.mutex(lockkit.WithOwner("x")))
+		got := redistest.LockAsync(ctx, e.mutex(lockkit.WithOwner("x")))
 		e.waitQueue("a", "b", "x")
 		tr.join(e, []string{"a", "b", "x"}, []string{"d", "e"})
 		cancel()
@@ -183,10 +183,10 @@ func (h *acquireBlocker) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 // Locks report on.
 func (e *lockEnv) queueTwo(ctx1 context.Context, lc1 *lockkit.Client, counter1 *redistest.Counter, opts1 ...lockkit.Option) (got1 <-chan error, w2 *fair.Mutex, got2 <-chan error) {
 	e.t.Helper()
-	got1 = lockAsync(ctx1, e.on(lc1).mutex(append(opts1, fair.WithWaiterTimeout(time.Minute))...))
+	got1 = redistest.LockAsync(ctx1, e.on(lc1).mutex(append(opts1, fair.WithWaiterTimeout(time.Minute))...))
 	redistest.Eventually(e.t, 10*time.Second, "w1 asleep", func() bool { return counter1.Scripts() == 2 })
 	w2 = e.mutex(lockkit.WithOwner("w2"), fair.WithWaiterTimeout(time.Minute))
-	got2 = lockAsync(redistest.Ctx(e.t, 30*time.Second), w2)
+	got2 = redistest.LockAsync(redistest.Ctx(e.t, 30*time.Second), w2)
 	redistest.Eventually(e.t, 10*time.Second, "w2 queued", func() bool { return len(e.queue()) == 2 })
 	return got1, w2, got2
 }
@@ -323,7 +323,7 @@ func TestLock_takes_over_when_the_holders_lease_ends(t *testing.T) {
 	start := serverMillis(t, e.c)
 	e.held(lockkit.WithLease(lease)) // never unlocked: the lease ends on the server
 	m := e.mutex(lockkit.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
-	got := lockAsync(redistest.Ctx(t, 30*time.Second), m)
+	got := redistest.LockAsync(redistest.Ctx(t, 30*time.Second), m)
 	// Well before the first heartbeat at 20 s.
 	acquired(t, got, 10*time.Second, "the waiter after the holder's lease ended")
 	e.wantPast(start + lease.Milliseconds())
@@ -339,7 +339,7 @@ func TestUnlock_to_dead_waiter_reaches_the_next_by_its_deadline(t *testing.T) {
 	holder := e.held()
 	deadline := e.addGhost("ghost", 2*time.Second)
 	m := e.mutex(lockkit.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
-	got := lockAsync(redistest.Ctx(t, 20*time.Second), m)
+	got := redistest.LockAsync(redistest.Ctx(t, 20*time.Second), m)
 	e.waitQueue("ghost", "w")
 	redistest.MustUnlock(t, holder)
 	acquired(t, got, 10*time.Second, "the waiter behind the dead one")
@@ -358,7 +358,7 @@ func TestLock_contended_costs_two_attempts_once_warm(t *testing.T) {
 	for round := range 3 {
 		redistest.MustLock(t, holder)
 		counter.Reset()
-		got := lockAsync(redistest.Ctx(t, 20*time.Second), m)
+		got := redistest.LockAsync(redistest.Ctx(t, 20*time.Second), m)
 		e.waitQueue("w")
 		want := int64(2)
 		if round > 0 {
@@ -391,10 +391,10 @@ func TestLock_goroutines_sharing_a_mutex_share_its_place(t *testing.T) {
 	m := e.mutex(lockkit.WithOwner("m"), fair.WithWaiterTimeout(time.Minute))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	gone := lockAsync(ctx, m)
+	gone := redistest.LockAsync(ctx, m)
 	e.waitQueue("m")
-	got := lockAsync(redistest.Ctx(t, 20*time.Second), m)
-	got2 := lockAsync(redistest.Ctx(t, 20*time.Second), m)
+	got := redistest.LockAsync(redistest.Ctx(t, 20*time.Second), m)
+	got2 := redistest.LockAsync(redistest.Ctx(t, 20*time.Second), m)
 	// Let the other two join m's channel before one of them gives up.
 	redistest.Eventually(t, 10*time.Second, "three goroutines waiting as m", func() bool {
 		return e.lc.Notifier().Waiters(channelOf(e.name, "m")) == 3
@@ -493,7 +493,7 @@ func TestLock_after_head_waiter_process_killed(t *testing.T) {
 	child.Send(t, "join dead")
 	e.waitQueue("dead")
 	next := e.mutex(lockkit.WithOwner("next"), fair.WithWaiterTimeout(waiterTimeout))
-	got := lockAsync(redistest.Ctx(t, 30*time.Second), next)
+	got := redistest.LockAsync(redistest.Ctx(t, 30*time.Second), next)
 	e.waitQueue("dead", "next")
 
 	child.Kill(t)
@@ -743,7 +743,7 @@ func TestEviction_of_many_dead_waiters_is_cheap(t *testing.T) {
 				t.Fatalf("queueing the waiters to die: %v", err)
 			}
 			m := e.mutex(lockkit.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
-			got := lockAsync(ctx, m)
+			got := redistest.LockAsync(ctx, m)
 			redistest.Eventually(t, 10*time.Second, "w queued", func() bool {
 				return e.c.ZScore(ctx, timeoutsKey(e.name), "w").Err() == nil
 			})

@@ -7,7 +7,8 @@ import (
 )
 
 // scripts are the fair lock's, one per operation of the engine: each is
-// the prelude, the queue helpers of queue.lua and its own file. A renewal
+// the prelude, the queue helpers (internal/lua's queue.lua, then fair's
+// queue.lua) and its own file. A renewal
 // does not touch the queue: it is the hash lock's.
 var scripts = lua.Set{
 	Acquire: script("acquire.lua"),
@@ -23,9 +24,9 @@ var leaveScript = script("leave.lua")
 //go:embed *.lua
 var files embed.FS
 
-// script returns the script of the named file, after the prelude and
-// queue.lua.
-var script = lua.Loader(files, "queue.lua")
+// script returns the script of the named file, after the prelude, the
+// shared queue helpers and queue.lua.
+var script = lua.QueueLoader(files, "queue.lua")
 
 // The last argument of acquire.lua: whether a caller that cannot take the
 // lock joins the queue.

@@ -3,7 +3,6 @@ package latch_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,9 +15,7 @@ import (
 )
 
 func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
-	_, rc := redistest.Mini(t)
-	sent := redistest.CountCommands(rc)
-	c := redistest.Lockkit(t, rc)
+	c, _ := redistest.Silent(t)
 	tests := []struct {
 		name string
 		l    *latch.Latch
@@ -39,25 +36,15 @@ func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := tt.l.CountDown(ctx)
-			wantInvalid(t, "CountDown", err, tt.want)
+			redistest.WantInvalid(t, "CountDown", err, tt.want)
 			_, err = tt.l.Count(ctx)
-			wantInvalid(t, "Count", err, tt.want)
-			wantInvalid(t, "Await", tt.l.Await(ctx), tt.want)
+			redistest.WantInvalid(t, "Count", err, tt.want)
+			redistest.WantInvalid(t, "Await", tt.l.Await(ctx), tt.want)
 		})
 	}
-	wantInvalid(t, "Lock of a reentrant lock given WithExpiry", reentrant.New(c, "x", latch.WithExpiry(time.Second)).Lock(ctx), "WithExpiry")
+	redistest.WantInvalid(t, "Lock of a reentrant lock given WithExpiry", reentrant.New(c, "x", latch.WithExpiry(time.Second)).Lock(ctx), "WithExpiry")
 	//lint:ignore SA1012 a nil ctx is the input under test
-	wantInvalid(t, "Await(nil)", latch.New(c, "x", 1).Await(nil), "nil") //nolint:staticcheck
-	if n := sent.Total(); n != 0 {
-		t.Fatalf("%d commands sent for invalid input, want 0", n)
-	}
-}
-
-func wantInvalid(t *testing.T, op string, err error, want string) {
-	t.Helper()
-	if !errors.Is(err, lockkit.ErrInvalid) || !strings.Contains(err.Error(), want) {
-		t.Errorf("%s = %v, want ErrInvalid mentioning %q", op, err, want)
-	}
+	redistest.WantInvalid(t, "Await(nil)", latch.New(c, "x", 1).Await(nil), "nil") //nolint:staticcheck
 }
 
 // TestCountDown_opens_the_latch_and_wakes_every_waiter has waiters on two
@@ -66,7 +53,7 @@ func wantInvalid(t *testing.T, op string, err error, want string) {
 // that an open latch stays open.
 func TestCountDown_opens_the_latch_and_wakes_every_waiter(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, rc redis.UniversalClient) {
-		ctx := redistest.Ctx(t, hang)
+		ctx := redistest.Ctx(t, redistest.Hang)
 		name := redistest.Unique(t)
 		c1, c2 := redistest.Lockkit(t, rc), redistest.Lockkit(t, rc)
 		var waits []<-chan error
@@ -91,7 +78,7 @@ func TestCountDown_opens_the_latch_and_wakes_every_waiter(t *testing.T) {
 		}
 		mustCountDown(t, counter, 0)
 		for i, w := range waits {
-			if err := redistest.Receive(t, w, hang, "a waiter to return"); err != nil {
+			if err := redistest.Receive(t, w, redistest.Hang, "a waiter to return"); err != nil {
 				t.Fatalf("waiter %d: %v", i, err)
 			}
 		}
@@ -113,7 +100,7 @@ func TestCountDown_opens_the_latch_and_wakes_every_waiter(t *testing.T) {
 // went to nobody.
 func TestAwait_count_down_between_read_and_subscribe_is_not_missed(t *testing.T) {
 	_, rc := redistest.Mini(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	name := redistest.Unique(t)
 	counter := latch.New(redistest.Lockkit(t, rc), name, 1)
 	hook := &afterFirstScript{do: func() {
@@ -183,17 +170,17 @@ func TestAwait_ctx_deadline_matches_both_errors(t *testing.T) {
 	err := latch.New(c, name, 1).Await(ctx)
 	redistest.WantErr(t, err, lockkit.ErrNotObtained, context.DeadlineExceeded)
 	// The waiter left its channel.
-	redistest.Eventually(t, hang, "the waiter to leave", func() bool { return c.Notifier().Waiters(channel(name)) == 0 })
+	redistest.Eventually(t, redistest.Hang, "the waiter to leave", func() bool { return c.Notifier().Waiters(channel(name)) == 0 })
 }
 
 func TestAwait_returns_ErrClosed_when_the_Client_closes(t *testing.T) {
 	_, rc := redistest.Mini(t)
 	c := lockkit.New(rc)
 	name := redistest.Unique(t)
-	got := awaitAsync(redistest.Ctx(t, hang), latch.New(c, name, 1))
+	got := awaitAsync(redistest.Ctx(t, redistest.Hang), latch.New(c, name, 1))
 	waitSleeping(t, c, name, 1)
 	_ = c.Close()
-	redistest.WantErr(t, redistest.Receive(t, got, hang, "Await to return"), lockkit.ErrClosed)
+	redistest.WantErr(t, redistest.Receive(t, got, redistest.Hang, "Await to return"), lockkit.ErrClosed)
 	_, err := latch.New(c, name, 1).CountDown(context.Background())
 	redistest.WantErr(t, err, lockkit.ErrClosed)
 }
@@ -202,7 +189,7 @@ func TestAwait_returns_ErrClosed_when_the_Client_closes(t *testing.T) {
 // restarts the expiry, and that an expired latch starts afresh.
 func TestLatch_expires_after_its_last_count_down(t *testing.T) {
 	mr, rc := redistest.Mini(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	name := redistest.Unique(t)
 	l := latch.New(redistest.Lockkit(t, rc), name, 3, latch.WithExpiry(time.Minute))
 	key := "lockkit:{" + name + "}"
@@ -234,7 +221,7 @@ func TestLatch_expires_after_its_last_count_down(t *testing.T) {
 
 func TestLatch_name_of_another_kind_returns_ErrWrongKind(t *testing.T) {
 	_, rc := redistest.Mini(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	c := redistest.Lockkit(t, rc)
 	name := redistest.Unique(t)
 	m := reentrant.New(c, name)

@@ -3,7 +3,6 @@ package latch_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -15,9 +14,6 @@ import (
 func TestMain(m *testing.M) {
 	redistest.Main(m, redistest.Children{"latch": latchChild})
 }
-
-// hang bounds every wait that must end; reaching it means the code hangs.
-const hang = 30 * time.Second
 
 // channel is the pub/sub channel of latch name under the default prefix.
 func channel(name string) string { return "lockkit:{" + name + "}:ch" }
@@ -33,7 +29,7 @@ func awaitAsync(ctx context.Context, l *latch.Latch) <-chan error {
 // waitSleeping waits until n waiters of c sleep on latch name's channel.
 func waitSleeping(t *testing.T, c *lockkit.Client, name string, n int) {
 	t.Helper()
-	redistest.Eventually(t, hang, "the waiters to sleep", func() bool {
+	redistest.Eventually(t, redistest.Hang, "the waiters to sleep", func() bool {
 		return c.Notifier().Sleeping(channel(name)) == n
 	})
 }
@@ -41,7 +37,7 @@ func waitSleeping(t *testing.T, c *lockkit.Client, name string, n int) {
 // mustCountDown counts l down and fails the test unless want is left.
 func mustCountDown(t *testing.T, l *latch.Latch, want int) {
 	t.Helper()
-	n, err := l.CountDown(redistest.Ctx(t, hang))
+	n, err := l.CountDown(redistest.Ctx(t, redistest.Hang))
 	if err != nil || n != want {
 		t.Fatalf("CountDown = %d, %v; want %d", n, err, want)
 	}

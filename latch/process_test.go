@@ -2,11 +2,9 @@ package latch_test
 
 import (
 	"context"
-	"strconv"
 	"testing"
 	"time"
 
-	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/latch"
 )
@@ -18,15 +16,10 @@ import (
 // returns; "down" counts down and prints "left N". It exits at the end of
 // its input.
 func latchChild(args []string) {
-	rc := redistest.SpecClient(args[0])
-	defer rc.Close()
-	c := lockkit.New(rc)
-	defer c.Close()
+	c, _, done := redistest.ChildLockkit(args[0])
+	defer done()
 	name := args[1]
-	count, err := strconv.Atoi(args[2])
-	if err != nil {
-		redistest.ChildFatalf("count: %v", err)
-	}
+	count := redistest.ChildAtoi(args[2], "count")
 	l := latch.New(c, name, count)
 	ctx := context.Background()
 	redistest.ChildPrintf("ready")
@@ -67,25 +60,25 @@ func TestLatch_across_processes(t *testing.T) {
 			var kids []*redistest.Child
 			for range 3 {
 				k := redistest.StartChild(t, "latch", spec, name, "3")
-				k.WaitLine(t, "ready", hang)
+				k.WaitLine(t, "ready", redistest.Hang)
 				kids = append(kids, k)
 			}
 			waiter, killed, counter := kids[0], kids[1], kids[2]
 			for _, k := range []*redistest.Child{waiter, killed} {
 				k.Send(t, "await")
-				k.WaitLine(t, "sleeping", hang)
+				k.WaitLine(t, "sleeping", redistest.Hang)
 			}
 			killed.Kill(t)
 
 			mustCountDown(t, latch.New(redistest.Lockkit(t, rc), name, 3), 2)
 			counter.Send(t, "down")
-			counter.WaitLine(t, "left 1", hang)
+			counter.WaitLine(t, "left 1", redistest.Hang)
 			waiter.Send(t, "down")
-			waiter.WaitLine(t, "left 0", hang)
-			waiter.WaitLine(t, "open", hang)
+			waiter.WaitLine(t, "left 0", redistest.Hang)
+			waiter.WaitLine(t, "open", redistest.Hang)
 			for _, k := range []*redistest.Child{waiter, counter} {
 				k.CloseStdin(t)
-				k.Wait(t, hang)
+				k.Wait(t, redistest.Hang)
 			}
 		})
 	}
@@ -100,13 +93,13 @@ func TestAwait_across_a_Redis_restart(t *testing.T) {
 	rc := s.Client(t)
 	c := redistest.Lockkit(t, rc)
 	name := redistest.Unique(t)
-	got := awaitAsync(redistest.Ctx(t, hang), latch.New(c, name, 2))
+	got := awaitAsync(redistest.Ctx(t, redistest.Hang), latch.New(c, name, 2))
 	waitSleeping(t, c, name, 1)
 	counter := latch.New(redistest.Lockkit(t, s.Client(t)), name, 2)
 	mustCountDown(t, counter, 1)
 
 	s.Restart(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	n, err := counter.Count(ctx)
 	if err != nil || n != 2 {
 		t.Fatalf("Count after the restart = %d, %v; want 2 (afresh)", n, err)
@@ -119,12 +112,12 @@ func TestAwait_across_a_Redis_restart(t *testing.T) {
 	}
 	// The waiter must be subscribed again before the last count-down, or
 	// it would learn of it only from its reconnect.
-	redistest.Eventually(t, hang, "the waiter to be subscribed again", func() bool {
+	redistest.Eventually(t, redistest.Hang, "the waiter to be subscribed again", func() bool {
 		chans, err := rc.PubSubNumSub(ctx, channel(name)).Result()
 		return err == nil && chans[channel(name)] == 1
 	})
 	mustCountDown(t, counter, 0)
-	if err := redistest.Receive(t, got, hang, "Await to return"); err != nil {
+	if err := redistest.Receive(t, got, redistest.Hang, "Await to return"); err != nil {
 		t.Fatalf("Await after the restart = %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package multilock_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -13,9 +12,6 @@ import (
 func TestMain(m *testing.M) {
 	redistest.Main(m, redistest.Children{"redlock-hammer": redlockHammer})
 }
-
-// hang bounds every wait that must end; reaching it means the code hangs.
-const hang = 30 * time.Second
 
 // lockKey is the Redis key of lock name under the default prefix.
 func lockKey(name string) string { return "lockkit:{" + name + "}" }

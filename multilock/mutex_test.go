@@ -97,7 +97,7 @@ func TestNew_flattens_nested_multilocks(t *testing.T) {
 func TestLock_takes_every_lock_and_Unlock_frees_them(t *testing.T) {
 	backends := []redistest.Backend{redistest.MiniBackend, redistest.ServerBackend}
 	redistest.ForEachBackend(t, backends, func(t *testing.T, rc redis.UniversalClient) {
-		ctx := redistest.Ctx(t, hang)
+		ctx := redistest.Ctx(t, redistest.Hang)
 		c := redistest.Lockkit(t, rc)
 		names := []string{redistest.Unique(t), redistest.Unique(t), redistest.Unique(t)}
 		// Each name is one kind's.
@@ -136,7 +136,7 @@ func TestLock_takes_every_lock_and_Unlock_frees_them(t *testing.T) {
 // the given order they would deadlock within a few rounds (each holding one
 // and waiting for the other until ctx ends).
 func TestLock_opposite_orders_never_deadlock(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	_, clients := masters(t, 2)
 	c := lockkits(t, clients)
 	a, b := redistest.Unique(t), redistest.Unique(t)
@@ -158,7 +158,7 @@ func TestLock_opposite_orders_never_deadlock(t *testing.T) {
 // distinct locks with the same name (on two servers) in opposite orders:
 // their order cannot be fixed by name, so they are only ever tried.
 func TestLock_same_name_locks_are_tried_not_waited_on(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	_, clients := masters(t, 2)
 	c := lockkits(t, clients)
 	name := redistest.Unique(t)
@@ -177,7 +177,7 @@ func TestLock_same_name_locks_are_tried_not_waited_on(t *testing.T) {
 // again, by Lock when its ctx ends, by TryLock at once, and by every round
 // that WithLockWait cuts short.
 func TestLock_partial_acquisition_is_rolled_back(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	s := redistest.StartServer(t)
 	rc, rca := s.Client(t), s.Client(t)
 	counter := redistest.CountCommands(rca)
@@ -222,7 +222,7 @@ func TestLock_partial_acquisition_is_rolled_back(t *testing.T) {
 // that is down: each round takes a, fails on b and releases a, until the
 // server is back.
 func TestLock_starts_over_after_a_lock_fails(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	servers := redistest.StartMasters(t, 2)
 	rc1 := servers[0].Client(t)
 	// No client-side retries, so each round fails fast.
@@ -234,9 +234,8 @@ func TestLock_starts_over_after_a_lock_fails(t *testing.T) {
 	m := multilock.New([]lockkit.Locker{reentrant.New(c1, a), reentrant.New(c2, b)})
 	servers[1].Kill(t)
 
-	done := make(chan error, 1)
-	go func() { done <- m.Lock(ctx) }()
-	redistest.Eventually(t, hang, "three failed rounds", func() bool { return counter.Scripts() >= 3 })
+	done := redistest.LockAsync(ctx, m)
+	redistest.Eventually(t, redistest.Hang, "three failed rounds", func() bool { return counter.Scripts() >= 3 })
 	select {
 	case err := <-done:
 		t.Fatalf("Lock returned %v while b's server is down", err)
@@ -261,7 +260,7 @@ func TestLock_starts_over_after_a_lock_fails(t *testing.T) {
 }
 
 func TestUnlock_joins_errors_and_frees_the_rest(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	rc := redistest.StartServer(t).Client(t)
 	c := redistest.Lockkit(t, rc)
 	a, b := redistest.Unique(t), redistest.Unique(t)
@@ -284,7 +283,7 @@ func TestUnlock_joins_errors_and_frees_the_rest(t *testing.T) {
 // three locks that live on the three masters of a cluster, in opposite
 // orders.
 func TestLock_on_cluster_with_locks_in_different_slots(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	cc := redistest.StartCluster(t).Client(t)
 	c := redistest.Lockkit(t, cc)
 	names := redistest.NamesOnDistinctMasters(t, cc, 3)
@@ -337,7 +336,7 @@ func mixedKinds(t *testing.T) []kind {
 // TestLock_mixed_kinds_in_opposite_orders has two callers take one lock of
 // every kind, given in opposite orders, 30 times each.
 func TestLock_mixed_kinds_in_opposite_orders(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	kinds := mixedKinds(t)
 	names := make([]string, len(kinds))
 	for i := range kinds {

@@ -1,6 +1,7 @@
 package multilock_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ import (
 // TTL is that member's lease.
 func TestQueries_member_held_by_another_owner(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, rc redis.UniversalClient) {
-		ctx := redistest.Ctx(t, hang)
+		ctx := redistest.Ctx(t, redistest.Hang)
 		c := redistest.Lockkit(t, rc)
 		a, b := redistest.Unique(t), redistest.Unique(t)
 		m := multilock.New([]lockkit.Locker{reentrant.New(c, a), spin.New(c, b)})
@@ -68,7 +69,7 @@ func TestQueries_member_held_by_another_owner(t *testing.T) {
 // the owners then learn of their loss.
 func TestForceUnlock_frees_members_held_by_different_owners(t *testing.T) {
 	redistest.ForEachBackend(t, []redistest.Backend{redistest.MiniBackend, redistest.ServerBackend}, func(t *testing.T, rc redis.UniversalClient) {
-		ctx := redistest.Ctx(t, hang)
+		ctx := redistest.Ctx(t, redistest.Hang)
 		c := redistest.Lockkit(t, rc)
 		a, b := redistest.Unique(t), redistest.Unique(t)
 		holdA, holdB := reentrant.New(c, a), spin.New(c, b)
@@ -76,14 +77,13 @@ func TestForceUnlock_frees_members_held_by_different_owners(t *testing.T) {
 		redistest.MustLock(t, holdA)
 		redistest.MustLock(t, holdB)
 		waiter := reentrant.New(c, a)
-		got := make(chan error, 1)
-		go func() { got <- waiter.Lock(ctx) }()
+		got := redistest.LockAsync(ctx, waiter)
 
 		m := multilock.New([]lockkit.Locker{reentrant.New(c, a), spin.New(c, b)})
 		if ok, err := m.ForceUnlock(ctx); !ok || err != nil {
 			t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
 		}
-		if err := redistest.Receive(t, got, hang, "the waiter's Lock"); err != nil {
+		if err := redistest.Receive(t, got, redistest.Hang, "the waiter's Lock"); err != nil {
 			t.Fatalf("waiter after ForceUnlock: %v", err)
 		}
 		redistest.WantErr(t, holdA.Unlock(ctx), lockkit.ErrLost)
@@ -102,7 +102,7 @@ func TestForceUnlock_frees_members_held_by_different_owners(t *testing.T) {
 // reports the error and that a hold was removed.
 func TestForceUnlock_frees_the_rest_when_a_member_fails(t *testing.T) {
 	_, rc := redistest.Mini(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	c := redistest.Lockkit(t, rc)
 	closed := lockkit.New(rc)
 	a, b := redistest.Unique(t), redistest.Unique(t)
@@ -128,7 +128,7 @@ func TestForceUnlock_frees_the_rest_when_a_member_fails(t *testing.T) {
 // the members.
 func TestQueries_member_without_them_is_unsupported(t *testing.T) {
 	_, rc := redistest.Mini(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	c := redistest.Lockkit(t, rc)
 	a := redistest.Unique(t)
 	held := reentrant.New(c, a)
@@ -136,15 +136,7 @@ func TestQueries_member_without_them_is_unsupported(t *testing.T) {
 	m := multilock.New([]lockkit.Locker{reentrant.New(c, a), multilock.NewRedLock([]*lockkit.Client{c}, redistest.Unique(t))})
 	sent := redistest.CountCommands(rc)
 
-	_, err := m.IsLocked(ctx)
-	redistest.WantErr(t, err, errors.ErrUnsupported)
-	_, err = m.HoldCount(ctx)
-	redistest.WantErr(t, err, errors.ErrUnsupported)
-	_, err = m.TTL(ctx)
-	redistest.WantErr(t, err, errors.ErrUnsupported)
-	ok, err := m.ForceUnlock(ctx)
-	redistest.WantErr(t, err, errors.ErrUnsupported)
-	if ok {
+	if wantQueriesFail(t, ctx, m, errors.ErrUnsupported) {
 		t.Fatal("ForceUnlock with an unsupported member reported a hold removed")
 	}
 	if n := sent.Total(); n != 0 {
@@ -156,17 +148,26 @@ func TestQueries_member_without_them_is_unsupported(t *testing.T) {
 // TestQueries_invalid_Mutex_returns_ErrInvalid checks the queries of
 // Mutexes not made by New, or made from bad arguments.
 func TestQueries_invalid_Mutex_returns_ErrInvalid(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	for name, m := range map[string]*multilock.Mutex{"zero": new(multilock.Mutex), "nil": nil, "no locks": multilock.New(nil)} {
 		t.Run(name, func(t *testing.T) {
-			_, err := m.IsLocked(ctx)
-			redistest.WantErr(t, err, lockkit.ErrInvalid)
-			_, err = m.HoldCount(ctx)
-			redistest.WantErr(t, err, lockkit.ErrInvalid)
-			_, err = m.TTL(ctx)
-			redistest.WantErr(t, err, lockkit.ErrInvalid)
-			_, err = m.ForceUnlock(ctx)
-			redistest.WantErr(t, err, lockkit.ErrInvalid)
+			wantQueriesFail(t, ctx, m, lockkit.ErrInvalid)
 		})
 	}
+}
+
+// wantQueriesFail checks that each query of m (IsLocked, HoldCount, TTL)
+// and ForceUnlock fails with an error matching target, and returns what
+// ForceUnlock reported: whether it removed a hold.
+func wantQueriesFail(t *testing.T, ctx context.Context, m *multilock.Mutex, target error) bool {
+	t.Helper()
+	_, err := m.IsLocked(ctx)
+	redistest.WantErr(t, err, target)
+	_, err = m.HoldCount(ctx)
+	redistest.WantErr(t, err, target)
+	_, err = m.TTL(ctx)
+	redistest.WantErr(t, err, target)
+	ok, err := m.ForceUnlock(ctx)
+	redistest.WantErr(t, err, target)
+	return ok
 }

@@ -46,7 +46,7 @@ func holders(t *testing.T, clients []redis.UniversalClient, name string) int {
 // a test, and returns the value it set.
 func counterAhead(t *testing.T, c redis.UniversalClient, fence string) int64 {
 	t.Helper()
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	now, err := c.Time(ctx).Result()
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func assertCleanAll(t *testing.T, clients []redis.UniversalClient, name string) 
 // matches target and says each of says, and leaves r without a hold.
 func wantTryLockFails(t *testing.T, r *multilock.RedLock, target error, says ...string) {
 	t.Helper()
-	ok, err := r.TryLock(redistest.Ctx(t, hang))
+	ok, err := r.TryLock(redistest.Ctx(t, redistest.Hang))
 	if ok {
 		t.Fatal("TryLock succeeded")
 	}
@@ -128,7 +128,7 @@ func TestNewRedLock_invalid_arguments_return_ErrInvalid(t *testing.T) {
 }
 
 func TestRedLock_holds_on_every_node_and_frees_them(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	_, clients := masters(t, 5)
 	name := redistest.Unique(t)
 	r := multilock.NewRedLock(lockkits(t, clients), name)
@@ -158,7 +158,7 @@ func TestRedLock_holds_on_every_node_and_frees_them(t *testing.T) {
 // TestRedLock_two_nodes_down_still_acquires_and_excludes kills two of five
 // masters: three still make a majority.
 func TestRedLock_two_nodes_down_still_acquires_and_excludes(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	servers, clients := masters(t, 5)
 	lcs := lockkits(t, clients)
 	servers[1].Kill(t)
@@ -210,7 +210,7 @@ func TestRedLock_three_nodes_down_fails_with_quorum_error(t *testing.T) {
 // take it and it is not lost. With three restarted it is held on two: the
 // lost channel closes.
 func TestRedLock_restarted_empty_node_admits_no_second_holder(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	servers, clients := masters(t, 5)
 	renewals := make([]*renewalCounter, 5)
 	for i, c := range clients {
@@ -230,7 +230,7 @@ func TestRedLock_restarted_empty_node_admits_no_second_holder(t *testing.T) {
 	// there that the hold is gone.
 	restart := func(i int) {
 		servers[i].Restart(t)
-		redistest.Eventually(t, hang, "a renewal to find the hold gone", func() bool { return renewals[i].gone.Load() > 0 })
+		redistest.Eventually(t, redistest.Hang, "a renewal to find the hold gone", func() bool { return renewals[i].gone.Load() > 0 })
 	}
 	restart(2)
 	if ok, err := b.TryLock(ctx); ok || err != nil {
@@ -248,7 +248,7 @@ func TestRedLock_restarted_empty_node_admits_no_second_holder(t *testing.T) {
 
 	restart(0)
 	restart(4)
-	redistest.Receive(t, lost, hang, "the lost channel to close with 2 of 5 nodes holding the lock")
+	redistest.Receive(t, lost, redistest.Hang, "the lost channel to close with 2 of 5 nodes holding the lock")
 	redistest.WantErr(t, a.Unlock(ctx), lockkit.ErrLost)
 	redistest.MustLock(t, b)
 	redistest.MustUnlock(t, b)
@@ -261,7 +261,7 @@ func TestRedLock_restarted_empty_node_admits_no_second_holder(t *testing.T) {
 // to it; with node 0 gone, the next hold's token, minted by the others, is
 // still larger.
 func TestRedLock_tokens_increase_when_node_counters_disagree(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	servers, clients := masters(t, 3)
 	name := redistest.Unique(t)
 	fence := lockKey(name) + ":fence"
@@ -311,7 +311,7 @@ func TestRedLock_token_not_taken_by_quorum_fails_with_ErrQuorum(t *testing.T) {
 // TestRedLock_partial_round_releases_what_it_took has another owner hold
 // three of five nodes; a round over all five gets two and gives them back.
 func TestRedLock_partial_round_releases_what_it_took(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	_, clients := masters(t, 5)
 	lcs := lockkits(t, clients)
 	name := redistest.Unique(t)
@@ -333,7 +333,7 @@ func TestRedLock_partial_round_releases_what_it_took(t *testing.T) {
 // held, and node 1's holder undoes what it took unknowingly. In a round
 // that fails, the same undo runs.
 func TestRedLock_undoes_an_acquire_whose_reply_was_lost(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	_, clients := masters(t, 3)
 	drop := &redistest.DropReply{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "acquire") }}
 	clients[1].(*redis.Client).AddHook(drop)
@@ -346,7 +346,7 @@ func TestRedLock_undoes_an_acquire_whose_reply_was_lost(t *testing.T) {
 	if drop.Armed() {
 		t.Fatal("node 1's acquire did not run")
 	}
-	redistest.Eventually(t, hang, "node 1's stray part to be undone", func() bool {
+	redistest.Eventually(t, redistest.Hang, "node 1's stray part to be undone", func() bool {
 		return holders(t, clients, name) == 2
 	})
 	redistest.MustUnlock(t, r)
@@ -358,7 +358,7 @@ func TestRedLock_undoes_an_acquire_whose_reply_was_lost(t *testing.T) {
 	if ok, err := r.TryLock(ctx); ok || err != nil {
 		t.Fatalf("TryLock = %v, %v; want false, nil", ok, err)
 	}
-	redistest.Eventually(t, hang, "node 1's stray part to be undone", func() bool {
+	redistest.Eventually(t, redistest.Hang, "node 1's stray part to be undone", func() bool {
 		n, err := clients[1].Exists(ctx, lockKey(name)).Result()
 		return err == nil && n == 0
 	})
@@ -372,7 +372,7 @@ func TestRedLock_undoes_an_acquire_whose_reply_was_lost(t *testing.T) {
 // unknown, so Unlock fails and keeps the hold; the next Unlock asks those
 // two nodes again and learns that their part was released.
 func TestRedLock_Unlock_without_a_quorum_of_answers_can_be_retried(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	_, clients := masters(t, 3)
 	var drops []*redistest.DropReply
 	for _, c := range clients[1:] {
@@ -412,7 +412,7 @@ func TestRedLock_node_timeout_bounds_every_request_to_a_stalled_node(t *testing.
 }
 
 func testNodeTimeout(t *testing.T, honoured bool) {
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	servers := redistest.StartMasters(t, 3)
 	clients := make([]redis.UniversalClient, len(servers))
 	for i, s := range servers {
@@ -423,7 +423,7 @@ func testNodeTimeout(t *testing.T, honoured bool) {
 	lcs := lockkits(t, clients)
 	name := redistest.Unique(t)
 	r := multilock.NewRedLock(lcs, name, multilock.WithNodeTimeout(20*time.Millisecond))
-	servers[2].Stall(t, 2*hang)
+	servers[2].Stall(t, 2*redistest.Hang)
 	if err := r.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +432,7 @@ func testNodeTimeout(t *testing.T, honoured bool) {
 	}
 	assertCleanAll(t, clients[:2], name)
 
-	servers[1].Stall(t, 2*hang)
+	servers[1].Stall(t, 2*redistest.Hang)
 	wantTryLockFails(t, r, lockkit.ErrQuorum, "1 of 3 nodes answered", "no answer within 20ms")
 	redistest.AssertClean(t, clients[0], name)
 }
@@ -489,18 +489,18 @@ func TestRedLock_no_validity_left_means_not_acquired(t *testing.T) {
 }
 
 func TestRedLock_fixed_lease_is_lost_when_validity_ends(t *testing.T) {
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	_, clients := masters(t, 3)
 	name := redistest.Unique(t)
 	r := multilock.NewRedLock(lockkits(t, clients), name, lockkit.WithLease(200*time.Millisecond))
 	redistest.MustLock(t, r)
-	redistest.Receive(t, r.Lost(), hang, "the lost channel to close when the validity ended")
+	redistest.Receive(t, r.Lost(), redistest.Hang, "the lost channel to close when the validity ended")
 	if r.Token() != 0 {
 		t.Fatalf("Token() = %d for a lost hold", r.Token())
 	}
 	redistest.WantErr(t, r.Unlock(ctx), lockkit.ErrLost)
 	redistest.WantErr(t, r.Unlock(ctx), lockkit.ErrNotHeld)
-	redistest.Eventually(t, hang, "the nodes to expire the lease", func() bool { return holders(t, clients, name) == 0 })
+	redistest.Eventually(t, redistest.Hang, "the nodes to expire the lease", func() bool { return holders(t, clients, name) == 0 })
 	assertCleanAll(t, clients, name)
 }
 

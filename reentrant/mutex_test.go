@@ -87,8 +87,7 @@ func TestLock_reenters_while_others_wait(t *testing.T) {
 		name := redistest.Unique(t)
 		a, b := reentrant.New(lc, name), reentrant.New(lc, name)
 		redistest.MustLock(t, a)
-		got := make(chan error, 1)
-		go func() { got <- b.Lock(redistest.Ctx(t, 20*time.Second)) }()
+		got := redistest.LockAsync(redistest.Ctx(t, 20*time.Second), b)
 		waitAsleep(t, lc, name, 1)
 		// The holder re-enters at once, not behind the waiter.
 		if err := a.Lock(redistest.Ctx(t, 2*time.Second)); err != nil {
@@ -207,8 +206,7 @@ func TestLock_after_holder_process_killed(t *testing.T) {
 	if ok, _ := m.TryLock(redistest.Ctx(t, time.Second)); ok {
 		t.Fatal("acquired while the holder process lives")
 	}
-	got := make(chan error, 1)
-	go func() { got <- m.Lock(redistest.Ctx(t, 30*time.Second)) }()
+	got := redistest.LockAsync(redistest.Ctx(t, 30*time.Second), m)
 	redistest.Eventually(t, 10*time.Second, "the waiter to subscribe", func() bool {
 		return lc.Notifier().Waiters(channelOf(lc, name)) == 1
 	})

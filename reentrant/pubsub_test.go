@@ -59,8 +59,7 @@ func TestLost_fires_at_once_when_the_pubsub_connection_drops(t *testing.T) {
 	other := reentrant.New(lc, redistest.Unique(t))
 	blocker := reentrant.New(redistest.Lockkit(t, srv.Client(t)), other.Name())
 	redistest.MustLock(t, blocker)
-	waiting := make(chan error, 1)
-	go func() { waiting <- other.Lock(redistest.Ctx(t, 30*time.Second)) }()
+	waiting := redistest.LockAsync(redistest.Ctx(t, 30*time.Second), other)
 	waitAsleep(t, lc, other.Name(), 1)
 
 	srv.Restart(t) // no persistence: every lock is gone

@@ -74,8 +74,7 @@ func TestTrace_reports_every_event(t *testing.T) {
 			redistest.MustLock(t, m)
 			redistest.MustUnlock(t, m)
 			waiter := k.new(lc, name)
-			got := make(chan error, 1)
-			go func() { got <- waiter.Lock(ctx) }()
+			got := redistest.LockAsync(ctx, waiter)
 			redistest.Eventually(t, 10*time.Second, "the waiter to start waiting", func() bool {
 				return client.snapshot().started == 1
 			})

@@ -34,13 +34,31 @@ func processes(t *testing.T, srv *redistest.Server, counter *redistest.Counter, 
 	return done
 }
 
+// heldLock starts a redis-server and returns it and a Mutex of a fresh
+// name, on a Client of its own, that holds the lock.
+func heldLock(t *testing.T) (*redistest.Server, *reentrant.Mutex) {
+	t.Helper()
+	srv := redistest.StartServer(t)
+	holder := reentrant.New(redistest.Lockkit(t, srv.Client(t)), redistest.Unique(t))
+	redistest.MustLock(t, holder)
+	return srv, holder
+}
+
+// releaseToProcess unlocks holder and waits for the one waiting process
+// whose result arrives on done (see processes) to take the lock.
+func releaseToProcess(t *testing.T, holder *reentrant.Mutex, done <-chan error) {
+	t.Helper()
+	redistest.MustUnlock(t, holder)
+	if err := redistest.Receive(t, done, 10*time.Second, "the waiting process to take the lock"); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestUnlock_wakes_one_process checks that a release wakes one of the
 // processes that wait, not one waiter in each: every acquisition costs one
 // acquire, however many processes wait.
 func TestUnlock_wakes_one_process(t *testing.T) {
-	srv := redistest.StartServer(t)
-	holder := reentrant.New(redistest.Lockkit(t, srv.Client(t)), redistest.Unique(t))
-	redistest.MustLock(t, holder)
+	srv, holder := heldLock(t)
 	const P = 8
 	counter := redistest.NewCounter()
 	done := processes(t, srv, counter, holder.Name(), P)
@@ -64,10 +82,8 @@ func TestUnlock_wakes_one_process(t *testing.T) {
 // is gone (its Client closed while it waited), instead of waiting for the
 // holder's lease.
 func TestUnlock_skips_a_process_that_stopped_listening(t *testing.T) {
-	srv := redistest.StartServer(t)
-	name := redistest.Unique(t)
-	holder := reentrant.New(redistest.Lockkit(t, srv.Client(t)), name)
-	redistest.MustLock(t, holder)
+	srv, holder := heldLock(t)
+	name := holder.Name()
 
 	// The first process to wait goes away while it waits.
 	gone := redistest.Lockkit(t, srv.Client(t))
@@ -82,20 +98,15 @@ func TestUnlock_skips_a_process_that_stopped_listening(t *testing.T) {
 	redistest.WantErr(t, redistest.Receive(t, lost, 5*time.Second, "the closed Client's Lock"), lockkit.ErrClosed)
 
 	// The holder's lease is 30 s: the next process is woken by the release.
-	redistest.MustUnlock(t, holder)
-	if err := redistest.Receive(t, done, 10*time.Second, "the waiting process to take the lock"); err != nil {
-		t.Fatal(err)
-	}
+	releaseToProcess(t, holder, done)
 }
 
 // TestLock_a_process_that_gave_up_passes_its_turn_on checks that a process
 // whose waiters all gave up never holds up the processes behind it, be it
 // woken after they left or still registered.
 func TestLock_a_process_that_gave_up_passes_its_turn_on(t *testing.T) {
-	srv := redistest.StartServer(t)
-	name := redistest.Unique(t)
-	holder := reentrant.New(redistest.Lockkit(t, srv.Client(t)), name)
-	redistest.MustLock(t, holder)
+	srv, holder := heldLock(t)
+	name := holder.Name()
 
 	quitter := redistest.Lockkit(t, srv.Client(t))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -109,8 +120,5 @@ func TestLock_a_process_that_gave_up_passes_its_turn_on(t *testing.T) {
 
 	// The quitter registered first: the release picks it, and it passes
 	// the turn on (or it no longer listens and is skipped).
-	redistest.MustUnlock(t, holder)
-	if err := redistest.Receive(t, done, 10*time.Second, "the waiting process to take the lock"); err != nil {
-		t.Fatal(err)
-	}
+	releaseToProcess(t, holder, done)
 }

@@ -43,14 +43,20 @@ local function is_write(h)
   return string.sub(h, -2) == ':w'
 end
 
+-- lease_end returns the ms until the lease at rank i of the lease set
+-- ends (0 the earliest, -1 the latest), or -2 when no hold is left.
+local function lease_end(i)
+  local lease = redis.call('zrange', LEASES, i, i, 'withscores')
+  if #lease == 0 then
+    return -2
+  end
+  return tonumber(lease[2]) - NOW
+end
+
 -- lease_left returns the ms until the latest lease ends (the lock's
 -- remaining TTL), or -2 when no hold is left.
 local function lease_left()
-  local last = redis.call('zrange', LEASES, -1, -1, 'withscores')
-  if #last == 0 then
-    return -2
-  end
-  return tonumber(last[2]) - NOW
+  return lease_end(-1)
 end
 
 -- next_end returns the ms until the earliest lease ends, or -2 when no
@@ -59,11 +65,7 @@ end
 -- way (a crashed reader's), while the latest may belong to a reader that
 -- leaves without freeing the lock, and so wakes nobody.
 local function next_end()
-  local first = redis.call('zrange', LEASES, 0, 0, 'withscores')
-  if #first == 0 then
-    return -2
-  end
-  return tonumber(first[2]) - NOW
+  return lease_end(0)
 end
 
 -- settle deletes the lock when no hold is left, and otherwise makes the

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/rwlock"
 )
@@ -28,12 +27,10 @@ const shortReadBound = 500 * time.Millisecond
 // readHold and releasing it. It prints "reading" once every reader has
 // read, and stops, releasing what it holds, when its stdin closes.
 func readLoadChild(args []string) {
-	c := redistest.SpecClient(args[0])
-	defer c.Close()
 	n, _ := strconv.Atoi(args[2])
 	prefer, _ := strconv.ParseBool(args[3])
-	lc := lockkit.New(c, rwlock.WithWriterPreference(prefer))
-	defer lc.Close()
+	lc, _, done := redistest.ChildLockkit(args[0], rwlock.WithWriterPreference(prefer))
+	defer done()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg, first sync.WaitGroup
 	first.Add(n)

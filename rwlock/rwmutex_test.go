@@ -777,10 +777,8 @@ func (ck checker) totals(ctx context.Context) (violations, maxReaders int, err e
 // downgrades) under the checker, once the test sends "go". Violations are
 // counted in Redis; any error ends the child with status 1.
 func hammerChild(args []string) {
-	c := redistest.SpecClient(args[0])
-	defer c.Close()
-	lc := lockkit.New(c)
-	defer lc.Close()
+	lc, c, done := redistest.ChildLockkit(args[0])
+	defer done()
 	name := args[1]
 	goroutines, _ := strconv.Atoi(args[2])
 	ops, _ := strconv.Atoi(args[3])

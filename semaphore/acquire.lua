@@ -37,26 +37,20 @@ end
 tidy(now, def, prefix)
 
 if free(def) - wanted_ahead(m) >= n then
-  dequeue(m)
+  drop(waiters, timeouts, m)
   local token = hold_new(hash, fence, kind, h, id)
   redis.call('hset', hash, ':n:' .. h, n)
   redis.call('hincrby', hash, ':used', n)
   redis.call('zadd', leases, now + lease, h)
   redis.call('pexpire', permits_key, expiry)
-  settle(now)
+  settle_all(now)
   return {1, token}
 end
 
 if join and not queued then
-  local last = redis.call('zrange', waiters, -1, -1, 'withscores')
-  local arrival = 1
-  if #last > 0 then
-    arrival = tonumber(last[2]) + 1
-  end
-  redis.call('zadd', timeouts, now + wt, m)
-  redis.call('zadd', waiters, arrival, m)
+  enqueue(waiters, timeouts, m, now + wt)
 end
-settle(now)
+settle_all(now)
 local wait = -1
 local soonest = redis.call('zrange', leases, 0, 0, 'withscores')
 if #soonest > 0 then

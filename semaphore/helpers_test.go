@@ -14,7 +14,7 @@ import (
 // waitQueued waits until n Acquires wait in the queue of semaphore name.
 func waitQueued(t *testing.T, rc redis.UniversalClient, name string, n int) {
 	t.Helper()
-	redistest.Eventually(t, hang, "the waiters to queue", func() bool {
+	redistest.Eventually(t, redistest.Hang, "the waiters to queue", func() bool {
 		got, err := rc.ZCard(context.Background(), "lockkit:{"+name+"}:waiters").Result()
 		return err == nil && got == int64(n)
 	})
@@ -24,7 +24,7 @@ func waitQueued(t *testing.T, rc redis.UniversalClient, name string, n int) {
 // name and each sleeps on its own channel (its subscription confirmed).
 func waitSleeping(t *testing.T, rc redis.UniversalClient, c *lockkit.Client, name string, n int) {
 	t.Helper()
-	redistest.Eventually(t, hang, "the waiters to sleep", func() bool {
+	redistest.Eventually(t, redistest.Hang, "the waiters to sleep", func() bool {
 		members, err := rc.ZRange(context.Background(), "lockkit:{"+name+"}:waiters", 0, -1).Result()
 		if err != nil || len(members) != n {
 			return false

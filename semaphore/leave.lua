@@ -9,16 +9,14 @@
 -- Returns 1 when the entry was removed, 0 when there was none. A
 -- WRONGKIND error when another kind holds the name.
 local m, def, prefix = ARGV[1], ARGV[2], ARGV[3]
-local bad = wrong_kind(hash, kind)
+local bad, now = enter(def, prefix)
 if bad then
   return bad
 end
-local now = now_ms()
-tidy(now, def, prefix)
-local left = dequeue(m)
+local left = drop(waiters, timeouts, m) > 0
 if left then
   -- The running totals behind it dropped by its permits.
   wake_served(def, prefix, free(def) - wants(m))
 end
-settle(now)
+settle_all(now)
 return left and 1 or 0

@@ -2,7 +2,6 @@ package semaphore_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/lockkit/lockkit/internal/redistest"
 )
@@ -10,6 +9,3 @@ import (
 func TestMain(m *testing.M) {
 	redistest.Main(m, redistest.Children{"holder": holderChild})
 }
-
-// hang bounds every wait that must end; reaching it means the code hangs.
-const hang = 30 * time.Second

@@ -12,14 +12,11 @@
 -- while more are held than the new number). A WRONGKIND error when
 -- another kind holds the name.
 local n, expiry, def, prefix = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
-local bad = wrong_kind(hash, kind)
+local bad, now, before = enter(def, prefix)
 if bad then
   return bad
 end
-local now = now_ms()
-tidy(now, def, prefix)
-local before = free(def)
 redis.call('set', permits_key, n, 'px', expiry)
 wake_served(def, prefix, before)
-settle(now)
+settle_all(now)
 return free(def)

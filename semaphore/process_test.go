@@ -3,7 +3,6 @@ package semaphore_test
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,18 +18,10 @@ import (
 // acquires N permits and prints "held TOKEN"; on "release" it releases
 // them and prints "released". It exits at the end of its input.
 func holderChild(args []string) {
-	rc := redistest.SpecClient(args[0])
-	defer rc.Close()
-	c := lockkit.New(rc)
-	defer c.Close()
-	permits, err := strconv.Atoi(args[2])
-	if err != nil {
-		redistest.ChildFatalf("permits: %v", err)
-	}
-	ms, err := strconv.Atoi(args[3])
-	if err != nil {
-		redistest.ChildFatalf("watchdog timeout: %v", err)
-	}
+	c, _, done := redistest.ChildLockkit(args[0])
+	defer done()
+	permits := redistest.ChildAtoi(args[2], "permits")
+	ms := redistest.ChildAtoi(args[3], "watchdog timeout")
 	s := semaphore.New(c, args[1], permits, lockkit.WithWatchdogTimeout(time.Duration(ms)*time.Millisecond))
 	ctx := context.Background()
 	var held []*semaphore.Permits
@@ -38,10 +29,7 @@ func holderChild(args []string) {
 	for line := range redistest.ChildLines() {
 		switch {
 		case strings.HasPrefix(line, "acquire "):
-			n, err := strconv.Atoi(strings.TrimPrefix(line, "acquire "))
-			if err != nil {
-				redistest.ChildFatalf("acquire: %v", err)
-			}
+			n := redistest.ChildAtoi(strings.TrimPrefix(line, "acquire "), "acquire")
 			p, err := s.Acquire(ctx, n)
 			if err != nil {
 				redistest.ChildFatalf("Acquire: %v", err)
@@ -60,16 +48,6 @@ func holderChild(args []string) {
 	}
 }
 
-// tokenOf parses the token of a child's "held TOKEN" line.
-func tokenOf(t *testing.T, line string) int64 {
-	t.Helper()
-	tok, err := strconv.ParseInt(strings.TrimPrefix(line, "held "), 10, 64)
-	if err != nil {
-		t.Fatalf("bad line %q: %v", line, err)
-	}
-	return tok
-}
-
 // TestAcquire_holder_killed_frees_its_permits has a process take both
 // permits of a semaphore of 2 (one hold of 1, one of 1) with a 1 s lease
 // and kills it with SIGKILL while the test waits for 2 permits: the wait
@@ -80,14 +58,14 @@ func TestAcquire_holder_killed_frees_its_permits(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			rc := b.Client(t)
-			ctx := redistest.Ctx(t, hang)
+			ctx := redistest.Ctx(t, redistest.Hang)
 			name := redistest.Unique(t)
 			kid := redistest.StartChild(t, "holder", redistest.ClientSpec(rc), name, "2", "1000")
-			kid.WaitLine(t, "ready", hang)
+			kid.WaitLine(t, "ready", redistest.Hang)
 			var last int64
 			for range 2 {
 				kid.Send(t, "acquire 1")
-				last = tokenOf(t, kid.WaitLine(t, "held ", hang))
+				last = kid.WaitInt(t, "held ", redistest.Hang)
 			}
 			c := redistest.Lockkit(t, rc)
 			s := semaphore.New(c, name, 2)
@@ -101,7 +79,7 @@ func TestAcquire_holder_killed_frees_its_permits(t *testing.T) {
 			}()
 			waitQueued(t, rc, name, 1)
 			kid.Kill(t)
-			p := redistest.Receive(t, got, hang, "the permits of the killed holder")
+			p := redistest.Receive(t, got, redistest.Hang, "the permits of the killed holder")
 			if p == nil {
 				t.FailNow()
 			}
@@ -127,7 +105,7 @@ func TestAcquire_holder_killed_frees_its_permits(t *testing.T) {
 // loss.
 func TestAcquire_across_a_Redis_restart(t *testing.T) {
 	s := redistest.StartServer(t)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	name := redistest.Unique(t)
 	opt := lockkit.WithWatchdogTimeout(time.Second)
 	a, err := semaphore.New(redistest.Lockkit(t, s.Client(t)), name, 1, opt).Acquire(ctx, 1)
@@ -146,8 +124,8 @@ func TestAcquire_across_a_Redis_restart(t *testing.T) {
 	waitSleeping(t, s.Client(t), bc, name, 1)
 
 	s.Restart(t)
-	redistest.Receive(t, a.Lost(), hang, "the holder to learn of its loss")
-	b := redistest.Receive(t, got, hang, "the waiter to take the permit")
+	redistest.Receive(t, a.Lost(), redistest.Hang, "the holder to learn of its loss")
+	b := redistest.Receive(t, got, redistest.Hang, "the waiter to take the permit")
 	if b == nil {
 		t.FailNow()
 	}

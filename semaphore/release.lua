@@ -15,17 +15,14 @@
 -- there: its lease ended, or it was never taken. A WRONGKIND error when
 -- another kind holds the name.
 local h, token, id, window, def, prefix = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6]
-local bad = wrong_kind(hash, kind)
+local bad, now, before = enter(def, prefix)
 if bad then
   return bad
 end
-local now = now_ms()
-tidy(now, def, prefix)
-local before = free(def)
 local count, ended = hold_release(hash, released, h, token, id, window)
 if ended then
   free_hold(h)
   wake_served(def, prefix, before)
 end
-settle(now)
+settle_all(now)
 return count

@@ -9,9 +9,9 @@ import (
 //go:embed *.lua
 var files embed.FS
 
-// script returns the script of the named file, after the prelude and
-// semaphore.lua.
-var script = lua.Loader(files, "semaphore.lua")
+// script returns the script of the named file, after the prelude, the
+// wait queue's helpers and semaphore.lua.
+var script = lua.QueueLoader(files, "semaphore.lua")
 
 // The semaphore's scripts: the engine's four (see core.Spec), and its own.
 var (

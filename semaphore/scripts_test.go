@@ -12,15 +12,24 @@ import (
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
+// chans is the prefix of the waiters' own channels of the semaphore "s"
+// that the script tests run on.
+const chans = "lockkit:{s}:ch:"
+
+// scriptKeys returns the keys of the semaphore "s" that the script tests
+// run on, and the KEYS of every script of it (see semaphore.lua).
+func scriptKeys() (core.Keys, []string) {
+	k := core.NewKeys("lockkit", "s")
+	return k, []string{k.Base, k.Fence, k.Released, k.Sub("leases"), k.Sub("waiters"), k.Sub("timeouts"), k.Sub("permits")}
+}
+
 // TestScripts walks through every documented return of the semaphore's
 // scripts, in order, on one semaphore of 2 permits, listening on the
 // waiters' own channels to check who each step wakes.
 func TestScripts(t *testing.T) {
 	mr, rc := redistest.Mini(t)
 	ctx := context.Background()
-	k := core.NewKeys("lockkit", "s")
-	keys := []string{k.Base, k.Fence, k.Released, k.Sub("leases"), k.Sub("waiters"), k.Sub("timeouts"), k.Sub("permits")}
-	const chans = "lockkit:{s}:ch:"
+	k, keys := scriptKeys()
 	woken := listen(t, rc, chans, "w1", "w2", "w3")
 	ints := func(c *redis.Cmd) []int64 {
 		v, err := c.Int64Slice()
@@ -236,9 +245,7 @@ func listen(t *testing.T, rc *redis.Client, prefix string, ids ...string) func()
 func TestScripts_each_release_wakes_only_the_waiters_it_serves(t *testing.T) {
 	_, rc := redistest.Mini(t)
 	ctx := context.Background()
-	k := core.NewKeys("lockkit", "s")
-	keys := []string{k.Base, k.Fence, k.Released, k.Sub("leases"), k.Sub("waiters"), k.Sub("timeouts"), k.Sub("permits")}
-	const chans = "lockkit:{s}:ch:"
+	_, keys := scriptKeys()
 	woken := listen(t, rc, chans, "w1", "w2", "w3")
 	acquire := func(h string) []int64 {
 		r, err := acquireScript.Run(ctx, rc, keys, h, 60000, "a"+h, 2, 1, 5000, chans, 86400000, joinQueue).Int64Slice()

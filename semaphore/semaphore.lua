@@ -1,5 +1,6 @@
 -- semaphore.lua: the layout of a semaphore and the helpers its scripts
--- share. Each script runs as the prelude, this file and its own file.
+-- share. Each script runs as the prelude, internal/lua's queue.lua (the
+-- wait queue's helpers), this file and its own file.
 --
 -- Every script gets the same KEYS, all in the semaphore's {NAME} slot:
 -- KEYS[1]  hash PREFIX:{NAME}: ':kind' = 'semaphore', ':used' = the
@@ -14,6 +15,7 @@
 --          n permits), score = arrival number, oldest first
 -- KEYS[6]  PREFIX:{NAME}:timeouts: the same members, score = the server ms
 --          at which the entry is evicted unless its waiter tries again
+--          (KEYS[5] and KEYS[6] are a wait queue of queue.lua)
 -- KEYS[7]  PREFIX:{NAME}:permits: the number of permits set at run time
 --          (SetPermits), with an expiry; absent, the number the caller
 --          passes applies
@@ -54,10 +56,10 @@ local function free_hold(h)
   end
 end
 
--- settle makes the hash and the leases expire with the latest lease, or
--- deletes them when no hold is left; and the queue keys with the latest
+-- settle_all makes the hash and the leases expire with the latest lease,
+-- or deletes them when no hold is left; and the queue keys with the latest
 -- waiter deadline, or deletes them when no waiter is left.
-local function settle(now)
+local function settle_all(now)
   local last = redis.call('zrange', leases, -1, -1, 'withscores')
   if #last == 0 then
     redis.call('del', hash, leases)
@@ -66,14 +68,7 @@ local function settle(now)
     redis.call('pexpire', hash, ttl)
     redis.call('pexpire', leases, ttl)
   end
-  last = redis.call('zrange', timeouts, -1, -1, 'withscores')
-  if #last == 0 then
-    redis.call('del', waiters, timeouts)
-  else
-    local ttl = math.max(tonumber(last[2]) - now, 1)
-    redis.call('pexpire', waiters, ttl)
-    redis.call('pexpire', timeouts, ttl)
-  end
+  settle(waiters, timeouts, now)
 end
 
 -- wake_served publishes '1' on the own channel (prefix .. w) of each
@@ -109,12 +104,7 @@ local function tidy(now, def, prefix)
   for _, h in ipairs(ended) do
     free_hold(h)
   end
-  local gone = redis.call('zrangebyscore', timeouts, '-inf', now)
-  for _, m in ipairs(gone) do
-    redis.call('zrem', waiters, m)
-  end
-  redis.call('zremrangebyscore', timeouts, '-inf', now)
-  if #gone > 0 then
+  if evict_dead(waiters, timeouts, now) > 0 then
     -- The running totals behind an evicted waiter changed: wake every
     -- waiter served.
     wake_served(def, prefix, -1)
@@ -142,8 +132,16 @@ local function wanted_ahead(m)
   return sum
 end
 
--- dequeue takes member m out of the queue; it reports whether it was
--- there.
-local function dequeue(m)
-  return redis.call('zrem', waiters, m) + redis.call('zrem', timeouts, m) > 0
+-- enter starts every script but acquire.lua: it returns the WRONGKIND
+-- error when another kind holds the name; otherwise it frees what has
+-- ended (tidy) and returns nil, the server time and the permits then
+-- free.
+local function enter(def, prefix)
+  local bad = wrong_kind(hash, kind)
+  if bad then
+    return bad
+  end
+  local now = now_ms()
+  tidy(now, def, prefix)
+  return nil, now, free(def)
 end

@@ -20,9 +20,7 @@ import (
 )
 
 func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
-	_, rc := redistest.Mini(t)
-	sent := redistest.CountCommands(rc)
-	c := redistest.Lockkit(t, rc)
+	c, _ := redistest.Silent(t)
 	tests := []struct {
 		name string
 		s    *semaphore.Semaphore
@@ -46,43 +44,33 @@ func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, err := tt.s.Acquire(ctx, tt.n)
-			wantInvalid(t, "Acquire", err, tt.want)
+			redistest.WantInvalid(t, "Acquire", err, tt.want)
 			if p != nil {
 				t.Error("Acquire returned permits with its error")
 			}
 			_, err = tt.s.TryAcquire(ctx, tt.n)
-			wantInvalid(t, "TryAcquire", err, tt.want)
+			redistest.WantInvalid(t, "TryAcquire", err, tt.want)
 			if tt.n == 1 {
 				_, err = tt.s.Available(ctx)
-				wantInvalid(t, "Available", err, tt.want)
+				redistest.WantInvalid(t, "Available", err, tt.want)
 				_, err = tt.s.Holders(ctx)
-				wantInvalid(t, "Holders", err, tt.want)
-				wantInvalid(t, "SetPermits", tt.s.SetPermits(ctx, 1), tt.want)
+				redistest.WantInvalid(t, "Holders", err, tt.want)
+				redistest.WantInvalid(t, "SetPermits", tt.s.SetPermits(ctx, 1), tt.want)
 			}
 		})
 	}
 	s := semaphore.New(c, "x", 1)
-	wantInvalid(t, "SetPermits(0)", s.SetPermits(ctx, 0), "permits")
-	wantInvalid(t, "Release(nil)", s.Release(ctx, nil), "nil")
+	redistest.WantInvalid(t, "SetPermits(0)", s.SetPermits(ctx, 0), "permits")
+	redistest.WantInvalid(t, "Release(nil)", s.Release(ctx, nil), "nil")
 	//lint:ignore SA1012 a nil ctx is the input under test
 	_, err := s.Acquire(nil, 1) //nolint:staticcheck
-	wantInvalid(t, "Acquire(nil)", err, "nil")
-	if n := sent.Total(); n != 0 {
-		t.Fatalf("%d commands sent for invalid input, want 0", n)
-	}
-}
-
-func wantInvalid(t *testing.T, op string, err error, want string) {
-	t.Helper()
-	if !errors.Is(err, lockkit.ErrInvalid) || !strings.Contains(err.Error(), want) {
-		t.Errorf("%s = %v, want ErrInvalid mentioning %q", op, err, want)
-	}
+	redistest.WantInvalid(t, "Acquire(nil)", err, "nil")
 }
 
 // mustAcquire acquires n permits of s or fails the test.
 func mustAcquire(t *testing.T, s *semaphore.Semaphore, n int) *semaphore.Permits {
 	t.Helper()
-	p, err := s.Acquire(redistest.Ctx(t, hang), n)
+	p, err := s.Acquire(redistest.Ctx(t, redistest.Hang), n)
 	if err != nil {
 		t.Fatalf("Acquire(%d): %v", n, err)
 	}
@@ -92,7 +80,7 @@ func mustAcquire(t *testing.T, s *semaphore.Semaphore, n int) *semaphore.Permits
 // mustRelease releases p or fails the test.
 func mustRelease(t *testing.T, p *semaphore.Permits) {
 	t.Helper()
-	if err := p.Release(redistest.Ctx(t, hang)); err != nil {
+	if err := p.Release(redistest.Ctx(t, redistest.Hang)); err != nil {
 		t.Fatalf("Release: %v", err)
 	}
 }
@@ -100,7 +88,7 @@ func mustRelease(t *testing.T, p *semaphore.Permits) {
 // wantAvailable fails the test unless s has want permits free.
 func wantAvailable(t *testing.T, s *semaphore.Semaphore, want int) {
 	t.Helper()
-	n, err := s.Available(redistest.Ctx(t, hang))
+	n, err := s.Available(redistest.Ctx(t, redistest.Hang))
 	if err != nil || n != want {
 		t.Fatalf("Available = %d, %v; want %d", n, err, want)
 	}
@@ -112,7 +100,7 @@ func wantAvailable(t *testing.T, s *semaphore.Semaphore, want int) {
 // once never exceed 3, every token is new, and nothing is left behind.
 func TestAcquire_never_more_than_permits_holders(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, rc redis.UniversalClient) {
-		ctx := redistest.Ctx(t, hang)
+		ctx := redistest.Ctx(t, redistest.Hang)
 		name := redistest.Unique(t)
 		const permits, rounds = 3, 15
 		var (
@@ -173,13 +161,13 @@ func TestAcquire_waiters_are_served_in_arrival_order(t *testing.T) {
 		for i := range waiters {
 			s := semaphore.New(clients[i%2], name, 1)
 			wg.Go(func() {
-				p, err := s.Acquire(redistest.Ctx(t, hang), 1)
+				p, err := s.Acquire(redistest.Ctx(t, redistest.Hang), 1)
 				if err != nil {
 					t.Errorf("Acquire %d: %v", i, err)
 					return
 				}
 				order <- i
-				if err := p.Release(redistest.Ctx(t, hang)); err != nil {
+				if err := p.Release(redistest.Ctx(t, redistest.Hang)); err != nil {
 					t.Errorf("Release %d: %v", i, err)
 				}
 			})
@@ -210,7 +198,7 @@ type wakeCounter struct {
 
 func countWakes(t *testing.T, rc redis.UniversalClient, name string) *wakeCounter {
 	t.Helper()
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	w := &wakeCounter{t: t, rc: rc, marker: "lockkit:{" + name + "}:ch:~marker"}
 	w.sub = rc.PSubscribe(ctx, "lockkit:{"+name+"}:ch:*")
 	t.Cleanup(func() { w.sub.Close() })
@@ -224,7 +212,7 @@ func countWakes(t *testing.T, rc redis.UniversalClient, name string) *wakeCounte
 // those that came before a marker it publishes after them.
 func (w *wakeCounter) since() int {
 	w.t.Helper()
-	ctx := redistest.Ctx(w.t, hang)
+	ctx := redistest.Ctx(w.t, redistest.Hang)
 	if err := w.rc.Publish(ctx, w.marker, "").Err(); err != nil {
 		w.t.Fatal(err)
 	}
@@ -256,7 +244,7 @@ func TestRelease_wakes_only_the_waiters_its_permits_serve(t *testing.T) {
 		wakes := countWakes(t, rc, name)
 		const waiters = 4
 		got := make(chan *semaphore.Permits, waiters)
-		ctx := redistest.Ctx(t, hang)
+		ctx := redistest.Ctx(t, redistest.Hang)
 		for i := range waiters {
 			go func() {
 				p, err := semaphore.New(redistest.Lockkit(t, rc), name, 3).Acquire(ctx, 1)
@@ -268,13 +256,13 @@ func TestRelease_wakes_only_the_waiters_its_permits_serve(t *testing.T) {
 			waitQueued(t, rc, name, i+1)
 		}
 		mustRelease(t, one)
-		held := []*semaphore.Permits{redistest.Receive(t, got, hang, "a waiter to be served")}
+		held := []*semaphore.Permits{redistest.Receive(t, got, redistest.Hang, "a waiter to be served")}
 		if n := wakes.since(); n != 1 {
 			t.Fatalf("the release of 1 permit woke %d waiters, want 1", n)
 		}
 		mustRelease(t, two)
 		for range 2 {
-			held = append(held, redistest.Receive(t, got, hang, "a waiter to be served"))
+			held = append(held, redistest.Receive(t, got, redistest.Hang, "a waiter to be served"))
 		}
 		if n := wakes.since(); n != 2 {
 			t.Fatalf("the release of 2 permits woke %d waiters, want 2", n)
@@ -286,7 +274,7 @@ func TestRelease_wakes_only_the_waiters_its_permits_serve(t *testing.T) {
 			}
 			mustRelease(t, p)
 		}
-		mustRelease(t, redistest.Receive(t, got, hang, "the last waiter to be served"))
+		mustRelease(t, redistest.Receive(t, got, redistest.Hang, "the last waiter to be served"))
 		redistest.AssertClean(t, rc, name)
 	})
 }
@@ -338,7 +326,7 @@ func TestAcquire_returns_by_its_deadline_against_a_silent_server(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		done := make(chan error, 1)
 		go func() { done <- call(ctx) }()
-		err := redistest.Receive(t, done, hang, name+" to return")
+		err := redistest.Receive(t, done, redistest.Hang, name+" to return")
 		cancel()
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%s against a silent server = %v, want DeadlineExceeded", name, err)
@@ -360,7 +348,7 @@ func TestRelease_retried_after_a_lost_reply_releases_once(t *testing.T) {
 		a, b := mustAcquire(t, s, 1), mustAcquire(t, s, 1)
 		rc.AddHook(drop)
 		drop.Arm()
-		ctx := redistest.Ctx(t, hang)
+		ctx := redistest.Ctx(t, redistest.Hang)
 		if err := a.Release(ctx); !errors.Is(err, redistest.ErrReplyDropped) {
 			t.Fatalf("Release with its reply lost = %v", err)
 		}
@@ -384,7 +372,7 @@ func TestAcquire_lost_reply_is_undone(t *testing.T) {
 		name := redistest.Unique(t)
 		s := semaphore.New(redistest.Lockkit(t, rc), name, 2)
 		drop.Arm()
-		if _, err := s.Acquire(redistest.Ctx(t, hang), 2); !errors.Is(err, redistest.ErrReplyDropped) {
+		if _, err := s.Acquire(redistest.Ctx(t, redistest.Hang), 2); !errors.Is(err, redistest.ErrReplyDropped) {
 			t.Fatalf("Acquire with its reply lost = %v", err)
 		}
 		wantAvailable(t, s, 2)
@@ -398,7 +386,7 @@ func TestTryAcquire_takes_free_permits_and_never_waits(t *testing.T) {
 	_, rc := redistest.Mini(t)
 	name := redistest.Unique(t)
 	s := semaphore.New(redistest.Lockkit(t, rc), name, 2)
-	ctx := redistest.Ctx(t, hang)
+	ctx := redistest.Ctx(t, redistest.Hang)
 	p, err := s.TryAcquire(ctx, 2)
 	if err != nil || p == nil {
 		t.Fatalf("TryAcquire of free permits = %v, %v", p, err)
@@ -429,7 +417,7 @@ func TestSetPermits_grows_waking_waiters_and_shrinks_without_revoking(t *testing
 		name := redistest.Unique(t)
 		c := redistest.Lockkit(t, rc)
 		s := semaphore.New(c, name, 2)
-		ctx := redistest.Ctx(t, hang)
+		ctx := redistest.Ctx(t, redistest.Hang)
 		a, b := mustAcquire(t, s, 1), mustAcquire(t, s, 1)
 		if err := s.SetPermits(ctx, 1); err != nil {
 			t.Fatal(err)
@@ -457,7 +445,7 @@ func TestSetPermits_grows_waking_waiters_and_shrinks_without_revoking(t *testing
 		if err := s.SetPermits(ctx, 3); err != nil {
 			t.Fatal(err)
 		}
-		p := redistest.Receive(t, got, hang, "the waiter served by the new permits")
+		p := redistest.Receive(t, got, redistest.Hang, "the waiter served by the new permits")
 		if p == nil {
 			t.FailNow()
 		}
@@ -477,7 +465,7 @@ func TestAcquire_of_another_kinds_name_is_ErrWrongKind(t *testing.T) {
 	name := redistest.Unique(t)
 	m := reentrant.New(c, name)
 	redistest.MustLock(t, m)
-	_, err := semaphore.New(c, name, 2).Acquire(redistest.Ctx(t, hang), 1)
+	_, err := semaphore.New(c, name, 2).Acquire(redistest.Ctx(t, redistest.Hang), 1)
 	redistest.WantErr(t, err, lockkit.ErrWrongKind)
 	redistest.MustUnlock(t, m)
 }

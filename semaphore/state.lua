@@ -11,13 +11,11 @@
 -- permits, its token and the ms left of its lease. A WRONGKIND error when
 -- another kind holds the name.
 local def, prefix = ARGV[1], ARGV[2]
-local bad = wrong_kind(hash, kind)
+local bad, now = enter(def, prefix)
 if bad then
   return bad
 end
-local now = now_ms()
-tidy(now, def, prefix)
-settle(now)
+settle_all(now)
 local out = {limit(def), free(def)}
 local holds = redis.call('zrange', leases, 0, -1, 'withscores')
 for i = 1, #holds, 2 do

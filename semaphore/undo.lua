@@ -13,17 +13,14 @@
 -- queue entry, if any, is left to leave.lua. A WRONGKIND error when
 -- another kind holds the name.
 local h, def, prefix = ARGV[1], ARGV[4], ARGV[5]
-local bad = wrong_kind(hash, kind)
+local bad, now, before = enter(def, prefix)
 if bad then
   return bad
 end
-local now = now_ms()
-tidy(now, def, prefix)
-local before = free(def)
 local done = hold_undo(hash, h, ARGV[2], tonumber(ARGV[3]))
 if done == 'drop' then
   free_hold(h)
   wake_served(def, prefix, before)
 end
-settle(now)
+settle_all(now)
 return done and 1 or 0

@@ -174,19 +174,7 @@ func TestShow_reports_anomalies(t *testing.T) {
 			{n[1], []string{`unknown kind "gizmo"`, "has no TTL"}},
 			{n[2], []string{`queue entry "ghost" has no deadline`, "2 entries but 1 deadlines"}},
 		} {
-			var l Lock
-			c.okJSON(t, &l, "show", "--prefix", prefix, tc.name)
-			for _, w := range tc.want {
-				if !slices.ContainsFunc(l.Anomalies, func(a string) bool { return strings.Contains(a, w) }) {
-					t.Errorf("show %s: anomalies %q, want one saying %q", tc.name, l.Anomalies, w)
-				}
-			}
-			out := c.ok(t, "show", "--prefix", prefix, tc.name)
-			if !strings.Contains(out, "anomalies: "+itoa(int64(len(l.Anomalies)))) {
-				t.Errorf("show %s printed\n%s\nwant %d anomalies", tc.name, out, len(l.Anomalies))
-			}
-			var entries []Entry
-			c.okJSON(t, &entries, "ls", "--prefix", prefix, tc.name)
+			l, entries := c.anomalies(t, prefix, tc.name, tc.want)
 			if tc.name != n[2] && (len(entries) != 1 || entries[0].Anomalies != len(l.Anomalies)) {
 				t.Errorf("ls %s: %+v, want its %d anomalies counted", tc.name, entries, len(l.Anomalies))
 			}
@@ -230,25 +218,34 @@ func TestShow_reports_anomalies_of_latches_and_elections(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			var l Lock
-			c.okJSON(t, &l, "show", "--prefix", prefix, tc.name)
+			l, entries := c.anomalies(t, prefix, tc.name, tc.want)
 			if len(l.Anomalies) != len(tc.want) {
 				t.Errorf("show %s: anomalies %q, want %d", tc.name, l.Anomalies, len(tc.want))
 			}
-			for _, w := range tc.want {
-				if !slices.ContainsFunc(l.Anomalies, func(a string) bool { return strings.Contains(a, w) }) {
-					t.Errorf("show %s: anomalies %q, want one saying %q", tc.name, l.Anomalies, w)
-				}
-			}
-			out := c.ok(t, "show", "--prefix", prefix, tc.name)
-			if !strings.Contains(out, "anomalies: "+itoa(int64(len(l.Anomalies)))) {
-				t.Errorf("show %s printed\n%s\nwant %d anomalies", tc.name, out, len(l.Anomalies))
-			}
-			var entries []Entry
-			c.okJSON(t, &entries, "ls", "--prefix", prefix, tc.name)
 			if len(entries) != 1 || entries[0].Anomalies != len(l.Anomalies) {
 				t.Errorf("ls %s: %+v, want its %d anomalies counted", tc.name, entries, len(l.Anomalies))
 			}
 		}
 	})
+}
+
+// anomalies runs show on lock name, in JSON and in text, and ls on it:
+// it checks that show reports an anomaly saying each of want and that its
+// text counts the anomalies, and returns what show and ls decoded.
+func (c cli) anomalies(t *testing.T, prefix, name string, want []string) (Lock, []Entry) {
+	t.Helper()
+	var l Lock
+	c.okJSON(t, &l, "show", "--prefix", prefix, name)
+	for _, w := range want {
+		if !slices.ContainsFunc(l.Anomalies, func(a string) bool { return strings.Contains(a, w) }) {
+			t.Errorf("show %s: anomalies %q, want one saying %q", name, l.Anomalies, w)
+		}
+	}
+	out := c.ok(t, "show", "--prefix", prefix, name)
+	if !strings.Contains(out, "anomalies: "+itoa(int64(len(l.Anomalies)))) {
+		t.Errorf("show %s printed\n%s\nwant %d anomalies", name, out, len(l.Anomalies))
+	}
+	var entries []Entry
+	c.okJSON(t, &entries, "ls", "--prefix", prefix, name)
+	return l, entries
 }

@@ -14,9 +14,7 @@ import (
 // testInvalid checks that bad input of every kind is ErrInvalid naming the
 // problem, with nothing sent to Redis and no panic.
 func testInvalid(t *testing.T, k Kind) {
-	_, rc := redistest.Mini(t)
-	sent := redistest.CountCommands(rc)
-	lc := redistest.Lockkit(t, rc)
+	lc, rc := redistest.Silent(t)
 	long := strings.Repeat("n", 2000)
 	tests := []struct {
 		name string
@@ -67,9 +65,6 @@ func testInvalid(t *testing.T, k Kind) {
 			t.Fatalf("Unlock(nil) = %v, want ErrInvalid", err)
 		}
 	})
-	if n := sent.Total(); n != 0 {
-		t.Fatalf("%d commands sent for invalid input, want 0", n)
-	}
 }
 
 func isInvalid(err error, want string) bool {

@@ -191,12 +191,7 @@ func hold(t *testing.T, k kind, holders, waiters *lockkit.Client, name string) *
 func (p *probe) check(t *testing.T, waiters *lockkit.Client) {
 	// Another owner gets the lock only if the holder was told it lost it.
 	third := p.k.waiter(waiters, p.name)
-	var took bool
-	retry(t, "another owner's TryLock after the failover", func(ctx context.Context) error {
-		ok, err := third.TryLock(ctx)
-		took = ok
-		return err
-	})
+	took := tryLockAfter(t, third)
 	survived := !anyClosed(p.lost)
 	if took {
 		if survived {
@@ -237,6 +232,20 @@ func (p *probe) check(t *testing.T, waiters *lockkit.Client) {
 		}
 	}
 	retry(t, "the other owner's Unlock", func(ctx context.Context) error { return p.waiter.Unlock(ctx) })
+}
+
+// tryLockAfter runs TryLock of l, another owner than the holder, until it
+// answers after the failover (see retry), and reports whether it took the
+// lock.
+func tryLockAfter(t *testing.T, l lockkit.Locker) bool {
+	t.Helper()
+	var took bool
+	retry(t, "another owner's TryLock after the failover", func(ctx context.Context) error {
+		ok, err := l.TryLock(ctx)
+		took = ok
+		return err
+	})
+	return took
 }
 
 // retry calls f, each call bounded by callTimeout, until it returns nil,

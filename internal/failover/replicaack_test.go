@@ -1,7 +1,6 @@
 package failover_test
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -48,14 +47,7 @@ func TestWithReplicaAck_failover_right_after_Lock_keeps_the_lock(t *testing.T) {
 			for _, h := range holds {
 				t.Run(h.k.name, func(t *testing.T) {
 					t.Parallel()
-					other := h.k.waiter(others, h.name)
-					var took bool
-					retry(t, "another owner's TryLock after the failover", func(ctx context.Context) error {
-						ok, err := other.TryLock(ctx)
-						took = ok
-						return err
-					})
-					if took {
+					if tryLockAfter(t, h.k.waiter(others, h.name)) {
 						t.Fatalf("another owner took the lock after the failover: the acknowledged hold was lost")
 					}
 					if anyClosed(h.lost) {

@@ -1,7 +1,8 @@
 // Package lua assembles lockkit's Lua scripts: each is the shared prelude
 // (server time, kind guard, token minting, fenced release with an unlock
 // id, undo; see prelude.lua) followed by a kind's own file, whose header
-// names its KEYS, ARGV and returns.
+// names its KEYS, ARGV and returns. Kinds whose waiters take turns in a
+// FIFO queue also load the queue's helpers (queue.lua, see QueueLoader).
 package lua
 
 import (
@@ -13,6 +14,9 @@ import (
 
 //go:embed prelude.lua
 var prelude string
+
+//go:embed queue.lua
+var queue string
 
 // Script returns the script made of the prelude and src. Run it with
 // Script.Run (EVALSHA, falling back to EVAL on NOSCRIPT).
@@ -26,11 +30,28 @@ func Loader(fsys embed.FS, common string) func(name string) *redis.Script {
 	return func(name string) *redis.Script { return Load(fsys, common, name) }
 }
 
+// QueueLoader is Loader for a kind whose waiters wait in a FIFO queue: each
+// script is the prelude, the queue helpers of queue.lua, the kind's common
+// file of fsys and the named file.
+func QueueLoader(fsys embed.FS, common string) func(name string) *redis.Script {
+	return func(name string) *redis.Script { return load(queue, fsys, common, name) }
+}
+
 // Load returns the script made of the prelude and the named files of
 // fsys, in order: a kind's shared definitions, say, then one operation.
 // The files are embedded, so a missing one is a build mistake: it panics.
 func Load(fsys embed.FS, names ...string) *redis.Script {
+	return load("", fsys, names...)
+}
+
+// load returns the script made of the prelude, shared (Lua from this
+// package, or nothing) and the named files of fsys, in order.
+func load(shared string, fsys embed.FS, names ...string) *redis.Script {
 	var src strings.Builder
+	if shared != "" {
+		src.WriteString(shared)
+		src.WriteString("\n")
+	}
 	for _, name := range names {
 		b, err := fsys.ReadFile(name)
 		if err != nil {

@@ -165,6 +165,19 @@ func (c *Child) WaitLine(t testing.TB, prefix string, timeout time.Duration) str
 	}
 }
 
+// WaitInt waits for the next line "prefix N" from the child's stdout, as
+// [Child.WaitLine] does, and returns the number N. It fails the test if
+// what follows prefix is not an integer.
+func (c *Child) WaitInt(t testing.TB, prefix string, timeout time.Duration) int64 {
+	t.Helper()
+	line := c.WaitLine(t, prefix, timeout)
+	n, err := strconv.ParseInt(strings.TrimPrefix(line, prefix), 10, 64)
+	if err != nil {
+		t.Fatalf("redistest: child %q: bad line %q: %v", c.name, line, err)
+	}
+	return n
+}
+
 // Send writes line and a newline to the child's stdin, where the child
 // receives it from [ChildLines]. It blocks while the pipe is full, so the
 // child must read what it is sent.
@@ -267,6 +280,17 @@ func ChildFatalf(format string, a ...any) {
 	}
 	_, _ = io.WriteString(os.Stderr, msg)
 	os.Exit(1)
+}
+
+// ChildAtoi returns s, an argument or input of a child process, as an
+// int; when s is not one, it ends the child as [ChildFatalf] does, naming
+// what s is.
+func ChildAtoi(s, what string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		ChildFatalf("%s: %v", what, err)
+	}
+	return n
 }
 
 // ChildLines returns a channel of the lines the test sends with

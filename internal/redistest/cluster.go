@@ -181,6 +181,15 @@ func (c *Cluster) waitReady(timeout time.Duration) error {
 	return c.waitFor(timeout, func(*topology) error { return nil })
 }
 
+// await waits until the cluster is settled (see check) and cond accepts
+// its view, or fails the test after clusterReadyTimeout.
+func (c *Cluster) await(t testing.TB, cond func(*topology) error) {
+	t.Helper()
+	if err := c.waitFor(clusterReadyTimeout, cond); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // waitFor polls every node until all of them report a healthy cluster
 // with the same view of nodes and slots (see check) and cond accepts that
 // view, or timeout passes.
@@ -392,14 +401,12 @@ func (c *Cluster) Failover(t testing.TB, master *Server) *Server {
 	if err := rc.ClusterFailover(Ctx(t, probeTimeout)).Err(); err != nil {
 		t.Fatalf("redistest: CLUSTER FAILOVER on %s: %v", replica.Addr(), err)
 	}
-	if err := c.waitFor(clusterReadyTimeout, func(top *topology) error {
+	c.await(t, func(top *topology) error {
 		if !top.isMaster(replica) || top.masterOf[master] != replica {
 			return fmt.Errorf("%s is not yet the master of %s", replica.Addr(), master.Addr())
 		}
 		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	return replica
 }
 
@@ -412,14 +419,12 @@ func (c *Cluster) KillMaster(t testing.TB, master *Server) *Server {
 	t.Helper()
 	replica := c.replicaOf(t, master)
 	master.Kill(t)
-	if err := c.waitFor(clusterReadyTimeout, func(top *topology) error {
+	c.await(t, func(top *topology) error {
 		if !top.isMaster(replica) {
 			return fmt.Errorf("%s has not yet taken over from %s", replica.Addr(), master.Addr())
 		}
 		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	return replica
 }
 
@@ -428,15 +433,13 @@ func (c *Cluster) KillMaster(t testing.TB, master *Server) *Server {
 func (c *Cluster) replicaOf(t testing.TB, master *Server) *Server {
 	t.Helper()
 	var top *topology
-	if err := c.waitFor(clusterReadyTimeout, func(tp *topology) error {
+	c.await(t, func(tp *topology) error {
 		if !tp.isMaster(master) {
 			return fmt.Errorf("%s is not a master", master.Addr())
 		}
 		top = tp
 		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	replica := top.replicaOf(master)
 	if replica == nil {
 		t.Fatalf("redistest: master %s has no replica", master.Addr())
@@ -449,7 +452,7 @@ func (c *Cluster) replicaOf(t testing.TB, master *Server) *Server {
 func (c *Cluster) MasterOf(t testing.TB, key string) *Server {
 	t.Helper()
 	var master *Server
-	if err := c.waitFor(clusterReadyTimeout, func(top *topology) error {
+	c.await(t, func(top *topology) error {
 		rc := adminClient(top.masters[0].Addr())
 		defer rc.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
@@ -473,9 +476,7 @@ func (c *Cluster) MasterOf(t testing.TB, key string) *Server {
 			}
 		}
 		return fmt.Errorf("no node serves slot %d", slot)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	return master
 }
 

@@ -51,6 +51,18 @@ type TokenLocker interface {
 	Token() int64
 }
 
+// Hang bounds every wait of a test that must end: reaching it means the
+// code hangs.
+const Hang = 30 * time.Second
+
+// LockAsync starts m.Lock(ctx) in a goroutine and returns the channel its
+// result arrives on (buffered: the goroutine never blocks on it).
+func LockAsync(ctx context.Context, m Locker) <-chan error {
+	got := make(chan error, 1)
+	go func() { got <- m.Lock(ctx) }()
+	return got
+}
+
 // Ctx returns a context that ends after d, or at the latest when t's
 // cleanups run. It is cancelled by a cleanup of its own rather than derived
 // from t.Context, so cleanups registered after the call can still use it.

@@ -53,9 +53,7 @@ func waitCaughtUp(master *Server, replicas []*Server) error {
 func (c *Cluster) WaitReplicated(t testing.TB) {
 	t.Helper()
 	var top *topology
-	if err := c.waitFor(clusterReadyTimeout, func(tp *topology) error { top = tp; return nil }); err != nil {
-		t.Fatal(err)
-	}
+	c.await(t, func(tp *topology) error { top = tp; return nil })
 	for _, m := range top.masters {
 		if r := top.replicaOf(m); r != nil {
 			if err := waitCaughtUp(m, []*Server{r}); err != nil {

@@ -132,21 +132,15 @@ func (d *Sentinel) FailoverClient(t testing.TB) *redis.Client {
 // and ask it every 10 s.
 func (d *Sentinel) Failover(t testing.TB) *Server {
 	t.Helper()
-	ctx := Ctx(t, sentinelSettleTimeout)
-	sc := sentinelAdmin(d.sentinels[0].Addr())
-	defer sc.Close()
-	old, err := masterAddr(ctx, sc)
-	if err != nil {
-		t.Fatalf("redistest: Failover: %v", err)
-	}
-	// A sentinel refuses while it has not yet seen a replica fit to be
-	// promoted (NOGOODSLAVE); that changes with its next look at them.
-	if err := settle(sentinelSettleTimeout, "a sentinel to accept SENTINEL FAILOVER", func() error {
-		return sc.Failover(ctx, sentinelMasterName).Err()
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return d.awaitNewMaster(t, sc, old, "the deployment to settle after the failover")
+	return d.replaceMaster(t, "Failover", "the deployment to settle after the failover", func(ctx context.Context, sc *redis.SentinelClient, _ string) {
+		// A sentinel refuses while it has not yet seen a replica fit to be
+		// promoted (NOGOODSLAVE); that changes with its next look at them.
+		if err := settle(sentinelSettleTimeout, "a sentinel to accept SENTINEL FAILOVER", func() error {
+			return sc.Failover(ctx, sentinelMasterName).Err()
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // KillMaster kills the current master with SIGKILL and returns the
@@ -158,19 +152,31 @@ func (d *Sentinel) Failover(t testing.TB) *Server {
 // (down-after-milliseconds), then their vote, then the promotion.
 func (d *Sentinel) KillMaster(t testing.TB) *Server {
 	t.Helper()
+	return d.replaceMaster(t, "KillMaster", "a replica to take over from the killed master", func(_ context.Context, _ *redis.SentinelClient, old string) {
+		i := slices.IndexFunc(d.servers(), func(s *Server) bool { return s.Addr() == old })
+		if i < 0 {
+			t.Fatalf("redistest: KillMaster: the sentinels name %s the master, not a server of the deployment", old)
+		}
+		d.servers()[i].Kill(t)
+	})
+}
+
+// replaceMaster reads the master's address old from a sentinel, runs
+// replace, which makes the sentinels promote another server, and returns
+// the new master once the deployment has settled around it (see
+// awaitNewMaster, which waits for what). op names the caller in a
+// failure.
+func (d *Sentinel) replaceMaster(t testing.TB, op, what string, replace func(ctx context.Context, sc *redis.SentinelClient, old string)) *Server {
+	t.Helper()
 	ctx := Ctx(t, sentinelSettleTimeout)
 	sc := sentinelAdmin(d.sentinels[0].Addr())
 	defer sc.Close()
 	old, err := masterAddr(ctx, sc)
 	if err != nil {
-		t.Fatalf("redistest: KillMaster: %v", err)
+		t.Fatalf("redistest: %s: %v", op, err)
 	}
-	i := slices.IndexFunc(d.servers(), func(s *Server) bool { return s.Addr() == old })
-	if i < 0 {
-		t.Fatalf("redistest: KillMaster: the sentinels name %s the master, not a server of the deployment", old)
-	}
-	d.servers()[i].Kill(t)
-	return d.awaitNewMaster(t, sc, old, "a replica to take over from the killed master")
+	replace(ctx, sc, old)
+	return d.awaitNewMaster(t, sc, old, what)
 }
 
 // awaitNewMaster waits until the sentinel sc names a master other than old
