@@ -17,7 +17,7 @@ import (
 // vacancy and a waiting candidate lead in time.
 func TestElection_ForceUnlock_frees_wakes_candidates_and_tells_observers(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, rc redis.UniversalClient) {
-		ctx := redistest.Ctx(t, 3*hang)
+		ctx := redistest.Ctx(t, 3*redistest.Hang)
 		name := redistest.Unique(t)
 		long := lockkit.WithWatchdogTimeout(5 * time.Minute)
 		c1, c2, op := redistest.Lockkit(t, rc), redistest.Lockkit(t, rc), redistest.Lockkit(t, rc)
@@ -64,11 +64,11 @@ func TestElection_ForceUnlock_frees_wakes_candidates_and_tells_observers(t *test
 			}
 			won <- l
 		}()
-		redistest.Receive(t, waiting, hang, "b to wait")
+		redistest.Receive(t, waiting, redistest.Hang, "b to wait")
 		if ok, err := election.New(op, name).ForceUnlock(ctx); !ok || err != nil {
 			t.Fatalf("ForceUnlock with a candidate waiting = %v, %v; want true", ok, err)
 		}
-		b := redistest.Receive(t, won, hang, "b to lead")
+		b := redistest.Receive(t, won, redistest.Hang, "b to lead")
 		if b == nil {
 			t.FailNow()
 		}
@@ -91,7 +91,7 @@ func TestElection_ForceUnlock_frees_wakes_candidates_and_tells_observers(t *test
 		if ok, err := e.ForceUnlock(ctx); !ok || err != nil {
 			t.Fatalf("ForceUnlock by the leader = %v, %v; want true", ok, err)
 		}
-		redistest.Receive(t, l.Context().Done(), hang, "the leader's context to end")
+		redistest.Receive(t, l.Context().Done(), redistest.Hang, "the leader's context to end")
 		redistest.WantErr(t, l.Resign(ctx), lockkit.ErrNotHeld)
 		if l, err = e.Campaign(ctx, "c"); err != nil {
 			t.Fatalf("Campaign after ForceUnlock and Resign: %v", err)
