@@ -18,12 +18,25 @@ var fenceSource string
 // fence is the fenced store's script; see fence.lua.
 var fence = redis.NewScript(fenceSource)
 
+//go:embed fenceshared.lua
+var fenceSharedSource string
+
+// fenceShared is the fenced store's script for a lock of several permits;
+// see fenceshared.lua.
+var fenceShared = redis.NewScript(fenceSharedSource)
+
 // checker watches the holders of one lock (see the package doc). Its
 // counters live on a server that no fault touches.
 type checker struct {
 	store         redis.UniversalClient
 	plain, fenced string   // the plain and the fenced counter
 	fences        []string // per lock name, the largest token accepted
+	// permits is how many holders may be inside at once. Above 1 (a
+	// semaphore), both counters are incremented in one command, which
+	// concurrent holders may do, and the fenced store refuses a hold when
+	// that many newer holds are inside (fenceshared.lua).
+	permits int
+	held    string // the fenced store's set of holds inside (permits > 1)
 
 	mu       sync.Mutex
 	inside   []*entry // holders inside the lock now
@@ -40,7 +53,8 @@ type checker struct {
 
 // newChecker returns the checker of the lock called name of kind k.
 func newChecker(store redis.UniversalClient, k kind, name string) *checker {
-	c := &checker{store: store, plain: "plain:" + name, fenced: "fenced:" + name}
+	c := &checker{store: store, plain: "plain:" + name, fenced: "fenced:" + name,
+		permits: max(1, k.permits), held: "inside:" + name}
 	for _, n := range k.names(name) {
 		c.fences = append(c.fences, "fence:"+n)
 	}
@@ -58,17 +72,19 @@ type entry struct {
 }
 
 // begin enters the lock as o, which has just locked it: it records an
-// overlap if a holder that excludes o is inside and has not been told it
-// lost the lock, then reads both counters (a reader only checks its
-// token).
+// overlap for each holder beyond the permits that excludes o, is inside
+// and has not been told it lost the lock, then reads both counters (a
+// reader only checks its token).
 func (c *checker) begin(ctx context.Context, o owner) *entry {
 	e := &entry{c: c, read: o.read, lost: o.lost(), tokens: o.tokens()}
 	c.mu.Lock()
+	excluding := 0
 	for _, other := range c.inside {
 		if (!e.read || !other.read) && !anyClosed(other.lost) {
-			c.overlaps++
+			excluding++
 		}
 	}
+	c.overlaps += max(0, excluding-c.permits+1)
 	c.inside = append(c.inside, e)
 	if anyClosed(e.lost) {
 		// Lock returned a hold already reported lost (its token reads 0):
@@ -95,10 +111,19 @@ func (c *checker) begin(ctx context.Context, o owner) *entry {
 
 // finish leaves the lock. A writer still holding it (its lost signals all
 // open) first writes both counters one higher than it read them.
+//
+// With several permits, the writer increments both counters instead, and
+// every holder that entered the fenced store leaves it.
 func (e *entry) finish(ctx context.Context) {
 	c := e.c
 	if !e.read && !anyClosed(e.lost) {
-		if err := c.store.Set(ctx, c.plain, e.n+1, 0).Err(); err != nil {
+		var err error
+		if c.permits > 1 {
+			err = c.store.Incr(ctx, c.plain).Err()
+		} else {
+			err = c.store.Set(ctx, c.plain, e.n+1, 0).Err()
+		}
+		if err != nil {
 			c.fail(err)
 		}
 		c.mu.Lock()
@@ -109,6 +134,9 @@ func (e *entry) finish(ctx context.Context) {
 			c.accepted++
 			c.mu.Unlock()
 		}
+	}
+	if c.permits > 1 && e.v >= 0 {
+		c.call(ctx, "leave", 0, e.tokens)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -121,7 +149,12 @@ func (c *checker) call(ctx context.Context, op string, value int64, tokens []int
 	for _, t := range tokens {
 		argv = append(argv, t)
 	}
-	r, err := fence.Run(ctx, c.store, append([]string{c.fenced}, c.fences...), argv...).Int64()
+	script, keys := fence, append([]string{c.fenced}, c.fences...)
+	if c.permits > 1 {
+		script, keys = fenceShared, []string{c.fenced, c.held}
+		argv = append([]any{op, c.permits}, tokens[0])
+	}
+	r, err := script.Run(ctx, c.store, keys, argv...).Int64()
 	if err != nil {
 		c.fail(err)
 		return -1

@@ -1,5 +1,6 @@
 // Package faultmatrix holds the fault matrix: every lock kind (reentrant,
-// fair, spin, the write and read sides of rwlock, a multi-lock) run through
+// fair, spin, the write and read sides of rwlock, a multi-lock, a
+// semaphore of two permits, an election) run through
 // every fault the harness injects (a holder process killed, Redis
 // restarted empty, Redis paused for longer than the lease, 20 ± 10 ms of
 // latency, a network cut longer than the lease, a storm of cancelled Lock
@@ -13,6 +14,23 @@
 // told it lost the lock is an overlap), and a fenced store: a counter that
 // accepts a read or a write only with fencing tokens no smaller than the
 // largest it has seen, so that a stale holder is refused.
+//
+// A semaphore lets two holders in at once: the checker counts a third as
+// an overlap, holders increment the counters in one command, and its
+// fenced store refuses a holder's token when two holds with larger tokens
+// are inside (each hold has a token of its own, larger than any before
+// it, so its permit has then been given to another). A semaphore is taken
+// over once the workers hold both permits. An election is an exclusive
+// lock: Campaign is its Lock, Resign its Unlock, the end of the
+// leadership's Context its lost signal and the term its token.
+//
+// Latches are not in the matrix: a latch has no holder, lease or token,
+// so the checker has nothing to watch, and a fault can only lose its
+// count-downs (a restart without persistence or a failover before
+// replication; latch documents that the latch then starts afresh and its
+// waiters wait for a full count again). Latch's own
+// TestAwait_across_a_Redis_restart shows that Await neither hangs nor
+// returns early across a restart.
 //
 // Per cell it reports violations (which must be 0), Lock or Unlock calls
 // that outlived their ctx (stuck, 0), goroutines left behind (0), and how

@@ -9,6 +9,7 @@ import (
 	"github.com/lockkit/lockkit/multilock"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/rwlock"
+	"github.com/lockkit/lockkit/semaphore"
 	"github.com/lockkit/lockkit/spin"
 )
 
@@ -57,6 +58,9 @@ type kind struct {
 	// owner returns the i-th owner of the lock called name; the victim is
 	// owner 0.
 	owner func(c *lockkit.Client, name string, i int) owner
+	// permits is how many owners may hold the lock at once; 0 means 1
+	// (an exclusive lock, or the write side of an rwlock).
+	permits int
 }
 
 // single makes a kind of a lock that is its own only part.
@@ -103,6 +107,25 @@ func kinds() []kind {
 				a, b := reentrant.New(c, n+":a"), reentrant.New(c, n+":b")
 				// multilock orders its members by name: a, then b.
 				return owner{Locker: multilock.New([]lockkit.Locker{a, b}), parts: []hold{a, b}}
+			},
+		},
+		{
+			// Each owner acquires one of the semaphore's permits.
+			name:    "semaphore",
+			names:   func(n string) []string { return []string{n} },
+			permits: permits,
+			owner: func(c *lockkit.Client, n string, _ int) owner {
+				h := &permitHolder{s: semaphore.New(c, n, permits)}
+				return owner{Locker: h, parts: []hold{h}}
+			},
+		},
+		{
+			// Each owner is a candidate; the leader holds the lock.
+			name:  "election",
+			names: func(n string) []string { return []string{n} },
+			owner: func(c *lockkit.Client, n string, i int) owner {
+				h := newCandidate(c, n, i)
+				return owner{Locker: h, parts: []hold{h}}
 			},
 		},
 	}

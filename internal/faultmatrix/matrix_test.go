@@ -76,6 +76,7 @@ func holderKilled(t *testing.T, e *cellEnv) *lockkit.Client {
 	}
 	for _, r := range e.runs {
 		r.awaitHolds(t, roundsAfter)
+		r.awaitTakeover(t)
 	}
 	return lc
 }
@@ -202,6 +203,7 @@ func after(t *testing.T, e *cellEnv, lc *lockkit.Client, victims []*victim, heal
 	for i, r := range e.runs {
 		victims[i].awaitLost(t)
 		r.awaitHolds(t, roundsAfter)
+		r.awaitTakeover(t)
 	}
 	if heal != nil {
 		heal()

@@ -40,6 +40,7 @@ type run struct {
 	stuck    atomic.Int64 // calls that returned well past their ctx
 	faultAt  atomic.Int64 // unix ns of the fault, 0 before
 	takeover atomic.Int64 // ns from the fault to the first hold after it
+	holding  atomic.Int64 // workers holding the lock now
 	detected atomic.Int64 // ns from the fault to the victim's lost signal
 
 	stop chan struct{}
@@ -118,13 +119,16 @@ func (r *run) work(o owner, cancelAfter func() time.Duration) {
 			}
 			continue
 		}
-		if r.faultAt.Load() != 0 {
+		// The lock is taken over once the workers hold every permit of
+		// it: a semaphore's other permits are free across the fault.
+		if n := r.holding.Add(1); r.faultAt.Load() != 0 && n >= int64(max(1, r.k.permits)) {
 			r.takeover.CompareAndSwap(0, r.since())
 		}
 		r.holds.Add(1)
 		ctx, cancel := context.WithTimeout(context.Background(), callBound)
 		r.chk.begin(ctx, o).finish(ctx)
 		cancel()
+		r.holding.Add(-1)
 		r.unlock(o)
 	}
 }
@@ -200,6 +204,15 @@ func (r *run) awaitHolds(t *testing.T, n int64) {
 	want := r.holds.Load() + n
 	redistest.Eventually(t, eventBound, r.k.name+": holds after the fault", func() bool {
 		return r.holds.Load() >= want
+	})
+}
+
+// awaitTakeover waits until the workers took the lock over after the
+// fault.
+func (r *run) awaitTakeover(t *testing.T) {
+	t.Helper()
+	redistest.Eventually(t, eventBound, r.k.name+": the takeover", func() bool {
+		return r.takeover.Load() != 0
 	})
 }
 
