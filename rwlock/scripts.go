@@ -64,22 +64,10 @@ func newKeys(k core.Keys) keys {
 
 // writerWaiter returns how the writers of client c wait for the lock with
 // keys k: by pub/sub, one process woken per release where the server can
-// tell whether a process still listens (see core.OneProcess), each process
-// on its own channel wch:ID; else one writer per process on wch.
+// tell whether a process still listens (see core.OneProcessWaiter), each
+// process on its own channel wch:ID; else one writer per process on wch.
 func writerWaiter(c *lockkit.Client, k keys) core.PubSub {
-	w := core.PubSub{Notifier: c.Notifier(), Channel: core.SleepChannel(c, k.wch)}
-	if w.Channel != k.wch {
-		w.PassOn = func() {
-			ctx, cancel := core.Detached(context.Background())
-			defer cancel()
-			// If this fails, the writers left time their wait by the
-			// holders' leases and their intents, and try again then.
-			_, _ = core.Call(ctx, c, func(ctx context.Context) (struct{}, error) {
-				return struct{}{}, passScript.Run(ctx, c.Redis(), k.all, k.wch).Err()
-			}, nil)
-		}
-	}
-	return w
+	return core.OneProcessWaiter(c, k.wch, passScript, k.all)
 }
 
 // holds returns the ids of owner's write and read holds.

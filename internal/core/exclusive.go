@@ -159,16 +159,25 @@ func HashLock(cfg *Config, channel string) Spec {
 // process still listens (see OneProcess).
 func HashLockWaiter(cfg *Config) PubSub {
 	channel := cfg.Keys.Channel
-	w := PubSub{Notifier: cfg.Client.Notifier(), Channel: SleepChannel(cfg.Client, channel)}
+	return OneProcessWaiter(cfg.Client, channel, lua.Mutex.Pass, HashLock(cfg, channel).Keys)
+}
+
+// OneProcessWaiter returns how the waiters of client c wait for releases
+// published on channel: one process woken per release where c's server
+// can tell whether a process still listens (see OneProcess), its waiters
+// on their process's own channel, and a wake-up the process cannot use
+// handed on by the script pass (run with keys and channel); else one
+// waiter per process, on channel.
+func OneProcessWaiter(c *lockkit.Client, channel string, pass *redis.Script, keys []string) PubSub {
+	w := PubSub{Notifier: c.Notifier(), Channel: SleepChannel(c, channel)}
 	if w.Channel != channel {
-		keys := HashLock(cfg, channel).Keys
 		w.PassOn = func() {
 			ctx, cancel := Detached(context.Background())
 			defer cancel()
 			// If this fails, the waiters left time their wait by the
 			// holder's lease and try again then.
-			_, _ = Call(ctx, cfg.Client, func(ctx context.Context) (struct{}, error) {
-				return struct{}{}, lua.Mutex.Pass.Run(ctx, cfg.Client.Redis(), keys, channel).Err()
+			_, _ = Call(ctx, c, func(ctx context.Context) (struct{}, error) {
+				return struct{}{}, pass.Run(ctx, c.Redis(), keys, channel).Err()
 			}, nil)
 		}
 	}
