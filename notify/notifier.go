@@ -435,7 +435,7 @@ func (n *Notifier) deliver(name, payload string) {
 		n.unclaimed(ch)
 		return
 	}
-	ch.wakeOne(nil)
+	ch.wakeOne()
 }
 
 // unclaimed runs ch's PassOn function, if any, in a goroutine, unless the
@@ -457,12 +457,12 @@ func (n *Notifier) unclaimed(ch *channel) {
 	}()
 }
 
-// wakeOne signals the first waiter, other than skip, that has no wake-up
-// pending, and reports whether there was one. n.mu held.
-func (ch *channel) wakeOne(skip *Waiter) bool {
+// wakeOne signals the first waiter that has no wake-up pending, and
+// reports whether there was one. n.mu held.
+func (ch *channel) wakeOne() bool {
 	for e := ch.waiters.Front(); e != nil; e = e.Next() {
 		w := e.Value.(*Waiter)
-		if w == skip || len(w.signal) > 0 {
+		if len(w.signal) > 0 {
 			continue
 		}
 		w.wake()
@@ -485,15 +485,13 @@ func (w *Waiter) wake() {
 	}
 }
 
-// Handoff wakes the first waiter after w in its channel's FIFO that has no
-// wake-up pending, so that it tries the lock now: w got the lock as the
-// last of its process to wait, as far as it knew, and a waiter that came
-// meanwhile must register its own wait.
-func (w *Waiter) Handoff() {
-	w.n.mu.Lock()
-	defer w.n.mu.Unlock()
-	w.ch.wakeOne(w)
-}
+// Handoff leaves w's FIFO, as Leave(true) does, and wakes the waiter that
+// is then first and has no wake-up pending, so that it tries the lock now:
+// w got the lock as the last of its process to wait, as far as it knew,
+// and a waiter that came meanwhile must register its own wait. Leaving
+// and waking are one step: a waiter that joins after it is first in the
+// FIFO, and tries the lock on its own. Handoff is idempotent with Leave.
+func (w *Waiter) Handoff() { w.leave(true, true) }
 
 // Head reports whether w is first in its channel's FIFO.
 func (w *Waiter) Head() bool {
@@ -656,7 +654,10 @@ func (w *Waiter) poke() {
 // channel whose last waiter left is unsubscribed after a short linger
 // (100 ms) unless a new waiter comes back to it.
 // Leave is idempotent.
-func (w *Waiter) Leave(acquired bool) {
+func (w *Waiter) Leave(acquired bool) { w.leave(acquired, false) }
+
+// leave is Leave, and with handoff Handoff.
+func (w *Waiter) leave(acquired, handoff bool) {
 	n, ch := w.n, w.ch
 	n.mu.Lock()
 	if w.left {
@@ -666,7 +667,10 @@ func (w *Waiter) Leave(acquired bool) {
 	w.left = true
 	head := ch.waiters.Front() == w.elem
 	ch.waiters.Remove(w.elem)
-	if !acquired && (w.woken || len(w.signal) > 0) && !ch.wakeOne(w) {
+	switch {
+	case handoff:
+		ch.wakeOne()
+	case !acquired && (w.woken || len(w.signal) > 0) && !ch.wakeOne():
 		n.unclaimed(ch)
 	}
 	if e := ch.waiters.Front(); head && e != nil {

@@ -77,8 +77,8 @@ func TestPassOn_not_run_when_the_wake_up_is_used(t *testing.T) {
 	})
 }
 
-// TestHandoff_wakes_the_next_waiter checks that Handoff wakes the waiter
-// after the caller, and only it.
+// TestHandoff_wakes_the_next_waiter checks that Handoff leaves and wakes
+// the waiter after the caller, and only it.
 func TestHandoff_wakes_the_next_waiter(t *testing.T) {
 	_, rc := redistest.Mini(t)
 	n := newNotifier(t, rc)
@@ -91,7 +91,9 @@ func TestHandoff_wakes_the_next_waiter(t *testing.T) {
 	if woken(c, 50*time.Millisecond) || woken(a, 0) {
 		t.Fatal("Handoff woke another waiter than the next")
 	}
-	a.Leave(true)
+	if got := n.Waiters(ch); got != 2 {
+		t.Fatalf("%d waiters after Handoff, want 2", got)
+	}
 	b.Leave(true)
 	c.Leave(false)
 }

@@ -44,9 +44,8 @@
 // round trip. On contention it subscribes through the Client's notifier
 // (package notify), waits for Redis to confirm, tries again, and then
 // sleeps until a release wakes it or the holder's lease runs out, whichever
-// comes first. The head of each waiting process also looks again every
-// 2 s at most while the lock stays held, a safeguard should a wake-up miss
-// it; the other waiters send nothing while they sleep.
+// comes first. Only the head of each waiting process keeps that timer; a
+// waiter sends nothing while it sleeps.
 //
 // A release wakes one process, not every process that waits. A refused
 // attempt registers its process (the Client) as waiting, in the same round

@@ -212,15 +212,7 @@ func (t *pubsubTurn) Join(ctx context.Context) (err error) {
 
 func (t *pubsubTurn) Ready() bool { return t.w.Head() }
 
-// Recheck bounds how long the head of a process that waits to be woken
-// alone (PassOn set) sleeps between attempts while the lock stays held: a
-// safeguard, should a release's wake-up miss the process.
-const Recheck = 2 * time.Second
-
 func (t *pubsubTurn) Tried(_ bool, wait time.Duration) {
-	if t.p.PassOn != nil && (wait < 0 || wait > Recheck) {
-		wait = Recheck
-	}
 	if t.w != nil {
 		// Acquired or not, the next head times its wait by this lease.
 		t.w.SetDeadline(wait)
@@ -237,6 +229,7 @@ func (t *pubsubTurn) Leave(acquired bool) {
 		// The process no longer waits in Redis: a waiter that joined while
 		// the attempt was on its way tries now, and so registers.
 		t.w.Handoff()
+		return
 	}
 	t.w.Leave(acquired)
 }
