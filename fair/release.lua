@@ -19,9 +19,6 @@ local bad = wrong_kind(KEYS[1], 'fair')
 if bad then
   return bad
 end
-local count, ended = hold_release(KEYS[1], KEYS[3], ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), true)
-if ended then
-  redis.call('del', KEYS[1])
+return hold_release_all(KEYS[1], KEYS[3], ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), function()
   hand_on(KEYS[4], KEYS[5], ARGV[5])
-end
-return count
+end)

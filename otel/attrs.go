@@ -6,25 +6,18 @@ import (
 	"github.com/lockkit/lockkit"
 )
 
-// The attribute keys, as documented in the package doc.
+// The attributes that name a lock (see lockAttrs), as documented in the
+// package doc.
 const (
-	keyKind      = attribute.Key("lock.kind")
-	keyMode      = attribute.Key("lock.mode")
-	keyName      = attribute.Key("lock.name")
-	keyContended = attribute.Key("lock.contended")
-	keyReentry   = attribute.Key("lock.reentry")
-	keyOutcome   = attribute.Key("outcome")
+	keyKind = attribute.Key("lock.kind")
+	keyMode = attribute.Key("lock.mode")
+	keyName = attribute.Key("lock.name")
 )
 
-// The values of the outcome attribute.
+// The attributes of lockkit.lock.acquisitions only.
 const (
-	outcomeAcquired = "acquired" // wait
-	outcomeFailed   = "failed"   // wait, watchdog round trip
-	outcomeReleased = "released" // hold
-	outcomeLost     = "lost"     // hold, renewal
-	outcomeRenewed  = "renewed"  // renewal
-	outcomeRetry    = "retry"    // renewal
-	outcomeOK       = "ok"       // watchdog round trip
+	keyContended = attribute.Key("lock.contended")
+	keyReentry   = attribute.Key("lock.reentry")
 )
 
 // rwKind is the [lockkit.LockInfo.Kind] of read-write locks, the one kind

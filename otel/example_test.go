@@ -3,11 +3,9 @@ package otel_test
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
-	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
@@ -55,30 +53,4 @@ func ExampleInstrument() {
 	// lockkit.lock.acquisitions{lock.contended=false,lock.kind=reentrant,lock.reentry=false} 1 {acquisition}
 	// lockkit.lock.held{lock.kind=reentrant} 0 {hold}
 	// lockkit.lock.hold.duration{lock.kind=reentrant,outcome=released} count=1 s
-}
-
-// lines returns one line per data point of rm, sorted: the instrument's
-// name, the point's attributes, its value (a histogram's count) and the
-// unit.
-func lines(rm metricdata.ResourceMetrics) []string {
-	var out []string
-	point := func(m metricdata.Metrics, attrs attribute.Set, value string) {
-		out = append(out, fmt.Sprintf("%s{%s} %s %s", m.Name, attrs.Encoded(attribute.DefaultEncoder()), value, m.Unit))
-	}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			switch d := m.Data.(type) {
-			case metricdata.Sum[int64]:
-				for _, p := range d.DataPoints {
-					point(m, p.Attributes, fmt.Sprint(p.Value))
-				}
-			case metricdata.Histogram[float64]:
-				for _, p := range d.DataPoints {
-					point(m, p.Attributes, fmt.Sprintf("count=%d", p.Count))
-				}
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
 }

@@ -108,28 +108,21 @@ func point(t *testing.T, got map[string]metricdata.Metrics, name string, kv ...a
 }
 
 // points returns the number of data points of m.
-func points(m metricdata.Metrics) int { return len(attributeSets(m)) }
+func points(m metricdata.Metrics) int { return len(dataPoints(m)) }
 
 // attributeSets returns the attribute sets of m's data points.
 func attributeSets(m metricdata.Metrics) []attribute.Set {
 	var sets []attribute.Set
-	switch d := m.Data.(type) {
-	case metricdata.Sum[int64]:
-		for _, p := range d.DataPoints {
-			sets = append(sets, p.Attributes)
-		}
-	case metricdata.Histogram[float64]:
-		for _, p := range d.DataPoints {
-			sets = append(sets, p.Attributes)
-		}
+	for _, p := range dataPoints(m) {
+		sets = append(sets, p.attrs)
 	}
 	return sets
 }
 
 func attrSets(m metricdata.Metrics) []string {
 	var s []string
-	for _, set := range attributeSets(m) {
-		s = append(s, "{"+set.Encoded(attribute.DefaultEncoder())+"}")
+	for _, p := range dataPoints(m) {
+		s = append(s, "{"+p.encoded()+"}")
 	}
 	return s
 }

@@ -152,6 +152,19 @@ local function hold_release(hash, released, h, token, id, window, gone)
   return -1, false
 end
 
+-- hold_release_all is the release of a lock whose hash holds one hold:
+-- hold_release of hold h, and when that ended the hold, the hash is
+-- deleted and freed() is called to wake whoever comes next. It returns
+-- the remaining count, as hold_release does.
+local function hold_release_all(hash, released, h, token, id, window, freed)
+  local count, ended = hold_release(hash, released, h, token, id, window, true)
+  if ended then
+    redis.call('del', hash)
+    freed()
+  end
+  return count
+end
+
 -- hold_undo cuts hold h back to what a caller knows it holds (token and
 -- count; 0 and 0 for nothing) after an acquire whose reply was lost. A
 -- caller that shares its owner id with others knows nothing of the hold:

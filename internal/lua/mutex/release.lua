@@ -13,9 +13,6 @@
 -- took effect returns the same answer again instead of releasing twice.
 -- Returns -1 when this hold is not there: it expired or was removed, or a
 -- newer hold took its place.
-local count, ended = hold_release(KEYS[1], KEYS[3], ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), true)
-if ended then
-  redis.call('del', KEYS[1])
+return hold_release_all(KEYS[1], KEYS[3], ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), function()
   wake(KEYS[4], KEYS[5], ARGV[5])
-end
-return count
+end)
