@@ -39,23 +39,43 @@ func mustCountDown(t *testing.T, l *latch.Latch, want int) {
 	}
 }
 
-// resend is a go-redis hook that, once armed, sends the next script twice,
+// afterScript is a go-redis hook that, once armed, calls then after the
+// next script that succeeds, and disarms itself; the error of then is the
+// script's. then gets the command and next, to send it again.
+type afterScript struct {
+	armed bool
+	then  func(ctx context.Context, cmd redis.Cmder, next redis.ProcessHook) error
+}
+
+// resendScript is the then of an afterScript that sends the script again,
 // as go-redis does when a read times out and it retries.
-type resend struct{ armed bool }
+func resendScript(ctx context.Context, cmd redis.Cmder, next redis.ProcessHook) error {
+	return next(ctx, cmd)
+}
 
-func (h *resend) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *afterScript) DialHook(next redis.DialHook) redis.DialHook { return next }
 
-func (h *resend) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+func (h *afterScript) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
 		if err == nil && h.armed && (cmd.Name() == "evalsha" || cmd.Name() == "eval") {
 			h.armed = false
-			err = next(ctx, cmd)
+			err = h.then(ctx, cmd, next)
 		}
 		return err
 	}
 }
 
-func (h *resend) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+func (h *afterScript) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return next
+}
+
+// hooked returns a new client to the Redis of rc with hook h, closed in
+// t.Cleanup.
+func hooked(t *testing.T, rc redis.UniversalClient, h redis.Hook) redis.UniversalClient {
+	t.Helper()
+	wrc := redistest.SpecClient(redistest.ClientSpec(rc))
+	t.Cleanup(func() { _ = wrc.Close() })
+	wrc.AddHook(h)
+	return wrc
 }
