@@ -16,9 +16,8 @@ import (
 // when it shuts down.
 func Example() {
 	ctx := context.Background()
-	mr, _ := miniredis.Run()
-	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { client.Close(); client.Redis().Close(); mr.Close() }()
+	client, closeRedis := embeddedClient()
+	defer closeRedis()
 
 	me := election.New(client, "scheduler")
 	lead, err := me.Campaign(ctx, "replica-1")
@@ -46,9 +45,8 @@ func Example() {
 func ExampleElection_Observe() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	mr, _ := miniredis.Run()
-	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { client.Close(); client.Redis().Close(); mr.Close() }()
+	client, closeRedis := embeddedClient()
+	defer closeRedis()
 
 	changes, err := election.New(client, "scheduler").Observe(ctx)
 	if err != nil {
@@ -64,4 +62,12 @@ func ExampleElection_Observe() {
 	// now: ""
 	// then: "replica-2"
 	// then: ""
+}
+
+// embeddedClient returns a Client on a fresh embedded Redis (miniredis),
+// as a real server would serve it, and the function that closes both.
+func embeddedClient() (*lockkit.Client, func()) {
+	mr, _ := miniredis.Run()
+	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	return client, func() { client.Close(); client.Redis().Close(); mr.Close() }
 }

@@ -1,73 +1,11 @@
 package election_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
-	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
 func TestMain(m *testing.M) {
 	redistest.Main(m, redistest.Children{"candidate": candidateChild})
-}
-
-// nextLeader returns the next value on ch, and
-// fails the test if ch closes or nothing comes in time.
-func nextLeader(t *testing.T, ch <-chan election.Leader, what string) election.Leader {
-	t.Helper()
-	timer := time.NewTimer(redistest.Hang)
-	defer timer.Stop()
-	select {
-	case l, ok := <-ch:
-		if !ok {
-			t.Fatalf("observer closed waiting for %s", what)
-		}
-		return l
-	case <-timer.C:
-		t.Fatalf("timed out after %v waiting for %s", redistest.Hang, what)
-		panic("unreachable")
-	}
-}
-
-// observeUntil reads ch until a leader for which ok reports true, and
-// returns it.
-func observeUntil(t *testing.T, ch <-chan election.Leader, what string, ok func(election.Leader) bool) election.Leader {
-	t.Helper()
-	for {
-		if l := nextLeader(t, ch, what); ok(l) {
-			return l
-		}
-	}
-}
-
-// takesOver waits for the leadership that won delivers, the successor of
-// prev: it fails the test unless the successor's term is larger than
-// prev's, waits until obs reports it and returns it.
-func takesOver(t *testing.T, won <-chan *election.Leadership, prev *election.Leadership, obs <-chan election.Leader, what string) *election.Leadership {
-	t.Helper()
-	b := redistest.Receive(t, won, redistest.Hang, what)
-	if b == nil {
-		t.FailNow()
-	}
-	if b.Leader().Term <= prev.Leader().Term {
-		t.Fatalf("term %d after %d", b.Leader().Term, prev.Leader().Term)
-	}
-	observeUntil(t, obs, what, func(l election.Leader) bool { return l == b.Leader() })
-	return b
-}
-
-// campaignAsync starts e.Campaign(ctx, value) and returns the channel its
-// leadership arrives on (nil after an error, which fails the test).
-func campaignAsync(ctx context.Context, t *testing.T, e *election.Election, value string) <-chan *election.Leadership {
-	won := make(chan *election.Leadership, 1)
-	go func() {
-		l, err := e.Campaign(ctx, value)
-		if err != nil {
-			t.Errorf("Campaign(%s): %v", value, err)
-		}
-		won <- l
-	}()
-	return won
 }

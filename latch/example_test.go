@@ -16,9 +16,8 @@ import (
 // processes: each counts the latch down when its part is done.
 func Example() {
 	ctx := context.Background()
-	mr, _ := miniredis.Run()
-	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { client.Close(); client.Redis().Close(); mr.Close() }()
+	client, closeRedis := embeddedClient()
+	defer closeRedis()
 
 	var wg sync.WaitGroup
 	for range 3 {
@@ -41,4 +40,12 @@ func Example() {
 	wg.Wait()
 	// Output:
 	// every part done; count left: 0
+}
+
+// embeddedClient returns a Client on a fresh embedded Redis (miniredis),
+// as a real server would serve it, and the function that closes both.
+func embeddedClient() (*lockkit.Client, func()) {
+	mr, _ := miniredis.Run()
+	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	return client, func() { client.Close(); client.Redis().Close(); mr.Close() }
 }

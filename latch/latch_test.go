@@ -103,52 +103,25 @@ func TestAwait_count_down_between_read_and_subscribe_is_not_missed(t *testing.T)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	name := redistest.Unique(t)
 	counter := latch.New(redistest.Lockkit(t, rc), name, 1)
-	hook := &afterFirstScript{do: func() {
+	hook := &afterScript{armed: true, then: func(context.Context, redis.Cmder, redis.ProcessHook) error {
 		if _, err := counter.CountDown(ctx); err != nil {
 			t.Errorf("CountDown: %v", err)
 		}
+		return nil
 	}}
-	wrc := redistest.SpecClient(redistest.ClientSpec(rc))
-	t.Cleanup(func() { _ = wrc.Close() })
-	wrc.AddHook(hook)
+	wrc := hooked(t, rc, hook)
 	if err := latch.New(redistest.Lockkit(t, wrc), name, 1).Await(redistest.Ctx(t, 5*time.Second)); err != nil {
 		t.Fatalf("Await = %v, want nil: the count-down before the subscription was missed", err)
 	}
-	if !hook.done {
+	if hook.armed {
 		t.Fatal("the latch was not opened between the reads")
 	}
 }
 
-// afterFirstScript is a go-redis hook that calls do once, after the first
-// script it sees has run successfully.
-type afterFirstScript struct {
-	do   func()
-	done bool
-}
-
-func (h *afterFirstScript) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (h *afterFirstScript) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		err := next(ctx, cmd)
-		if err == nil && !h.done && (cmd.Name() == "evalsha" || cmd.Name() == "eval") {
-			h.done = true
-			h.do()
-		}
-		return err
-	}
-}
-
-func (h *afterFirstScript) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
-}
-
 func TestCountDown_resent_by_the_client_counts_once(t *testing.T) {
 	_, rc := redistest.Mini(t)
-	h := &resend{}
-	wrc := redistest.SpecClient(redistest.ClientSpec(rc))
-	t.Cleanup(func() { _ = wrc.Close() })
-	wrc.AddHook(h)
+	h := &afterScript{then: resendScript}
+	wrc := hooked(t, rc, h)
 	name := redistest.Unique(t)
 	l := latch.New(redistest.Lockkit(t, wrc), name, 3)
 	h.armed = true

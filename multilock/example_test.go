@@ -17,9 +17,8 @@ func ExampleNewRedLock() {
 	// Three independent masters (here embedded ones), a Client each.
 	var clients []*lockkit.Client
 	for range 3 {
-		mr, _ := miniredis.Run()
-		c := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-		defer func() { c.Close(); c.Redis().Close(); mr.Close() }()
+		c, closeRedis := embeddedClient()
+		defer closeRedis()
 		clients = append(clients, c)
 	}
 	ctx := context.Background()
@@ -45,9 +44,8 @@ func ExampleNewRedLock() {
 
 func Example() {
 	ctx := context.Background()
-	mr, _ := miniredis.Run()
-	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { client.Close(); client.Redis().Close(); mr.Close() }()
+	client, closeRedis := embeddedClient()
+	defer closeRedis()
 
 	// Move money from account 7 to account 3: hold both accounts. Any
 	// caller locking {3, 7} in any order takes account:3 first.
@@ -68,9 +66,8 @@ func Example() {
 
 func ExampleMutex_TryLock() {
 	ctx := context.Background()
-	mr, _ := miniredis.Run()
-	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { client.Close(); client.Redis().Close(); mr.Close() }()
+	client, closeRedis := embeddedClient()
+	defer closeRedis()
 
 	a, b := reentrant.New(client, "a"), spin.New(client, "b")
 	m := multilock.New([]lockkit.Locker{a, b})
@@ -90,4 +87,12 @@ func ExampleMutex_TryLock() {
 	// got both: false <nil>
 	// a left locked: false
 	// got both: true <nil>
+}
+
+// embeddedClient returns a Client on a fresh embedded Redis (miniredis),
+// as a real server would serve it, and the function that closes both.
+func embeddedClient() (*lockkit.Client, func()) {
+	mr, _ := miniredis.Run()
+	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	return client, func() { client.Close(); client.Redis().Close(); mr.Close() }
 }

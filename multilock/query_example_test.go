@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/alicebob/miniredis/v2"
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/multilock"
 	"github.com/lockkit/lockkit/reentrant"
@@ -17,9 +14,8 @@ import (
 // of the whole.
 func ExampleMutex_IsLocked() {
 	ctx := context.Background()
-	mr, _ := miniredis.Run()
-	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { client.Close(); client.Redis().Close(); mr.Close() }()
+	client, closeRedis := embeddedClient()
+	defer closeRedis()
 
 	both := multilock.New([]lockkit.Locker{reentrant.New(client, "account:7"), reentrant.New(client, "account:3")})
 	other := reentrant.New(client, "account:3") // another transfer holds account 3

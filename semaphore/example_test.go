@@ -17,9 +17,8 @@ import (
 // three calls at once: each takes a permit for the duration of its call.
 func Example() {
 	ctx := context.Background()
-	mr, _ := miniredis.Run()
-	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { client.Close(); client.Redis().Close(); mr.Close() }()
+	client, closeRedis := embeddedClient()
+	defer closeRedis()
 
 	var calling, most atomic.Int32
 	var wg sync.WaitGroup
@@ -57,9 +56,8 @@ func Example() {
 // them.
 func ExampleSemaphore_SetPermits() {
 	ctx := context.Background()
-	mr, _ := miniredis.Run()
-	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { client.Close(); client.Redis().Close(); mr.Close() }()
+	client, closeRedis := embeddedClient()
+	defer closeRedis()
 
 	s := semaphore.New(client, "exports", 2)
 	p, _ := s.Acquire(ctx, 2)
@@ -73,4 +71,12 @@ func ExampleSemaphore_SetPermits() {
 	// Output:
 	// free after shrinking under 2 holders: 0
 	// free after the release: 1 of 1
+}
+
+// embeddedClient returns a Client on a fresh embedded Redis (miniredis),
+// as a real server would serve it, and the function that closes both.
+func embeddedClient() (*lockkit.Client, func()) {
+	mr, _ := miniredis.Run()
+	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	return client, func() { client.Close(); client.Redis().Close(); mr.Close() }
 }

@@ -2,7 +2,6 @@ package semaphore_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -95,47 +94,5 @@ func TestAcquire_holder_killed_frees_its_permits(t *testing.T) {
 			}
 			redistest.AssertClean(t, rc, name)
 		})
-	}
-}
-
-// TestAcquire_across_a_Redis_restart restarts the server, empty, under a
-// holder of the only permit while another Client waits: the holder learns
-// it lost its permit, the waiter takes it with a larger token (tokens
-// outlive the lost counter), and the old holder's Release reports the
-// loss.
-func TestAcquire_across_a_Redis_restart(t *testing.T) {
-	s := redistest.StartServer(t)
-	ctx := redistest.Ctx(t, redistest.Hang)
-	name := redistest.Unique(t)
-	opt := lockkit.WithWatchdogTimeout(time.Second)
-	a, err := semaphore.New(redistest.Lockkit(t, s.Client(t)), name, 1, opt).Acquire(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bc := redistest.Lockkit(t, s.Client(t))
-	got := make(chan *semaphore.Permits, 1)
-	go func() {
-		p, err := semaphore.New(bc, name, 1, opt).Acquire(ctx, 1)
-		if err != nil {
-			t.Errorf("Acquire: %v", err)
-		}
-		got <- p
-	}()
-	waitSleeping(t, s.Client(t), bc, name, 1)
-
-	s.Restart(t)
-	redistest.Receive(t, a.Lost(), redistest.Hang, "the holder to learn of its loss")
-	b := redistest.Receive(t, got, redistest.Hang, "the waiter to take the permit")
-	if b == nil {
-		t.FailNow()
-	}
-	if b.Token() <= a.Token() {
-		t.Fatalf("token %d after %d", b.Token(), a.Token())
-	}
-	if err := a.Release(ctx); !errors.Is(err, lockkit.ErrLost) {
-		t.Fatalf("Release of the lost permit = %v, want ErrLost", err)
-	}
-	if err := b.Release(ctx); err != nil {
-		t.Fatal(err)
 	}
 }
