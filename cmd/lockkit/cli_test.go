@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -16,9 +15,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockkit/lockkit"
-	"github.com/lockkit/lockkit/internal/core"
-	"github.com/lockkit/lockkit/internal/nodes"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -171,96 +167,3 @@ func (r *running) interrupt(t testing.TB) {
 		t.Fatalf("lockkit exited with %d after SIGINT; stderr: %s", code, r.err.String())
 	}
 }
-
-// keys returns the keys of lock name under prefix, as the library names
-// them.
-func keys(prefix, name string) core.Keys { return core.NewKeys(prefix, name) }
-
-// reentrantWaiting reports whether a process waits for reentrant lock
-// name, subscribed: on the lock's channel (a Cluster client's waiters), or
-// on its own channel, registered in the lock's processes.
-func reentrantWaiting(t testing.TB, rc redis.UniversalClient, prefix, name string) bool {
-	t.Helper()
-	k := keys(prefix, name)
-	if numSub(t, rc, k.Channel) == 1 {
-		return true
-	}
-	ids, err := rc.ZRange(redistest.Ctx(t, 5*time.Second), k.Procs, 0, -1).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, id := range ids {
-		if numSub(t, rc, k.Channel+":"+id) == 1 {
-			return true
-		}
-	}
-	return false
-}
-
-// numSub returns how many connections are subscribed to channel, on every
-// node of a Cluster.
-func numSub(t testing.TB, rc redis.UniversalClient, channel string) int64 {
-	t.Helper()
-	ctx := redistest.Ctx(t, 5*time.Second)
-	var (
-		mu sync.Mutex
-		n  int64
-	)
-	count := func(ctx context.Context, c redis.Cmdable) error {
-		m, err := c.PubSubNumSub(ctx, channel).Result()
-		mu.Lock()
-		n += m[channel]
-		mu.Unlock()
-		return err
-	}
-	if err := nodes.All(ctx, rc, count); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
-// names returns n unique lock names; on a Cluster their keys live on n
-// distinct masters (n ≤ 3).
-func names(t testing.TB, rc redis.UniversalClient, n int) []string {
-	t.Helper()
-	if cc, ok := rc.(*redis.ClusterClient); ok {
-		return redistest.NamesOnDistinctMasters(t, cc, n)
-	}
-	out := make([]string, n)
-	for i := range out {
-		out[i] = redistest.Unique(t)
-	}
-	return out
-}
-
-// prefixed returns a lockkit Client of rc whose locks use a prefix unique
-// to the test, and the prefix.
-func prefixed(t testing.TB, rc redis.UniversalClient) (*lockkit.Client, string) {
-	t.Helper()
-	prefix := "cli-" + redistest.Unique(t)
-	return redistest.Lockkit(t, rc, lockkit.WithPrefix(prefix)), prefix
-}
-
-// backends are the deployments the command is tested on.
-var backends = []redistest.Backend{redistest.ServerBackend, redistest.ClusterBackend}
-
-// waitInBackground runs lock in a goroutine, bounded by a 30 s ctx that
-// the test's end cancels, and returns a channel receiving its error.
-func waitInBackground(t testing.TB, lock func(context.Context) error) <-chan error {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	done := make(chan error, 1)
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		done <- lock(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-finished
-	})
-	return done
-}
-
-// matches reports whether s matches the regular expression re.
-func matches(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }

@@ -4,21 +4,15 @@ import "context"
 
 // showCommand is show: one lock in full.
 func showCommand() *command {
-	return &command{
-		synopsis: "show NAME",
-		summary:  "print the whole state of lock NAME, in server time",
-		minArgs:  1,
-		maxArgs:  1,
-		run:      show,
-	}
+	return onLock("show NAME", "print the whole state of lock NAME, in server time", nil, show)
 }
 
 // show reads lock NAME's keys at one instant, counts the subscribers of
 // its wake-up channels and prints the decoded state.
-func show(ctx context.Context, e *env, args []string) error {
+func show(ctx context.Context, e *env, name string) error {
 	ctx, cancel := e.bounded(ctx)
 	defer cancel()
-	l, err := e.inspect(ctx, args[0])
+	l, err := e.inspect(ctx, name)
 	if err != nil {
 		return err
 	}

@@ -21,17 +21,12 @@ type unlockFlags struct{ force, yes bool }
 // unlockCommand is unlock --force: the only command that writes.
 func unlockCommand() *command {
 	f := &unlockFlags{}
-	return &command{
-		synopsis: "unlock --force --yes NAME",
-		summary:  "free lock NAME whoever holds it and wake its waiters",
-		minArgs:  1,
-		maxArgs:  1,
-		flags: func(fs *flag.FlagSet) {
+	return onLock("unlock --force --yes NAME", "free lock NAME whoever holds it and wake its waiters",
+		func(fs *flag.FlagSet) {
 			fs.BoolVar(&f.force, "force", false, "free the lock whoever holds it (required)")
 			fs.BoolVar(&f.yes, "yes", false, "confirm; without it nothing changes")
 		},
-		run: func(ctx context.Context, e *env, args []string) error { return unlock(ctx, e, args[0], f) },
-	}
+		func(ctx context.Context, e *env, name string) error { return unlock(ctx, e, name, f) })
 }
 
 // UnlockResult is what unlock prints with -o json.

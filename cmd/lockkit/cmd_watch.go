@@ -12,16 +12,11 @@ import (
 // watchCommand is watch: live acquires and releases.
 func watchCommand() *command {
 	interval := new(time.Duration)
-	return &command{
-		synopsis: "watch [--interval D] NAME",
-		summary:  "print acquires, releases and wake-ups of lock NAME until interrupted",
-		minArgs:  1,
-		maxArgs:  1,
-		flags: func(fs *flag.FlagSet) {
+	return onLock("watch [--interval D] NAME", "print acquires, releases and wake-ups of lock NAME until interrupted",
+		func(fs *flag.FlagSet) {
 			fs.DurationVar(interval, "interval", 100*time.Millisecond, "how often to poll the state")
 		},
-		run: func(ctx context.Context, e *env, args []string) error { return watch(ctx, e, args[0], *interval) },
-	}
+		func(ctx context.Context, e *env, name string) error { return watch(ctx, e, name, *interval) })
 }
 
 // watch subscribes to lock name's wake-up channels (the shared ones, an

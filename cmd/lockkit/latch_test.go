@@ -1,94 +1,68 @@
 package main
 
 import (
-	"maps"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
-	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/latch"
 )
 
 func TestShow_decodes_a_latch_its_count_expiry_and_waiters(t *testing.T) {
-	redistest.ForEachBackend(t, backends, func(t *testing.T, rc redis.UniversalClient) {
-		lc, prefix := prefixed(t, rc)
-		c := cliFor(t, rc)
-		ctx := redistest.Ctx(t, 30*time.Second)
-		name := redistest.Unique(t)
-		l3 := latch.New(lc, name, 3)
-		if n, err := l3.CountDown(ctx); err != nil || n != 2 {
+	forEachBackend(t, func(t *testing.T, f *fixture) {
+		l3 := latch.New(f.lc, f.name, 3)
+		if n, err := l3.CountDown(f.ctx); err != nil || n != 2 {
 			t.Fatalf("CountDown: %d, %v; want 2 left", n, err)
 		}
 		// A waiter in another process (another Client, with a pub/sub
 		// connection of its own).
-		other := redistest.Lockkit(t, rc, lockkit.WithPrefix(prefix))
-		awaited := waitInBackground(t, latch.New(other, name, 3).Await)
-		redistest.Eventually(t, 10*time.Second, "the latch's waiter to subscribe", func() bool {
-			return numSub(t, rc, keys(prefix, name).Channel) == 1
+		other := f.process(t)
+		awaited := waitingInBackground(t, "the latch's waiter to subscribe", latch.New(other, f.name, 3).Await, func() bool {
+			return numSub(t, f.rc, keys(f.prefix, f.name).Channel) == 1
 		})
 
 		var l Lock
-		c.okJSON(t, &l, "show", "--prefix", prefix, name)
+		f.okJSON(t, &l, "show", "--prefix", f.prefix, f.name)
 		if l.Kind != "latch" || l.Held || l.Mode != "closed" || len(l.Holders) != 0 || l.Election != nil {
 			t.Errorf("show %s: kind %q held %v mode %q holders %+v election %+v; want a closed latch and nothing else",
-				name, l.Kind, l.Held, l.Mode, l.Holders, l.Election)
+				f.name, l.Kind, l.Held, l.Mode, l.Holders, l.Election)
 		}
 		if l.Latch == nil || *l.Latch != (Latch{Count: 2, CountDowns: 1}) {
-			t.Errorf("show %s: latch %+v, want 2 left after 1 count-down", name, l.Latch)
+			t.Errorf("show %s: latch %+v, want 2 left after 1 count-down", f.name, l.Latch)
 		}
 		if l.TTLMS <= 0 || l.TTLMS > latch.DefaultExpiry.Milliseconds() {
-			t.Errorf("show %s: ttl_ms %d, want the latch's expiry, at most %v", name, l.TTLMS, latch.DefaultExpiry)
+			t.Errorf("show %s: ttl_ms %d, want the latch's expiry, at most %v", f.name, l.TTLMS, latch.DefaultExpiry)
 		}
 		wantSubscribers(t, &l, "waiters", 1)
 		wantNoAnomalies(t, &l)
 
-		out := c.ok(t, "show", "--prefix", prefix, name)
+		out := f.ok(t, "show", "--prefix", f.prefix, f.name)
 		for _, re := range []string{`(?m)^kind\s+latch$`, `(?m)^state\s+closed, 2 left, expires in \d`,
 			`(?m)^count\s+2 left, 1 count-downs recorded$`, `(?m)^expiry\s+expires in \d`,
 			`(?m)^\s+\S+:ch\s+waiters\s+1$`, `(?m)^anomalies: none$`} {
 			if !matches(re, out) {
-				t.Errorf("show %s printed\n%s\nwant a line matching %s", name, out, re)
+				t.Errorf("show %s printed\n%s\nwant a line matching %s", f.name, out, re)
 			}
 		}
 		if strings.Contains(out, "holders:") {
-			t.Errorf("show %s printed\n%s\nwant no holders: a latch has none", name, out)
+			t.Errorf("show %s printed\n%s\nwant no holders: a latch has none", f.name, out)
 		}
 
 		// ls: the count while closed.
 		var entries []Entry
-		c.okJSON(t, &entries, "ls", "--prefix", prefix)
+		f.okJSON(t, &entries, "ls", "--prefix", f.prefix)
 		if len(entries) != 1 || entries[0].Kind != "latch" || entries[0].Mode != "closed" || entries[0].Latch == nil ||
 			entries[0].Latch.Count != 2 || entries[0].Anomalies != 0 || len(entries[0].Holders) != 0 {
 			t.Errorf("ls: %+v, want the closed latch, 2 left, no anomaly", entries)
 		}
-		if out := c.ok(t, "ls", "--prefix", prefix); !matches(`(?m)^`+name+`\s+latch\s+closed\s+-\s+-\s+\S+\s+-\s+0\s+count=2$`, out) {
+		if out := f.ok(t, "ls", "--prefix", f.prefix); !matches(`(?m)^`+f.name+`\s+latch\s+closed\s+-\s+-\s+\S+\s+-\s+0\s+count=2$`, out) {
 			t.Errorf("ls printed\n%s\nwant the latch's line with count=2", out)
 		}
 
 		// unlock --force refuses a latch, with or without --yes, and
 		// changes nothing.
-		before, err := rc.HGetAll(ctx, keys(prefix, name).Base).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, args := range [][]string{{"unlock", "--force"}, {"unlock", "--force", "--yes"}} {
-			r := c.run(t, append(args, "--prefix", prefix, name)...)
-			if r.code != exitFail || !strings.Contains(r.stderr, "not a lock") || !strings.Contains(r.stderr, "2 count-downs left") {
-				t.Errorf("lockkit %q on a latch: status %d, stderr %q; want %d and a refusal saying it is not a lock",
-					args, r.code, r.stderr, exitFail)
-			}
-		}
-		after, err := rc.HGetAll(ctx, keys(prefix, name).Base).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !maps.Equal(before, after) {
-			t.Errorf("the refused unlocks changed the latch: %q, then %q", before, after)
-		}
+		f.wantForceRefused(t, "not a lock", "2 count-downs left")
 		select {
 		case err := <-awaited:
 			t.Fatalf("Await returned %v before the latch opened", err)
@@ -98,19 +72,19 @@ func TestShow_decodes_a_latch_its_count_expiry_and_waiters(t *testing.T) {
 		// Open: the waiter returns, and the latch shows open, with its
 		// ids dropped.
 		for range 2 {
-			if _, err := l3.CountDown(ctx); err != nil {
+			if _, err := l3.CountDown(f.ctx); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if err := redistest.Receive(t, awaited, 10*time.Second, "the waiter to return"); err != nil {
 			t.Fatalf("Await: %v", err)
 		}
-		c.okJSON(t, &l, "show", "--prefix", prefix, name)
+		f.okJSON(t, &l, "show", "--prefix", f.prefix, f.name)
 		if l.Mode != "open" || l.Latch == nil || *l.Latch != (Latch{Open: true}) || l.TTLMS <= 0 {
 			t.Errorf("show of the open latch: mode %q latch %+v ttl_ms %d", l.Mode, l.Latch, l.TTLMS)
 		}
 		wantNoAnomalies(t, &l)
-		if out := c.ok(t, "ls", "--prefix", prefix); !matches(`(?m)^`+name+`\s+latch\s+open\s.*\sopen$`, out) {
+		if out := f.ok(t, "ls", "--prefix", f.prefix); !matches(`(?m)^`+f.name+`\s+latch\s+open\s.*\sopen$`, out) {
 			t.Errorf("ls printed\n%s\nwant the open latch", out)
 		}
 	})

@@ -2,33 +2,16 @@ package main
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
-// holderLines returns the holders as "owner mode count token" lines, sorted.
-func holderLines(hs []Holder) []string {
-	var out []string
-	for _, h := range hs {
-		out = append(out, strings.Join([]string{h.Owner, h.Mode, itoa(h.Count), itoa(h.Token)}, " "))
-	}
-	slices.Sort(out)
-	return out
-}
-
-// itoa formats n in decimal.
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
 func TestLs_lists_every_kind_with_holders_tokens_leases_and_waiters(t *testing.T) {
-	redistest.ForEachBackend(t, backends, func(t *testing.T, rc redis.UniversalClient) {
-		k := holdEveryKind(t, rc)
-		c := cliFor(t, rc)
+	forEachBackend(t, func(t *testing.T, f *fixture) {
+		k, c := holdEveryKind(t, f), f.cli
 
 		var entries []Entry
 		c.okJSON(t, &entries, "ls", "--prefix", k.prefix)
@@ -105,15 +88,4 @@ func TestLs_lists_every_kind_with_holders_tokens_leases_and_waiters(t *testing.T
 			t.Errorf("ls lists %s after its release", k.sp)
 		}
 	})
-}
-
-// ptr returns a pointer to n.
-func ptr(n int64) *int64 { return &n }
-
-// deref returns *p, or nil.
-func deref(p *int64) any {
-	if p == nil {
-		return nil
-	}
-	return *p
 }

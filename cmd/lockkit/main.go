@@ -39,6 +39,19 @@ type command struct {
 	run func(ctx context.Context, e *env, args []string) error
 }
 
+// onLock returns the command on one lock, NAME: its only positional
+// argument, which run receives.
+func onLock(synopsis, summary string, flags func(fs *flag.FlagSet), run func(ctx context.Context, e *env, name string) error) *command {
+	return &command{
+		synopsis: synopsis,
+		summary:  summary,
+		minArgs:  1,
+		maxArgs:  1,
+		flags:    flags,
+		run:      func(ctx context.Context, e *env, args []string) error { return run(ctx, e, args[0]) },
+	}
+}
+
 // env is what a command runs with.
 type env struct {
 	opts   *options

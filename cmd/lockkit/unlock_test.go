@@ -19,38 +19,27 @@ const wokenWithin = 10 * time.Second
 
 func TestUnlock_force_needs_yes_then_frees_like_the_kind_and_wakes_a_waiter(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, rc redis.UniversalClient) {
-		c := cliFor(t, rc)
 		for _, kind := range exclusiveKinds(rc) {
 			t.Run(kind.name, func(t *testing.T) {
-				lc, prefix := prefixed(t, rc)
-				ctx := redistest.Ctx(t, 30*time.Second)
-				name := redistest.Unique(t)
-				holder := kind.make(lc, name, "holder")
-				if err := holder.Lock(ctx); err != nil {
+				f := newFixture(t, rc)
+				holder := kind.make(f.lc, f.name, "holder")
+				if err := holder.Lock(f.ctx); err != nil {
 					t.Fatal(err)
 				}
-				waiter := kind.make(redistest.Lockkit(t, rc, lockkit.WithPrefix(prefix)), name, "waiter")
-				got := waitInBackground(t, waiter.Lock)
-				redistest.Eventually(t, 10*time.Second, "the waiter to wait", func() bool { return kind.waiting(t, prefix, name) })
-				state := func() map[string]string {
-					h, err := rc.HGetAll(ctx, keys(prefix, name).Base).Result()
-					if err != nil {
-						t.Fatal(err)
-					}
-					return h
-				}
-				before := state()
+				waiter := kind.make(f.process(t), f.name, "waiter")
+				got := waitingInBackground(t, "the waiter to wait", waiter.Lock, func() bool { return kind.waiting(t, f.prefix, f.name) })
+				before := f.hash(t)
 
 				// Without --force, and with --force but without --yes:
 				// refused, nothing changed.
-				if r := c.run(t, "unlock", "--prefix", prefix, name); r.code != exitUsage || !strings.Contains(r.stderr, "--force") {
+				if r := f.run(t, "unlock", "--prefix", f.prefix, f.name); r.code != exitUsage || !strings.Contains(r.stderr, "--force") {
 					t.Errorf("unlock without --force: status %d, stderr %q; want %d and a word about --force", r.code, r.stderr, exitUsage)
 				}
-				r := c.run(t, "unlock", "--force", "--prefix", prefix, name)
+				r := f.run(t, "unlock", "--force", "--prefix", f.prefix, f.name)
 				if r.code != exitFail || !strings.Contains(r.stderr, "refusing without --yes") || !strings.Contains(r.stderr, "holder") {
 					t.Errorf("unlock --force without --yes: status %d, stderr %q; want %d and a refusal naming the holder", r.code, r.stderr, exitFail)
 				}
-				r = c.run(t, "-o", "json", "unlock", "--force", "--prefix", prefix, name)
+				r = f.run(t, "-o", "json", "unlock", "--force", "--prefix", f.prefix, f.name)
 				var res UnlockResult
 				if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || r.code != exitFail {
 					t.Errorf("unlock --force -o json without --yes: status %d, %v, stdout %q", r.code, err, r.stdout)
@@ -58,7 +47,7 @@ func TestUnlock_force_needs_yes_then_frees_like_the_kind_and_wakes_a_waiter(t *t
 				if res.Confirmed || res.Freed || res.Kind != kind.name || len(res.Holders) != 1 || res.Holders[0].Owner != "holder" {
 					t.Errorf("unlock --force -o json without --yes printed %+v", res)
 				}
-				if after := state(); !maps.Equal(before, after) {
+				if after := f.hash(t); !maps.Equal(before, after) {
 					t.Errorf("the refused unlocks changed the lock: %q, then %q", before, after)
 				}
 				select {
@@ -68,7 +57,7 @@ func TestUnlock_force_needs_yes_then_frees_like_the_kind_and_wakes_a_waiter(t *t
 				}
 
 				// With --yes: freed, and the waiter gets the lock at once.
-				c.okJSON(t, &res, "unlock", "--force", "--yes", "--prefix", prefix, name)
+				f.okJSON(t, &res, "unlock", "--force", "--yes", "--prefix", f.prefix, f.name)
 				if !res.Confirmed || !res.Freed || res.Kind != kind.name || len(res.Holders) != 1 || res.Holders[0].Token != holder.Token() {
 					t.Errorf("unlock --force --yes printed %+v, want the holder's hold freed", res)
 				}
@@ -78,16 +67,37 @@ func TestUnlock_force_needs_yes_then_frees_like_the_kind_and_wakes_a_waiter(t *t
 				if waiter.Token() <= holder.Token() {
 					t.Errorf("the waiter's token %d is not above the holder's %d", waiter.Token(), holder.Token())
 				}
-				redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrLost)
-				if err := waiter.Unlock(ctx); err != nil {
+				redistest.WantErr(t, holder.Unlock(f.ctx), lockkit.ErrLost)
+				if err := waiter.Unlock(f.ctx); err != nil {
 					t.Fatal(err)
 				}
 
 				// A free lock: nothing to do.
-				if out := c.ok(t, "unlock", "--force", "--yes", "--prefix", prefix, name); !strings.Contains(out, "not held") {
+				if out := f.ok(t, "unlock", "--force", "--yes", "--prefix", f.prefix, f.name); !strings.Contains(out, "not held") {
 					t.Errorf("unlock of a free lock printed %q", out)
 				}
 			})
 		}
 	})
+}
+
+// wantForceRefused runs unlock --force on the fixture's lock, without and
+// with --yes, and fails the test unless each run exits with exitFail,
+// refusing with every one of says on stderr, and leaves the lock's hash
+// as it was: what the command does to a kind that is not a lock.
+func (f *fixture) wantForceRefused(t *testing.T, says ...string) {
+	t.Helper()
+	before := f.hash(t)
+	for _, args := range [][]string{{"unlock", "--force"}, {"unlock", "--force", "--yes"}} {
+		r := f.run(t, append(args, "--prefix", f.prefix, f.name)...)
+		for _, s := range says {
+			if r.code != exitFail || !strings.Contains(r.stderr, s) {
+				t.Errorf("lockkit %q on %s: status %d, stderr %q; want %d and a refusal saying %q",
+					args, f.name, r.code, r.stderr, exitFail, s)
+			}
+		}
+	}
+	if after := f.hash(t); !maps.Equal(before, after) {
+		t.Errorf("the refused unlocks changed %s: %q, then %q", f.name, before, after)
+	}
 }

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -45,14 +43,12 @@ func awaitEvents(t *testing.T, w *running, want ...string) map[string]Event {
 }
 
 func TestWatch_prints_acquires_releases_and_wakeups_until_interrupted(t *testing.T) {
-	redistest.ForEachBackend(t, backends, func(t *testing.T, rc redis.UniversalClient) {
-		lc, prefix := prefixed(t, rc)
-		name := redistest.Unique(t)
-		m := reentrant.New(lc, name, lockkit.WithOwner("watched"))
-		w := cliFor(t, rc).start(t, "watch", "-o", "json", "--prefix", prefix, name)
+	forEachBackend(t, func(t *testing.T, f *fixture) {
+		m := reentrant.New(f.lc, f.name, lockkit.WithOwner("watched"))
+		w := f.start(t, "watch", "-o", "json", "--prefix", f.prefix, f.name)
 
 		// The state comes once the channels are subscribed.
-		if ev := nextEvent(t, w); ev.Event != "state" || ev.Name != name || ev.Lock == nil || ev.Lock.Mode != "free" {
+		if ev := nextEvent(t, w); ev.Event != "state" || ev.Name != f.name || ev.Lock == nil || ev.Lock.Mode != "free" {
 			t.Fatalf("watch began with %+v, want the free lock's state", ev)
 		}
 		redistest.MustLock(t, m)
@@ -74,8 +70,8 @@ func TestWatch_prints_acquires_releases_and_wakeups_until_interrupted(t *testing
 		if ev := evs["release"]; ev.Owner != "watched" || ev.Token != token {
 			t.Errorf("release event %+v, want watched's hold, token %d", ev, token)
 		}
-		if ev := evs["publish"]; ev.Channel != keys(prefix, name).Channel || ev.Message != "1" {
-			t.Errorf("publish event %+v, want '1' on %s", ev, keys(prefix, name).Channel)
+		if ev := evs["publish"]; ev.Channel != keys(f.prefix, f.name).Channel || ev.Message != "1" {
+			t.Errorf("publish event %+v, want '1' on %s", ev, keys(f.prefix, f.name).Channel)
 		}
 		w.interrupt(t)
 	})

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/reentrant"
+)
+
+// What the connection tests hold and then read through the command.
+
+// holdReentrant takes a reentrant lock of c twice as "owner" and returns
+// it.
+func holdReentrant(t *testing.T, c *lockkit.Client) *reentrant.Mutex {
+	t.Helper()
+	m := reentrant.New(c, redistest.Unique(t), lockkit.WithOwner("owner"))
+	redistest.MustLock(t, m)
+	redistest.MustLock(t, m)
+	return m
+}
+
+// wantHeld fails the test unless l shows m held twice by "owner" with m's
+// token.
+func wantHeld(t *testing.T, l *Lock, m *reentrant.Mutex) {
+	t.Helper()
+	if l.Name != m.Name() || l.Kind != "reentrant" || !l.Held || l.Mode != "exclusive" {
+		t.Errorf("show %s: name %q kind %q held %v mode %q, want a held reentrant lock", m.Name(), l.Name, l.Kind, l.Held, l.Mode)
+	}
+	if got, want := holderLines(l.Holders), []string{"owner exclusive 2 " + itoa(m.Token())}; !slices.Equal(got, want) {
+		t.Errorf("show %s: holders %q, want %q", m.Name(), got, want)
+	}
+	if l.Fence != m.Token() {
+		t.Errorf("show %s: fence %d, want the token %d", m.Name(), l.Fence, m.Token())
+	}
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+func TestConnect_password(t *testing.T) {
+	s := redistest.StartServer(t)
+	const password = "s3cret"
+	// The server's own client stays authenticated: CONFIG SET requirepass
+	// does not log out the connection that sends it.
+	if err := s.Client(t).ConfigSet(redistest.Ctx(t, 5*time.Second), "requirepass", password).Err(); err != nil {
+		t.Fatal(err)
+	}
+	rc := redis.NewClient(&redis.Options{Addr: s.Addr(), Password: password})
+	t.Cleanup(func() { _ = rc.Close() })
+	c, prefix := prefixed(t, rc)
+	m := holdReentrant(t, c)
+	host, port, err := net.SplitHostPort(s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := []string{"-h", host, "-p", port}
+
+	var l Lock
+	cli{conn: append(conn, "-a", password)}.okJSON(t, &l, "show", "--prefix", prefix, m.Name())
+	wantHeld(t, &l, m)
+	cli{conn: []string{"-u", "redis://:" + password + "@" + s.Addr()}}.okJSON(t, &l, "show", "--prefix", prefix, m.Name())
+	wantHeld(t, &l, m)
+
+	for _, tc := range []struct {
+		name string
+		conn []string
+		want string
+	}{
+		{"none", conn, "NOAUTH"},
+		{"wrong", append(conn, "-a", "wrong"), "WRONGPASS"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := cli{conn: tc.conn}.run(t, "show", "--prefix", prefix, m.Name())
+			if r.code == 0 || !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("show with password %s: exit status %d, stderr %q; want a failure naming %s", tc.name, r.code, r.stderr, tc.want)
+			}
+		})
+	}
+}
