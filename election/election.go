@@ -8,6 +8,7 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/internal/core"
+	"github.com/lockkit/lockkit/internal/lua"
 	"github.com/lockkit/lockkit/reentrant"
 )
 
@@ -115,7 +116,16 @@ func (e *Election) idle() {
 }
 
 // observers returns the channel on which changes of leader are published.
-func (e *Election) observers() string { return e.b.Cfg.Keys.Sub("observe") }
+func (e *Election) observers() string { return e.b.Cfg.Keys.Chan("observe") }
+
+// tell tells the observers that nobody leads.
+func (e *Election) tell(ctx context.Context) error {
+	c, k := e.b.Cfg.Client, e.b.Cfg.Keys
+	_, err := core.Call(ctx, c, func(ctx context.Context) (int64, error) {
+		return lua.Publish.Run(ctx, c.Redis(), []string{k.Base}, e.observers(), "*").Int64()
+	}, nil)
+	return err
+}
 
 // Name returns the election's name.
 func (e *Election) Name() string { return e.base().Name() }

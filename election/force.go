@@ -39,11 +39,7 @@ func (e *Election) ForceUnlock(ctx context.Context) (bool, error) {
 		ctx, cancel = core.Detached(ctx)
 		defer cancel()
 	}
-	c := e.b.Cfg.Client
-	_, err = core.Call(ctx, c, func(ctx context.Context) (int64, error) {
-		return c.Redis().Publish(ctx, e.observers(), "*").Result()
-	}, nil)
-	if err != nil {
+	if err := e.tell(ctx); err != nil {
 		return true, fmt.Errorf("lockkit: force unlock %q: freed, but telling the observers failed: %w", e.b.Cfg.Name, err)
 	}
 	return true, nil

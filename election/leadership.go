@@ -57,12 +57,9 @@ func (l *Leadership) Resign(ctx context.Context) error {
 	defer e.idle()
 	if err == nil {
 		// Observers would learn it at the end of the lease otherwise.
-		c := e.b.Cfg.Client
 		dctx, cancel := core.Detached(ctx)
 		defer cancel()
-		_, _ = core.Call(dctx, c, func(ctx context.Context) (int64, error) {
-			return c.Redis().Publish(ctx, e.observers(), "*").Result()
-		}, nil)
+		_ = e.tell(dctx)
 	}
 	return err
 }

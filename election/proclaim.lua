@@ -20,5 +20,5 @@ if not h or not hold_live(hash, h, ARGV[1]) then
   return 0
 end
 redis.call('hset', hash, ':v:' .. h, ARGV[2])
-redis.call('publish', ARGV[3], '*')
+publish(ARGV[3], '*')
 return 1

@@ -3,7 +3,6 @@ package election_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
@@ -35,7 +34,7 @@ func TestElection_across_a_Redis_restart(t *testing.T) {
 	bc := redistest.Lockkit(t, s.Client(t))
 	won := campaignAsync(ctx, t, election.New(bc, name, opt), "b")
 	redistest.Eventually(t, redistest.Hang, "b to wait", func() bool {
-		return bc.Notifier().Sleeping(core.SleepChannel(bc, fmt.Sprintf("lockkit:{%s}:ch", name))) == 1
+		return bc.Notifier().Sleeping(core.SleepChannel(bc, core.KeysFor(bc, name).Channel)) == 1
 	})
 
 	s.Restart(t)

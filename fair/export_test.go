@@ -72,6 +72,6 @@ func Queue(ctx context.Context, c redis.UniversalClient, name string) ([]string,
 // scriptKeys returns the KEYS of lock name's scripts and the prefix of its
 // waiters' channels.
 func scriptKeys(name string) ([]string, string) {
-	k := core.NewKeys(lockkit.DefaultPrefix, name)
+	k := core.NewKeys(lockkit.DefaultPrefix, name, false)
 	return []string{k.Base, k.Fence, k.Released, k.Sub("waiters"), k.Sub("timeouts")}, k.Sub("ch") + ":"
 }

@@ -90,7 +90,7 @@ func lockName(t *testing.T, c redis.UniversalClient) string {
 	return name
 }
 
-func keysOf(name string) core.Keys { return core.NewKeys(lockkit.DefaultPrefix, name) }
+func keysOf(name string) core.Keys { return core.NewKeys(lockkit.DefaultPrefix, name, false) }
 
 func lockKey(name string) string     { return keysOf(name).Base }
 func waitersKey(name string) string  { return keysOf(name).Sub("waiters") }

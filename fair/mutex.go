@@ -75,7 +75,7 @@ type queue struct {
 func (q *queue) Setup(x *core.Exclusive) {
 	cfg := &x.Cfg
 	k := cfg.Keys
-	q.chans = k.Sub("ch") + ":"
+	q.chans = k.Chan("ch") + ":"
 	q.reenter = !cfg.NoReentry
 	q.keys = []string{k.Base, k.Fence, k.Released, k.Sub("waiters"), k.Sub("timeouts")}
 	q.waiter = core.Queue{

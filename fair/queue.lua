@@ -12,7 +12,7 @@
 -- .. head), if there is a head.
 local function wake(head, prefix)
   if head then
-    redis.call('publish', prefix .. head, '1')
+    publish(prefix .. head, '1')
   end
 end
 

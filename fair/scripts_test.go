@@ -44,7 +44,7 @@ const (
 
 func newScriptEnv(t *testing.T) *scriptEnv {
 	mr, c := redistest.Mini(t)
-	k := core.NewKeys(lockkit.DefaultPrefix, "L")
+	k := core.NewKeys(lockkit.DefaultPrefix, "L", false)
 	e := &scriptEnv{
 		t: t, mr: mr, c: c, now: 1_700_000_000_000,
 		hash:  k.Base,

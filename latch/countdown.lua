@@ -30,7 +30,7 @@ n = n - 1
 if n == 0 then
   -- Open: keep only the count, for late waiters, until the expiry.
   redis.call('del', hash)
-  redis.call('publish', channel, '*')
+  publish(channel, '*')
 end
 redis.call('hset', hash, ':kind', kind, 'count', n)
 redis.call('pexpire', hash, expiry)

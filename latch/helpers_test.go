@@ -7,12 +7,14 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/latch"
 )
 
-// channel is the pub/sub channel of latch name under the default prefix.
-func channel(name string) string { return "lockkit:{" + name + "}:ch" }
+// channel is the pub/sub channel of latch name made from c under the
+// default prefix.
+func channel(c *lockkit.Client, name string) string { return core.KeysFor(c, name).Channel }
 
 // awaitAsync starts l.Await(ctx) in a goroutine and returns the channel
 // its error arrives on.
@@ -26,7 +28,7 @@ func awaitAsync(ctx context.Context, l *latch.Latch) <-chan error {
 func waitSleeping(t *testing.T, c *lockkit.Client, name string, n int) {
 	t.Helper()
 	redistest.Eventually(t, redistest.Hang, "the waiters to sleep", func() bool {
-		return c.Notifier().Sleeping(channel(name)) == n
+		return c.Notifier().Sleeping(channel(c, name)) == n
 	})
 }
 

@@ -143,7 +143,7 @@ func TestAwait_ctx_deadline_matches_both_errors(t *testing.T) {
 	err := latch.New(c, name, 1).Await(ctx)
 	redistest.WantErr(t, err, lockkit.ErrNotObtained, context.DeadlineExceeded)
 	// The waiter left its channel.
-	redistest.Eventually(t, redistest.Hang, "the waiter to leave", func() bool { return c.Notifier().Waiters(channel(name)) == 0 })
+	redistest.Eventually(t, redistest.Hang, "the waiter to leave", func() bool { return c.Notifier().Waiters(channel(c, name)) == 0 })
 }
 
 func TestAwait_returns_ErrClosed_when_the_Client_closes(t *testing.T) {

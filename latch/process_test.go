@@ -32,7 +32,7 @@ func latchChild(args []string) {
 				}
 				redistest.ChildPrintf("open")
 			}()
-			for c.Notifier().Sleeping(channel(name)) == 0 {
+			for c.Notifier().Sleeping(channel(c, name)) == 0 {
 				time.Sleep(time.Millisecond)
 			}
 			redistest.ChildPrintf("sleeping")

@@ -36,8 +36,8 @@ func TestAwait_across_a_Redis_restart(t *testing.T) {
 	// The waiter must be subscribed again before the last count-down, or
 	// it would learn of it only from its reconnect.
 	redistest.Eventually(t, redistest.Hang, "the waiter to be subscribed again", func() bool {
-		chans, err := rc.PubSubNumSub(ctx, channel(name)).Result()
-		return err == nil && chans[channel(name)] == 1
+		chans, err := rc.PubSubNumSub(ctx, channel(c, name)).Result()
+		return err == nil && chans[channel(c, name)] == 1
 	})
 	mustCountDown(t, counter, 0)
 	if err := redistest.Receive(t, got, redistest.Hang, "Await to return"); err != nil {

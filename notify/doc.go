@@ -1,13 +1,23 @@
 // Package notify wakes goroutines waiting for Redis locks through pub/sub.
 //
-// A [Notifier] ([New]) keeps one go-redis PubSub connection, shared by
-// every lock and waiter that uses it (a lockkit.Client owns one); [Notifier.Close]
+// A [Notifier] ([New]) keeps one go-redis PubSub connection (on a Cluster,
+// one per master for shard channels, below), shared by every lock and
+// waiter that uses it (a lockkit.Client owns one); [Notifier.Close]
 // closes it for good. Per channel it keeps a refcounted
 // subscription and a FIFO of local waiters: the first waiter subscribes (and
 // waits for Redis to confirm it), and the channel is unsubscribed 100 ms
 // after the last one left unless a waiter came back (so a worker locking in
 // a loop does not subscribe anew each time); the connection itself is
 // closed, with its goroutine, when no channel is left.
+//
+// A channel whose name begins with [ShardMark] is a shard channel, which
+// the Notifier subscribes with SSUBSCRIBE where the server has sharded
+// pub/sub (Redis 7; SUBSCRIBE before). On a Cluster a shard channel is
+// served by the master of its slot alone, so the Notifier keeps one
+// connection per master it waits at; when the server drops such a
+// subscription (its slot moved, in a failover) or refuses it (a slot map
+// out of date), the Notifier subscribes again on a new connection and wakes
+// that connection's waiters to re-check.
 //
 // Releases publish one of two messages on a channel. [WakeOne] wakes the
 // head of the local FIFO; [WakeAll] wakes every waiter (read-write locks,

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"net"
 	"sync"
 	"time"
 
@@ -38,7 +37,7 @@ var ErrClosed = errors.New("notify: closed")
 // the first subscription and stop a short linger (100 ms) after the last
 // channel is left. Close stops it for good.
 func New(client redis.UniversalClient, opts ...Option) *Notifier {
-	n := &Notifier{client: client, id: rand.Text(), channels: map[string]*channel{}, pending: map[string]int{}, closed: make(chan struct{}), health: DefaultHealthCheck}
+	n := &Notifier{client: client, id: rand.Text(), channels: map[string]*channel{}, conns: map[string]*conn{}, closed: make(chan struct{}), health: DefaultHealthCheck}
 	for _, opt := range opts {
 		opt(n)
 	}
@@ -86,12 +85,16 @@ type Notifier struct {
 	// so that an unsubscribe can never overtake a later subscribe.
 	subMu sync.Mutex
 
+	// sharding is whether the server has sharded pub/sub: 0 not known
+	// yet, 1 yes, -1 no (see route). Guarded by subMu.
+	sharding int
+
 	mu       sync.Mutex          // guards the fields below
-	ps       *redis.PubSub       // nil while no channel is subscribed; written under subMu and mu
-	stop     chan struct{}       // closed to stop the receive loop of ps
-	done     chan struct{}       // closed when the receive loop of ps has returned
 	channels map[string]*channel // by channel name
-	pending  map[string]int      // SUBSCRIBE commands sent and not yet confirmed
+	// conns are the PubSub connections, by key (see route); a connection
+	// is opened with its first channel and closed with its last, and
+	// written under subMu and mu.
+	conns map[string]*conn
 }
 
 type channel struct {
@@ -106,6 +109,7 @@ type channel struct {
 	sleeping int         // waiters blocked in Wait or WaitTurn
 	idle     *time.Timer // while refs is 0: ends the linger (see linger)
 	passOn   func()      // see PassOn; nil for none
+	conn     *conn       // the connection it is subscribed on; nil until the subscribe is sent
 }
 
 // Waiter is one goroutine's place in a channel's FIFO. It is not safe for
@@ -210,8 +214,8 @@ func (n *Notifier) Subscribe(ctx context.Context, channelName string, opts ...Su
 	}
 }
 
-// Close unsubscribes every channel, closes the PubSub connection and waits
-// for its goroutine. Waiters blocked in Wait or WaitTurn return
+// Close unsubscribes every channel, closes the PubSub connections and
+// waits for their goroutines. Waiters blocked in Wait or WaitTurn return
 // [ErrClosed], and so does every later Subscribe. Close is idempotent and
 // does not close the client.
 func (n *Notifier) Close() error {
@@ -220,204 +224,20 @@ func (n *Notifier) Close() error {
 		n.subMu.Lock()
 		defer n.subMu.Unlock()
 		n.mu.Lock()
-		ps, stop, done := n.ps, n.stop, n.done
-		n.ps = nil
+		conns := n.conns
+		n.conns = map[string]*conn{}
 		for _, ch := range n.channels {
 			if ch.idle != nil {
 				ch.idle.Stop()
 			}
 		}
 		n.mu.Unlock()
-		if ps != nil {
-			close(stop)
-			_ = ps.Close()
-			<-done
+		for _, c := range conns {
+			c.stopReceiving()
 		}
 	})
 	n.bg.Wait()
 	return nil
-}
-
-// subscribe sends SUBSCRIBE, opening the connection if needed.
-func (n *Notifier) subscribe(ctx context.Context, name string) error {
-	n.subMu.Lock()
-	defer n.subMu.Unlock()
-	n.mu.Lock()
-	if _, ok := n.channels[name]; !ok {
-		// Everyone left before we got here.
-		n.mu.Unlock()
-		return nil
-	}
-	select {
-	case <-n.closed:
-		n.mu.Unlock()
-		return ErrClosed
-	default:
-	}
-	if n.ps == nil {
-		n.ps = n.client.Subscribe(context.Background())
-		n.stop = make(chan struct{})
-		n.done = make(chan struct{})
-		go n.receive(n.ps, n.stop, n.done)
-	}
-	ps := n.ps
-	n.pending[name]++
-	n.mu.Unlock()
-	// A failed write is not final: go-redis reconnects and resubscribes
-	// every channel it was asked for, and the confirmation then arrives.
-	return ps.Subscribe(ctx, name)
-}
-
-// unsubscribe sends UNSUBSCRIBE unless the channel has waiters again, and
-// closes the connection when no channel is left.
-func (n *Notifier) unsubscribe(name string) {
-	n.subMu.Lock()
-	defer n.subMu.Unlock()
-	n.mu.Lock()
-	_, again := n.channels[name]
-	ps, idle := n.ps, len(n.channels) == 0
-	var stop, done chan struct{}
-	if idle && ps != nil {
-		n.ps, stop, done = nil, n.stop, n.done
-		clear(n.pending)
-	}
-	n.mu.Unlock()
-	if ps == nil || again {
-		return
-	}
-	if idle {
-		close(stop)
-		_ = ps.Close()
-		<-done
-		return
-	}
-	_ = ps.Unsubscribe(context.Background(), name)
-}
-
-// receive dispatches messages from ps until stop is closed. When the
-// connection stays silent for a health interval it pings it; when the ping
-// gets no reply within another interval the connection is dead, and it is
-// replaced (see replace).
-func (n *Notifier) receive(ps *redis.PubSub, stop, done chan struct{}) {
-	defer close(done)
-	ctx := context.Background()
-	backoff := time.Duration(0)
-	pinged := false // a ping was sent and nothing arrived since
-	for {
-		msg, err := ps.ReceiveTimeout(ctx, n.health)
-		select {
-		case <-stop:
-			return
-		default:
-		}
-		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				if pinged {
-					if next := n.replace(ps); next != nil {
-						ps, pinged = next, false
-						n.disconnected()
-					}
-					continue
-				}
-				_ = ps.Ping(ctx)
-				pinged = true
-				continue
-			}
-			// The connection broke: messages may have been lost. Wake every
-			// waiter to re-check now; each is woken again when its channel
-			// is confirmed on the new connection.
-			n.disconnected()
-			backoff = min(max(2*backoff, 10*time.Millisecond), time.Second)
-			t := time.NewTimer(backoff)
-			select {
-			case <-stop:
-				t.Stop()
-				return
-			case <-t.C:
-			}
-			continue
-		}
-		backoff, pinged = 0, false
-		switch m := msg.(type) {
-		case *redis.Subscription:
-			if m.Kind == "subscribe" {
-				n.confirmed(m.Channel)
-			}
-		case *redis.Message:
-			n.deliver(m.Channel, m.Payload)
-		}
-	}
-}
-
-// replace swaps ps, a connection found dead, for a new one subscribed to
-// every channel, and returns it; nil when it cannot now (a subscribe or
-// unsubscribe is under way, or ps was closed or replaced already), and the
-// next health interval tries again. The confirmations arrive on the new
-// connection and wake every waiter of their channel.
-func (n *Notifier) replace(ps *redis.PubSub) *redis.PubSub {
-	if !n.subMu.TryLock() {
-		return nil
-	}
-	defer n.subMu.Unlock()
-	n.mu.Lock()
-	if n.ps != ps {
-		n.mu.Unlock()
-		return nil
-	}
-	names := make([]string, 0, len(n.channels))
-	for name := range n.channels {
-		names = append(names, name)
-	}
-	next := n.client.Subscribe(context.Background())
-	n.ps = next
-	clear(n.pending)
-	for _, name := range names {
-		n.pending[name]++
-	}
-	n.mu.Unlock()
-	_ = ps.Close()
-	if len(names) > 0 {
-		// A failed write is not final: go-redis resubscribes on its own.
-		_ = next.Subscribe(context.Background(), names...)
-	}
-	return next
-}
-
-func (n *Notifier) disconnected() {
-	n.mu.Lock()
-	// Confirmations owed by the old connection will never come; go-redis
-	// resubscribes every channel on the new one.
-	clear(n.pending)
-	for _, ch := range n.channels {
-		ch.wakeAll()
-	}
-	n.mu.Unlock()
-	if n.onDisconnect != nil {
-		n.onDisconnect()
-	}
-}
-
-func (n *Notifier) confirmed(name string) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.pending[name] > 1 {
-		n.pending[name]--
-	} else {
-		delete(n.pending, name)
-	}
-	ch := n.channels[name]
-	switch {
-	case ch == nil:
-	case !ch.confirmed:
-		if n.pending[name] == 0 {
-			ch.confirmed = true
-			close(ch.ready)
-		}
-	default:
-		// Subscribed anew after a reconnect: releases may have been missed.
-		ch.wakeAll()
-	}
 }
 
 func (n *Notifier) deliver(name, payload string) {
@@ -699,7 +519,7 @@ func (w *Waiter) leave(acquired, handoff bool) {
 		// for it.
 		go func() {
 			defer n.bg.Done()
-			n.unsubscribe(ch.name)
+			n.unsubscribe(ch)
 		}()
 	}
 }
@@ -714,7 +534,7 @@ func (n *Notifier) expire(ch *channel) {
 	}
 	n.mu.Unlock()
 	if drop {
-		n.unsubscribe(ch.name)
+		n.unsubscribe(ch)
 	}
 }
 

@@ -58,9 +58,12 @@
 // left hands the turn to the next. So an acquisition costs about three
 // commands (a refused attempt, the acquire, the release) however many
 // processes wait, and processes take turns. A TryLock of another process
-// fails during those 100 ms. On a Cluster client, where a publish cannot
-// tell whether a process still listens, each release still wakes one
-// waiter in every waiting process.
+// fails during those 100 ms. On a Cluster client the same holds through
+// shard channels (Redis 7), subscribed at the master of the lock's slot;
+// before Redis 7, or on a client that reads from replicas (ReadOnly,
+// RouteByLatency, RouteRandomly) or a Ring, where a publish cannot tell
+// whether a process still listens, each release wakes one waiter in every
+// waiting process.
 //
 // # Leases
 //

@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 
 // channelOf is the channel on which lc's waiters for lock name sleep.
 func channelOf(lc *lockkit.Client, name string) string {
-	return core.SleepChannel(lc, core.NewKeys(lockkit.DefaultPrefix, name).Channel)
+	return core.SleepChannel(lc, core.KeysFor(lc, name).Channel)
 }
 
 // waitAsleep waits until n goroutines of lc's process sleep in Lock for

@@ -5,20 +5,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/reentrant"
 )
 
-// processes starts n Clients on srv, each with a waiter for lock name that
-// locks and unlocks once, and waits until every one sleeps. The commands
-// of all of them are counted by counter. It returns the waiters' results.
-func processes(t *testing.T, srv *redistest.Server, counter *redistest.Counter, name string, n int) <-chan error {
+// processes starts n Clients made by dial, each with a waiter for lock
+// name that locks and unlocks once, and waits until every one sleeps. The
+// commands of all of them are counted by counter. It returns the waiters'
+// results.
+func processes(t *testing.T, dial func(testing.TB) redis.UniversalClient, counter *redistest.Counter, name string, n int) <-chan error {
 	t.Helper()
 	done := make(chan error, n)
 	ctx := redistest.Ctx(t, 30*time.Second)
 	for range n {
-		rc := srv.Client(t)
+		rc := dial(t)
 		rc.AddHook(counter.Hook())
 		lc := redistest.Lockkit(t, rc)
 		m := reentrant.New(lc, name)
@@ -34,14 +37,22 @@ func processes(t *testing.T, srv *redistest.Server, counter *redistest.Counter, 
 	return done
 }
 
-// heldLock starts a redis-server and returns it and a Mutex of a fresh
-// name, on a Client of its own, that holds the lock.
-func heldLock(t *testing.T) (*redistest.Server, *reentrant.Mutex) {
+// heldLock starts a redis-server and returns a dialer of clients to it and
+// a Mutex of a fresh name, on a Client of its own, that holds the lock.
+func heldLock(t *testing.T) (func(testing.TB) redis.UniversalClient, *reentrant.Mutex) {
 	t.Helper()
 	srv := redistest.StartServer(t)
-	holder := reentrant.New(redistest.Lockkit(t, srv.Client(t)), redistest.Unique(t))
+	dial := func(t testing.TB) redis.UniversalClient { return srv.Client(t) }
+	return dial, holding(t, dial)
+}
+
+// holding returns a Mutex of a fresh name, on a Client of its own made by
+// dial, that holds the lock.
+func holding(t *testing.T, dial func(testing.TB) redis.UniversalClient) *reentrant.Mutex {
+	t.Helper()
+	holder := reentrant.New(redistest.Lockkit(t, dial(t)), redistest.Unique(t))
 	redistest.MustLock(t, holder)
-	return srv, holder
+	return holder
 }
 
 // releaseToProcess unlocks holder and waits for the one waiting process
@@ -57,11 +68,29 @@ func releaseToProcess(t *testing.T, holder *reentrant.Mutex, done <-chan error) 
 // TestUnlock_wakes_one_process checks that a release wakes one of the
 // processes that wait, not one waiter in each: every acquisition costs one
 // acquire, however many processes wait.
+//
+// On a Cluster too: the waiters subscribe shard channels at the master of
+// the lock's slot, where a release learns whether the process it wakes
+// listens.
 func TestUnlock_wakes_one_process(t *testing.T) {
-	srv, holder := heldLock(t)
+	t.Run("server", func(t *testing.T) {
+		dial, holder := heldLock(t)
+		wakesOneProcess(t, dial, holder)
+	})
+	t.Run("cluster", func(t *testing.T) {
+		cl := redistest.StartCluster(t)
+		dial := func(t testing.TB) redis.UniversalClient { return cl.Client(t) }
+		wakesOneProcess(t, dial, holding(t, dial))
+	})
+}
+
+// wakesOneProcess has 8 processes of dial wait for holder's lock, releases
+// it and checks that each acquisition cost one acquire and one release.
+func wakesOneProcess(t *testing.T, dial func(testing.TB) redis.UniversalClient, holder *reentrant.Mutex) {
+	t.Helper()
 	const P = 8
 	counter := redistest.NewCounter()
-	done := processes(t, srv, counter, holder.Name(), P)
+	done := processes(t, dial, counter, holder.Name(), P)
 
 	counter.Reset()
 	redistest.MustUnlock(t, holder)
@@ -82,16 +111,16 @@ func TestUnlock_wakes_one_process(t *testing.T) {
 // is gone (its Client closed while it waited), instead of waiting for the
 // holder's lease.
 func TestUnlock_skips_a_process_that_stopped_listening(t *testing.T) {
-	srv, holder := heldLock(t)
+	dial, holder := heldLock(t)
 	name := holder.Name()
 
 	// The first process to wait goes away while it waits.
-	gone := redistest.Lockkit(t, srv.Client(t))
+	gone := redistest.Lockkit(t, dial(t))
 	lost := make(chan error, 1)
 	go func() { lost <- reentrant.New(gone, name).Lock(redistest.Ctx(t, 30*time.Second)) }()
 	waitAsleep(t, gone, name, 1)
 	counter := redistest.NewCounter()
-	done := processes(t, srv, counter, name, 1)
+	done := processes(t, dial, counter, name, 1)
 	if err := gone.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -105,16 +134,16 @@ func TestUnlock_skips_a_process_that_stopped_listening(t *testing.T) {
 // whose waiters all gave up never holds up the processes behind it, be it
 // woken after they left or still registered.
 func TestLock_a_process_that_gave_up_passes_its_turn_on(t *testing.T) {
-	srv, holder := heldLock(t)
+	dial, holder := heldLock(t)
 	name := holder.Name()
 
-	quitter := redistest.Lockkit(t, srv.Client(t))
+	quitter := redistest.Lockkit(t, dial(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	left := make(chan error, 1)
 	go func() { left <- reentrant.New(quitter, name).Lock(ctx) }()
 	waitAsleep(t, quitter, name, 1)
-	done := processes(t, srv, redistest.NewCounter(), name, 1)
+	done := processes(t, dial, redistest.NewCounter(), name, 1)
 	cancel()
 	redistest.WantErr(t, redistest.Receive(t, left, 5*time.Second, "the cancelled Lock"), lockkit.ErrNotObtained)
 

@@ -164,7 +164,7 @@ local function freed(was_claimed, handoff, wch)
   if was_claimed then
     hand_off(handoff)
   end
-  redis.call('publish', wch, '1')
+  publish(wch, '1')
 end
 
 -- reenter adds one to the count of hold h, which exists, for the acquire

@@ -13,8 +13,8 @@ if bad then
   return bad
 end
 if redis.call('del', HASH, LEASES) > 0 then
-  redis.call('publish', ARGV[1], '*')
-  redis.call('publish', ARGV[2], '*')
+  publish(ARGV[1], '*')
+  publish(ARGV[2], '*')
   return 1
 end
 return 0

@@ -214,7 +214,7 @@ func TestWithWriterPreference_as_Client_default(t *testing.T) {
 	mustRLock(t, r)
 	done := async(t, func() error { return w.Lock(redistest.Ctx(t, waitTimeout)) })
 	redistest.Eventually(t, waitTimeout, "the writer to wait", func() bool {
-		return c.Notifier().Sleeping(lockKey(name)+":wch") == 1
+		return c.Notifier().Sleeping(channel(c, name, "wch")) == 1
 	})
 	// The Client's default turned intents off: the waiting writer holds
 	// back no reader.

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/rwlock"
@@ -54,6 +55,10 @@ func onBackends(t *testing.T, f func(t *testing.T, c redis.UniversalClient, lc *
 
 // lockKey is the lock hash of name under the default prefix.
 func lockKey(name string) string { return "lockkit:{" + name + "}" }
+
+// channel is the channel part ("ch" for readers, "wch" for writers) of
+// lock name made from c, under the default prefix.
+func channel(c *lockkit.Client, name, part string) string { return core.KeysFor(c, name).Chan(part) }
 
 // mustRLock, mustRUnlock, tryLock and tryRLock call the method of m they
 // are named after and fail the test if it returns an error.

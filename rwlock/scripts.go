@@ -57,7 +57,7 @@ func newKeys(k core.Keys) keys {
 	return keys{
 		all: []string{k.Base, k.Sub("leases"), k.Sub("writers"), k.Fence, k.Released},
 		rch: k.Channel,
-		wch: k.Sub("wch"),
+		wch: k.Chan("wch"),
 	}
 }
 

@@ -42,7 +42,7 @@ func newRig(t *testing.T) *scriptRig {
 	t.Cleanup(cancel)
 	r := &scriptRig{
 		t: t, ctx: ctx, mr: mr, c: c, lc: redistest.Lockkit(t, c), t0: time.Now().Truncate(time.Second),
-		k: newKeys(core.NewKeys(config.DefaultPrefix, redistest.Unique(t))),
+		k: newKeys(core.NewKeys(config.DefaultPrefix, redistest.Unique(t), false)),
 	}
 	mr.SetTime(r.t0)
 	r.ps = c.Subscribe(ctx, r.k.rch, r.k.wch)

@@ -34,8 +34,8 @@ if done == 'drop' then
   forget(h)
   local held = settle()
   if is_write(h) then
-    redis.call('publish', ARGV[4], '*')
-    redis.call('publish', ARGV[5], '1')
+    publish(ARGV[4], '*')
+    publish(ARGV[5], '1')
   elseif not held then
     freed(was_claimed, tonumber(ARGV[6]), ARGV[5])
   end

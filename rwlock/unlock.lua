@@ -27,7 +27,7 @@ local count, ended = release()
 if ended then
   settle()
   redis.call('del', WRITERS)
-  redis.call('publish', ARGV[5], '*')
-  redis.call('publish', ARGV[6], '1')
+  publish(ARGV[5], '*')
+  publish(ARGV[6], '1')
 end
 return count

@@ -60,7 +60,7 @@ func TestUnlock_wakes_every_waiting_reader(t *testing.T) {
 			t.Cleanup(func() { _ = r.RUnlock(redistest.Ctx(t, waitTimeout)) })
 		}
 		redistest.Eventually(t, waitTimeout, "every reader to sleep", func() bool {
-			return rc.Notifier().Sleeping(lockKey(name)+":ch") == n
+			return rc.Notifier().Sleeping(channel(rc, name, "ch")) == n
 		})
 		redistest.MustUnlock(t, w)
 		// The writer's lease was 30 s: only the release message can wake
@@ -97,7 +97,7 @@ func TestUnlock_wakes_one_writer_per_process(t *testing.T) {
 		// release below is what wakes it (a head still about to try could
 		// take the lock first and leave the wake-up to the next writer).
 		redistest.Eventually(t, waitTimeout, "every writer to sleep", func() bool {
-			return wc.Notifier().Sleeping(lockKey(name)+":wch") == n
+			return wc.Notifier().Sleeping(channel(wc, name, "wch")) == n
 		})
 		// winner returns the writer whose Lock returned.
 		winner := func() *rwlock.RWMutex {
@@ -125,7 +125,7 @@ func TestUnlock_wakes_one_writer_per_process(t *testing.T) {
 		redistest.MustUnlock(t, first)
 		holder := winner()
 		for round := 1; round < n; round++ {
-			if got := wc.Notifier().Waiters(lockKey(name) + ":wch"); got != n-round {
+			if got := wc.Notifier().Waiters(channel(wc, name, "wch")); got != n-round {
 				t.Fatalf("round %d: %d writers waiting, want %d", round, got, n-round)
 			}
 			before := counter.Scripts()
@@ -152,7 +152,7 @@ func TestRUnlock_last_reader_wakes_writer(t *testing.T) {
 		// Asleep: both tries before sleeping have run (the counter counts
 		// a script when it is sent).
 		redistest.Eventually(t, waitTimeout, "the writer to sleep", func() bool {
-			return wc.Notifier().Sleeping(lockKey(name)+":wch") == 1
+			return wc.Notifier().Sleeping(channel(wc, name, "wch")) == 1
 		})
 		wantScripts(t, counter, 2, "the writer's two tries before it sleeps")
 		mustRUnlock(t, r1) // not the last reader: the writer sleeps on
@@ -178,7 +178,7 @@ func TestLock_giving_up_wakes_held_back_readers(t *testing.T) {
 		// r1 is held back by the intent, which would last 30 s.
 		rdone := async(t, func() error { return r1.RLock(redistest.Ctx(t, waitTimeout)) })
 		redistest.Eventually(t, waitTimeout, "the reader to wait", func() bool {
-			return lc.Notifier().Waiters(lockKey(name)+":ch") == 1
+			return lc.Notifier().Waiters(channel(lc, name, "ch")) == 1
 		})
 		pending(t, rdone, "RLock behind a waiting writer")
 		cancel()

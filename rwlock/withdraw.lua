@@ -17,6 +17,6 @@ redis.call('zremrangebyscore', WRITERS, '-inf', NOW)
 local left = redis.call('zrange', WRITERS, 0, 1)
 if #left == 0 or (#left == 1 and left[1] == HANDOFF) then
   redis.call('del', WRITERS)
-  redis.call('publish', ARGV[2], '*')
+  publish(ARGV[2], '*')
 end
 return 1

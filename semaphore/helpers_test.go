@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -31,7 +32,7 @@ func waitSleeping(t *testing.T, rc redis.UniversalClient, c *lockkit.Client, nam
 		}
 		for _, m := range members {
 			_, id, _ := strings.Cut(m, ":")
-			if c.Notifier().Sleeping("lockkit:{"+name+"}:ch:"+id) != 1 {
+			if c.Notifier().Sleeping(core.KeysFor(c, name).Chan("ch")+":"+id) != 1 {
 				return false
 			}
 		}

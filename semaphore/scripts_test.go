@@ -19,7 +19,7 @@ const chans = "lockkit:{s}:ch:"
 // scriptKeys returns the keys of the semaphore "s" that the script tests
 // run on, and the KEYS of every script of it (see semaphore.lua).
 func scriptKeys() (core.Keys, []string) {
-	k := core.NewKeys("lockkit", "s")
+	k := core.NewKeys("lockkit", "s", false)
 	return k, []string{k.Base, k.Fence, k.Released, k.Sub("leases"), k.Sub("waiters"), k.Sub("timeouts"), k.Sub("permits")}
 }
 

@@ -45,7 +45,7 @@ func New(c *lockkit.Client, name string, permits int, opts ...lockkit.Option) *S
 		s.b.Err = core.Invalid("semaphore %q: permits must be between 1 and %d, got %d", name, MaxPermits, permits)
 	}
 	k := s.b.Cfg.Keys
-	s.chans = k.Sub("ch") + ":"
+	s.chans = k.Chan("ch") + ":"
 	s.keys = []string{k.Base, k.Fence, k.Released, k.Sub("leases"), k.Sub("waiters"), k.Sub("timeouts"), k.Sub("permits")}
 	return s
 }

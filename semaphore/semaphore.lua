@@ -91,7 +91,7 @@ local function wake_served(def, prefix, from)
       return
     end
     if sum > from then
-      redis.call('publish', prefix .. w, '1')
+      publish(prefix .. w, '1')
     end
   end
 end

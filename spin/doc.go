@@ -3,10 +3,12 @@
 //
 // It keeps the contract of [github.com/lockkit/lockkit/reentrant.Mutex]
 // (re-entry, watchdog, lost signal, fencing tokens) and differs only in how a
-// blocked Lock waits. Use it where pub/sub is costly: on Redis Cluster a
-// classic PUBLISH is forwarded to every node of the cluster, so a busy lock
-// woken by pub/sub loads the whole cluster, while a spin lock only ever talks
-// to the node that owns its key. Prefer package reentrant when locks are
+// blocked Lock waits. Use it where pub/sub is costly: on a Redis Cluster
+// before Redis 7 a classic PUBLISH is forwarded to every node of the
+// cluster, so a busy lock woken by pub/sub loads the whole cluster, while a
+// spin lock only ever talks to the node that owns its key (from Redis 7 the
+// other kinds publish on shard channels, which stay within the key's
+// shard). Prefer package reentrant when locks are
 // held for long and waiters are many: pub/sub wakes a waiter the moment the
 // lock is free and sends nothing while it waits.
 //

@@ -95,7 +95,7 @@ func TestLock_never_subscribes_or_publishes(t *testing.T) {
 	name = redistest.Unique(t)
 	lcb := redistest.Lockkit(t, cb)
 	ra, rb := reentrant.New(redistest.Lockkit(t, ca), name), reentrant.New(lcb, name)
-	sleepOn := core.SleepChannel(lcb, core.NewKeys(lockkit.DefaultPrefix, name).Channel)
+	sleepOn := core.SleepChannel(lcb, core.KeysFor(lcb, name).Channel)
 	redistest.MustLock(t, ra)
 	go func() { done <- rb.Lock(ctx) }()
 	redistest.Eventually(t, hang, "the reentrant waiter to subscribe", func() bool {

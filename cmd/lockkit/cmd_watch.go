@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/core"
 )
 
 // watchCommand is watch: live acquires and releases.
@@ -39,18 +42,27 @@ func watch(ctx context.Context, e *env, name string, interval time.Duration) err
 	}
 	// Wait for the four confirmations, so nothing published after the
 	// first state is missed.
-	for range 4 {
-		confirm, cancel := e.bounded(ctx)
-		msg, err := ps.Receive(confirm)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("subscribing: %w", err)
-		}
-		if _, ok := msg.(*redis.Subscription); !ok {
-			return fmt.Errorf("subscribing: unexpected %T", msg)
-		}
+	if err := confirmed(ctx, e, ps, 4); err != nil {
+		return err
 	}
 	msgs := ps.Channel()
+	// On a Cluster, lockkit publishes on shard channels (Redis 7), which
+	// have no patterns: the messages to one process or waiter are not
+	// seen there, only the changes they cause.
+	var shard <-chan *redis.Message
+	if core.Sharded(e.rc) {
+		sps := e.rc.SSubscribe(ctx, k.Channel, k.WriterChannel, k.Observers)
+		defer sps.Close()
+		var rerr redis.Error
+		switch err := confirmed(ctx, e, sps, 3); {
+		case errors.As(err, &rerr):
+			// A server without sharded pub/sub.
+		case err != nil:
+			return err
+		default:
+			shard = sps.Channel()
+		}
+	}
 
 	read := func() (*Lock, error) {
 		rctx, cancel := e.bounded(ctx)
@@ -68,17 +80,22 @@ func watch(ctx context.Context, e *env, name string, interval time.Duration) err
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
+		var m *redis.Message
+		open := true
 		select {
 		case <-ctx.Done():
 			return nil
-		case m, ok := <-msgs:
-			if !ok {
-				return nil
-			}
+		case m, open = <-msgs:
+		case m, open = <-shard:
+		case <-tick.C:
+		}
+		if !open {
+			return nil
+		}
+		if m != nil {
 			if err := e.emit(Event{Event: "publish", Name: name, Channel: m.Channel, Message: m.Payload}); err != nil {
 				return err
 			}
-		case <-tick.C:
 		}
 		cur, err := read()
 		if err != nil {
@@ -105,4 +122,21 @@ func (e *env) emit(ev Event) error {
 		return writeJSON(e.stdout, ev)
 	}
 	return writeEvent(e.stdout, ev)
+}
+
+// confirmed waits for n subscription confirmations on ps, each bounded by
+// the request timeout.
+func confirmed(ctx context.Context, e *env, ps *redis.PubSub, n int) error {
+	for range n {
+		confirm, cancel := e.bounded(ctx)
+		msg, err := ps.Receive(confirm)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("subscribing: %w", err)
+		}
+		if _, ok := msg.(*redis.Subscription); !ok {
+			return fmt.Errorf("subscribing: unexpected %T", msg)
+		}
+	}
+	return nil
 }

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit/internal/core"
-	"github.com/lockkit/lockkit/internal/nodes"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -18,7 +15,7 @@ import (
 
 // keys returns the keys of lock name under prefix, as the library names
 // them.
-func keys(prefix, name string) core.Keys { return core.NewKeys(prefix, name) }
+func keys(prefix, name string) core.Keys { return core.NewKeys(prefix, name, false) }
 
 // reentrantWaiting reports whether a process waits for reentrant lock
 // name, subscribed: on the lock's channel (a Cluster client's waiters), or
@@ -42,25 +39,14 @@ func reentrantWaiting(t testing.TB, rc redis.UniversalClient, prefix, name strin
 }
 
 // numSub returns how many connections are subscribed to channel, on every
-// node of a Cluster.
+// node of a Cluster, as show counts them.
 func numSub(t testing.TB, rc redis.UniversalClient, channel string) int64 {
 	t.Helper()
-	ctx := redistest.Ctx(t, 5*time.Second)
-	var (
-		mu sync.Mutex
-		n  int64
-	)
-	count := func(ctx context.Context, c redis.Cmdable) error {
-		m, err := c.PubSubNumSub(ctx, channel).Result()
-		mu.Lock()
-		n += m[channel]
-		mu.Unlock()
-		return err
-	}
-	if err := nodes.All(ctx, rc, count); err != nil {
+	subs := []Subscribers{{Channel: channel}}
+	if err := countSubscribers(redistest.Ctx(t, 5*time.Second), rc, subs); err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return subs[0].Count
 }
 
 // zcard returns how many members sorted set key has.

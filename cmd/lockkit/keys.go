@@ -33,7 +33,7 @@ type lockKeys struct {
 
 // keysOf returns the keys of lock name under prefix.
 func keysOf(prefix, name string) lockKeys {
-	k := core.NewKeys(prefix, name)
+	k := core.NewKeys(prefix, name, false)
 	return lockKeys{
 		Keys:          k,
 		Waiters:       k.Sub("waiters"),

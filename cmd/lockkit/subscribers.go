@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
@@ -49,10 +50,12 @@ func wakeChannels(k lockKeys, l *Lock) []Subscribers {
 }
 
 // countSubscribers fills in how many connections are subscribed to each
-// channel of subs (PUBSUB NUMSUB). lockkit subscribes one connection per
-// Client (its notifier), so the count is the number of processes with
-// local waiters there. On a Cluster a subscriber may be connected to any
-// node, so every node is asked and the counts are added up.
+// channel of subs (PUBSUB NUMSUB, and on a Cluster PUBSUB SHARDNUMSUB).
+// lockkit subscribes one connection per Client (its notifier; on a
+// Cluster, one per master it waits at), so the count is the number of
+// processes with local waiters there. A classic subscriber may be
+// connected to any node of a Cluster, so every node is asked and the
+// counts are added up.
 func countSubscribers(ctx context.Context, rc redis.UniversalClient, subs []Subscribers) error {
 	if len(subs) == 0 {
 		return nil
@@ -74,5 +77,26 @@ func countSubscribers(ctx context.Context, rc redis.UniversalClient, subs []Subs
 		}
 		return nil
 	}
-	return nodes.All(ctx, rc, count)
+	cc, ok := rc.(*redis.ClusterClient)
+	if err := nodes.All(ctx, rc, count); err != nil || !ok {
+		return err
+	}
+	// On a Cluster, lockkit's subscribers use shard channels (Redis 7),
+	// counted at the master of the lock's slot, which serves them all.
+	master, err := cc.MasterForKey(ctx, chans[0])
+	if err != nil {
+		return err
+	}
+	n, err := master.PubSubShardNumSub(ctx, chans...).Result()
+	var rerr redis.Error
+	if errors.As(err, &rerr) {
+		return nil // a server without sharded pub/sub
+	}
+	if err != nil {
+		return err
+	}
+	for i := range subs {
+		subs[i].Count += n[subs[i].Channel]
+	}
+	return nil
 }

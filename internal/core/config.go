@@ -58,6 +58,6 @@ func Resolve(c *lockkit.Client, kind, name string, opts []lockkit.Option) (Confi
 		cfg.Owner = NewOwner()
 		cfg.OwnOwner = true
 	}
-	cfg.Keys = NewKeys(cfg.Prefix, name)
+	cfg.Keys = NewKeys(cfg.Prefix, name, Sharded(c.Redis()))
 	return cfg, nil
 }

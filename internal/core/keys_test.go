@@ -23,7 +23,7 @@ func TestNewKeys_every_name_keeps_one_slot(t *testing.T) {
 	names := []string{"orders:42", "}", "}x{", "{a}", "a}b", "%7D", "\x00\xff", strings.Repeat("n", MaxNameLen)}
 	seen := map[string]string{}
 	for _, name := range names {
-		k := NewKeys("lockkit", name)
+		k := NewKeys("lockkit", name, false)
 		tag := hashTag(k.Base)
 		if tag == "" || tag == k.Base {
 			t.Fatalf("name %q: key %q has no hash tag", name, k.Base)
@@ -38,7 +38,7 @@ func TestNewKeys_every_name_keeps_one_slot(t *testing.T) {
 		}
 		seen[k.Base] = name
 	}
-	if got := NewKeys("lockkit", "orders:42").Base; got != "lockkit:{orders:42}" {
+	if got := NewKeys("lockkit", "orders:42", false).Base; got != "lockkit:{orders:42}" {
 		t.Fatalf("plain name's key = %q", got)
 	}
 }

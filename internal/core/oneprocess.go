@@ -42,14 +42,21 @@ func SleepChannel(c *lockkit.Client, channel string) string {
 
 // OneProcess reports whether releases on rc wake one waiting process
 // rather than one waiter in every process: the release script learns from
-// PUBLISH whether the process it picked still listens, which holds where
-// every subscriber is connected to the server that runs the script (a
-// single server, or the master of a Sentinel group). On a Cluster or a
-// Ring a subscriber may be connected to another node, so every process
-// is woken there.
+// its publish whether the process it picked still listens, which holds
+// where every subscriber is connected to the server that runs the script:
+// a single server, the master of a Sentinel group, or the master of the
+// lock's slot on a Cluster, whose shard channels (see Sharded) are
+// subscribed there unless the client reads from replicas (ReadOnly,
+// RouteByLatency, RouteRandomly). On such a Cluster client, or a Ring, a
+// subscriber may be connected to another node, so every process is woken
+// there; so it is, by the release script, on a Cluster without sharded
+// pub/sub (before Redis 7).
 func OneProcess(rc redis.UniversalClient) bool {
-	switch rc.(type) {
-	case *redis.ClusterClient, *redis.Ring:
+	switch c := rc.(type) {
+	case *redis.ClusterClient:
+		o := c.Options()
+		return !o.ReadOnly && !o.RouteByLatency && !o.RouteRandomly
+	case *redis.Ring:
 		return false
 	}
 	return true

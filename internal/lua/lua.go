@@ -18,6 +18,12 @@ var prelude string
 //go:embed queue.lua
 var queue string
 
+//go:embed publish.lua
+var publish string
+
+// Publish publishes a message on a lock's channel (see publish.lua).
+var Publish = Script(publish)
+
 // Script returns the script made of the prelude and src. Run it with
 // Script.Run (EVALSHA, falling back to EVAL on NOSCRIPT).
 func Script(src string) *redis.Script {

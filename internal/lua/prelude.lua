@@ -26,6 +26,33 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- Channels. A channel name that begins with '{s}' is a shard channel of a
+-- Cluster client: the name after the mark, in the lock's slot. Where the
+-- server has sharded pub/sub (Redis 7) publish sends it with SPUBLISH,
+-- which reaches the slot's shard alone and counts every subscriber, who
+-- subscribe at the slot's master; on an older server with PUBLISH, which
+-- every node of the Cluster relays and whose count covers this node's
+-- subscribers only. Any other name is published with PUBLISH.
+local shard_mark = '{s}'
+
+-- publish publishes msg on channel (see Channels) and returns how many
+-- subscribers received it.
+local function publish(channel, msg)
+  if string.sub(channel, 1, 3) ~= shard_mark then
+    return redis.call('publish', channel, msg)
+  end
+  if redis.REDIS_VERSION_NUM then
+    return redis.call('spublish', string.sub(channel, 4), msg)
+  end
+  return redis.call('publish', string.sub(channel, 4), msg)
+end
+
+-- counted reports whether publish on channel counts every subscriber, so
+-- that a count of 0 means that nobody listens.
+local function counted(channel)
+  return string.sub(channel, 1, 3) ~= shard_mark or redis.REDIS_VERSION_NUM ~= nil
+end
+
 -- mint mints a new fencing token of the counter fence and stores it: the
 -- larger of the counter + 1 and the server's time in µs. It returns the
 -- token as a number (for the reply) and as the decimal string stored in
@@ -252,16 +279,26 @@ local handoff_ms = 100
 -- meanwhile, so that a process that releases and locks again at once does
 -- not take the lock from the one it woke. It returns the woken process,
 -- or nil.
+--
+-- Where a publish cannot tell whether a process listens (see counted), it
+-- wakes every registered process instead, keeps their registrations and
+-- the lock for nobody, and returns true.
 local function wake_next(waiting, turn, prefix)
   if redis.call('exists', waiting) == 0 then
     return nil
+  end
+  if not counted(prefix) then
+    for _, p in ipairs(redis.call('zrange', waiting, 0, -1)) do
+      publish(prefix .. p, '1')
+    end
+    return true
   end
   while true do
     local p = redis.call('zpopmin', waiting)[1]
     if not p then
       return nil
     end
-    if redis.call('publish', prefix .. p, '1') > 0 then
+    if publish(prefix .. p, '1') > 0 then
       redis.call('set', turn, p, 'PX', handoff_ms)
       return p
     end
@@ -274,7 +311,7 @@ end
 -- client's waiters do).
 local function wake(waiting, turn, channel)
   if channel ~= '' and not wake_next(waiting, turn, channel .. ':') then
-    redis.call('publish', channel, '1')
+    publish(channel, '1')
   end
 end
 
@@ -285,10 +322,10 @@ local function wake_all(waiting, turn, channel)
     return
   end
   for _, p in ipairs(redis.call('zrange', waiting, 0, -1)) do
-    redis.call('publish', channel .. ':' .. p, '*')
+    publish(channel .. ':' .. p, '*')
   end
   redis.call('del', waiting, turn)
-  redis.call('publish', channel, '*')
+  publish(channel, '*')
 end
 
 -- Kind script follows.

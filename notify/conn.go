@@ -1,0 +1,372 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ShardMark begins the name of a shard channel: the channel named by the
+// rest, which a Notifier subscribes with SSUBSCRIBE where the server has
+// sharded pub/sub (Redis 7), and with SUBSCRIBE on an older one. A
+// publisher sends it with SPUBLISH or PUBLISH to match. On a Cluster a
+// shard channel's messages stay within the shard of its slot, where a
+// classic channel's are relayed to every node; a Notifier then keeps one
+// connection per master it subscribes at.
+const ShardMark = "{s}"
+
+// conn is one PubSub connection and the goroutine that receives from it: a
+// Notifier has one for its classic channels, and one for its shard
+// channels per Cluster master (see route).
+type conn struct {
+	key     string
+	sharded bool           // SSUBSCRIBE, not SUBSCRIBE
+	marked  bool           // its channels' names begin with ShardMark
+	ps      *redis.PubSub  // written under subMu and mu
+	stop    chan struct{}  // closed to stop the receive loop
+	done    chan struct{}  // closed when the receive loop has returned
+	pending map[string]int // subscribes sent and not yet confirmed, by channel; under mu
+	names   int            // channels on it; under mu
+}
+
+// wire returns the name Redis knows channel name by.
+func (c *conn) wire(name string) string {
+	if c.marked {
+		return strings.TrimPrefix(name, ShardMark)
+	}
+	return name
+}
+
+// local returns the name of the channel Redis knows as wire.
+func (c *conn) local(wire string) string {
+	if c.marked {
+		return ShardMark + wire
+	}
+	return wire
+}
+
+// send subscribes ps to channels, one command each for shard channels
+// (SSUBSCRIBE takes channels of one slot only).
+func (c *conn) send(ctx context.Context, ps *redis.PubSub, names ...string) error {
+	if !c.sharded {
+		return ps.Subscribe(ctx, names...)
+	}
+	var errs []error
+	for _, name := range names {
+		errs = append(errs, ps.SSubscribe(ctx, name))
+	}
+	return errors.Join(errs...)
+}
+
+// stopReceiving closes the connection and waits for its goroutine.
+func (c *conn) stopReceiving() {
+	close(c.stop)
+	_ = c.ps.Close()
+	<-c.done
+}
+
+// route returns which connection channel name is subscribed on: "" for a
+// classic channel; for a shard channel, the connection to the master of
+// its slot on a Cluster (keyed by its address), or the one shard
+// connection of another client; or, where the server has no sharded
+// pub/sub, a classic connection of its own. subMu held.
+func (n *Notifier) route(ctx context.Context, name string) (key string, sharded, marked bool, err error) {
+	wire, ok := strings.CutPrefix(name, ShardMark)
+	if !ok {
+		return "", false, false, nil
+	}
+	if n.sharding == 0 {
+		// One look per Notifier: COMMAND INFO answers nil for a command the
+		// server does not have.
+		info, err := n.client.Do(ctx, "COMMAND", "INFO", "SSUBSCRIBE").Slice()
+		if err != nil {
+			return "", false, false, err
+		}
+		n.sharding = -1
+		if len(info) == 1 && info[0] != nil {
+			n.sharding = 1
+		}
+	}
+	if n.sharding < 0 {
+		return ShardMark, false, true, nil
+	}
+	cc, ok := n.client.(*redis.ClusterClient)
+	if !ok {
+		return ShardMark + "*", true, true, nil
+	}
+	m, err := cc.MasterForKey(ctx, wire)
+	if err != nil {
+		return "", false, false, err
+	}
+	return ShardMark + m.Options().Addr, true, true, nil
+}
+
+// subscribe sends the subscribe of channel name, opening its connection
+// if needed.
+func (n *Notifier) subscribe(ctx context.Context, name string) error {
+	n.subMu.Lock()
+	defer n.subMu.Unlock()
+	key, sharded, marked, err := n.route(ctx, name)
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	ch, ok := n.channels[name]
+	if !ok {
+		// Everyone left before we got here.
+		n.mu.Unlock()
+		return nil
+	}
+	select {
+	case <-n.closed:
+		n.mu.Unlock()
+		return ErrClosed
+	default:
+	}
+	c := n.conns[key]
+	if c == nil {
+		c = &conn{key: key, sharded: sharded, marked: marked, pending: map[string]int{},
+			ps: n.client.Subscribe(context.Background()), stop: make(chan struct{}), done: make(chan struct{})}
+		n.conns[key] = c
+		go n.receive(c)
+	}
+	ch.conn = c
+	c.names++
+	c.pending[name]++
+	ps := c.ps
+	n.mu.Unlock()
+	// A failed write is not final: go-redis reconnects and subscribes every
+	// channel it was asked for again, and the confirmation then arrives.
+	return c.send(ctx, ps, c.wire(name))
+}
+
+// unsubscribe sends the unsubscribe of ch unless its channel has waiters
+// again, and closes its connection when no channel is left there.
+func (n *Notifier) unsubscribe(ch *channel) {
+	n.subMu.Lock()
+	defer n.subMu.Unlock()
+	n.mu.Lock()
+	c := ch.conn
+	if c == nil || n.conns[c.key] != c {
+		// Never subscribed, or the connection is closed.
+		n.mu.Unlock()
+		return
+	}
+	ch.conn = nil
+	c.names--
+	_, again := n.channels[ch.name]
+	idle := c.names == 0
+	if idle {
+		delete(n.conns, c.key)
+	}
+	ps := c.ps
+	n.mu.Unlock()
+	switch {
+	case idle:
+		c.stopReceiving()
+	case again:
+	case c.sharded:
+		_ = ps.SUnsubscribe(context.Background(), c.wire(ch.name))
+	default:
+		_ = ps.Unsubscribe(context.Background(), ch.name)
+	}
+}
+
+// receive dispatches messages from c until c.stop is closed. When the
+// connection stays silent for a health interval it pings it; when the ping
+// gets no reply within another interval the connection is dead, and it is
+// replaced (see replace). So it is when the server answers with an error
+// (a shard channel subscribed at a node that no longer serves its slot,
+// say) or unsubscribes a shard channel on its own (its slot moved, by a
+// failover or a resharding).
+func (n *Notifier) receive(c *conn) {
+	defer close(c.done)
+	ctx := context.Background()
+	n.mu.Lock()
+	ps := c.ps
+	n.mu.Unlock()
+	backoff := time.Duration(0)
+	pinged := false // a ping was sent and nothing arrived since
+	pause := func() bool {
+		backoff = min(max(2*backoff, 10*time.Millisecond), time.Second)
+		t := time.NewTimer(backoff)
+		defer t.Stop()
+		select {
+		case <-c.stop:
+			return false
+		case <-t.C:
+			return true
+		}
+	}
+	// rehome moves c to a new connection (see Notifier.rehome), trying
+	// again while it cannot yet; nil once c is stopped.
+	rehome := func(ps *redis.PubSub) *redis.PubSub {
+		for {
+			if next := n.rehome(c, ps); next != nil {
+				return next
+			}
+			if !pause() {
+				return nil
+			}
+		}
+	}
+	for {
+		msg, err := ps.ReceiveTimeout(ctx, n.health)
+		select {
+		case <-c.stop:
+			return
+		default:
+		}
+		var rerr redis.Error
+		var ne net.Error
+		switch {
+		case err == nil:
+		case errors.As(err, &rerr):
+			// An error reply, to a subscribe: nothing else is sent.
+			if ps = rehome(ps); ps == nil {
+				return
+			}
+			continue
+		case errors.As(err, &ne) && ne.Timeout():
+			if pinged {
+				if next := n.replace(c, ps); next != nil {
+					ps, pinged = next, false
+					n.disconnected(c)
+				}
+				continue
+			}
+			_ = ps.Ping(ctx)
+			pinged = true
+			continue
+		default:
+			// The connection broke: messages may have been lost. Wake every
+			// waiter to re-check now; each is woken again when its channel
+			// is confirmed on the new connection.
+			n.disconnected(c)
+			if !pause() {
+				return
+			}
+			continue
+		}
+		backoff, pinged = 0, false
+		switch m := msg.(type) {
+		case *redis.Subscription:
+			switch m.Kind {
+			case "subscribe", "ssubscribe":
+				n.confirmed(c, c.local(m.Channel))
+			case "sunsubscribe":
+				if n.mine(c, c.local(m.Channel)) {
+					// Not asked for: the slot moved away from this node.
+					if ps = rehome(ps); ps == nil {
+						return
+					}
+				}
+			}
+		case *redis.Message:
+			n.deliver(c.local(m.Channel), m.Payload)
+		}
+	}
+}
+
+// mine reports whether channel name is subscribed on c.
+func (n *Notifier) mine(c *conn, name string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	ch := n.channels[name]
+	return ch != nil && ch.conn == c
+}
+
+// rehome replaces ps, c's connection, by a new one, after refreshing a
+// Cluster client's slot map, wakes c's waiters to re-check (what ps was
+// subscribed to may have been lost), and returns the new connection; nil
+// when it cannot now (see replace).
+func (n *Notifier) rehome(c *conn, ps *redis.PubSub) *redis.PubSub {
+	if cc, ok := n.client.(*redis.ClusterClient); ok {
+		cc.ReloadState(context.Background())
+	}
+	next := n.replace(c, ps)
+	if next != nil {
+		n.disconnected(c)
+	}
+	return next
+}
+
+// replace swaps ps, c's connection found dead, for a new one subscribed to
+// every channel of c, and returns it; nil when it cannot now (a subscribe
+// or unsubscribe is under way, or ps was closed or replaced already), and
+// the next health interval tries again. The confirmations arrive on the
+// new connection and wake every waiter of their channel.
+func (n *Notifier) replace(c *conn, ps *redis.PubSub) *redis.PubSub {
+	if !n.subMu.TryLock() {
+		return nil
+	}
+	defer n.subMu.Unlock()
+	n.mu.Lock()
+	if c.ps != ps || n.conns[c.key] != c {
+		n.mu.Unlock()
+		return nil
+	}
+	var names []string
+	clear(c.pending)
+	for name, ch := range n.channels {
+		if ch.conn == c {
+			names = append(names, c.wire(name))
+			c.pending[name]++
+		}
+	}
+	next := n.client.Subscribe(context.Background())
+	c.ps = next
+	n.mu.Unlock()
+	_ = ps.Close()
+	if len(names) > 0 {
+		// A failed write is not final: go-redis resubscribes on its own.
+		_ = c.send(context.Background(), next, names...)
+	}
+	return next
+}
+
+// disconnected wakes every waiter of c's channels to re-check, and calls
+// the OnDisconnect function.
+func (n *Notifier) disconnected(c *conn) {
+	n.mu.Lock()
+	// Confirmations owed by the old connection will never come; the new
+	// one subscribes every channel again.
+	clear(c.pending)
+	for _, ch := range n.channels {
+		if ch.conn == c {
+			ch.wakeAll()
+		}
+	}
+	n.mu.Unlock()
+	if n.onDisconnect != nil {
+		n.onDisconnect()
+	}
+}
+
+// confirmed records Redis's confirmation of channel name's subscription
+// on c.
+func (n *Notifier) confirmed(c *conn, name string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if c.pending[name] > 1 {
+		c.pending[name]--
+	} else {
+		delete(c.pending, name)
+	}
+	ch := n.channels[name]
+	switch {
+	case ch == nil || ch.conn != c:
+	case !ch.confirmed:
+		if c.pending[name] == 0 {
+			ch.confirmed = true
+			close(ch.ready)
+		}
+	default:
+		// Subscribed anew after a reconnect: releases may have been missed.
+		ch.wakeAll()
+	}
+}

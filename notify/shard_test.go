@@ -1,0 +1,59 @@
+package notify_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/notify"
+)
+
+// TestSubscribe_shard_channels_at_the_master_of_each_slot checks that a
+// Notifier on a Cluster client subscribes shard channels at the master of
+// their slot, one connection per master however many channels wait there,
+// and that SPUBLISH reaches their waiters; and that a classic channel
+// beside them keeps working.
+func TestSubscribe_shard_channels_at_the_master_of_each_slot(t *testing.T) {
+	cl := redistest.StartCluster(t)
+	cc := cl.Client(t)
+	n := newNotifier(t, cc)
+	ctx := redistest.Ctx(t, 10*time.Second)
+	names := redistest.NamesOnDistinctMasters(t, cc, 2)
+	var chans []string
+	for _, name := range names {
+		// Two channels in the slot of each name.
+		chans = append(chans, "x:{"+name+"}:a", "x:{"+name+"}:b")
+	}
+	waiters := make([]*notify.Waiter, len(chans))
+	for i, ch := range chans {
+		waiters[i] = subscribe(t, n, notify.ShardMark+ch)
+		defer waiters[i].Leave(false)
+	}
+	classic := subscribe(t, n, "x:classic")
+	defer classic.Leave(false)
+
+	for _, name := range names {
+		master := cl.MasterOf(t, "{"+name+"}").Client(t)
+		conns, err := master.ClientList(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Count(conns, "ssub=2"); got != 1 {
+			t.Errorf("master of %q has %d connections with 2 shard channels, want 1:\n%s", name, got, conns)
+		}
+	}
+	for i, ch := range chans {
+		got, err := cc.SPublish(ctx, ch, notify.WakeOne).Result()
+		if err != nil || got != 1 {
+			t.Fatalf("SPUBLISH %s = %d, %v; want 1 subscriber", ch, got, err)
+		}
+		if !woken(waiters[i], 5*time.Second) {
+			t.Fatalf("the waiter on %s was not woken", ch)
+		}
+	}
+	publish(t, cc, "x:classic", notify.WakeOne)
+	if !woken(classic, 5*time.Second) {
+		t.Fatal("the classic channel's waiter was not woken")
+	}
+}
