@@ -2,7 +2,6 @@ package lua_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -11,100 +10,6 @@ import (
 	"github.com/lockkit/lockkit/internal/lua"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
-
-func TestMain(m *testing.M) { redistest.Main(m, nil) }
-
-// procsLock is one hash lock's keys and channel, with the helpers that
-// run its scripts on c.
-type procsLock struct {
-	t    *testing.T
-	c    redis.UniversalClient
-	keys []string
-	ch   string
-	n    int // attempt ids
-}
-
-func newProcsLock(t *testing.T, c redis.UniversalClient) *procsLock {
-	base := "lockkit:{" + redistest.Unique(t) + "}"
-	return &procsLock{t: t, c: c, keys: []string{base, base + ":fence", base + ":released", base + ":procs", base + ":turn"}, ch: base + ":ch"}
-}
-
-// acquire runs acquire.lua for owner, as process proc with waiters, and
-// returns its reply.
-func (l *procsLock) acquire(owner, proc, waiters string) []int64 {
-	l.t.Helper()
-	l.n++
-	got, err := lua.Mutex.Acquire.Run(context.Background(), l.c, l.keys, owner, 30000, fmt.Sprint(owner, l.n), "reentrant", proc, waiters).Int64Slice()
-	if err != nil {
-		l.t.Fatal(err)
-	}
-	return got
-}
-
-func (l *procsLock) release(owner string, token int64) {
-	l.t.Helper()
-	n, err := lua.Mutex.Release.Run(context.Background(), l.c, l.keys, owner, token, "u-"+owner, 10000, l.ch).Int64()
-	if err != nil || n != 0 {
-		l.t.Fatalf("release = %d, %v; want 0", n, err)
-	}
-}
-
-// procs returns the registered processes, first to be woken first.
-func (l *procsLock) procs() []string {
-	l.t.Helper()
-	p, err := l.c.ZRange(context.Background(), l.keys[3], 0, -1).Result()
-	if err != nil {
-		l.t.Fatal(err)
-	}
-	return p
-}
-
-func (l *procsLock) wantProcs(want ...string) {
-	l.t.Helper()
-	got := l.procs()
-	if len(got) != len(want) {
-		l.t.Fatalf("registered %q, want %q", got, want)
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			l.t.Fatalf("registered %q, want %q", got, want)
-		}
-	}
-	if len(want) > 0 {
-		if ttl := l.c.PTTL(context.Background(), l.keys[3]).Val(); ttl <= 0 {
-			l.t.Fatalf("the registrations have TTL %v, want one", ttl)
-		}
-	}
-}
-
-// listen subscribes to the own channel of process proc.
-func (l *procsLock) listen(proc string) *redis.PubSub {
-	l.t.Helper()
-	ps := l.c.Subscribe(context.Background(), l.ch+":"+proc)
-	if _, err := ps.Receive(context.Background()); err != nil {
-		l.t.Fatal(err)
-	}
-	l.t.Cleanup(func() { _ = ps.Close() })
-	return ps
-}
-
-// wantMessage waits for the next message on ps and checks it.
-func wantMessage(t *testing.T, ps *redis.PubSub, payload string) {
-	t.Helper()
-	m := redistest.Receive(t, ps.Channel(), 5*time.Second, "a wake-up")
-	if m.Payload != payload {
-		t.Fatalf("message %q, want %q", m.Payload, payload)
-	}
-}
-
-// wantQuiet checks that ps received nothing (a message already published
-// is delivered well within the bound).
-func wantQuiet(t *testing.T, ps *redis.PubSub) {
-	t.Helper()
-	if m, err := ps.ReceiveTimeout(context.Background(), 100*time.Millisecond); err == nil {
-		t.Fatalf("unexpected message %v", m)
-	}
-}
 
 var procsBackends = []redistest.Backend{redistest.MiniBackend, redistest.ServerBackend}
 
