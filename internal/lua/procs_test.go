@@ -11,14 +11,12 @@ import (
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
-var procsBackends = []redistest.Backend{redistest.MiniBackend, redistest.ServerBackend}
-
 // TestMutex_refused_attempts_register_their_process checks that a refused
 // acquire that names its process registers it, in arrival order, with a TTL,
 // and that taking the lock ends or keeps the registration as its waiters
 // argument says.
 func TestMutex_refused_attempts_register_their_process(t *testing.T) {
-	redistest.ForEachBackend(t, procsBackends, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.SingleNode(), func(t *testing.T, c redis.UniversalClient) {
 		l := newProcsLock(t, c)
 		held := l.acquire("holder", "", "")
 		if held[0] != 1 {
@@ -59,7 +57,7 @@ func TestMutex_refused_attempts_register_their_process(t *testing.T) {
 // release wakes one process, the one registered first among those that
 // listen, on its own channel, and no other.
 func TestMutex_release_wakes_the_process_registered_first(t *testing.T) {
-	redistest.ForEachBackend(t, procsBackends, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.SingleNode(), func(t *testing.T, c redis.UniversalClient) {
 		l := newProcsLock(t, c)
 		held := l.acquire("holder", "", "")
 		gone, p2, p3 := "gone", l.listen("p2"), l.listen("p3")
@@ -144,7 +142,7 @@ func TestMutex_a_woken_process_has_the_free_lock_kept_for_it(t *testing.T) {
 // TestMutex_pass_leaves_a_taken_lock_to_its_release checks that a turn
 // passed on while the lock is held wakes nobody: the release will.
 func TestMutex_pass_leaves_a_taken_lock_to_its_release(t *testing.T) {
-	redistest.ForEachBackend(t, procsBackends, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.SingleNode(), func(t *testing.T, c redis.UniversalClient) {
 		l := newProcsLock(t, c)
 		held := l.acquire("holder", "", "")
 		p := l.listen("p")
@@ -163,7 +161,7 @@ func TestMutex_pass_leaves_a_taken_lock_to_its_release(t *testing.T) {
 // TestMutex_force_wakes_every_process checks that a force unlock wakes
 // every waiter of every registered process and ends the registrations.
 func TestMutex_force_wakes_every_process(t *testing.T) {
-	redistest.ForEachBackend(t, procsBackends, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.SingleNode(), func(t *testing.T, c redis.UniversalClient) {
 		l := newProcsLock(t, c)
 		l.acquire("holder", "", "")
 		p1, p2 := l.listen("p1"), l.listen("p2")

@@ -26,7 +26,7 @@
 //     until the deployment has settled: forced ([Sentinel.Failover]) or
 //     after a SIGKILL of the master ([Sentinel.KillMaster]);
 //   - backends.go: a test run on several kinds of Redis ([Backend],
-//     [Backends], [ForEachBackend], [MiniBackend], [ServerBackend],
+//     [Backends], [SingleNode], [ForEachBackend], [MiniBackend], [ServerBackend],
 //     [ClusterBackend]), an embedded miniredis ([Mini]) and the miniredis
 //     behind a client ([MiniFor]);
 //   - children.go: child processes running a function of the test binary
