@@ -22,9 +22,10 @@
 //     masters ([NamesOnDistinctMasters]);
 //   - sentinel.go: a Sentinel deployment of a master, its replicas and the
 //     sentinels monitoring them ([StartSentinel], [Sentinel]), with a
-//     failover client ([Sentinel.FailoverClient]) and failovers that wait
-//     until the deployment has settled: forced ([Sentinel.Failover]) or
-//     after a SIGKILL of the master ([Sentinel.KillMaster]);
+//     failover client ([Sentinel.FailoverClient]); sentinelfailover.go:
+//     failovers that wait until the deployment has settled, forced
+//     ([Sentinel.Failover]) or after a SIGKILL of the master
+//     ([Sentinel.KillMaster]); sentinelcheck.go: what settled means;
 //   - backends.go: a test run on several kinds of Redis ([Backend],
 //     [Backends], [SingleNode], [ForEachBackend], [MiniBackend], [ServerBackend],
 //     [ClusterBackend]), an embedded miniredis ([Mini]) and the miniredis
@@ -45,13 +46,13 @@
 //     forwards or stops forwarding, as a slow or partitioned network does
 //     ([StartProxy], [Proxy]); gate.go: what Proxy and Silence hold
 //     traffic up with;
-//   - helpers.go: what the helpers need of a lock ([Locker], [NamedLocker],
-//     [TokenLocker]), waiting with a deadline that fails loudly ([Ctx],
-//     [Eventually], [Receive]), unique lock names ([Unique]), checking a
-//     lock ([MustLock], [MustUnlock], [WantHoldCount], [WantErr],
-//     [AssertClean]) and mutual exclusion within a process ([Hammer],
-//     [ErrOverlap]); closed.go: whether a hold's lost signal has fired
-//     ([AnyClosed]);
+//   - locker.go: what the helpers need of a lock ([Locker], [NamedLocker],
+//     [TokenLocker]); wait.go: waiting with a deadline that fails loudly
+//     ([Ctx], [Eventually], [Receive], [LockAsync]); unique.go: unique lock
+//     names ([Unique]); helpers.go: checking a lock ([MustLock],
+//     [MustUnlock], [WantHoldCount], [WantErr], [AssertClean]); hammer.go:
+//     mutual exclusion within a process ([Hammer], [ErrOverlap]); closed.go:
+//     whether a hold's lost signal has fired ([AnyClosed]);
 //   - bench.go: the common benchmarks ([BenchLockUnlock], [BenchContended],
 //     [ReportWaits]);
 //   - lockkit.go: a lockkit Client closed in cleanup ([Lockkit]);
