@@ -1,13 +1,11 @@
 package lua_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockkit/lockkit/internal/lua"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -35,9 +33,8 @@ func TestMutex_refused_attempts_register_their_process(t *testing.T) {
 		}
 		l.wantProcs("p1", "p2")
 
-		n, err := lua.Mutex.Release.Run(context.Background(), c, l.keys, "holder", held[1], "u1", 10000, "").Int64()
-		if err != nil || n != 1 {
-			t.Fatalf("partial release = %d, %v", n, err)
+		if n := l.releaseAs("holder", held[1], "u1"); n != 1 {
+			t.Fatalf("partial release = %d, want 1", n)
 		}
 		l.release("holder", held[1]) // wakes nobody listening: both are skipped
 		l.wantProcs()
@@ -70,10 +67,7 @@ func TestMutex_release_wakes_the_process_registered_first(t *testing.T) {
 		l.wantProcs("p3")
 
 		// pass.lua: p2 cannot use its turn; the lock is free, so p3 is woken.
-		n, err := lua.Mutex.Pass.Run(context.Background(), c, l.keys, l.ch).Int64()
-		if err != nil || n != 1 {
-			t.Fatalf("pass = %d, %v; want 1", n, err)
-		}
+		l.pass(1)
 		wantMessage(t, p3, "1")
 		l.wantProcs()
 	})
@@ -131,9 +125,7 @@ func TestMutex_a_woken_process_has_the_free_lock_kept_for_it(t *testing.T) {
 	held = l.acquire("holder2", "", "")
 	l.acquire("w", "p3", "1")
 	l.release("holder2", held[1])
-	if n, err := lua.Mutex.Pass.Run(context.Background(), c, l.keys, l.ch).Int64(); err != nil || n != 0 {
-		t.Fatalf("pass = %d, %v; want 0", n, err)
-	}
+	l.pass(0)
 	if got := l.acquire("other2", "", ""); got[0] != 1 {
 		t.Fatalf("acquire after a pass with nobody to take it = %v, want the lock", got)
 	}
@@ -147,10 +139,7 @@ func TestMutex_pass_leaves_a_taken_lock_to_its_release(t *testing.T) {
 		held := l.acquire("holder", "", "")
 		p := l.listen("p")
 		l.acquire("w", "p", "1")
-		n, err := lua.Mutex.Pass.Run(context.Background(), c, l.keys, l.ch).Int64()
-		if err != nil || n != 0 {
-			t.Fatalf("pass = %d, %v; want 0", n, err)
-		}
+		l.pass(0)
 		wantQuiet(t, p)
 		l.wantProcs("p")
 		l.release("holder", held[1])
@@ -167,10 +156,7 @@ func TestMutex_force_wakes_every_process(t *testing.T) {
 		p1, p2 := l.listen("p1"), l.listen("p2")
 		l.acquire("a", "p1", "1")
 		l.acquire("b", "p2", "1")
-		n, err := lua.Mutex.Force.Run(context.Background(), c, l.keys, l.ch, "reentrant").Int64()
-		if err != nil || n != 1 {
-			t.Fatalf("force = %d, %v; want 1", n, err)
-		}
+		l.force()
 		wantMessage(t, p1, "*")
 		wantMessage(t, p2, "*")
 		l.wantProcs()

@@ -39,11 +39,39 @@ func (l *procsLock) acquire(owner, proc, waiters string) []int64 {
 	return got
 }
 
+// release runs release.lua for owner's hold with token and checks that
+// it ended the hold.
 func (l *procsLock) release(owner string, token int64) {
 	l.t.Helper()
-	n, err := lua.Mutex.Release.Run(context.Background(), l.c, l.keys, owner, token, "u-"+owner, 10000, l.ch).Int64()
-	if err != nil || n != 0 {
-		l.t.Fatalf("release = %d, %v; want 0", n, err)
+	if n := l.releaseAs(owner, token, "u-"+owner); n != 0 {
+		l.t.Fatalf("release = %d; want 0", n)
+	}
+}
+
+// releaseAs runs release.lua for owner's hold with token, as the unlock
+// with id unlockID, and returns the hold count left.
+func (l *procsLock) releaseAs(owner string, token int64, unlockID string) int64 {
+	l.t.Helper()
+	n, err := lua.Mutex.Release.Run(context.Background(), l.c, l.keys, owner, token, unlockID, 10000, l.ch).Int64()
+	if err != nil {
+		l.t.Fatalf("release: %v", err)
+	}
+	return n
+}
+
+// pass runs pass.lua and checks its reply: 1 when it woke a process.
+func (l *procsLock) pass(want int64) {
+	l.t.Helper()
+	if n, err := lua.Mutex.Pass.Run(context.Background(), l.c, l.keys, l.ch).Int64(); err != nil || n != want {
+		l.t.Fatalf("pass = %d, %v; want %d", n, err, want)
+	}
+}
+
+// force runs force.lua and checks that it released the lock.
+func (l *procsLock) force() {
+	l.t.Helper()
+	if n, err := lua.Mutex.Force.Run(context.Background(), l.c, l.keys, l.ch, "reentrant").Int64(); err != nil || n != 1 {
+		l.t.Fatalf("force = %d, %v; want 1", n, err)
 	}
 }
 
