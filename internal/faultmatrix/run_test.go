@@ -60,14 +60,7 @@ func (r *run) markFault() { r.faultAt.Store(time.Now().UnixNano()) }
 func (r *run) since() int64 { return time.Now().UnixNano() - r.faultAt.Load() }
 
 // stopping reports whether the run is being stopped.
-func (r *run) stopping() bool {
-	select {
-	case <-r.stop:
-		return true
-	default:
-		return false
-	}
-}
+func (r *run) stopping() bool { return redistest.Closed(r.stop) }
 
 // pause waits between attempts after an error, or until the stop.
 func (r *run) pause() {

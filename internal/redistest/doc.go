@@ -52,7 +52,7 @@
 //     names ([Unique]); helpers.go: checking a lock ([MustLock],
 //     [MustUnlock], [WantHoldCount], [WantErr], [AssertClean]); hammer.go:
 //     mutual exclusion within a process ([Hammer], [ErrOverlap]); closed.go:
-//     whether a hold's lost signal has fired ([AnyClosed]);
+//     whether a hold's lost signal has fired ([Closed], [AnyClosed]);
 //   - bench.go: the common benchmarks ([BenchLockUnlock], [BenchContended],
 //     [ReportWaits]);
 //   - lockkit.go: a lockkit Client closed in cleanup ([Lockkit]);

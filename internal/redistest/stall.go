@@ -82,12 +82,8 @@ func (s *Server) Stall(t testing.TB, d time.Duration) {
 	})
 
 	err := s.waitRead(cc, before, finished)
-	if err == nil {
-		select {
-		case <-finished:
-			err = errStallOver
-		default:
-		}
+	if err == nil && Closed(finished) {
+		err = errStallOver
 	}
 	if errors.Is(err, errStallOver) {
 		if stallErr != nil {
