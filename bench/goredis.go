@@ -17,11 +17,20 @@ func newGoRedis(addr string, conns int, wc *wireCounter) *redis.Client {
 		Addr:     addr,
 		PoolSize: conns + 8,
 		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := d.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return wc.wrap(c), nil
+			return wc.dial(ctx, &d, network, addr)
 		},
 	})
+}
+
+// goRedisLibrary is a contender that runs over one go-redis client per
+// process, made by newGoRedis: wrap makes the backend from that client,
+// and the backend's Close closes it.
+func goRedisLibrary(name, about string, wrap func(rdb *redis.Client) backend) library {
+	return library{
+		name:  name,
+		about: about,
+		open: func(addr string, conns int, wc *wireCounter) (backend, error) {
+			return wrap(newGoRedis(addr, conns, wc)), nil
+		},
+	}
 }

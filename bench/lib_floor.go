@@ -10,13 +10,9 @@ import (
 // `return 1`, two round trips with the least work a script can do. It
 // never excludes anybody, so its throughput is the most two round trips per
 // acquisition can give on this machine; every lock is compared with it.
-var floorLibrary = library{
-	name:  "floor",
-	about: "go-redis; EVALSHA `return 1` to lock and again to unlock, no exclusion",
-	open: func(addr string, conns int, wc *wireCounter) (backend, error) {
-		return &floorBackend{rdb: newGoRedis(addr, conns, wc)}, nil
-	},
-}
+var floorLibrary = goRedisLibrary("floor",
+	"go-redis; EVALSHA `return 1` to lock and again to unlock, no exclusion",
+	func(rdb *redis.Client) backend { return &floorBackend{rdb: rdb} })
 
 // floorScript is the cheapest script: it returns 1.
 var floorScript = redis.NewScript("return 1")

@@ -15,14 +15,11 @@ import (
 // lockkit.Client per process over a go-redis client, one lock value (one
 // owner) per goroutine and name. For rwlock only the write side is used.
 func lockkitLibrary(kind string) library {
-	return library{
-		name:  kind,
-		about: fmt.Sprintf("lockkit `%s.New(lockkit.New(rdb), name)`, defaults (watchdog lease 30 s)", kind),
-		open: func(addr string, conns int, wc *wireCounter) (backend, error) {
-			rdb := newGoRedis(addr, conns, wc)
-			return &lockkitBackend{kind: kind, rdb: rdb, locks: lockkit.New(rdb)}, nil
-		},
-	}
+	return goRedisLibrary(kind,
+		fmt.Sprintf("lockkit `%s.New(lockkit.New(rdb), name)`, defaults (watchdog lease 30 s)", kind),
+		func(rdb *redis.Client) backend {
+			return &lockkitBackend{kind: kind, rdb: rdb, locks: lockkit.New(rdb)}
+		})
 }
 
 // lockkitBackend makes locks of one kind from one Client.

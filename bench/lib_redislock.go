@@ -16,14 +16,11 @@ const redislockTTL = 8 * time.Second
 // retry at all; the benchmark gives it the exponential backoff its docs
 // recommend, 16 ms doubling up to 128 ms (lockkit's spin backs off from
 // 1 to 128 ms).
-var redislockLibrary = library{
-	name:  "redislock",
-	about: "bsm/redislock over go-redis, 8 s TTL, `ExponentialBackoff(16ms, 128ms)`",
-	open: func(addr string, conns int, wc *wireCounter) (backend, error) {
-		rdb := newGoRedis(addr, conns, wc)
-		return &redislockBackend{rdb: rdb, c: redislock.New(rdb)}, nil
-	},
-}
+var redislockLibrary = goRedisLibrary("redislock",
+	"bsm/redislock over go-redis, 8 s TTL, `ExponentialBackoff(16ms, 128ms)`",
+	func(rdb *redis.Client) backend {
+		return &redislockBackend{rdb: rdb, c: redislock.New(rdb)}
+	})
 
 // redislockBackend makes lockers from one redislock.Client.
 type redislockBackend struct {

@@ -12,14 +12,11 @@ import (
 // defaults: SET NX PX with an 8 s expiry, up to 32 tries spaced 50–250 ms
 // at random. When the 32 tries fail, the benchmark calls Lock again and the
 // wait goes on.
-var redsyncLibrary = library{
-	name:  "redsync",
-	about: "redsync v4 over go-redis, defaults (8 s expiry, 32 tries 50–250 ms apart; Lock is called again after ErrFailed)",
-	open: func(addr string, conns int, wc *wireCounter) (backend, error) {
-		rdb := newGoRedis(addr, conns, wc)
-		return &redsyncBackend{rdb: rdb, rs: redsync.New(goredis.NewPool(rdb))}, nil
-	},
-}
+var redsyncLibrary = goRedisLibrary("redsync",
+	"redsync v4 over go-redis, defaults (8 s expiry, 32 tries 50–250 ms apart; Lock is called again after ErrFailed)",
+	func(rdb *redis.Client) backend {
+		return &redsyncBackend{rdb: rdb, rs: redsync.New(goredis.NewPool(rdb))}
+	})
 
 // redsyncBackend makes redsync mutexes from one Redsync.
 type redsyncBackend struct {

@@ -24,11 +24,7 @@ var rueidislockLibrary = library{
 			ClientOption: rueidis.ClientOption{
 				InitAddress: []string{addr},
 				DialCtxFn: func(ctx context.Context, dst string, d *net.Dialer, _ *tls.Config) (net.Conn, error) {
-					c, err := d.DialContext(ctx, "tcp", dst)
-					if err != nil {
-						return nil, err
-					}
-					return wc.wrap(c), nil
+					return wc.dial(ctx, d, "tcp", dst)
 				},
 			},
 			KeyMajority:    1,

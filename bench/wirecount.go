@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -23,6 +24,16 @@ type wireCounter struct {
 // wrap returns c counting the commands written through it into w.
 func (w *wireCounter) wrap(c net.Conn) net.Conn {
 	return &countingConn{Conn: c, w: w}
+}
+
+// dial connects with d and wraps the connection, so that every client
+// library dials through the same counting.
+func (w *wireCounter) dial(ctx context.Context, d *net.Dialer, network, addr string) (net.Conn, error) {
+	c, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return w.wrap(c), nil
 }
 
 // countingConn is a net.Conn whose writes are parsed by a respParser.

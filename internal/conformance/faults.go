@@ -189,9 +189,7 @@ func testForce(t *testing.T, e *env) {
 	if _, ok := e.lock("x").(forcer); !ok {
 		return
 	}
-	name := redistest.Unique(t)
-	a, b := e.lock(name), e.lock(name)
-	redistest.MustLock(t, a)
+	name, a, b := e.contended(t)
 	redistest.MustLock(t, a)
 	got := make(chan error, 1)
 	go func() { got <- b.Lock(redistest.Ctx(t, waitTimeout)) }()

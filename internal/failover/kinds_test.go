@@ -111,15 +111,3 @@ func tokens(l lockkit.Locker) []int64 {
 	}
 	return ts
 }
-
-// anyClosed reports whether any of chs is closed.
-func anyClosed(chs []<-chan struct{}) bool {
-	for _, ch := range chs {
-		select {
-		case <-ch:
-			return true
-		default:
-		}
-	}
-	return false
-}

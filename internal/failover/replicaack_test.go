@@ -50,7 +50,7 @@ func TestWithReplicaAck_failover_right_after_Lock_keeps_the_lock(t *testing.T) {
 					if tryLockAfter(t, h.k.waiter(others, h.name)) {
 						t.Fatalf("another owner took the lock after the failover: the acknowledged hold was lost")
 					}
-					if anyClosed(h.lost) {
+					if redistest.AnyClosed(h.lost) {
 						t.Fatalf("the acknowledged hold was reported lost")
 					}
 					retry(t, "the holder's Unlock", h.holder.Unlock)

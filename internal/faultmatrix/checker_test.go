@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/redistest"
 )
 
 //go:embed fence.lua
@@ -80,13 +82,13 @@ func (c *checker) begin(ctx context.Context, o owner) *entry {
 	c.mu.Lock()
 	excluding := 0
 	for _, other := range c.inside {
-		if (!e.read || !other.read) && !anyClosed(other.lost) {
+		if (!e.read || !other.read) && !redistest.AnyClosed(other.lost) {
 			excluding++
 		}
 	}
 	c.overlaps += max(0, excluding-c.permits+1)
 	c.inside = append(c.inside, e)
-	if anyClosed(e.lost) {
+	if redistest.AnyClosed(e.lost) {
 		// Lock returned a hold already reported lost (its token reads 0):
 		// the holder is told, so it keeps away from the store.
 		c.lostOnReturn++
@@ -116,7 +118,7 @@ func (c *checker) begin(ctx context.Context, o owner) *entry {
 // every holder that entered the fenced store leaves it.
 func (e *entry) finish(ctx context.Context) {
 	c := e.c
-	if !e.read && !anyClosed(e.lost) {
+	if !e.read && !redistest.AnyClosed(e.lost) {
 		var err error
 		if c.permits > 1 {
 			err = c.store.Incr(ctx, c.plain).Err()
@@ -206,16 +208,4 @@ func (c *checker) verdict(ctx context.Context) (verdict, error) {
 	}
 	return verdict{overlaps: c.overlaps, refused: c.refused, lostOnReturn: c.lostOnReturn,
 		lostPlain: c.writes - plain, lostFenced: c.accepted - fenced}, nil
-}
-
-// anyClosed reports whether any of chs is closed.
-func anyClosed(chs []<-chan struct{}) bool {
-	for _, ch := range chs {
-		select {
-		case <-ch:
-			return true
-		default:
-		}
-	}
-	return false
 }

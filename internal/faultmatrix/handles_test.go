@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lockkit/lockkit"
@@ -19,28 +19,57 @@ const permits = 2
 // tryCampaign bounds the Campaign that stands for a candidate's TryLock.
 const tryCampaign = 100 * time.Millisecond
 
+// valueHold is one hold of a kind whose Lock returns a value rather than
+// holding in place: what the Unlock and queries of its Locker act on.
+type valueHold interface {
+	hold
+	Release(ctx context.Context) error
+}
+
+// lastHold gives a Locker over such a kind its Unlock, Lost and Token:
+// they act on the last hold its Lock or TryLock took. It is safe for
+// concurrent use.
+type lastHold struct {
+	v atomic.Value // the last hold, of one concrete type; nil before the first
+}
+
+func (l *lastHold) set(h valueHold) { l.v.Store(h) }
+
+func (l *lastHold) held() valueHold {
+	h, _ := l.v.Load().(valueHold)
+	return h
+}
+
+func (l *lastHold) Unlock(ctx context.Context) error {
+	h := l.held()
+	if h == nil {
+		return lockkit.ErrNotHeld
+	}
+	return h.Release(ctx)
+}
+
+func (l *lastHold) Lost() <-chan struct{} {
+	if h := l.held(); h != nil {
+		return h.Lost()
+	}
+	return nil
+}
+
+func (l *lastHold) Token() int64 {
+	if h := l.held(); h != nil {
+		return h.Token()
+	}
+	return 0
+}
+
 // permitHolder is one owner of a semaphore as a Locker: Lock acquires one
 // permit, Unlock releases it; its hold is the last permit acquired.
 type permitHolder struct {
 	s *semaphore.Semaphore
-
-	mu sync.Mutex
-	p  *semaphore.Permits // the last hold; mu guards it
+	lastHold
 }
 
 func (h *permitHolder) Name() string { return h.s.Name() }
-
-func (h *permitHolder) set(p *semaphore.Permits) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.p = p
-}
-
-func (h *permitHolder) held() *semaphore.Permits {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.p
-}
 
 func (h *permitHolder) Lock(ctx context.Context) error {
 	p, err := h.s.Acquire(ctx, 1)
@@ -59,37 +88,13 @@ func (h *permitHolder) TryLock(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-func (h *permitHolder) Unlock(ctx context.Context) error {
-	p := h.held()
-	if p == nil {
-		return lockkit.ErrNotHeld
-	}
-	return p.Release(ctx)
-}
-
-func (h *permitHolder) Lost() <-chan struct{} {
-	if p := h.held(); p != nil {
-		return p.Lost()
-	}
-	return nil
-}
-
-func (h *permitHolder) Token() int64 {
-	if p := h.held(); p != nil {
-		return p.Token()
-	}
-	return 0
-}
-
 // candidate is one candidate of an election as a Locker: Lock campaigns,
 // Unlock resigns; the leader's term is its token and the end of its
 // leadership's context its lost signal.
 type candidate struct {
 	e     *election.Election
 	value string
-
-	mu sync.Mutex
-	l  *election.Leadership // the last leadership won; mu guards it
+	lastHold
 }
 
 func newCandidate(c *lockkit.Client, name string, i int) *candidate {
@@ -98,22 +103,10 @@ func newCandidate(c *lockkit.Client, name string, i int) *candidate {
 
 func (c *candidate) Name() string { return c.e.Name() }
 
-func (c *candidate) set(l *election.Leadership) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.l = l
-}
-
-func (c *candidate) leadership() *election.Leadership {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.l
-}
-
 func (c *candidate) Lock(ctx context.Context) error {
 	l, err := c.e.Campaign(ctx, c.value)
 	if err == nil {
-		c.set(l)
+		c.set(leadership{l})
 	}
 	return err
 }
@@ -130,24 +123,10 @@ func (c *candidate) TryLock(ctx context.Context) (bool, error) {
 	return err == nil, err
 }
 
-func (c *candidate) Unlock(ctx context.Context) error {
-	l := c.leadership()
-	if l == nil {
-		return lockkit.ErrNotHeld
-	}
-	return l.Resign(ctx)
-}
+// leadership is a won election as a hold: resigning releases it, the
+// leader's term is its token and the end of its context its lost signal.
+type leadership struct{ *election.Leadership }
 
-func (c *candidate) Lost() <-chan struct{} {
-	if l := c.leadership(); l != nil {
-		return l.Context().Done()
-	}
-	return nil
-}
-
-func (c *candidate) Token() int64 {
-	if l := c.leadership(); l != nil {
-		return l.Leader().Term
-	}
-	return 0
-}
+func (l leadership) Release(ctx context.Context) error { return l.Resign(ctx) }
+func (l leadership) Lost() <-chan struct{}             { return l.Context().Done() }
+func (l leadership) Token() int64                      { return l.Leader().Term }

@@ -85,10 +85,7 @@ func holderKilled(t *testing.T, e *cellEnv) *lockkit.Client {
 // locks and the workers wait.
 func redisRestart(t *testing.T, e *cellEnv) *lockkit.Client {
 	s := redistest.StartServer(t)
-	lc := redistest.Lockkit(t, s.Client(t), lockOptions()...)
-	vc := redistest.Lockkit(t, s.Client(t), lockOptions()...)
-	victims := warmAndHold(t, e, lc, vc)
-	markAll(e)
+	lc, victims := holdVictims(t, e, s.Client(t), s.Client(t))
 	s.Restart(t)
 	return after(t, e, lc, victims, nil)
 }
@@ -97,10 +94,7 @@ func redisRestart(t *testing.T, e *cellEnv) *lockkit.Client {
 // the lease while the victims hold the locks.
 func redisPause(t *testing.T, e *cellEnv) *lockkit.Client {
 	s := redistest.StartServer(t)
-	lc := redistest.Lockkit(t, s.Client(t), lockOptions()...)
-	vc := redistest.Lockkit(t, s.Client(t), lockOptions()...)
-	victims := warmAndHold(t, e, lc, vc)
-	markAll(e)
+	lc, victims := holdVictims(t, e, s.Client(t), s.Client(t))
 	s.Stall(t, 5*lease/2)
 	return after(t, e, lc, victims, nil)
 }
@@ -128,10 +122,7 @@ func latency(t *testing.T, e *cellEnv) *lockkit.Client {
 func cut(t *testing.T, e *cellEnv) *lockkit.Client {
 	s := redistest.StartServer(t)
 	p := redistest.StartProxy(t, s.Addr())
-	lc := redistest.Lockkit(t, s.Client(t), lockOptions()...)
-	vc := redistest.Lockkit(t, proxied(t, p), lockOptions()...)
-	victims := warmAndHold(t, e, lc, vc)
-	markAll(e)
+	lc, victims := holdVictims(t, e, s.Client(t), proxied(t, p))
 	p.Cut()
 	return after(t, e, lc, victims, p.Heal)
 }
@@ -161,10 +152,7 @@ func cancelStorm(t *testing.T, e *cellEnv) *lockkit.Client {
 // locks; the clients are go-redis failover clients.
 func sentinelFailover(t *testing.T, e *cellEnv) *lockkit.Client {
 	d := redistest.StartSentinel(t, 1, 3)
-	lc := redistest.Lockkit(t, d.FailoverClient(t), lockOptions()...)
-	vc := redistest.Lockkit(t, d.FailoverClient(t), lockOptions()...)
-	victims := warmAndHold(t, e, lc, vc)
-	markAll(e)
+	lc, victims := holdVictims(t, e, d.FailoverClient(t), d.FailoverClient(t))
 	d.KillMaster(t)
 	return after(t, e, lc, victims, nil)
 }
@@ -176,18 +164,23 @@ func proxied(t *testing.T, p *redistest.Proxy) redis.UniversalClient {
 	return c
 }
 
-// warmAndHold starts the workers on lc, waits until each lock has been
-// held, and takes each lock as its victim on vc.
-func warmAndHold(t *testing.T, e *cellEnv, lc, vc *lockkit.Client) []*victim {
+// holdVictims makes a Client of the workers on wc and one of the victims
+// on vc, starts the workers, waits until each lock has been held, takes
+// each lock as its victim and records the fault's moment, which the caller
+// brings about next. It returns the workers' Client and the victims.
+func holdVictims(t *testing.T, e *cellEnv, wc, vc redis.UniversalClient) (*lockkit.Client, []*victim) {
+	lc := redistest.Lockkit(t, wc, lockOptions()...)
+	vlc := redistest.Lockkit(t, vc, lockOptions()...)
 	for _, r := range e.runs {
 		r.startWorkers(lc)
 	}
 	victims := make([]*victim, len(e.runs))
 	for i, r := range e.runs {
 		r.awaitHolds(t, 1)
-		victims[i] = r.holdVictim(t, vc)
+		victims[i] = r.holdVictim(t, vlc)
 	}
-	return victims
+	markAll(e)
+	return lc, victims
 }
 
 // markAll records the fault's moment in every run.

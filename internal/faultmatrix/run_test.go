@@ -60,14 +60,7 @@ func (r *run) markFault() { r.faultAt.Store(time.Now().UnixNano()) }
 func (r *run) since() int64 { return time.Now().UnixNano() - r.faultAt.Load() }
 
 // stopping reports whether the run is being stopped.
-func (r *run) stopping() bool {
-	select {
-	case <-r.stop:
-		return true
-	default:
-		return false
-	}
-}
+func (r *run) stopping() bool { return redistest.Closed(r.stop) }
 
 // pause waits between attempts after an error, or until the stop.
 func (r *run) pause() {
@@ -144,58 +137,6 @@ func (r *run) unlock(o owner) {
 		}
 		time.Sleep(retryPause) // pacing the retries of a failed Unlock
 	}
-}
-
-// victim is owner 0's hold across the fault.
-type victim struct {
-	r    *run
-	o    owner
-	e    *entry
-	lost chan struct{} // closed when one of its lost signals closes
-	quit chan struct{} // closed by release
-}
-
-// holdVictim locks as owner 0 on lc and enters the checker; it returns
-// once the victim holds the lock, and records when it is told it lost it.
-func (r *run) holdVictim(t *testing.T, lc *lockkit.Client) *victim {
-	t.Helper()
-	o := r.k.owner(lc, r.name, 0)
-	if err := o.Lock(redistest.Ctx(t, callBound)); err != nil {
-		t.Fatalf("%s: the victim's Lock: %v", r.k.name, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), callBound)
-	defer cancel()
-	v := &victim{r: r, o: o, e: r.chk.begin(ctx, o), lost: make(chan struct{}), quit: make(chan struct{})}
-	var once sync.Once
-	for _, ch := range o.lost() {
-		r.wg.Go(func() {
-			select {
-			case <-ch:
-				once.Do(func() {
-					r.detected.Store(r.since())
-					close(v.lost)
-				})
-			case <-v.quit:
-			}
-		})
-	}
-	return v
-}
-
-// awaitLost waits until the victim is told it lost the lock.
-func (v *victim) awaitLost(t *testing.T) {
-	t.Helper()
-	redistest.Receive(t, v.lost, eventBound, v.r.k.name+": the victim's lost signal")
-}
-
-// release leaves the checker (writing if the victim still holds the lock)
-// and unlocks.
-func (v *victim) release() {
-	close(v.quit)
-	ctx, cancel := context.WithTimeout(context.Background(), callBound)
-	defer cancel()
-	v.e.finish(ctx)
-	v.r.unlock(v.o)
 }
 
 // awaitHolds waits until the workers have taken n more holds than now.

@@ -1,119 +1,20 @@
 package lua_test
 
 import (
-	"context"
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockkit/lockkit/internal/lua"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
-
-func TestMain(m *testing.M) { redistest.Main(m, nil) }
-
-// procsLock is one hash lock's keys and channel, with the helpers that
-// run its scripts on c.
-type procsLock struct {
-	t    *testing.T
-	c    redis.UniversalClient
-	keys []string
-	ch   string
-	n    int // attempt ids
-}
-
-func newProcsLock(t *testing.T, c redis.UniversalClient) *procsLock {
-	base := "lockkit:{" + redistest.Unique(t) + "}"
-	return &procsLock{t: t, c: c, keys: []string{base, base + ":fence", base + ":released", base + ":procs", base + ":turn"}, ch: base + ":ch"}
-}
-
-// acquire runs acquire.lua for owner, as process proc with waiters, and
-// returns its reply.
-func (l *procsLock) acquire(owner, proc, waiters string) []int64 {
-	l.t.Helper()
-	l.n++
-	got, err := lua.Mutex.Acquire.Run(context.Background(), l.c, l.keys, owner, 30000, fmt.Sprint(owner, l.n), "reentrant", proc, waiters).Int64Slice()
-	if err != nil {
-		l.t.Fatal(err)
-	}
-	return got
-}
-
-func (l *procsLock) release(owner string, token int64) {
-	l.t.Helper()
-	n, err := lua.Mutex.Release.Run(context.Background(), l.c, l.keys, owner, token, "u-"+owner, 10000, l.ch).Int64()
-	if err != nil || n != 0 {
-		l.t.Fatalf("release = %d, %v; want 0", n, err)
-	}
-}
-
-// procs returns the registered processes, first to be woken first.
-func (l *procsLock) procs() []string {
-	l.t.Helper()
-	p, err := l.c.ZRange(context.Background(), l.keys[3], 0, -1).Result()
-	if err != nil {
-		l.t.Fatal(err)
-	}
-	return p
-}
-
-func (l *procsLock) wantProcs(want ...string) {
-	l.t.Helper()
-	got := l.procs()
-	if len(got) != len(want) {
-		l.t.Fatalf("registered %q, want %q", got, want)
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			l.t.Fatalf("registered %q, want %q", got, want)
-		}
-	}
-	if len(want) > 0 {
-		if ttl := l.c.PTTL(context.Background(), l.keys[3]).Val(); ttl <= 0 {
-			l.t.Fatalf("the registrations have TTL %v, want one", ttl)
-		}
-	}
-}
-
-// listen subscribes to the own channel of process proc.
-func (l *procsLock) listen(proc string) *redis.PubSub {
-	l.t.Helper()
-	ps := l.c.Subscribe(context.Background(), l.ch+":"+proc)
-	if _, err := ps.Receive(context.Background()); err != nil {
-		l.t.Fatal(err)
-	}
-	l.t.Cleanup(func() { _ = ps.Close() })
-	return ps
-}
-
-// wantMessage waits for the next message on ps and checks it.
-func wantMessage(t *testing.T, ps *redis.PubSub, payload string) {
-	t.Helper()
-	m := redistest.Receive(t, ps.Channel(), 5*time.Second, "a wake-up")
-	if m.Payload != payload {
-		t.Fatalf("message %q, want %q", m.Payload, payload)
-	}
-}
-
-// wantQuiet checks that ps received nothing (a message already published
-// is delivered well within the bound).
-func wantQuiet(t *testing.T, ps *redis.PubSub) {
-	t.Helper()
-	if m, err := ps.ReceiveTimeout(context.Background(), 100*time.Millisecond); err == nil {
-		t.Fatalf("unexpected message %v", m)
-	}
-}
-
-var procsBackends = []redistest.Backend{redistest.MiniBackend, redistest.ServerBackend}
 
 // TestMutex_refused_attempts_register_their_process checks that a refused
 // acquire that names its process registers it, in arrival order, with a TTL,
 // and that taking the lock ends or keeps the registration as its waiters
 // argument says.
 func TestMutex_refused_attempts_register_their_process(t *testing.T) {
-	redistest.ForEachBackend(t, procsBackends, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.SingleNode(), func(t *testing.T, c redis.UniversalClient) {
 		l := newProcsLock(t, c)
 		held := l.acquire("holder", "", "")
 		if held[0] != 1 {
@@ -132,9 +33,8 @@ func TestMutex_refused_attempts_register_their_process(t *testing.T) {
 		}
 		l.wantProcs("p1", "p2")
 
-		n, err := lua.Mutex.Release.Run(context.Background(), c, l.keys, "holder", held[1], "u1", 10000, "").Int64()
-		if err != nil || n != 1 {
-			t.Fatalf("partial release = %d, %v", n, err)
+		if n := l.releaseAs("holder", held[1], "u1"); n != 1 {
+			t.Fatalf("partial release = %d, want 1", n)
 		}
 		l.release("holder", held[1]) // wakes nobody listening: both are skipped
 		l.wantProcs()
@@ -154,7 +54,7 @@ func TestMutex_refused_attempts_register_their_process(t *testing.T) {
 // release wakes one process, the one registered first among those that
 // listen, on its own channel, and no other.
 func TestMutex_release_wakes_the_process_registered_first(t *testing.T) {
-	redistest.ForEachBackend(t, procsBackends, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.SingleNode(), func(t *testing.T, c redis.UniversalClient) {
 		l := newProcsLock(t, c)
 		held := l.acquire("holder", "", "")
 		gone, p2, p3 := "gone", l.listen("p2"), l.listen("p3")
@@ -167,10 +67,7 @@ func TestMutex_release_wakes_the_process_registered_first(t *testing.T) {
 		l.wantProcs("p3")
 
 		// pass.lua: p2 cannot use its turn; the lock is free, so p3 is woken.
-		n, err := lua.Mutex.Pass.Run(context.Background(), c, l.keys, l.ch).Int64()
-		if err != nil || n != 1 {
-			t.Fatalf("pass = %d, %v; want 1", n, err)
-		}
+		l.pass(1)
 		wantMessage(t, p3, "1")
 		l.wantProcs()
 	})
@@ -228,9 +125,7 @@ func TestMutex_a_woken_process_has_the_free_lock_kept_for_it(t *testing.T) {
 	held = l.acquire("holder2", "", "")
 	l.acquire("w", "p3", "1")
 	l.release("holder2", held[1])
-	if n, err := lua.Mutex.Pass.Run(context.Background(), c, l.keys, l.ch).Int64(); err != nil || n != 0 {
-		t.Fatalf("pass = %d, %v; want 0", n, err)
-	}
+	l.pass(0)
 	if got := l.acquire("other2", "", ""); got[0] != 1 {
 		t.Fatalf("acquire after a pass with nobody to take it = %v, want the lock", got)
 	}
@@ -239,15 +134,12 @@ func TestMutex_a_woken_process_has_the_free_lock_kept_for_it(t *testing.T) {
 // TestMutex_pass_leaves_a_taken_lock_to_its_release checks that a turn
 // passed on while the lock is held wakes nobody: the release will.
 func TestMutex_pass_leaves_a_taken_lock_to_its_release(t *testing.T) {
-	redistest.ForEachBackend(t, procsBackends, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.SingleNode(), func(t *testing.T, c redis.UniversalClient) {
 		l := newProcsLock(t, c)
 		held := l.acquire("holder", "", "")
 		p := l.listen("p")
 		l.acquire("w", "p", "1")
-		n, err := lua.Mutex.Pass.Run(context.Background(), c, l.keys, l.ch).Int64()
-		if err != nil || n != 0 {
-			t.Fatalf("pass = %d, %v; want 0", n, err)
-		}
+		l.pass(0)
 		wantQuiet(t, p)
 		l.wantProcs("p")
 		l.release("holder", held[1])
@@ -258,16 +150,13 @@ func TestMutex_pass_leaves_a_taken_lock_to_its_release(t *testing.T) {
 // TestMutex_force_wakes_every_process checks that a force unlock wakes
 // every waiter of every registered process and ends the registrations.
 func TestMutex_force_wakes_every_process(t *testing.T) {
-	redistest.ForEachBackend(t, procsBackends, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.SingleNode(), func(t *testing.T, c redis.UniversalClient) {
 		l := newProcsLock(t, c)
 		l.acquire("holder", "", "")
 		p1, p2 := l.listen("p1"), l.listen("p2")
 		l.acquire("a", "p1", "1")
 		l.acquire("b", "p2", "1")
-		n, err := lua.Mutex.Force.Run(context.Background(), c, l.keys, l.ch, "reentrant").Int64()
-		if err != nil || n != 1 {
-			t.Fatalf("force = %d, %v; want 1", n, err)
-		}
+		l.force()
 		wantMessage(t, p1, "*")
 		wantMessage(t, p2, "*")
 		l.wantProcs()

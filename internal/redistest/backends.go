@@ -42,6 +42,12 @@ func Backends() []Backend {
 	return []Backend{MiniBackend, ServerBackend, ClusterBackend}
 }
 
+// SingleNode returns the backends of one node, for what a cluster cannot
+// add to: miniredis and a standalone server.
+func SingleNode() []Backend {
+	return []Backend{MiniBackend, ServerBackend}
+}
+
 // ForEachBackend runs f as a parallel subtest, named after the backend, on
 // each of backends, giving it a client of an instance of its own.
 func ForEachBackend(t *testing.T, backends []Backend, f func(t *testing.T, c redis.UniversalClient)) {

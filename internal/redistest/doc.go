@@ -7,41 +7,52 @@
 //
 //   - servers.go: a standalone redis-server ([StartServer]) or N
 //     independent masters ([StartMasters]), each a [Server] that a test can
-//     [Server.Stop], [Server.Kill], [Server.Restart] (same port, empty data
-//     set) and [Server.Stall] (the server stops answering for a while);
+//     [Server.Stop], [Server.Kill] and [Server.Restart] (same port, empty
+//     data set); stall.go: [Server.Stall] (the server stops answering for a
+//     while); launch.go, ready.go, admin.go and require.go: how a process
+//     is started on a free port, waited for, spoken to by the harness, and
+//     found on PATH;
 //   - cluster.go: a Redis Cluster of three masters ([StartCluster],
 //     [Cluster]), or of three masters with a replica each
-//     ([StartClusterWithReplicas]) whose failovers wait until the nodes
+//     ([StartClusterWithReplicas]); clustertopology.go: waiting until the
+//     nodes agree; clusterfailover.go: failovers that wait until the nodes
 //     agree on the new master ([Cluster.Failover] with CLUSTER FAILOVER,
-//     [Cluster.KillMaster] with SIGKILL), the master of a key
-//     ([Cluster.MasterOf]), and lock names whose keys live on distinct
+//     [Cluster.KillMaster] with SIGKILL); clusterkeys.go: the master of a
+//     key ([Cluster.MasterOf]) and lock names whose keys live on distinct
 //     masters ([NamesOnDistinctMasters]);
 //   - sentinel.go: a Sentinel deployment of a master, its replicas and the
 //     sentinels monitoring them ([StartSentinel], [Sentinel]), with a
-//     failover client ([Sentinel.FailoverClient]) and failovers that wait
-//     until the deployment has settled: forced ([Sentinel.Failover]) or
-//     after a SIGKILL of the master ([Sentinel.KillMaster]);
+//     failover client ([Sentinel.FailoverClient]); sentinelfailover.go:
+//     failovers that wait until the deployment has settled, forced
+//     ([Sentinel.Failover]) or after a SIGKILL of the master
+//     ([Sentinel.KillMaster]); sentinelcheck.go: what settled means;
 //   - backends.go: a test run on several kinds of Redis ([Backend],
-//     [Backends], [ForEachBackend], [MiniBackend], [ServerBackend],
+//     [Backends], [SingleNode], [ForEachBackend], [MiniBackend], [ServerBackend],
 //     [ClusterBackend]), an embedded miniredis ([Mini]) and the miniredis
 //     behind a client ([MiniFor]);
 //   - children.go: child processes running a function of the test binary
-//     ([StartChild], [Child], [ChildPrintf], [ChildLines], [ChildFatalf]),
-//     a description of a client they can take as an argument ([ClientSpec],
-//     [SpecClient]), and mutual exclusion checked across processes
+//     ([StartChild], [Child]); childside.go: what such a child calls to
+//     talk to its test ([ChildPrintf], [ChildLines], [ChildFatalf],
+//     [ChildAtoi]);
+//   - clientspec.go: a description of a client that a child can take as an
+//     argument ([ClientSpec], [SpecClient]);
+//   - counting.go: mutual exclusion checked across processes
 //     ([CountingChild], [CountRun]);
-//   - faults.go: a reply lost on its way back ([DropReply],
-//     [ErrReplyDropped]) and a count of the commands a client sends
-//     ([Counter], [CountCommands]);
+//   - dropreply.go, counter.go, silence.go: go-redis hooks for a reply lost
+//     on its way back ([DropReply], [ErrReplyDropped]), a count of the
+//     commands a client sends ([Counter], [CountCommands]), and a server
+//     that seems to stop answering ([Silence]);
 //   - proxy.go: a TCP proxy in front of a server that delays what it
 //     forwards or stops forwarding, as a slow or partitioned network does
-//     ([StartProxy], [Proxy]);
-//   - helpers.go: what the helpers need of a lock ([Locker], [NamedLocker],
-//     [TokenLocker]), waiting with a deadline that fails loudly ([Ctx],
-//     [Eventually], [Receive]), unique lock names ([Unique]), checking a
-//     lock ([MustLock], [MustUnlock], [WantHoldCount], [WantErr],
-//     [AssertClean]) and mutual exclusion within a process ([Hammer],
-//     [ErrOverlap]);
+//     ([StartProxy], [Proxy]); gate.go: what Proxy and Silence hold
+//     traffic up with;
+//   - locker.go: what the helpers need of a lock ([Locker], [NamedLocker],
+//     [TokenLocker]); wait.go: waiting with a deadline that fails loudly
+//     ([Ctx], [Eventually], [Receive], [LockAsync]); unique.go: unique lock
+//     names ([Unique]); helpers.go: checking a lock ([MustLock],
+//     [MustUnlock], [WantHoldCount], [WantErr], [AssertClean]); hammer.go:
+//     mutual exclusion within a process ([Hammer], [ErrOverlap]); closed.go:
+//     whether a hold's lost signal has fired ([Closed], [AnyClosed]);
 //   - bench.go: the common benchmarks ([BenchLockUnlock], [BenchContended],
 //     [ReportWaits]);
 //   - lockkit.go: a lockkit Client closed in cleanup ([Lockkit]);

@@ -50,14 +50,7 @@ func startProcess(cmd *exec.Cmd) (*process, error) {
 func (p *process) pid() int { return p.cmd.Process.Pid }
 
 // exited reports whether the process has exited and been reaped.
-func (p *process) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
+func (p *process) exited() bool { return Closed(p.done) }
 
 // signal sends sig to the process unless it has already been reaped.
 // os.Process signals through a pidfd where the kernel supports it, so a

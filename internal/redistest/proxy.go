@@ -20,10 +20,10 @@ import (
 type Proxy struct {
 	upstream string
 	ln       net.Listener
+	gate     gate // shut by Cut, opened by Heal and close
 
 	mu       sync.Mutex
 	min, max time.Duration // delay range; zero: none
-	gate     chan struct{} // closed by Heal; nil while forwarding
 	conns    map[net.Conn]struct{}
 	closed   bool
 
@@ -59,22 +59,13 @@ func (p *Proxy) SetDelay(min, max time.Duration) {
 // Cut stops forwarding: bytes read from either side wait in the proxy
 // until Heal. Connections stay open and new ones are accepted.
 func (p *Proxy) Cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.gate == nil {
-		p.gate = make(chan struct{})
-	}
+	p.gate.shut()
 }
 
 // Heal resumes forwarding after [Proxy.Cut]; the bytes held meanwhile go
 // through first.
 func (p *Proxy) Heal() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.gate != nil {
-		close(p.gate)
-		p.gate = nil
-	}
+	p.gate.open()
 }
 
 // accept serves connections until the listener closes.
@@ -184,13 +175,13 @@ func (p *Proxy) delay() time.Duration {
 func (p *Proxy) wait(due time.Time) bool {
 	for {
 		p.mu.Lock()
-		gate, closed := p.gate, p.closed
+		held, closed := p.gate.held(), p.closed
 		p.mu.Unlock()
 		if closed {
 			return false
 		}
-		if gate != nil {
-			<-gate // Heal, or close, which closes the gate too
+		if held != nil {
+			<-held // Heal, or close, which opens the gate too
 			continue
 		}
 		if d := time.Until(due); d > 0 {
@@ -205,10 +196,7 @@ func (p *Proxy) wait(due time.Time) bool {
 func (p *Proxy) close() {
 	p.mu.Lock()
 	p.closed = true
-	if p.gate != nil {
-		close(p.gate)
-		p.gate = nil
-	}
+	p.gate.open()
 	for c := range p.conns {
 		c.Close()
 	}

@@ -1,0 +1,280 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/watchdog"
+)
+
+// ErrReply reports a script reply of an unexpected shape.
+var ErrReply = errors.New("unexpected reply from script")
+
+// Attempt makes one try at the hold: it takes or re-enters it, or learns
+// how long to wait. It returns, when refused, how long the lock may stay
+// taken without a release message (negative: no bound; zero: try again at
+// once) and, when acquired, the lease of the hold. op names the operation
+// in errors; args follow the spec's AcquireArgs.
+//
+// The protocol: serialise with the owner's other calls, register with the
+// watchdog, send, and record the hold. When the reply is lost (a timeout, a
+// dropped connection, ctx ending in flight) the acquire may still have
+// run, so a hold nobody knows of is undone before Attempt returns.
+func (r *Holder) Attempt(ctx context.Context, op string, args ...any) (bool, time.Duration, error) {
+	if err := r.lock(ctx); err != nil {
+		return false, 0, Op(op, r.cfg.Name, err)
+	}
+	ok, wait, err := r.attempt(ctx, op, args)
+	settling := r.settling.Load()
+	r.op.Unlock()
+	if settling != nil {
+		// Return once the undo is done, if ctx allows: the lock is then
+		// as the caller left it.
+		select {
+		case <-*settling:
+		case <-ctx.Done():
+		}
+	}
+	return ok, wait, err
+}
+
+// lock locks r.op once no acquire in doubt is being settled, or returns
+// ctx's error when ctx ends first.
+func (r *Holder) lock(ctx context.Context) error {
+	for {
+		r.op.Lock()
+		ch := r.settling.Load()
+		if ch == nil {
+			return nil
+		}
+		r.op.Unlock()
+		select {
+		case <-*ch:
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %w", errNotSent, ctx.Err())
+		}
+	}
+}
+
+// attempt is Attempt with r.op held.
+func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time.Duration, error) {
+	c := r.cfg
+	if err := c.Client.Err(); err != nil {
+		return false, 0, Op(op, c.Name, err)
+	}
+	var pre *watchdog.Hold
+	if r.Live() == nil {
+		pre = c.Client.Watchdog().Register()
+	}
+	ttl := c.TTL()
+	argv := make([]any, 0, 3+len(r.spec.AcquireArgs)+len(args))
+	id := newAttemptID()
+	argv = append(argv, r.spec.Hold, ttl.Milliseconds(), id)
+	argv = append(argv, r.spec.AcquireArgs...)
+	argv = append(argv, args...)
+	sent := time.Now()
+	// An acquire left behind when ctx ends freezes what r knows of its
+	// hold until its reply comes and whatever it took is undone.
+	var once sync.Once
+	var settle func(undo bool)
+	var lateDone chan struct{} // closed once the late reply is dealt with
+	frozen := func() func(bool) {
+		once.Do(func() {
+			settle = r.freeze(id)
+			lateDone = make(chan struct{})
+			r.late.Store(&lateDone)
+		})
+		return settle
+	}
+	res, err := Call(ctx, c.Client, func(ctx context.Context) ([]int64, error) {
+		res, err := r.spec.Acquire.Run(ctx, c.Client.Redis(), r.spec.Keys, argv...).Int64Slice()
+		if err == nil && len(res) != 2 {
+			err = fmt.Errorf("%w: %v", ErrReply, res)
+		}
+		return res, err
+	}, func(res []int64, err error) {
+		frozen()(err != nil && !isServerError(err) || err == nil && res[0] > 0)
+		if r.spec.Late != nil {
+			r.spec.Late()
+		}
+		close(lateDone)
+	})
+	if err != nil || res[0] <= 0 {
+		abort(pre)
+	}
+	switch {
+	case errors.Is(err, errNoReply):
+		frozen() // its reply settles it
+		return false, 0, Op(op, c.Name, err)
+	case errors.Is(err, errNotSent) || isServerError(err):
+		return false, 0, Op(op, c.Name, err)
+	case err != nil:
+		// The reply was lost: the acquire may have run.
+		r.freeze(id)(true)
+		return false, 0, Op(op, c.Name, err)
+	case res[0] < 0:
+		if r.spec.Refused == nil {
+			return false, 0, Op(op, c.Name, fmt.Errorf("%w: %v", ErrReply, res))
+		}
+		return false, 0, r.spec.Refused(res[0])
+	case res[0] == 0:
+		return false, pttlWait(res[1]), nil
+	}
+	if res[0] == 1 {
+		if err := r.confirm(ctx, id); err != nil { // see replica.go
+			abort(pre)
+			return false, 0, Op(op, c.Name, err)
+		}
+	}
+	if res[0] == 1 && !r.spec.Timed && time.Since(sent) >= ttl-watchdog.Margin(ttl) {
+		// A fresh hold answered too late (the server stalled, say): its
+		// lease counts from the send, so it could be another's already,
+		// and the watchdog would report it lost at once. Give it back and
+		// try again.
+		abort(pre)
+		r.freeze(id)(true)
+		return false, 0, nil
+	}
+	r.acquired(pre, res[1], sent, Contended(ctx))
+	if res[0] == 1 {
+		r.storeInfo(ctx, res[1], sent)
+	}
+	return true, ttl, nil
+}
+
+// isServerError reports whether err is an error reply from Redis: the
+// script ran and failed, and changed nothing.
+func isServerError(err error) bool {
+	var rerr redis.Error
+	return errors.As(err, &rerr) && !errors.Is(err, redis.Nil)
+}
+
+// pttlWait turns a refused acquire's wait in ms into a wait: -2 (the hold
+// just vanished) means try again now, -1 (no expiry) means no bound.
+func pttlWait(ms int64) time.Duration {
+	switch {
+	case ms == -2:
+		return 0
+	case ms < 0:
+		return -1
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+func abort(pre *watchdog.Hold) {
+	if pre != nil {
+		pre.Stop()
+	}
+}
+
+// acquired records a successful acquire, sent at sent, of the hold with
+// token. The same token as the live hold's re-enters it, and the lease the
+// acquire set counts from sent. Another token begins a new hold; the old
+// one, if any, is marked lost, unless an Unlock of it is in doubt: then it
+// waits for the next Release, which settles that Unlock.
+func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time, contended bool) {
+	r.Slot.mu.Lock()
+	old := r.Slot.h
+	if old != nil && old.Err() == nil && old.Token == token {
+		// A re-entry. An Unlock with an unknown outcome keeps its id: the
+		// next Release settles it.
+		old.Count++
+		r.Slot.mu.Unlock()
+		abort(pre)
+		old.wh.Renewed(sent)
+		r.tr.Acquired(token, true, contended)
+		return
+	}
+	h := NewHold(token)
+	h.since = sent
+	r.Slot.h = h
+	r.Slot.mu.Unlock()
+	if old != nil {
+		r.stop(old)
+		old.End()
+		if old.unlockID != "" && old.Err() == nil {
+			// Its Unlock may have ended it: the next Release asks.
+			r.pending = old
+		} else {
+			r.lose(old, nil)
+		}
+	}
+	if pre == nil {
+		pre = r.cfg.Client.Watchdog().Register()
+	}
+	h.wh = pre
+	lease := watchdog.Lease{TTL: r.cfg.TTL(), OnLost: func(cause error) {
+		if h.unlocking.Load() && (cause == nil || errors.Is(cause, watchdog.ErrNotRenewed)) {
+			// Gone, or not renewed in time, maybe because of the Unlock
+			// in doubt: its retry tells.
+			return
+		}
+		r.lose(h, cause)
+	}}
+	if r.cfg.Watched() {
+		lease.Script = r.spec.Renew
+		lease.MaxHold = r.cfg.MaxHold
+		lease.Keys = r.spec.Keys
+		lease.Args = []any{r.spec.Hold, token, r.cfg.TTL().Milliseconds()}
+	}
+	pre.Start(lease, sent)
+	r.tr.Acquired(token, false, contended)
+}
+
+// freeze keeps what r knows of its hold from changing until the function
+// it returns is called, once: the acquire with attempt id is in doubt (its
+// reply was lost, or ctx ended before it came) and may have taken or
+// re-entered the hold; a hold nobody knows of would keep everyone out for
+// a whole lease. When called with undo set, that function cuts the owner's
+// hold in Redis back to what r knows of; either way r's later calls wait
+// until then (or until their ctx ends), so that nothing r does meanwhile
+// is undone. If the undo fails, the stray hold ends with its lease.
+//
+// An owner id that other values share (WithOwner) holds what r does not
+// know of: then nothing is frozen, and the acquire is undone by its
+// attempt id, if it is still the hold's last acquire. r.op held.
+func (r *Holder) freeze(id string) func(undo bool) {
+	if !r.cfg.OwnOwner {
+		return func(undo bool) {
+			if undo {
+				r.cfg.Client.Go(func() { r.undo(id, -1) })
+			}
+		}
+	}
+	// An earlier undo may still run: this one follows it.
+	prev := r.settling.Load()
+	ch := make(chan struct{})
+	r.settling.Store(&ch)
+	var token, count int64
+	if h := r.Live(); h != nil {
+		token, count = h.Token, h.Count
+	}
+	return func(undo bool) {
+		r.cfg.Client.Go(func() {
+			defer func() {
+				r.settling.CompareAndSwap(&ch, nil)
+				close(ch)
+			}()
+			if prev != nil {
+				<-*prev
+			}
+			if undo {
+				r.undo(token, count)
+			}
+		})
+	}
+}
+
+// undo runs the Undo script for the hold r knows of (token and count), or
+// for the acquire with attempt id token when count is -1.
+func (r *Holder) undo(token any, count int64) {
+	ctx, cancel := Detached(context.Background())
+	defer cancel()
+	argv := append([]any{r.spec.Hold, token, count}, r.spec.UndoArgs...)
+	_ = r.spec.Undo.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Err()
+}

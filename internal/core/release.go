@@ -1,0 +1,168 @@
+package core
+
+import (
+	"context"
+)
+
+// Release undoes one acquire of the current hold. It returns ErrNotHeld
+// when nothing is held and ErrLost when the hold is lost or gone; a lost
+// hold is still released, if its key lingers, for the waiters' sake (the
+// token fences this). When ctx has ended already, the release still runs,
+// on a detached ctx bounded by CleanupTimeout, so that a cancelled request
+// never leaves its lock held. After a Redis error the outcome is unknown:
+// the hold keeps its unlock id, so the next Release asks again without
+// releasing twice.
+func (r *Holder) Release(ctx context.Context, op string) error {
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = Detached(ctx)
+		defer cancel()
+	}
+	if err := r.lock(ctx); err != nil {
+		return Op(op, r.cfg.Name, err)
+	}
+	defer r.op.Unlock()
+	if p := r.pending; p != nil {
+		// This Release is the retry of the Unlock in doubt.
+		n, err := r.release(ctx, p)
+		if err != nil {
+			return Op(op, r.cfg.Name, err)
+		}
+		r.pending = nil
+		if n < 0 {
+			r.lose(p, nil)
+			r.tr.Released(p, true, p.Err())
+			return p.Err()
+		}
+		r.tr.Released(p, true, nil)
+		return nil
+	}
+	h := r.Current()
+	if h == nil {
+		if err := r.cfg.Client.Err(); err != nil {
+			return Op(op, r.cfg.Name, err)
+		}
+		if r.cfg.OwnOwner {
+			return NotHeld(r.cfg.Name)
+		}
+		return r.releaseOwner(ctx, op)
+	}
+	if h.unlockID == "" {
+		h.unlockID = newUnlockID()
+	}
+	if h.Err() != nil {
+		// A fixed lease ends by our clock a little before the server's.
+		_, _ = r.release(ctx, h)
+		r.tr.Released(h, true, h.Err())
+		return r.forget(h)
+	}
+	h.wh.Suspend()
+	n, err := r.release(ctx, h)
+	h.unlocking.Store(err != nil)
+	switch {
+	case err != nil:
+		h.wh.Resume()
+		return Op(op, r.cfg.Name, err)
+	case n < 0:
+		r.lose(h, nil)
+		r.tr.Released(h, true, h.Err())
+		return r.forget(h)
+	case n == 0:
+		r.end(h)
+		r.tr.Released(h, true, nil)
+	default:
+		// Still held: by this holder's other acquires, or by another value
+		// sharing the owner id once this one's are all undone.
+		h.unlockID = ""
+		if h.Count--; h.Count > 0 {
+			h.wh.Resume()
+			r.tr.Released(h, false, nil)
+		} else {
+			r.end(h)
+			r.tr.Released(h, true, nil)
+		}
+	}
+	return nil
+}
+
+func (r *Holder) release(ctx context.Context, h *Hold) (int64, error) {
+	return r.run(ctx, h.Token, h.unlockID)
+}
+
+// run runs the release script for the hold with token ("" for the owner's
+// current hold) under unlock id.
+func (r *Holder) run(ctx context.Context, token any, id string) (int64, error) {
+	argv := append([]any{r.spec.Hold, token, id, ReleaseWindow.Milliseconds()}, r.spec.ReleaseArgs...)
+	// A release left behind is in doubt like one whose reply was lost:
+	// its unlock id makes the retry safe.
+	return Call(ctx, r.cfg.Client, func(ctx context.Context) (int64, error) {
+		return r.spec.Release.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Int64()
+	}, nil)
+}
+
+// releaseOwner undoes one acquire of the owner's hold when this value
+// holds nothing itself: with a shared owner id (WithOwner), another value
+// or process may have taken it, and any value of the owner may release it.
+// The release names no token, only the owner. Its unlock id outlives an
+// error, so that the next call retries it without releasing twice. r.op
+// held.
+func (r *Holder) releaseOwner(ctx context.Context, op string) error {
+	if r.ownerUnlockID == "" {
+		r.ownerUnlockID = newUnlockID()
+	}
+	n, err := r.run(ctx, "", r.ownerUnlockID)
+	if err != nil {
+		return Op(op, r.cfg.Name, err)
+	}
+	r.ownerUnlockID = ""
+	if n < 0 {
+		return NotHeld(r.cfg.Name)
+	}
+	return nil
+}
+
+// Suspended runs force, which removes holds whoever owns them, with the
+// renewal of the current hold (if any) suspended: the hold ends when force
+// succeeds and is renewed again when it fails. The caller holds Op.
+func (r *Holder) Suspended(force func() error) error {
+	h := r.Current()
+	if h != nil {
+		h.wh.Suspend()
+	}
+	err := force()
+	switch {
+	case h == nil:
+	case err != nil:
+		h.wh.Resume()
+	default:
+		r.end(h)
+	}
+	return err
+}
+
+// end drops h after the release that ended it.
+func (r *Holder) end(h *Hold) {
+	r.stop(h)
+	r.clear(h)
+	h.End()
+}
+
+// forget drops h, already lost, and returns its error.
+func (r *Holder) forget(h *Hold) error {
+	r.end(h)
+	return h.Err()
+}
+
+func (r *Holder) stop(h *Hold) {
+	if h.wh != nil {
+		h.wh.Stop()
+	}
+}
+
+func (r *Holder) clear(h *Hold) {
+	r.Slot.mu.Lock()
+	if r.Slot.h == h {
+		r.Slot.h = nil
+	}
+	r.Slot.mu.Unlock()
+}

@@ -1,0 +1,98 @@
+package lua_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/lua"
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+// procsLock is one hash lock's keys and channel, with the helpers that
+// run its scripts on c.
+type procsLock struct {
+	t    *testing.T
+	c    redis.UniversalClient
+	keys []string
+	ch   string
+	n    int // attempt ids
+}
+
+func newProcsLock(t *testing.T, c redis.UniversalClient) *procsLock {
+	base := "lockkit:{" + redistest.Unique(t) + "}"
+	return &procsLock{t: t, c: c, keys: []string{base, base + ":fence", base + ":released", base + ":procs", base + ":turn"}, ch: base + ":ch"}
+}
+
+// acquire runs acquire.lua for owner, as process proc with waiters, and
+// returns its reply.
+func (l *procsLock) acquire(owner, proc, waiters string) []int64 {
+	l.t.Helper()
+	l.n++
+	got, err := lua.Mutex.Acquire.Run(context.Background(), l.c, l.keys, owner, 30000, fmt.Sprint(owner, l.n), "reentrant", proc, waiters).Int64Slice()
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	return got
+}
+
+// release runs release.lua for owner's hold with token and checks that
+// it ended the hold.
+func (l *procsLock) release(owner string, token int64) {
+	l.t.Helper()
+	if n := l.releaseAs(owner, token, "u-"+owner); n != 0 {
+		l.t.Fatalf("release = %d; want 0", n)
+	}
+}
+
+// releaseAs runs release.lua for owner's hold with token, as the unlock
+// with id unlockID, and returns the hold count left.
+func (l *procsLock) releaseAs(owner string, token int64, unlockID string) int64 {
+	l.t.Helper()
+	n, err := lua.Mutex.Release.Run(context.Background(), l.c, l.keys, owner, token, unlockID, 10000, l.ch).Int64()
+	if err != nil {
+		l.t.Fatalf("release: %v", err)
+	}
+	return n
+}
+
+// pass runs pass.lua and checks its reply: 1 when it woke a process.
+func (l *procsLock) pass(want int64) {
+	l.t.Helper()
+	if n, err := lua.Mutex.Pass.Run(context.Background(), l.c, l.keys, l.ch).Int64(); err != nil || n != want {
+		l.t.Fatalf("pass = %d, %v; want %d", n, err, want)
+	}
+}
+
+// force runs force.lua and checks that it released the lock.
+func (l *procsLock) force() {
+	l.t.Helper()
+	if n, err := lua.Mutex.Force.Run(context.Background(), l.c, l.keys, l.ch, "reentrant").Int64(); err != nil || n != 1 {
+		l.t.Fatalf("force = %d, %v; want 1", n, err)
+	}
+}
+
+// procs returns the registered processes, first to be woken first.
+func (l *procsLock) procs() []string {
+	l.t.Helper()
+	p, err := l.c.ZRange(context.Background(), l.keys[3], 0, -1).Result()
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	return p
+}
+
+func (l *procsLock) wantProcs(want ...string) {
+	l.t.Helper()
+	if got := l.procs(); !slices.Equal(got, want) {
+		l.t.Fatalf("registered %q, want %q", got, want)
+	}
+	if len(want) > 0 {
+		if ttl := l.c.PTTL(context.Background(), l.keys[3]).Val(); ttl <= 0 {
+			l.t.Fatalf("the registrations have TTL %v, want one", ttl)
+		}
+	}
+}

@@ -1,0 +1,64 @@
+package redistest
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// This file and counter.go and silence.go hold the go-redis hooks that
+// tests add to a client. Faults of the server itself (stop, kill,
+// restart, stall) are methods of [Server].
+
+// ErrReplyDropped is the error a [DropReply] hook gives the caller of the
+// command whose reply it dropped.
+var ErrReplyDropped = errors.New("redistest: reply dropped")
+
+// DropReply is a go-redis hook that simulates a reply lost on its way back
+// from the server. Once armed, the next single command that matches runs on
+// the server as usual, but its caller gets [ErrReplyDropped] instead of the
+// reply, and the hook disarms itself. A command that fails keeps its error
+// and leaves the hook armed; pipelines, and the handshake go-redis sends on
+// each new connection (see [Counter]), pass through untouched. Add it to a
+// client with client.AddHook(h).
+//
+// A DropReply must not be copied after first use. It is safe for
+// concurrent use.
+type DropReply struct {
+	// Match, if not nil, selects the commands whose reply may be dropped;
+	// nil matches every command.
+	Match func(cmd redis.Cmder) bool
+
+	armed atomic.Bool
+}
+
+// Arm makes the hook drop the reply of the next matching command.
+func (h *DropReply) Arm() { h.armed.Store(true) }
+
+// Armed reports whether the hook is armed: no matching command has
+// succeeded since [DropReply.Arm].
+func (h *DropReply) Armed() bool { return h.armed.Load() }
+
+// DialHook passes dials through unchanged.
+func (h *DropReply) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+// ProcessHook sends the command and, if the hook is armed and the command
+// is not part of a connection handshake, matches and succeeds, disarms the
+// hook and replaces the reply with ErrReplyDropped.
+func (h *DropReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if err == nil && !isHandshake(cmd) && (h.Match == nil || h.Match(cmd)) && h.armed.CompareAndSwap(true, false) {
+			cmd.SetErr(ErrReplyDropped)
+			return ErrReplyDropped
+		}
+		return err
+	}
+}
+
+// ProcessPipelineHook passes pipelines through unchanged.
+func (h *DropReply) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}

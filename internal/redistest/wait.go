@@ -1,0 +1,61 @@
+package redistest
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// Hang bounds every wait of a test that must end: reaching it means the
+// code hangs.
+const Hang = 30 * time.Second
+
+// LockAsync starts m.Lock(ctx) in a goroutine and returns the channel its
+// result arrives on (buffered: the goroutine never blocks on it).
+func LockAsync(ctx context.Context, m Locker) <-chan error {
+	got := make(chan error, 1)
+	go func() { got <- m.Lock(ctx) }()
+	return got
+}
+
+// Ctx returns a context that ends after d, or at the latest when t's
+// cleanups run. It is cancelled by a cleanup of its own rather than derived
+// from t.Context, so cleanups registered after the call can still use it.
+func Ctx(t testing.TB, d time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// Eventually calls cond every couple of milliseconds until it reports true,
+// and fails the test, naming what it waited for, if that does not happen
+// within timeout. cond runs on the calling goroutine, so it may fail the
+// test itself.
+func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(pollInterval)
+	}
+}
+
+// Receive returns the next value sent on ch, and fails the test, naming
+// what it waited for, if none arrives within timeout. A closed channel
+// yields its zero value at once, so Receive also waits for a channel, such
+// as a lock's lost signal, to be closed.
+func Receive[T any](t testing.TB, ch <-chan T, timeout time.Duration, what string) T {
+	t.Helper()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case v := <-ch:
+		return v
+	case <-timer.C:
+		t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		panic("unreachable")
+	}
+}
