@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/rwlock"
@@ -54,6 +55,11 @@ func onBackends(t *testing.T, f func(t *testing.T, c redis.UniversalClient, lc *
 
 // lockKey is the lock hash of name under the default prefix.
 func lockKey(name string) string { return "lockkit:{" + name + "}" }
+
+// writersChannel is the channel on which c's writers for lock name sleep.
+func writersChannel(c *lockkit.Client, name string) string {
+	return core.SleepChannel(c, lockKey(name)+":wch")
+}
 
 // mustRLock, mustRUnlock, tryLock and tryRLock call the method of m they
 // are named after and fail the test if it returns an error.

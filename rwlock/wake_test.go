@@ -97,7 +97,7 @@ func TestUnlock_wakes_one_writer_per_process(t *testing.T) {
 		// release below is what wakes it (a head still about to try could
 		// take the lock first and leave the wake-up to the next writer).
 		redistest.Eventually(t, waitTimeout, "every writer to sleep", func() bool {
-			return wc.Notifier().Sleeping(lockKey(name)+":wch") == n
+			return wc.Notifier().Sleeping(writersChannel(wc, name)) == n
 		})
 		// winner returns the writer whose Lock returned.
 		winner := func() *rwlock.RWMutex {
@@ -125,7 +125,7 @@ func TestUnlock_wakes_one_writer_per_process(t *testing.T) {
 		redistest.MustUnlock(t, first)
 		holder := winner()
 		for round := 1; round < n; round++ {
-			if got := wc.Notifier().Waiters(lockKey(name) + ":wch"); got != n-round {
+			if got := wc.Notifier().Waiters(writersChannel(wc, name)); got != n-round {
 				t.Fatalf("round %d: %d writers waiting, want %d", round, got, n-round)
 			}
 			before := counter.Scripts()
@@ -152,7 +152,7 @@ func TestRUnlock_last_reader_wakes_writer(t *testing.T) {
 		// Asleep: both tries before sleeping have run (the counter counts
 		// a script when it is sent).
 		redistest.Eventually(t, waitTimeout, "the writer to sleep", func() bool {
-			return wc.Notifier().Sleeping(lockKey(name)+":wch") == 1
+			return wc.Notifier().Sleeping(writersChannel(wc, name)) == 1
 		})
 		wantScripts(t, counter, 2, "the writer's two tries before it sleeps")
 		mustRUnlock(t, r1) // not the last reader: the writer sleeps on
@@ -191,4 +191,44 @@ func TestLock_giving_up_wakes_held_back_readers(t *testing.T) {
 		mustRUnlock(t, r1)
 		mustRUnlock(t, r0)
 	})
+}
+
+// TestUnlock_wakes_one_writer_process checks that, across processes, a
+// write release wakes the writers of one process, not one writer in each:
+// every acquisition costs one acquire, however many processes wait.
+func TestUnlock_wakes_one_writer_process(t *testing.T) {
+	srv := redistest.StartServer(t)
+	name := redistest.Unique(t)
+	holder := rwlock.New(redistest.Lockkit(t, srv.Client(t)), name)
+	redistest.MustLock(t, holder)
+	const P = 8
+	counter := redistest.NewCounter()
+	done := make(chan error, P)
+	for range P {
+		rc := srv.Client(t)
+		rc.AddHook(counter.Hook())
+		lc := redistest.Lockkit(t, rc)
+		w := rwlock.New(lc, name)
+		go func() {
+			ctx := redistest.Ctx(t, waitTimeout)
+			if err := w.Lock(ctx); err != nil {
+				done <- err
+				return
+			}
+			done <- w.Unlock(ctx)
+		}()
+		redistest.Eventually(t, waitTimeout, "the writer to sleep", func() bool {
+			return lc.Notifier().Sleeping(writersChannel(lc, name)) == 1
+		})
+	}
+	counter.Reset()
+	redistest.MustUnlock(t, holder)
+	for range P {
+		if err := redistest.Receive(t, done, waitTimeout, "a writer's Lock and Unlock"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := counter.Scripts(); got != 2*P {
+		t.Fatalf("%d scripts for %d write acquisitions across %d processes, want %d (one acquire and one release each)", got, P, P, 2*P)
+	}
 }

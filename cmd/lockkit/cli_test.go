@@ -197,6 +197,27 @@ func reentrantWaiting(t testing.TB, rc redis.UniversalClient, prefix, name strin
 	return false
 }
 
+// writersWaiting reports whether a writer waits for read-write lock name,
+// subscribed: on the writers' channel (a Cluster client's), or on its
+// process's own, registered in the lock's writer processes.
+func writersWaiting(t testing.TB, rc redis.UniversalClient, prefix, name string) bool {
+	t.Helper()
+	wch := keys(prefix, name).Sub("wch")
+	if numSub(t, rc, wch) == 1 {
+		return true
+	}
+	ids, err := rc.ZRange(redistest.Ctx(t, 5*time.Second), keys(prefix, name).Sub("wprocs"), 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if numSub(t, rc, wch+":"+id) == 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // numSub returns how many connections are subscribed to channel, on every
 // node of a Cluster.
 func numSub(t testing.TB, rc redis.UniversalClient, channel string) int64 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/fair"
+	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/rwlock"
@@ -19,6 +20,7 @@ import (
 // reentrant lock held twice, a spin lock, a fair lock with a waiter in its
 // queue, and a read-write lock with two readers and a waiting writer.
 type kinds struct {
+	lc                        *lockkit.Client // the Client of every lock
 	prefix                    string
 	re, sp, fa, rw            string // the names
 	reM, spM, faM, faWaiter   *reentrant.Mutex
@@ -31,7 +33,7 @@ func holdEveryKind(t *testing.T, rc redis.UniversalClient) *kinds {
 	t.Helper()
 	c, prefix := prefixed(t, rc)
 	n := append(names(t, rc, 3), redistest.Unique(t))
-	k := &kinds{prefix: prefix, re: n[0], sp: n[1], fa: n[2], rw: n[3]}
+	k := &kinds{lc: c, prefix: prefix, re: n[0], sp: n[1], fa: n[2], rw: n[3]}
 	k.reM = reentrant.New(c, k.re, lockkit.WithOwner("re-owner"))
 	redistest.MustLock(t, k.reM)
 	redistest.MustLock(t, k.reM)
@@ -51,10 +53,10 @@ func holdEveryKind(t *testing.T, rc redis.UniversalClient) *kinds {
 	}
 	waitInBackground(t, k.writerW.Lock)
 	ctx := redistest.Ctx(t, 10*time.Second)
-	redistest.Eventually(t, 10*time.Second, "the fair waiter queued and the writer's intent", func() bool {
+	redistest.Eventually(t, 10*time.Second, "the fair waiter queued and the writer's intent, asleep", func() bool {
 		q, _ := rc.ZCard(ctx, keys(prefix, k.fa).Sub("waiters")).Result()
 		w, _ := rc.ZCard(ctx, keys(prefix, k.rw).Sub("writers")).Result()
-		return q == 1 && w == 1
+		return q == 1 && w == 1 && c.Notifier().Sleeping(core.SleepChannel(c, keys(prefix, k.rw).Sub("wch"))) == 1
 	})
 	return k
 }
@@ -97,7 +99,7 @@ func exclusiveKinds(rc redis.UniversalClient) []exclusiveKind {
 		{"rwlock", func(c *lockkit.Client, name, owner string) exclusive {
 			return rwlock.New(c, name, lockkit.WithOwner(owner))
 		}, func(t *testing.T, prefix, name string) bool {
-			return numSub(t, rc, keys(prefix, name).Sub("wch")) == 1
+			return writersWaiting(t, rc, prefix, name)
 		}},
 	}
 }
