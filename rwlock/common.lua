@@ -1,6 +1,6 @@
 -- common.lua: what the scripts of package rwlock share beyond the prelude.
 -- Each script is the prelude, this file and the operation's own file, so
--- all of them take the same five KEYS, in this order (every name carries
+-- all of them take the same six KEYS, in this order (every name carries
 -- the lock's {NAME} hash tag, so they share one Cluster slot):
 --
 -- KEYS[1]  lock hash PREFIX:{NAME}, in the prelude's hold layout with kind
@@ -27,11 +27,14 @@
 -- KEYS[4]  fencing-token counter PREFIX:{NAME}:fence, shared by read and
 --          write holds (no TTL)
 -- KEYS[5]  released tokens PREFIX:{NAME}:released (see the prelude)
+-- KEYS[6]  the processes whose writers wait, PREFIX:{NAME}:wprocs (see the
+--          prelude's wait_register): a release that frees the lock for
+--          writers wakes one of them, on its own channel wch:ID
 --
 -- Scripts that create, delete or rewrite the hash call wrong_kind first and
 -- return its error reply: a name held by another kind is left alone.
 
-local HASH, LEASES, WRITERS, FENCE, RELEASED = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local HASH, LEASES, WRITERS, FENCE, RELEASED, WPROCS = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local KIND = 'rwlock'
 local NOW = now_ms()
 
@@ -156,15 +159,21 @@ local function handoff_left()
   return s - NOW
 end
 
+-- wake_writer wakes one waiting writer: the head of the process whose
+-- writers registered first (see the prelude's wake), or, when none is
+-- registered, one per process sleeping on wch itself (a Cluster client's).
+local function wake_writer(wch)
+  wake(WPROCS, nil, wch)
+end
+
 -- freed ends the release of the hold that freed the lock (settle returned
 -- false): if a writer claimed it, the lock is handed off to the writers
--- for handoff ms, and one waiting writer per process is woken on channel
--- wch.
+-- for handoff ms, and one waiting writer is woken (wake_writer).
 local function freed(was_claimed, handoff, wch)
   if was_claimed then
     hand_off(handoff)
   end
-  publish(wch, '1')
+  wake_writer(wch)
 end
 
 -- reenter adds one to the count of hold h, which exists, for the acquire

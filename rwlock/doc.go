@@ -89,9 +89,14 @@
 // Within a process waiters form a FIFO: a newcomer does not try while
 // others of its process wait. A waiting writer with writer preference also
 // wakes every third of the watchdog timeout to refresh its intent. Ending
-// a write hold wakes every waiting reader and one waiting writer per
-// process; the read release that frees the lock wakes one waiting writer
-// per process, and hands the lock off to the writers if one claimed it. A
+// a write hold wakes every waiting reader and one waiting writer; the read
+// release that frees the lock wakes one waiting writer, and hands the lock
+// off to the writers if one claimed it. A waiting writer registers its
+// process in PREFIX:{NAME}:wprocs and sleeps on its process's own channel
+// PREFIX:{NAME}:wch:ID, so that a release wakes the writers of the process
+// that registered first, not one writer in every process (on a Cluster
+// client, where a publish cannot tell whether a process listens, each
+// release still wakes one writer per process, on PREFIX:{NAME}:wch). A
 // writer refused in Lock claims the lock; when its last reader leaves, new
 // readers stay out of the free lock until a writer takes it, or for 100 ms
 // at most. A woken writer needs a round trip or two to come, and without

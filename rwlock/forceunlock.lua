@@ -14,7 +14,7 @@ if bad then
 end
 if redis.call('del', HASH, LEASES) > 0 then
   publish(ARGV[1], '*')
-  publish(ARGV[2], '*')
+  wake_all(WPROCS, nil, ARGV[2])
   return 1
 end
 return 0

@@ -215,7 +215,7 @@ func TestLock_after_reader_process_killed_while_another_reader_left(t *testing.T
 			// Asleep, with the wait its last try returned while both
 			// readers held the lock.
 			redistest.Eventually(t, waitTimeout, "the writer to sleep", func() bool {
-				return c.Notifier().Sleeping(channel(c, name, "wch")) == 1
+				return c.Notifier().Sleeping(writersChannel(c, name)) == 1
 			})
 			killed := time.Now()
 			reader.Kill(t)

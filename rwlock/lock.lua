@@ -13,6 +13,11 @@
 --          claimed, so that the read release that frees it hands it off
 --          to the waiting writers (see hand_off in common.lua); '0' for
 --          TryLock
+-- ARGV[7]  optional: id of the caller's process when its writers wait to
+--          be woken on their own channel; absent or empty for none
+-- ARGV[8]  with ARGV[7], as ARGV[6] of the hash lock's acquire.lua: '0'
+--          the caller has not joined its process's waiting writers, '1' it
+--          is the only one, '2' others wait behind it, 'n' it will not wait
 --
 -- Returns {count, token} when the owner now holds the write lock: count 1
 -- and a newly minted token for a fresh hold, count > 1 and the hold's token
@@ -30,13 +35,26 @@ if bad then
   return bad
 end
 local w, ms, id, r, intent, claims = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6] == '1'
+local proc, waiters = ARGV[7] or '', ARGV[8]
 local again = hold_again(HASH, w, id)
 if again then
   return again
 end
+-- taken ends or keeps the registration of the caller's process, which got
+-- the lock, as ARGV[8] says.
+local function taken(reply)
+  if proc ~= '' then
+    if waiters == '1' then
+      redis.call('zrem', WPROCS, proc)
+    elseif waiters == '2' then
+      wait_register(WPROCS, proc, ms, true)
+    end
+  end
+  return reply
+end
 if redis.call('hexists', HASH, w) == 1 then
   redis.call('zrem', WRITERS, w)
-  return reenter(w, ms, id)
+  return taken(reenter(w, ms, id))
 end
 if redis.call('hexists', HASH, r) == 1 then
   return {-1, 0}
@@ -47,7 +65,7 @@ if redis.call('exists', HASH) == 0 then
   lease(w, ms)
   settle()
   redis.call('zrem', WRITERS, w, HANDOFF)
-  return {1, token}
+  return taken({1, token})
 end
 if claims then
   claim()
@@ -56,4 +74,8 @@ if intent > 0 then
   redis.call('zadd', WRITERS, NOW + intent, w)
   redis.call('pexpire', WRITERS, intent_left())
 end
-return {0, next_end()}
+local wait = next_end()
+if proc ~= '' and waiters ~= 'n' then
+  wait_register(WPROCS, proc, wait)
+end
+return {0, wait}

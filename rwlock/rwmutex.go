@@ -32,7 +32,7 @@ type RWMutex struct {
 	k     keys
 	w     *core.Holder // the write hold OWNER:w
 	r     *core.Holder // the read hold OWNER:r
-	wwait core.Waiter  // writers wait on the writers' channel
+	wwait core.PubSub  // writers wait on the writers' channel (their process's own)
 	rwait core.Waiter  // readers on the readers' channel
 
 	// op serialises the owner's acquires and releases on both holds, so
@@ -61,7 +61,7 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *RWMutex {
 	}
 	cfg := &m.b.Cfg
 	m.k = newKeys(cfg.Keys)
-	m.wwait = core.PubSub{Notifier: c.Notifier(), Channel: m.k.wch}
+	m.wwait = writerWaiter(c, m.k)
 	m.rwait = core.PubSub{Notifier: c.Notifier(), Channel: m.k.rch}
 	w, r := holds(cfg.Owner)
 	prefer := "0"
@@ -157,7 +157,7 @@ func (m *RWMutex) TryLock(ctx context.Context) (bool, error) {
 	if err := m.base().Check(ctx); err != nil {
 		return false, err
 	}
-	ok, _, err := m.writeAttempt(0, false, new(bool))(ctx)
+	ok, _, err := m.writeAttempt(0, false, new(bool))(ctx, m.wwait.TryArgs()...)
 	return ok, core.CtxError(ctx, m.b.Cfg.Name, err)
 }
 
@@ -171,8 +171,8 @@ func (m *RWMutex) writeAttempt(intent time.Duration, claim bool, registered *boo
 	if claim {
 		claims = "1"
 	}
-	return func(ctx context.Context, _ ...any) (bool, time.Duration, error) {
-		ok, wait, err := m.w.Attempt(ctx, "lock", intent.Milliseconds(), claims)
+	return func(ctx context.Context, args ...any) (bool, time.Duration, error) {
+		ok, wait, err := m.w.Attempt(ctx, "lock", append([]any{intent.Milliseconds(), claims}, args...)...)
 		switch {
 		case intent <= 0 || ok:
 		case err != nil:
@@ -192,8 +192,8 @@ func (m *RWMutex) writeAttempt(intent time.Duration, claim bool, registered *boo
 }
 
 // Unlock undoes one Lock. When the write hold count drops to zero the write
-// hold ends: every waiting reader and one waiting writer per process are
-// woken. If m also holds the read lock, it keeps it (a downgrade) and the
+// hold ends: every waiting reader and one waiting writer are woken (see
+// the package documentation for which). If m also holds the read lock, it keeps it (a downgrade) and the
 // lock stays read-locked.
 //
 // It returns an error matching [lockkit.ErrNotHeld] when m holds no write
@@ -267,9 +267,9 @@ func (m *RWMutex) direct(ctx context.Context, attempt core.Attempt) (bool, error
 }
 
 // RUnlock undoes one RLock. When m's read hold count drops to zero its read
-// hold ends, and if it was the last hold on the lock one waiting writer per
-// process is woken, and the lock is kept for the waiting writers for a
-// moment (see Lock).
+// hold ends, and if it was the last hold on the lock one waiting writer is
+// woken, and the lock is kept for the waiting writers for a moment (see
+// Lock).
 //
 // It returns an error matching [lockkit.ErrNotHeld] when m holds no read
 // hold, and [lockkit.ErrLost] when m held one but it is gone. Like Unlock

@@ -60,6 +60,11 @@ func lockKey(name string) string { return "lockkit:{" + name + "}" }
 // lock name made from c, under the default prefix.
 func channel(c *lockkit.Client, name, part string) string { return core.KeysFor(c, name).Chan(part) }
 
+// writersChannel is the channel on which c's writers for lock name sleep.
+func writersChannel(c *lockkit.Client, name string) string {
+	return core.SleepChannel(c, channel(c, name, "wch"))
+}
+
 // mustRLock, mustRUnlock, tryLock and tryRLock call the method of m they
 // are named after and fail the test if it returns an error.
 func mustRLock(t testing.TB, m *rwlock.RWMutex) {

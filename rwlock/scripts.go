@@ -33,6 +33,7 @@ var (
 	undoScript  = script("undo.lua")
 
 	withdrawScript = script("withdraw.lua")
+	passScript     = script("pass.lua")
 	stateScript    = script("state.lua")
 )
 
@@ -45,8 +46,8 @@ var script = lua.Loader(files, "common.lua")
 
 // keys are the Redis names of one lock; see common.lua.
 type keys struct {
-	// all are the five keys every script takes, in order: hash, leases,
-	// writers, fence, released.
+	// all are the six keys every script takes, in order: hash, leases,
+	// writers, fence, released, wprocs.
 	all []string
 	// rch wakes readers, wch writers.
 	rch, wch string
@@ -55,10 +56,18 @@ type keys struct {
 // newKeys returns the keys of a lock whose engine keys are k.
 func newKeys(k core.Keys) keys {
 	return keys{
-		all: []string{k.Base, k.Sub("leases"), k.Sub("writers"), k.Fence, k.Released},
+		all: []string{k.Base, k.Sub("leases"), k.Sub("writers"), k.Fence, k.Released, k.Sub("wprocs")},
 		rch: k.Channel,
 		wch: k.Chan("wch"),
 	}
+}
+
+// writerWaiter returns how the writers of client c wait for the lock with
+// keys k: by pub/sub, one process woken per release where the server can
+// tell whether a process still listens (see core.OneProcessWaiter), each
+// process on its own channel wch:ID; else one writer per process on wch.
+func writerWaiter(c *lockkit.Client, k keys) core.PubSub {
+	return core.OneProcessWaiter(c, k.wch, passScript, k.all)
 }
 
 // holds returns the ids of owner's write and read holds.

@@ -35,7 +35,7 @@ if done == 'drop' then
   local held = settle()
   if is_write(h) then
     publish(ARGV[4], '*')
-    publish(ARGV[5], '1')
+    wake_writer(ARGV[5])
   elseif not held then
     freed(was_claimed, tonumber(ARGV[6]), ARGV[5])
   end

@@ -12,8 +12,8 @@
 -- The lock is free, or read-locked by the owner's own read hold (a
 -- downgrade). Every waiting writer's intent is cleared, so the readers held
 -- back get their turn before the next writer. Every waiting reader is woken
--- ('*' on ARGV[5]), and so is one waiting writer per process ('1' on
--- ARGV[6]), which takes the lock or registers its intent again.
+-- ('*' on ARGV[5]), and so is one waiting writer (see wake_writer in
+-- common.lua), which takes the lock or registers its intent again.
 -- n > 0: the owner still holds the write lock.
 -- A retry of an Unlock that already took effect returns the same answer
 -- again instead of releasing twice. Returns -1 when the hold is not there:
@@ -28,6 +28,6 @@ if ended then
   settle()
   redis.call('del', WRITERS)
   publish(ARGV[5], '*')
-  publish(ARGV[6], '1')
+  wake_writer(ARGV[6])
 end
 return count

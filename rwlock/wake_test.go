@@ -2,6 +2,7 @@ package rwlock_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -97,7 +98,7 @@ func TestUnlock_wakes_one_writer_per_process(t *testing.T) {
 		// release below is what wakes it (a head still about to try could
 		// take the lock first and leave the wake-up to the next writer).
 		redistest.Eventually(t, waitTimeout, "every writer to sleep", func() bool {
-			return wc.Notifier().Sleeping(channel(wc, name, "wch")) == n
+			return wc.Notifier().Sleeping(writersChannel(wc, name)) == n
 		})
 		// winner returns the writer whose Lock returned.
 		winner := func() *rwlock.RWMutex {
@@ -125,7 +126,7 @@ func TestUnlock_wakes_one_writer_per_process(t *testing.T) {
 		redistest.MustUnlock(t, first)
 		holder := winner()
 		for round := 1; round < n; round++ {
-			if got := wc.Notifier().Waiters(channel(wc, name, "wch")); got != n-round {
+			if got := wc.Notifier().Waiters(writersChannel(wc, name)); got != n-round {
 				t.Fatalf("round %d: %d writers waiting, want %d", round, got, n-round)
 			}
 			before := counter.Scripts()
@@ -152,7 +153,7 @@ func TestRUnlock_last_reader_wakes_writer(t *testing.T) {
 		// Asleep: both tries before sleeping have run (the counter counts
 		// a script when it is sent).
 		redistest.Eventually(t, waitTimeout, "the writer to sleep", func() bool {
-			return wc.Notifier().Sleeping(channel(wc, name, "wch")) == 1
+			return wc.Notifier().Sleeping(writersChannel(wc, name)) == 1
 		})
 		wantScripts(t, counter, 2, "the writer's two tries before it sleeps")
 		mustRUnlock(t, r1) // not the last reader: the writer sleeps on
@@ -191,4 +192,62 @@ func TestLock_giving_up_wakes_held_back_readers(t *testing.T) {
 		mustRUnlock(t, r1)
 		mustRUnlock(t, r0)
 	})
+}
+
+// TestUnlock_wakes_one_writer_process checks that, across processes, the
+// release that frees the lock (a writer's Unlock, or the last reader's
+// RUnlock) wakes the writers of one process, not one writer in each: every
+// acquisition costs one acquire, however many processes wait.
+func TestUnlock_wakes_one_writer_process(t *testing.T) {
+	for _, read := range []bool{false, true} {
+		t.Run(fmt.Sprintf("read=%v", read), func(t *testing.T) {
+			srv := redistest.StartServer(t)
+			name := redistest.Unique(t)
+			holder := rwlock.New(redistest.Lockkit(t, srv.Client(t)), name)
+			if read {
+				// Loads the write scripts into the server, as the holder's
+				// Unlock does for read=false: a first EVALSHA of a script
+				// is refused, and would be counted as one more.
+				redistest.MustLock(t, holder)
+				redistest.MustUnlock(t, holder)
+				mustRLock(t, holder)
+			} else {
+				redistest.MustLock(t, holder)
+			}
+			const P = 8
+			counter := redistest.NewCounter()
+			done := make(chan error, P)
+			for range P {
+				rc := srv.Client(t)
+				rc.AddHook(counter.Hook())
+				lc := redistest.Lockkit(t, rc)
+				w := rwlock.New(lc, name)
+				go func() {
+					ctx := redistest.Ctx(t, waitTimeout)
+					if err := w.Lock(ctx); err != nil {
+						done <- err
+						return
+					}
+					done <- w.Unlock(ctx)
+				}()
+				redistest.Eventually(t, waitTimeout, "the writer to sleep", func() bool {
+					return lc.Notifier().Sleeping(writersChannel(lc, name)) == 1
+				})
+			}
+			counter.Reset()
+			if read {
+				mustRUnlock(t, holder)
+			} else {
+				redistest.MustUnlock(t, holder)
+			}
+			for range P {
+				if err := redistest.Receive(t, done, waitTimeout, "a writer's Lock and Unlock"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := counter.Scripts(); got != 2*P {
+				t.Fatalf("%d scripts for %d write acquisitions across %d processes, want %d (one acquire and one release each)", got, P, P, 2*P)
+			}
+		})
+	}
 }

@@ -51,7 +51,7 @@ func exclusiveKinds(rc redis.UniversalClient) []exclusiveKind {
 		{"rwlock", func(c *lockkit.Client, name, owner string) exclusive {
 			return rwlock.New(c, name, lockkit.WithOwner(owner))
 		}, func(t *testing.T, prefix, name string) bool {
-			return numSub(t, rc, keys(prefix, name).Sub("wch")) == 1
+			return writersWaiting(t, rc, prefix, name)
 		}},
 	}
 }

@@ -18,20 +18,33 @@ import (
 func keys(prefix, name string) core.Keys { return core.NewKeys(prefix, name, false) }
 
 // reentrantWaiting reports whether a process waits for reentrant lock
-// name, subscribed: on the lock's channel (a Cluster client's waiters), or
-// on its own channel, registered in the lock's processes.
+// name (see waitingOn).
 func reentrantWaiting(t testing.TB, rc redis.UniversalClient, prefix, name string) bool {
-	t.Helper()
 	k := keys(prefix, name)
-	if numSub(t, rc, k.Channel) == 1 {
+	return waitingOn(t, rc, k.Channel, k.Procs)
+}
+
+// writersWaiting reports whether a writer waits for read-write lock name
+// (see waitingOn).
+func writersWaiting(t testing.TB, rc redis.UniversalClient, prefix, name string) bool {
+	k := keys(prefix, name)
+	return waitingOn(t, rc, k.Sub("wch"), k.Sub("wprocs"))
+}
+
+// waitingOn reports whether a process waits, subscribed, for the releases
+// published on channel ch: on ch itself (where every waiting process is
+// woken), or on its own ch:ID, registered in the sorted set procs.
+func waitingOn(t testing.TB, rc redis.UniversalClient, ch, procs string) bool {
+	t.Helper()
+	if numSub(t, rc, ch) == 1 {
 		return true
 	}
-	ids, err := rc.ZRange(redistest.Ctx(t, 5*time.Second), k.Procs, 0, -1).Result()
+	ids, err := rc.ZRange(redistest.Ctx(t, 5*time.Second), procs, 0, -1).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range ids {
-		if numSub(t, rc, k.Channel+":"+id) == 1 {
+		if numSub(t, rc, ch+":"+id) == 1 {
 			return true
 		}
 	}

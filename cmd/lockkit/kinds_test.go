@@ -15,6 +15,7 @@ import (
 // reentrant lock held twice, a spin lock, a fair lock with a waiter in its
 // queue, and a read-write lock with two readers and a waiting writer.
 type kinds struct {
+	lc                        *lockkit.Client // the Client of every lock
 	prefix                    string
 	re, sp, fa, rw            string // the names
 	reM, spM, faM, faWaiter   *reentrant.Mutex
@@ -27,7 +28,7 @@ func holdEveryKind(t *testing.T, f *fixture) *kinds {
 	t.Helper()
 	rc, c, prefix := f.rc, f.lc, f.prefix
 	n := append(names(t, rc, 3), redistest.Unique(t))
-	k := &kinds{prefix: prefix, re: n[0], sp: n[1], fa: n[2], rw: n[3]}
+	k := &kinds{lc: c, prefix: prefix, re: n[0], sp: n[1], fa: n[2], rw: n[3]}
 	k.reM = reentrant.New(c, k.re, lockkit.WithOwner("re-owner"))
 	redistest.MustLock(t, k.reM)
 	redistest.MustLock(t, k.reM)

@@ -100,7 +100,14 @@ func TestShow_decodes_every_kind_in_server_time(t *testing.T) {
 		if l.Writers == nil || l.Writers.Waiting != 1 || len(l.Writers.Intents) != 1 || l.Writers.Intents[0].Owner != "writer" {
 			t.Errorf("writers %+v, want the intent of writer", l.Writers)
 		}
-		wantSubscribers(t, &l, "writers", 1)
+		writersRole := "writers"
+		if id := k.lc.Notifier().ID(); core.OneProcess(rc) {
+			writersRole = "writers of process " + id
+			if len(l.Processes) != 1 || l.Processes[0].ID != id {
+				t.Errorf("processes %+v, want the writer's process %s", l.Processes, id)
+			}
+		}
+		wantSubscribers(t, &l, writersRole, 1)
 		wantNoAnomalies(t, &l)
 
 		// The text report says the same.

@@ -9,7 +9,8 @@
 -- KEYS[5]  read-write leases PREFIX:{NAME}:leases (score = server ms)
 -- KEYS[6]  read-write intents PREFIX:{NAME}:writers (score = server ms)
 -- KEYS[7]  waiting processes PREFIX:{NAME}:procs (score = server µs when
---          the process registered)
+--          the process registered); for a read-write lock, its writers'
+--          PREFIX:{NAME}:wprocs is read instead (see below)
 -- ARGV     none (see snapshot.go)
 --
 -- Returns {now, fields, hash_pttl, fence, queue, deadlines, timeouts,
@@ -44,6 +45,15 @@ for i = 3, #queue, 2 do
   deadlines[#deadlines + 1] = redis.call('zscore', KEYS[4], queue[i]) or false
 end
 
+-- A read-write lock's waiting writers register their processes in
+-- PREFIX:{NAME}:wprocs rather than KEYS[7]. It is read by name, in the
+-- slot of KEYS[1]: the request has no room for an eighth key (see
+-- snapshot.go).
+local procs = KEYS[7]
+if redis.call('hget', KEYS[1], ':kind') == 'rwlock' then
+  procs = KEYS[1] .. ':wprocs'
+end
+
 return {now, redis.call('hgetall', KEYS[1]), redis.call('pttl', KEYS[1]),
   redis.call('get', KEYS[2]), queue, deadlines, zset(KEYS[4]), zset(KEYS[5]),
-  zset(KEYS[6]), zset(KEYS[7])}
+  zset(KEYS[6]), zset(procs)}

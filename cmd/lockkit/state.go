@@ -35,8 +35,9 @@ type Lock struct {
 	// kinds).
 	Writers *Writers `json:"writers"`
 	// Processes are the processes (lockkit Clients) registered as waiting
-	// for a reentrant lock or an election, the one a release wakes first
-	// first (null for other kinds, and while none waits).
+	// for a reentrant lock or an election, or whose writers wait for a
+	// read-write lock, the one a release wakes first first (null for other
+	// kinds, and while none waits).
 	Processes []Process `json:"processes"`
 	// Latch is a countdown latch's count (null for other kinds).
 	Latch *Latch `json:"latch"`

@@ -15,7 +15,8 @@ import (
 // Cluster) or on their process's own PREFIX:{NAME}:ch:ID, and so do an
 // election's candidates, whose observers sleep on PREFIX:{NAME}:observe;
 // a latch's waiters on PREFIX:{NAME}:ch; a read-write lock's readers on
-// PREFIX:{NAME}:ch and its writers on PREFIX:{NAME}:wch; and each fair
+// PREFIX:{NAME}:ch and its writers on PREFIX:{NAME}:wch (on a Cluster) or
+// on their process's own PREFIX:{NAME}:wch:ID; and each fair
 // waiter on its own PREFIX:{NAME}:ch:OWNER. Spin locks and RedLock nodes
 // publish nothing: their waiters retry by backoff. For a free lock, whose
 // kind is unknown, the shared channels of every kind are asked (a vacant
@@ -39,7 +40,11 @@ func wakeChannels(k lockKeys, l *Lock) []Subscribers {
 		add(k.Observers, "observers")
 	}
 	for _, p := range l.Processes {
-		add(k.OwnChannels+p.ID, "process "+p.ID)
+		if l.Kind == kindRW {
+			add(k.WriterChannel+":"+p.ID, "writers of process "+p.ID)
+		} else {
+			add(k.OwnChannels+p.ID, "process "+p.ID)
+		}
 	}
 	if l.Queue != nil {
 		for _, w := range l.Queue.Waiters {

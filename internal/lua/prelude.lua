@@ -275,10 +275,10 @@ local handoff_ms = 100
 -- (prefix .. p) of the process registered first, skipping processes no
 -- longer listening (the publish reached nobody: the process is gone, or
 -- stopped waiting), and keeps the free lock for it for handoff_ms: its
--- id is stored in turn, and other processes' acquires are refused
--- meanwhile, so that a process that releases and locks again at once does
--- not take the lock from the one it woke. It returns the woken process,
--- or nil.
+-- id is stored in turn (unless turn is nil), and other processes' acquires
+-- are refused meanwhile, so that a process that releases and locks again
+-- at once does not take the lock from the one it woke. It returns the
+-- woken process, or nil.
 --
 -- Where a publish cannot tell whether a process listens (see counted), it
 -- wakes every registered process instead, keeps their registrations and
@@ -299,7 +299,9 @@ local function wake_next(waiting, turn, prefix)
       return nil
     end
     if publish(prefix .. p, '1') > 0 then
-      redis.call('set', turn, p, 'PX', handoff_ms)
+      if turn then
+        redis.call('set', turn, p, 'PX', handoff_ms)
+      end
       return p
     end
   end
@@ -316,7 +318,8 @@ local function wake(waiting, turn, channel)
 end
 
 -- wake_all wakes every waiter of every registered process, and those on
--- channel itself ('*'), and empties the registrations and the turn.
+-- channel itself ('*'), and empties the registrations and the turn (if
+-- not nil).
 local function wake_all(waiting, turn, channel)
   if channel == '' then
     return
@@ -324,7 +327,10 @@ local function wake_all(waiting, turn, channel)
   for _, p in ipairs(redis.call('zrange', waiting, 0, -1)) do
     publish(channel .. ':' .. p, '*')
   end
-  redis.call('del', waiting, turn)
+  redis.call('del', waiting)
+  if turn then
+    redis.call('del', turn)
+  end
   publish(channel, '*')
 end
 
