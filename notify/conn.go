@@ -193,12 +193,10 @@ func (n *Notifier) receive(c *conn) {
 	pinged := false // a ping was sent and nothing arrived since
 	pause := func() bool {
 		backoff = min(max(2*backoff, 10*time.Millisecond), time.Second)
-		t := time.NewTimer(backoff)
-		defer t.Stop()
 		select {
 		case <-c.stop:
 			return false
-		case <-t.C:
+		case <-time.After(backoff):
 			return true
 		}
 	}

@@ -23,10 +23,14 @@ import (
 	"github.com/lockkit/lockkit/fair"
 )
 
+// The flags, parsed by exampleredis.Connect.
+var (
+	workers = flag.Int("workers", 4, "number of workers")
+	rounds  = flag.Int("rounds", 3, "turns each worker takes")
+	hold    = flag.Duration("hold", 5*time.Millisecond, "how long each turn holds the lock")
+)
+
 func main() {
-	workers := flag.Int("workers", 4, "number of workers")
-	rounds := flag.Int("rounds", 3, "turns each worker takes")
-	hold := flag.Duration("hold", 5*time.Millisecond, "how long each turn holds the lock")
 	_, locks, closeRedis := exampleredis.Connect() // parses the flags
 	defer closeRedis()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
