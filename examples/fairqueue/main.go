@@ -23,14 +23,14 @@ import (
 	"github.com/lockkit/lockkit/fair"
 )
 
-// The flags, parsed by exampleredis.Connect.
-var (
-	workers = flag.Int("workers", 4, "number of workers")
-	rounds  = flag.Int("rounds", 3, "turns each worker takes")
-	hold    = flag.Duration("hold", 5*time.Millisecond, "how long each turn holds the lock")
-)
-
 func main() {
+	var (
+		workers, rounds int
+		hold            time.Duration
+	)
+	flag.IntVar(&workers, "workers", 4, "number of workers")
+	flag.IntVar(&rounds, "rounds", 3, "turns each worker takes")
+	flag.DurationVar(&hold, "hold", 5*time.Millisecond, "how long each turn holds the lock")
 	_, locks, closeRedis := exampleredis.Connect() // parses the flags
 	defer closeRedis()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -41,18 +41,18 @@ func main() {
 		turns []int // workers in the order they held the lock
 		wg    sync.WaitGroup
 	)
-	fmt.Printf("%d workers take %d turns each at one lock; each asks again as soon as it lets go\n", *workers, *rounds)
-	for w := range *workers {
+	fmt.Printf("%d workers take %d turns each at one lock; each asks again as soon as it lets go\n", workers, rounds)
+	for w := range workers {
 		m := fair.New(locks, "fairqueue-demo")
 		wg.Go(func() {
-			for range *rounds {
+			for range rounds {
 				if err := m.Lock(ctx); err != nil {
 					log.Fatalf("worker %d: %v", w, err)
 				}
 				mu.Lock()
 				turns = append(turns, w)
 				mu.Unlock()
-				time.Sleep(*hold) // the work the lock protects
+				time.Sleep(hold) // the work the lock protects
 				if err := m.Unlock(ctx); err != nil {
 					log.Fatalf("worker %d: %v", w, err)
 				}
