@@ -94,6 +94,11 @@ type Options struct {
 	// NoReentry makes a hash lock refuse its owner's own hold like
 	// another owner's: a second Lock waits, a TryLock fails.
 	NoReentry bool
+	// HandoffMax and HandoffHold bound a reentrant lock's local
+	// hand-overs (cohort mode): how many in a row, and for how long since
+	// the process took the hold from Redis. HandoffMax 0 = off.
+	HandoffMax  int
+	HandoffHold time.Duration
 
 	// Strategy, when set, is how an exclusive lock of the hash-lock type
 	// takes its hold (a core.Strategy; the fair lock sets it). It is set

@@ -76,3 +76,16 @@ func (h *Hold) End() {
 
 // Ended returns a channel closed by End.
 func (h *Hold) Ended() <-chan struct{} { return h.ended }
+
+// Follow makes h lost, with src's error, when src is lost, so that a hold
+// lent from src (a local hand-over of a process's hold) learns of the
+// loss. The check runs in a goroutine of its own (see context.AfterFunc);
+// stop ends the following, and reports whether it stopped it before it
+// ran.
+func (h *Hold) Follow(src *Hold) (stop func() bool) {
+	return context.AfterFunc(src.ctx, func() {
+		if err := src.Err(); err != nil && h.LostSignal.loseWith(err) {
+			h.cancel(err)
+		}
+	})
+}

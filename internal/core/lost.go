@@ -27,6 +27,17 @@ func (s *LostSignal) Lose(name string, cause error) bool {
 	return fired
 }
 
+// loseWith is Lose with the error itself, already matching ErrLost.
+func (s *LostSignal) loseWith(err error) bool {
+	fired := false
+	s.once.Do(func() {
+		s.err = err
+		close(s.ch)
+		fired = true
+	})
+	return fired
+}
+
 // Done returns a channel that is closed when the hold is found lost.
 // Nothing is ever sent on it.
 func (s *LostSignal) Done() <-chan struct{} { return s.ch }
