@@ -2,6 +2,8 @@ package reentrant
 
 import (
 	"context"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/lockkit/lockkit"
@@ -26,6 +28,15 @@ import (
 type Mutex struct {
 	x core.Exclusive
 	s core.Strategy
+
+	// In cohort mode (WithLocalHandoff), local is set; opts are New's,
+	// for the cohort's own lock value, slot is m's tenure of the hold
+	// its cohort lends it, and held the cohort that lends it (see
+	// cohort.go).
+	local bool
+	opts  []lockkit.Option
+	slot  core.Slot
+	held  atomic.Pointer[cohort]
 }
 
 var _ lockkit.Locker = (*Mutex)(nil)
@@ -44,6 +55,13 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *Mutex {
 		m.s = &hashLock{}
 	}
 	m.s.Setup(&m.x)
+	if m.x.Cfg.HandoffMax > 0 {
+		if !m.x.Cfg.OwnOwner {
+			m.x.Err = core.Invalid("%s %q: WithLocalHandoff: cannot be combined with WithOwner", m.x.Cfg.Kind, name)
+			return m
+		}
+		m.local, m.opts = true, slices.Clone(opts)
+	}
 	return m
 }
 
@@ -62,6 +80,9 @@ func (m *Mutex) Lock(ctx context.Context) error {
 	if err := m.ex().Check(ctx); err != nil {
 		return err
 	}
+	if m.local {
+		return m.lockLocal(ctx)
+	}
 	return m.s.Lock(ctx, &m.x)
 }
 
@@ -72,6 +93,9 @@ func (m *Mutex) Lock(ctx context.Context) error {
 func (m *Mutex) TryLock(ctx context.Context) (bool, error) {
 	if err := m.ex().Check(ctx); err != nil {
 		return false, err
+	}
+	if m.local {
+		return m.tryLockLocal(ctx)
 	}
 	return m.s.TryLock(ctx, &m.x)
 }
@@ -90,20 +114,38 @@ func (m *Mutex) TryLock(ctx context.Context) (bool, error) {
 // answered by then goes on in the background; call Unlock again to learn
 // its outcome). Like every call, Unlock returns within its ctx deadline
 // even when the server stops answering.
-func (m *Mutex) Unlock(ctx context.Context) error { return m.ex().Unlock(ctx) }
+func (m *Mutex) Unlock(ctx context.Context) error {
+	if m != nil && m.local {
+		return m.unlockLocal(ctx)
+	}
+	return m.ex().Unlock(ctx)
+}
 
 // ForceUnlock frees the lock whoever holds it, however many times, and
 // wakes every waiter (the first in the queue, for a fair lock). It reports whether there was a hold to remove. Other
 // owners learn that they lost the lock from the watchdog or their next
 // Unlock.
-func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) { return m.ex().ForceUnlock(ctx) }
+func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
+	ok, err := m.ex().ForceUnlock(ctx)
+	if ok && m.local {
+		// The hold it removed may be this process's: let the watchdog
+		// find out now, so that its local holder learns it is lost.
+		m.x.Cfg.Client.Watchdog().Check()
+	}
+	return ok, err
+}
 
 // IsLocked reports whether any owner holds the lock.
 func (m *Mutex) IsLocked(ctx context.Context) (bool, error) { return m.ex().IsLocked(ctx) }
 
 // HoldCount returns how many times m's owner holds the lock, as Redis sees
 // it: 0 when it holds nothing.
-func (m *Mutex) HoldCount(ctx context.Context) (int, error) { return m.ex().HoldCount(ctx) }
+func (m *Mutex) HoldCount(ctx context.Context) (int, error) {
+	if m != nil && m.local {
+		return m.holdCountLocal(ctx)
+	}
+	return m.ex().HoldCount(ctx)
+}
 
 // TTL returns the lock's remaining lease, whoever holds it; 0 when free.
 func (m *Mutex) TTL(ctx context.Context) (time.Duration, error) { return m.ex().TTL(ctx) }
@@ -112,14 +154,24 @@ func (m *Mutex) TTL(ctx context.Context) (time.Duration, error) { return m.ex().
 // nothing. Tokens strictly increase per lock name across all clients,
 // also across a Redis restart that lost the data (see the package
 // documentation); a re-entry keeps the token of the hold.
-func (m *Mutex) Token() int64 { return m.ex().Token() }
+func (m *Mutex) Token() int64 {
+	if m != nil && m.local {
+		return m.slot.Token()
+	}
+	return m.ex().Token()
+}
 
 // Lost returns a channel that is closed when m's current hold is lost: the
 // watchdog found it gone or could not renew it before the lease ran out, a
 // fixed lease ([lockkit.WithLease]) ended, or the Client was closed.
 // Nothing is ever sent on it, and Unlock does not close it. It returns nil
 // (a channel that never fires) when m holds nothing; call it after Lock.
-func (m *Mutex) Lost() <-chan struct{} { return m.ex().Lost() }
+func (m *Mutex) Lost() <-chan struct{} {
+	if m != nil && m.local {
+		return m.slot.Lost()
+	}
+	return m.ex().Lost()
+}
 
 // Context returns a copy of parent that is cancelled when m's current
 // hold ends, so that work done under the lock stops when the lock is gone
@@ -128,7 +180,12 @@ func (m *Mutex) Lost() <-chan struct{} { return m.ex().Lost() }
 // releases it, with a cause matching [lockkit.ErrNotHeld]. When m holds
 // nothing it is cancelled already. Call it after Lock; a nil parent counts
 // as context.Background().
-func (m *Mutex) Context(parent context.Context) context.Context { return m.ex().Context(parent) }
+func (m *Mutex) Context(parent context.Context) context.Context {
+	if m != nil && m.local {
+		return m.slot.Context(parent)
+	}
+	return m.ex().Context(parent)
+}
 
 // Name returns the lock's name.
 func (m *Mutex) Name() string { return m.ex().Name() }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,12 +36,23 @@ func childHolder(args []string) {
 	select {} // hold until killed
 }
 
+// cohortClient is the Client of a "counter-cohort" child's goroutines.
+var (
+	cohortOnce   sync.Once
+	cohortClient *lockkit.Client
+)
+
 func TestMain(m *testing.M) {
 	redistest.Main(m, redistest.Children{
 		"counter": redistest.CountingChild(func(clients []redis.UniversalClient, name string) redistest.TokenLocker {
 			return reentrant.New(lockkit.New(clients[0]), name)
 		}),
 		"holder": childHolder,
+		"counter-cohort": redistest.CountingChild(func(clients []redis.UniversalClient, name string) redistest.TokenLocker {
+			// One Client for every goroutine: the process is one cohort.
+			cohortOnce.Do(func() { cohortClient = lockkit.New(clients[0]) })
+			return reentrant.New(cohortClient, name, reentrant.WithLocalHandoff(8, 50*time.Millisecond))
+		}),
 	})
 }
 

@@ -1,0 +1,408 @@
+package reentrant
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/core"
+)
+
+// A cohort is the process's side of a lock in cohort mode
+// (WithLocalHandoff): one per Client, lock and options. It owns the hold
+// in Redis through a plain reentrant lock value of its own (redis), and
+// lends that hold to one Mutex at a time. The Mutexes that want it while
+// another has it, or while it is being taken or given back in Redis, wait
+// in a FIFO in memory; only the one that owns the local lock talks to
+// Redis, so a process has at most one waiter there.
+type cohort struct {
+	key   cohortKey
+	redis *Mutex // the process's owner in Redis
+	users int    // Lock calls under way and holders; guarded by cohorts.mu
+
+	mu sync.Mutex // guards what follows
+	// busy is set while the local lock is taken: by holder, or by a Mutex
+	// taking the hold in Redis or giving it back.
+	busy bool
+	// holder is the Mutex the hold is lent to, count its own hold count,
+	// tenure its view of the hold (its token, lost signal and context),
+	// and stop ends tenure's following of hold, the Redis hold. Nil when
+	// the hold is lent to nobody.
+	holder *Mutex
+	count  int64
+	tenure *core.Hold
+	stop   func() bool
+	hold   *core.Hold
+	// releasing is set while holder's Unlock gives the hold back in
+	// Redis: holder neither re-enters nor unlocks meanwhile.
+	releasing bool
+	// doubt is set when giving the hold back failed with its outcome
+	// unknown: until an Unlock of holder settles it, holder's Lock and
+	// Unlock go to Redis, and nothing is handed over.
+	doubt bool
+	// since is when the process took the hold from Redis; handoffs counts
+	// the hand-overs since.
+	since    time.Time
+	handoffs int
+	queue    []*cwaiter
+	wake     []chan struct{} // closed by unlock, after mu is released
+}
+
+// cwaiter is a Lock waiting in memory for its cohort's local lock.
+type cwaiter struct {
+	m     *Mutex
+	ready chan struct{} // closed when granted
+	// granted is set when the waiter has the local lock; held when with
+	// it came the hold (a hand-over), reentry when that hold was m's own.
+	// Guarded by the cohort's mu.
+	granted, held, reentry bool
+}
+
+// cohortKey names a cohort: the Client, the lock's hash and the options
+// the Redis hold is taken and lent with. Mutexes whose options differ are
+// in different cohorts, which exclude each other as any two owners do.
+type cohortKey struct {
+	c                  *lockkit.Client
+	base               string
+	lease, wd, maxHold time.Duration
+	info               bool
+	acks               int
+	ackTimeout         time.Duration
+	trace              any
+	handoffs           int
+	handoffHold        time.Duration
+}
+
+// cohorts holds the cohorts in use: a cohort is dropped when no Lock is
+// under way and no Mutex holds through it.
+var cohorts = struct {
+	mu sync.Mutex
+	m  map[cohortKey]*cohort
+}{m: make(map[cohortKey]*cohort)}
+
+// join returns m's cohort, made if needed, counting m as one more user.
+func join(m *Mutex) *cohort {
+	cfg := &m.x.Cfg
+	key := cohortKey{
+		c: cfg.Client, base: cfg.Keys.Base, lease: cfg.Lease, wd: cfg.WatchdogTimeout,
+		maxHold: cfg.MaxHold, info: cfg.HolderInfo, acks: cfg.ReplicaAcks, ackTimeout: cfg.ReplicaAckTimeout,
+		trace: cfg.Trace, handoffs: cfg.HandoffMax, handoffHold: cfg.HandoffHold,
+	}
+	cohorts.mu.Lock()
+	defer cohorts.mu.Unlock()
+	co := cohorts.m[key]
+	if co == nil {
+		opts := append(slices.Clone(m.opts), lockkit.Option(noHandoff))
+		co = &cohort{key: key, redis: New(cfg.Client, cfg.Name, opts...)}
+		cohorts.m[key] = co
+	}
+	co.users++
+	return co
+}
+
+// leave undoes one join.
+func (co *cohort) leave() {
+	cohorts.mu.Lock()
+	defer cohorts.mu.Unlock()
+	if co.users--; co.users == 0 && cohorts.m[co.key] == co {
+		delete(cohorts.m, co.key)
+	}
+}
+
+// unlock releases co.mu, then wakes the waiters granted meanwhile.
+func (co *cohort) unlock() {
+	wake := co.wake
+	co.wake = nil
+	co.mu.Unlock()
+	for _, ch := range wake {
+		close(ch)
+	}
+}
+
+// lockLocal is Lock in cohort mode.
+func (m *Mutex) lockLocal(ctx context.Context) error {
+	co := join(m)
+	co.mu.Lock()
+	if co.holder == m && !co.releasing && !m.x.Cfg.NoReentry {
+		switch {
+		case co.tenure.Err() != nil:
+			// The hold is lost: give it back, then take a new one.
+			_ = co.giveBack(ctx)
+			co.leave()
+			return m.lockLocal(ctx)
+		case co.doubt:
+			co.mu.Unlock()
+			err := co.redis.Lock(ctx)
+			co.mu.Lock()
+			if err == nil {
+				co.count++
+			}
+			co.unlock()
+			co.leave()
+			return err
+		}
+		co.count++ // a re-entry, in memory
+		co.unlock()
+		co.leave()
+		return nil
+	}
+	if !co.busy {
+		co.busy = true
+		co.mu.Unlock()
+		return co.take(ctx, m)
+	}
+	w := &cwaiter{m: m, ready: make(chan struct{})}
+	co.queue = append(co.queue, w)
+	co.mu.Unlock()
+	var cause error
+	select {
+	case <-w.ready:
+	case <-ctx.Done():
+		cause = ctx.Err()
+	case <-m.x.Cfg.Client.Done():
+		cause = lockkit.ErrClosed
+	}
+	co.mu.Lock()
+	switch {
+	case !w.granted:
+		co.queue = slices.DeleteFunc(co.queue, func(x *cwaiter) bool { return x == w })
+		co.mu.Unlock()
+		co.leave()
+		return core.NotObtained(m.x.Cfg.Name, cause)
+	case w.held:
+		// Handed over (or re-entered) before ctx ended, if it did: held.
+		co.mu.Unlock()
+		if w.reentry {
+			co.leave()
+		}
+		return nil
+	}
+	co.mu.Unlock()
+	if cause != nil {
+		// The local lock came as ctx ended: pass it on.
+		co.mu.Lock()
+		co.passOn()
+		co.unlock()
+		co.leave()
+		return core.NotObtained(m.x.Cfg.Name, cause)
+	}
+	return co.take(ctx, m)
+}
+
+// take takes the hold in Redis for m, which has the local lock.
+func (co *cohort) take(ctx context.Context, m *Mutex) error {
+	err := co.redis.Lock(ctx)
+	co.mu.Lock()
+	if err != nil {
+		co.passOn()
+		co.unlock()
+		co.leave()
+		return err
+	}
+	co.since, co.handoffs = time.Now(), 0
+	co.lend(m)
+	co.unlock()
+	return nil
+}
+
+// tryLockLocal is TryLock in cohort mode.
+func (m *Mutex) tryLockLocal(ctx context.Context) (bool, error) {
+	co := join(m)
+	co.mu.Lock()
+	if co.holder == m && !co.releasing && !m.x.Cfg.NoReentry && co.tenure.Err() == nil && !co.doubt {
+		co.count++
+		co.unlock()
+		co.leave()
+		return true, nil
+	}
+	if co.busy {
+		// Another Mutex of the process holds or waits: no queue jumping.
+		co.mu.Unlock()
+		co.leave()
+		return false, nil
+	}
+	co.busy = true
+	co.mu.Unlock()
+	ok, err := co.redis.TryLock(ctx)
+	co.mu.Lock()
+	if !ok {
+		co.passOn()
+		co.unlock()
+		co.leave()
+		return false, err
+	}
+	co.since, co.handoffs = time.Now(), 0
+	co.lend(m)
+	co.unlock()
+	return true, nil
+}
+
+// unlockLocal is Unlock in cohort mode.
+func (m *Mutex) unlockLocal(ctx context.Context) error {
+	if err := m.x.CheckInput(ctx); err != nil {
+		return err
+	}
+	co := m.held.Load()
+	if co == nil {
+		return core.NotHeld(m.x.Cfg.Name)
+	}
+	co.mu.Lock()
+	if co.holder != m || co.releasing {
+		co.mu.Unlock()
+		return core.NotHeld(m.x.Cfg.Name)
+	}
+	if err := co.tenure.Err(); err != nil {
+		_ = co.giveBack(ctx)
+		return err
+	}
+	if co.doubt {
+		// Settle the Unlock in doubt, as without cohort mode.
+		co.mu.Unlock()
+		err := co.redis.Unlock(ctx)
+		co.mu.Lock()
+		if err != nil && !errors.Is(err, lockkit.ErrLost) {
+			co.mu.Unlock()
+			return err
+		}
+		co.doubt = false
+		if co.count--; co.count > 0 && err == nil {
+			co.mu.Unlock()
+			return nil
+		}
+		co.endTenure()
+		co.passOn()
+		co.unlock()
+		co.leave()
+		return err
+	}
+	if co.count--; co.count > 0 {
+		co.mu.Unlock()
+		return nil
+	}
+	if len(co.queue) > 0 && co.handoffs < m.x.Cfg.HandoffMax && time.Since(co.since) < m.x.Cfg.HandoffHold &&
+		co.hold.Err() == nil && co.redis.x.H.Current() == co.hold {
+		// Hand the hold over, in memory.
+		co.handoffs++
+		co.endTenure()
+		w := co.queue[0]
+		co.queue = co.queue[1:]
+		co.grant(w, true)
+		co.lend(w.m)
+		co.unlock()
+		co.leave()
+		return nil
+	}
+	co.releasing = true
+	co.mu.Unlock()
+	err := co.redis.Unlock(ctx)
+	co.mu.Lock()
+	co.releasing = false
+	if err != nil && !errors.Is(err, lockkit.ErrLost) {
+		// The outcome is unknown: m still holds, and its next Unlock asks
+		// again (see Mutex.Unlock).
+		co.count, co.doubt = 1, true
+		co.mu.Unlock()
+		return err
+	}
+	co.endTenure()
+	co.passOn()
+	co.unlock()
+	co.leave()
+	return err
+}
+
+// giveBack drops the lost hold of co.holder: it forgets it in Redis (the
+// release of a lost hold frees its key if it lingers) and passes the
+// local lock on. Called with co.mu held; returns with it released, and
+// with the holder's join undone.
+func (co *cohort) giveBack(ctx context.Context) error {
+	co.endTenure()
+	co.mu.Unlock()
+	err := co.redis.Unlock(ctx)
+	co.mu.Lock()
+	co.doubt = false
+	co.passOn()
+	co.unlock()
+	co.leave()
+	return err
+}
+
+// grant gives w the local lock, with the hold when held. w has left the
+// queue. co.mu held.
+func (co *cohort) grant(w *cwaiter, held bool) {
+	w.granted, w.held = true, held
+	co.wake = append(co.wake, w.ready)
+}
+
+// passOn passes the local lock, without a hold in Redis, to the first
+// waiter, or frees it when none waits. co.mu held.
+func (co *cohort) passOn() {
+	co.releasing, co.handoffs = false, 0
+	if len(co.queue) == 0 {
+		co.busy = false
+		return
+	}
+	w := co.queue[0]
+	co.queue = co.queue[1:]
+	co.grant(w, false)
+}
+
+// lend lends the process's hold in Redis to m: a tenure of its own, lost
+// when the hold is. Other Locks of m waiting in the queue re-enter it
+// (unless m does not re-enter). co.mu held.
+func (co *cohort) lend(m *Mutex) {
+	co.holder, co.count, co.releasing = m, 1, false
+	co.hold = co.redis.x.H.Current()
+	co.tenure = core.NewHold(co.hold.Token)
+	co.stop = co.tenure.Follow(co.hold)
+	m.slot.Set(co.tenure)
+	m.held.Store(co)
+	if m.x.Cfg.NoReentry {
+		return
+	}
+	co.queue = slices.DeleteFunc(co.queue, func(w *cwaiter) bool {
+		if w.m != m {
+			return false
+		}
+		co.count++
+		w.reentry = true
+		co.grant(w, true)
+		return true
+	})
+}
+
+// endTenure ends the holder's tenure: it holds nothing afterwards. co.mu
+// held.
+func (co *cohort) endTenure() {
+	m := co.holder
+	co.stop()
+	m.slot.Set(nil)
+	m.held.Store(nil)
+	co.tenure.End()
+	co.holder, co.tenure, co.stop, co.count = nil, nil, nil, 0
+}
+
+// holdCountLocal is HoldCount in cohort mode: m's own count while the
+// process holds the lock in Redis.
+func (m *Mutex) holdCountLocal(ctx context.Context) (int, error) {
+	if err := m.x.Check(ctx); err != nil {
+		return 0, err
+	}
+	co := m.held.Load()
+	if co == nil {
+		return 0, nil
+	}
+	n, err := co.redis.HoldCount(ctx)
+	if err != nil || n == 0 {
+		return 0, err
+	}
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	if co.holder != m {
+		return 0, nil
+	}
+	return int(co.count), nil
+}

@@ -1,0 +1,349 @@
+package reentrant_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/fair"
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/reentrant"
+	"github.com/lockkit/lockkit/spin"
+)
+
+// handoff is the cohort mode the tests use unless they test its bounds.
+var handoff = reentrant.WithLocalHandoff(1000, time.Minute)
+
+// waitLocal waits until n Locks of m's process wait in memory.
+func waitLocal(t *testing.T, m *reentrant.Mutex, n int) {
+	t.Helper()
+	redistest.Eventually(t, 10*time.Second, fmt.Sprintf("%d local waiters", n), func() bool {
+		return reentrant.LocalWaiters(m) == n
+	})
+}
+
+func TestWithLocalHandoff_invalid(t *testing.T) {
+	lc, _ := redistest.Silent(t)
+	ctx := redistest.Ctx(t, 10*time.Second)
+	for _, tc := range []struct {
+		name string
+		m    *reentrant.Mutex
+		want string
+	}{
+		{"zero handoffs", reentrant.New(lc, "a", reentrant.WithLocalHandoff(0, time.Second)), "maxHandoffs"},
+		{"zero hold", reentrant.New(lc, "a", reentrant.WithLocalHandoff(1, 0)), "maxHold"},
+		{"with owner", reentrant.New(lc, "a", handoff, lockkit.WithOwner("job")), "WithOwner"},
+		{"spin", spin.New(lc, "a", handoff), "WithLocalHandoff"},
+		{"fair", fair.New(lc, "a", handoff), "WithLocalHandoff"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			redistest.WantInvalid(t, "Lock", tc.m.Lock(ctx), tc.want)
+		})
+	}
+}
+
+// TestLocalHandoff_sends_nothing: an Unlock with a waiter of the same
+// Client hands the hold over without a command, and the token stays the
+// Redis hold's. Without cohort mode it takes a release and an acquire.
+func TestLocalHandoff_sends_nothing(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	counter := redistest.CountCommands(c)
+	lc := redistest.Lockkit(t, c)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	name := redistest.Unique(t)
+	m1, m2 := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
+	if err := m1.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := m1.Lock(ctx); err != nil { // a re-entry, in memory
+		t.Fatal(err)
+	}
+	got := redistest.LockAsync(ctx, m2)
+	waitLocal(t, m1, 1)
+	counter.Reset()
+	if err := m1.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := m1.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := redistest.Receive(t, got, 10*time.Second, "m2's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	if n := counter.Total(); n != 0 {
+		t.Errorf("a re-entry's Unlock and a hand-over sent %d commands, want 0", n)
+	}
+	if m2.Token() == 0 || m1.Token() != 0 {
+		t.Errorf("tokens after the hand-over: m1 %d (want 0), m2 %d (want the hold's)", m1.Token(), m2.Token())
+	}
+	if n, err := m2.HoldCount(ctx); n != 1 || err != nil {
+		t.Errorf("m2.HoldCount = %d, %v; want 1", n, err)
+	}
+	redistest.WantErr(t, m1.Unlock(ctx), lockkit.ErrNotHeld)
+	if err := m2.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := m1.IsLocked(ctx); ok || err != nil {
+		t.Errorf("IsLocked after the last Unlock = %v, %v; want false", ok, err)
+	}
+	redistest.AssertClean(t, c, name)
+}
+
+// TestLocalHandoff_token_kept: a hand-over keeps the token; a hold taken
+// from Redis again gets a larger one.
+func TestLocalHandoff_token_kept(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	lc := redistest.Lockkit(t, c)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	name := redistest.Unique(t)
+	m1, m2 := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
+	redistest.MustLock(t, m1)
+	t1 := m1.Token()
+	got := redistest.LockAsync(ctx, m2)
+	waitLocal(t, m1, 1)
+	redistest.MustUnlock(t, m1)
+	if err := redistest.Receive(t, got, 10*time.Second, "m2's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	if m2.Token() != t1 {
+		t.Errorf("token after a hand-over = %d, want the hold's %d", m2.Token(), t1)
+	}
+	redistest.MustUnlock(t, m2)
+	redistest.MustLock(t, m1)
+	if m1.Token() <= t1 {
+		t.Errorf("token of a new Redis hold = %d, want more than %d", m1.Token(), t1)
+	}
+	redistest.MustUnlock(t, m1)
+}
+
+// TestLocalHandoff_count_bound_lets_other_process_in: after maxHandoffs
+// hand-overs in a row the hold goes back to Redis, and the process that
+// waits there gets it before the local waiters left.
+func TestLocalHandoff_count_bound_lets_other_process_in(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	lcA, lcB := redistest.Lockkit(t, c), redistest.Lockkit(t, c)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	name := redistest.Unique(t)
+	opt := reentrant.WithLocalHandoff(2, time.Minute)
+	a := make([]*reentrant.Mutex, 4)
+	for i := range a {
+		a[i] = reentrant.New(lcA, name, opt)
+	}
+	redistest.MustLock(t, a[0])
+	b := reentrant.New(lcB, name, opt)
+	gotB := redistest.LockAsync(ctx, b)
+	waitAsleep(t, lcB, name, 1)
+	got := make([]<-chan error, len(a))
+	for i := 1; i < len(a); i++ {
+		got[i] = redistest.LockAsync(ctx, a[i])
+		waitLocal(t, a[0], i)
+	}
+	for i := range 3 { // two hand-overs, then a release in Redis
+		redistest.MustUnlock(t, a[i])
+		if i < 2 {
+			if err := redistest.Receive(t, got[i+1], 10*time.Second, "a hand-over"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := redistest.Receive(t, gotB, 10*time.Second, "the other process's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-got[3]:
+		t.Fatalf("the fourth local Lock returned (%v) while the other process holds the lock", err)
+	default:
+	}
+	redistest.MustUnlock(t, b)
+	if err := redistest.Receive(t, got[3], 10*time.Second, "the last local Lock"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.MustUnlock(t, a[3])
+	redistest.AssertClean(t, c, name)
+}
+
+// TestLocalHandoff_time_bound_lets_other_process_in: once the process has
+// kept the hold for maxHold, the next Unlock releases it in Redis although
+// a local Lock waits.
+func TestLocalHandoff_time_bound_lets_other_process_in(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	lcA, lcB := redistest.Lockkit(t, c), redistest.Lockkit(t, c)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	name := redistest.Unique(t)
+	const maxHold = 20 * time.Millisecond
+	opt := reentrant.WithLocalHandoff(1000, maxHold)
+	a1, a2, b := reentrant.New(lcA, name, opt), reentrant.New(lcA, name, opt), reentrant.New(lcB, name, opt)
+	redistest.MustLock(t, a1)
+	taken := time.Now() // the hold was taken before this
+	gotB := redistest.LockAsync(ctx, b)
+	waitAsleep(t, lcB, name, 1)
+	got2 := redistest.LockAsync(ctx, a2)
+	waitLocal(t, a1, 1)
+	for time.Since(taken) <= maxHold {
+		time.Sleep(maxHold / 4) // the clock must pass the bound
+	}
+	redistest.MustUnlock(t, a1)
+	if err := redistest.Receive(t, gotB, 10*time.Second, "the other process's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-got2:
+		t.Fatalf("the local Lock returned (%v) while the other process holds the lock", err)
+	default:
+	}
+	redistest.MustUnlock(t, b)
+	if err := redistest.Receive(t, got2, 10*time.Second, "the local Lock"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.MustUnlock(t, a2)
+}
+
+// TestLocalHandoff_lost_reaches_holder: after a hand-over, the loss of the
+// process's hold closes the new holder's Lost, ends its Context, and its
+// Unlock returns ErrLost; the former holder's signals stay quiet.
+func TestLocalHandoff_lost_reaches_holder(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	lc := redistest.Lockkit(t, c)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	name := redistest.Unique(t)
+	m1, m2 := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
+	redistest.MustLock(t, m1)
+	lost1, ctx1 := m1.Lost(), m1.Context(ctx)
+	got := redistest.LockAsync(ctx, m2)
+	waitLocal(t, m1, 1)
+	redistest.MustUnlock(t, m1)
+	if err := redistest.Receive(t, got, 10*time.Second, "m2's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(context.Cause(ctx1), lockkit.ErrNotHeld) {
+		t.Errorf("m1's Context after its Unlock: cause %v, want ErrNotHeld", context.Cause(ctx1))
+	}
+	ctx2 := m2.Context(ctx)
+	// Another owner frees the lock: the watchdog finds the hold gone.
+	if ok, err := reentrant.New(lc, name).ForceUnlock(ctx); !ok || err != nil {
+		t.Fatalf("ForceUnlock = %v, %v", ok, err)
+	}
+	lc.Watchdog().Check()
+	redistest.Receive(t, m2.Lost(), 10*time.Second, "m2's lost signal")
+	redistest.Receive(t, ctx2.Done(), 10*time.Second, "m2's Context")
+	redistest.WantErr(t, context.Cause(ctx2), lockkit.ErrLost)
+	redistest.WantErr(t, m2.Unlock(ctx), lockkit.ErrLost)
+	if redistest.Closed(lost1) {
+		t.Error("m1's lost signal closed, though m1 had handed its hold over")
+	}
+	// The lock works on.
+	redistest.MustLock(t, m1)
+	redistest.MustUnlock(t, m1)
+	redistest.AssertClean(t, c, name)
+}
+
+// TestLocalHandoff_ctx_ends_in_local_wait: a Lock waiting in memory
+// returns when its ctx ends, holding nothing, and the queue goes on.
+func TestLocalHandoff_ctx_ends_in_local_wait(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	lc := redistest.Lockkit(t, c)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	name := redistest.Unique(t)
+	m1, m2, m3 := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
+	redistest.MustLock(t, m1)
+	short, cancel := context.WithCancel(ctx)
+	got2 := redistest.LockAsync(short, m2)
+	waitLocal(t, m1, 1)
+	got3 := redistest.LockAsync(ctx, m3)
+	waitLocal(t, m1, 2)
+	cancel()
+	err := redistest.Receive(t, got2, 10*time.Second, "the cancelled Lock")
+	redistest.WantErr(t, err, lockkit.ErrNotObtained, context.Canceled)
+	if m2.Token() != 0 {
+		t.Errorf("m2 holds token %d after its Lock failed", m2.Token())
+	}
+	if ok, err := m2.TryLock(ctx); ok || err != nil {
+		t.Errorf("TryLock while another Mutex of the process holds = %v, %v; want false", ok, err)
+	}
+	redistest.MustUnlock(t, m1)
+	if err := redistest.Receive(t, got3, 10*time.Second, "m3's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.MustUnlock(t, m3)
+	if ok, err := m2.TryLock(ctx); !ok || err != nil {
+		t.Fatalf("TryLock on a free lock = %v, %v; want true", ok, err)
+	}
+	redistest.MustUnlock(t, m2)
+	redistest.AssertClean(t, c, name)
+}
+
+// TestLocalHandoff_excludes_in_process_and_across_clients: 64 Mutexes of
+// one Client and 8 of another (a second process, as Redis sees it) never
+// hold the lock at once.
+func TestLocalHandoff_excludes_in_process_and_across_clients(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	lcA, lcB := redistest.Lockkit(t, c), redistest.Lockkit(t, c)
+	ctx := redistest.Ctx(t, 2*time.Minute)
+	name := redistest.Unique(t)
+	opt := reentrant.WithLocalHandoff(8, 10*time.Millisecond)
+	var lockers []redistest.Locker
+	for range 64 {
+		lockers = append(lockers, reentrant.New(lcA, name, opt))
+	}
+	for range 8 {
+		lockers = append(lockers, reentrant.New(lcB, name, opt))
+	}
+	holds, err := redistest.Hammer(ctx, lockers, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if holds != 72*20 {
+		t.Fatalf("%d holds, want %d", holds, 72*20)
+	}
+	redistest.AssertClean(t, c, name)
+}
+
+// TestLocalHandoff_excludes_across_processes: 2 processes × 64 goroutines
+// increment one counter under the lock with a separate read and write.
+func TestLocalHandoff_excludes_across_processes(t *testing.T) {
+	srv := redistest.StartServer(t)
+	name := redistest.Unique(t)
+	redistest.CountRun{
+		Child: "counter-cohort", Addrs: []string{srv.Addr()}, Name: name,
+		Procs: 2, Goroutines: 64, Rounds: 10, Timeout: 2 * time.Minute,
+	}.Run(t)
+	redistest.AssertClean(t, srv.Client(t), name)
+}
+
+// TestLocalHandoff_commands_per_acquisition: with 16 Mutexes of one Client
+// contending, most acquisitions are hand-overs; without cohort mode each
+// takes at least an acquire and a release.
+func TestLocalHandoff_commands_per_acquisition(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []lockkit.Option
+		min, max float64 // commands per acquisition
+	}{
+		{"cohort", []lockkit.Option{handoff}, 0, 0.5},
+		{"without", nil, 2, 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := redistest.StartServer(t).Client(t)
+			counter := redistest.CountCommands(c)
+			lc := redistest.Lockkit(t, c)
+			ctx := redistest.Ctx(t, time.Minute)
+			name := redistest.Unique(t)
+			var lockers []redistest.Locker
+			for range 16 {
+				lockers = append(lockers, reentrant.New(lc, name, tc.opts...))
+			}
+			holds, err := redistest.Hammer(ctx, lockers, 50)
+			if err != nil {
+				t.Fatal(err)
+			}
+			per := float64(counter.Total()) / float64(holds)
+			t.Logf("%.3f commands per acquisition", per)
+			if per < tc.min || per > tc.max {
+				t.Errorf("%.2f commands per acquisition, want %.2f to %.2f", per, tc.min, tc.max)
+			}
+		})
+	}
+}

@@ -1,0 +1,68 @@
+package reentrant
+
+import (
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/config"
+)
+
+// WithLocalHandoff turns on cohort mode: the hold in Redis belongs to the
+// process (the [lockkit.Client]) rather than to one Mutex, and is lent
+// from Mutex to Mutex of that Client in memory. When a Mutex's Unlock
+// ends its hold (its count reaches 0) while another Mutex of the same
+// Client and name, made with the same options, waits in Lock, the hold is
+// handed to the waiter that came first without a round trip: no release,
+// no acquire. The hand-overs are bounded so that other processes still
+// get their turn: after maxHandoffs hand-overs in a row, or once the
+// process has kept the hold for maxHold since it took it from Redis, the
+// Unlock releases it in Redis as without the option, which wakes one
+// waiting process (see the package documentation, Waiting).
+//
+// What it changes:
+//
+//   - The owner in Redis is the process's cohort (an owner id of its
+//     own), not the Mutex: HoldCount reports the Mutex's own count while
+//     the process holds the lock in Redis, and a re-entry counts in memory,
+//     sending nothing.
+//   - The fencing token stays the Redis hold's: a hand-over does not mint
+//     a token, so Mutexes that follow each other by hand-over see the same
+//     [Mutex.Token]. Tokens increase from one Redis hold to the next, not
+//     from one local holder to the next. A resource that fences writes by
+//     token cannot tell the local holders of one Redis hold apart; they
+//     are one process, which the token does tell apart from any other.
+//   - Fairness across processes: a process keeps the lock for up to
+//     maxHandoffs+1 holds or maxHold in a row while it has waiters, instead
+//     of one hold; within the process, waiters are served in arrival order.
+//
+// Lost, Context and Unlock's ErrLost reach the Mutex that holds the lock
+// at the time; the watchdog keeps the one Redis hold alive across
+// hand-overs. TryLock never waits for a hand-over and never takes one
+// from a waiter: it re-enters, or succeeds when no Mutex of the process
+// holds or waits for the lock (one round trip), and fails otherwise. A
+// Lock whose ctx ends while it waits in memory leaves the queue; if the
+// hold was handed to it in the same instant, Lock returns it held.
+//
+// maxHandoffs must be at least 1 and maxHold positive. It applies to
+// reentrant locks only (spin and fair locks refuse it), also as a Client
+// default, and cannot be combined with [lockkit.WithOwner]. Default: off
+// (every Unlock that ends a hold releases it in Redis).
+func WithLocalHandoff(maxHandoffs int, maxHold time.Duration) lockkit.Option {
+	return func(o *config.Options) {
+		if !o.For("WithLocalHandoff", true, config.Reentrant) {
+			return
+		}
+		switch {
+		case maxHandoffs < 1:
+			o.Fail("WithLocalHandoff", "maxHandoffs must be at least 1, got %d", maxHandoffs)
+		case maxHold <= 0:
+			o.Fail("WithLocalHandoff", "maxHold must be positive, got %v", maxHold)
+		default:
+			o.HandoffMax, o.HandoffHold = maxHandoffs, maxHold
+		}
+	}
+}
+
+// noHandoff turns cohort mode off: the cohort's own lock value is a plain
+// reentrant lock.
+func noHandoff(o *config.Options) { o.HandoffMax, o.HandoffHold = 0, 0 }
