@@ -318,8 +318,8 @@ func TestLocalHandoff_excludes_across_processes(t *testing.T) {
 // takes at least an acquire and a release.
 func TestLocalHandoff_commands_per_acquisition(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		opts []lockkit.Option
+		name     string
+		opts     []lockkit.Option
 		min, max float64 // commands per acquisition
 	}{
 		{"cohort", []lockkit.Option{handoff}, 0, 0.5},
