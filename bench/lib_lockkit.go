@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/fair"
@@ -22,6 +23,22 @@ func lockkitLibrary(kind string) library {
 		})
 }
 
+// cohortHandoffs and cohortHold are the bounds of reentrant-cohort's
+// local hand-overs.
+const (
+	cohortHandoffs = 64
+	cohortHold     = 10 * time.Millisecond
+)
+
+// lockkitCohortLibrary is the reentrant lock in cohort mode: the
+// goroutines of a process hand the hold over in memory, up to
+// cohortHandoffs times in a row or for cohortHold.
+var lockkitCohortLibrary = goRedisLibrary("reentrant-cohort",
+	fmt.Sprintf("lockkit `reentrant.New(lockkit.New(rdb), name, reentrant.WithLocalHandoff(%d, %v))`: cohort mode, hand-overs in memory between the goroutines of a process", cohortHandoffs, cohortHold),
+	func(rdb *redis.Client) backend {
+		return &lockkitBackend{kind: "reentrant-cohort", rdb: rdb, locks: lockkit.New(rdb)}
+	})
+
 // lockkitBackend makes locks of one kind from one Client.
 type lockkitBackend struct {
 	kind  string
@@ -33,6 +50,8 @@ func (b *lockkitBackend) NewLocker(name string) locker {
 	switch b.kind {
 	case "reentrant":
 		return reentrant.New(b.locks, name)
+	case "reentrant-cohort":
+		return reentrant.New(b.locks, name, reentrant.WithLocalHandoff(cohortHandoffs, cohortHold))
 	case "fair":
 		return fair.New(b.locks, name)
 	case "spin":

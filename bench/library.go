@@ -36,6 +36,7 @@ type library struct {
 var libraries = []library{
 	floorLibrary,
 	lockkitLibrary("reentrant"),
+	lockkitCohortLibrary,
 	lockkitLibrary("fair"),
 	lockkitLibrary("spin"),
 	lockkitLibrary("rwlock"),
