@@ -65,6 +65,19 @@
 // whether a process still listens, each release wakes one waiter in every
 // waiting process.
 //
+// # Cohort mode
+//
+// With [WithLocalHandoff] the owner in Redis is the process (the Client's
+// cohort for the lock), and the hold is lent from Mutex to Mutex of that
+// Client: an Unlock that ends a hold while another Mutex of the Client
+// waits in Lock hands the hold over in memory, sending nothing, up to a
+// number of hand-overs in a row and a time since the hold was taken from
+// Redis; then the hold is released in Redis and another process has its
+// turn. Within the process the waiters queue in memory in arrival order,
+// and only the first of them waits in Redis. A hand-over keeps the fencing
+// token of the Redis hold: tokens increase from one Redis hold to the
+// next, not from one local holder to the next.
+//
 // # Leases
 //
 // By default a hold has a 30 s lease that the watchdog (package watchdog)
