@@ -36,6 +36,9 @@ type Client struct {
 	bgMu     sync.Mutex
 	bgClosed bool           // Close waits for bg; guarded by bgMu
 	bg       sync.WaitGroup // the goroutines started by Go
+
+	localMu sync.Mutex
+	locals  map[any]any // see Locals; guarded by localMu
 }
 
 // New returns a Client of rc, which may be any go-redis client: a plain
@@ -73,6 +76,19 @@ func New(rc redis.UniversalClient, opts ...Option) *Client {
 		c.reconnected()
 	}))
 	return c
+}
+
+// Locals calls f, under a lock of c, with the values that the locks made
+// from c share in memory, by key: what a lock kind keeps for all its locks
+// of one Client (the reentrant lock's cohorts, say). f may add and delete
+// entries; a kind uses keys of a type of its own. f must not block.
+func (c *Client) Locals(f func(m map[any]any)) {
+	c.localMu.Lock()
+	defer c.localMu.Unlock()
+	if c.locals == nil {
+		c.locals = map[any]any{}
+	}
+	f(c.locals)
 }
 
 // Close stops the Client's watchdog and pub/sub connection. Holds still

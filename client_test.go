@@ -67,3 +67,28 @@ func TestClose_is_idempotent_and_reports_ErrClosed(t *testing.T) {
 		t.Fatalf("go-redis client after Close: %v", err)
 	}
 }
+
+// TestClient_Locals_keeps_values_per_Client checks that what one Client's
+// locks share in memory is that Client's alone, and stays until deleted.
+func TestClient_Locals_keeps_values_per_Client(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	a, b := redistest.Lockkit(t, rc), redistest.Lockkit(t, rc)
+	type key struct{}
+	a.Locals(func(m map[any]any) { m[key{}] = 1 })
+	a.Locals(func(m map[any]any) {
+		if m[key{}] != 1 {
+			t.Errorf("a's value = %v, want 1", m[key{}])
+		}
+		delete(m, key{})
+	})
+	b.Locals(func(m map[any]any) {
+		if len(m) != 0 {
+			t.Errorf("b sees %v, want nothing of a's", m)
+		}
+	})
+	a.Locals(func(m map[any]any) {
+		if len(m) != 0 {
+			t.Errorf("a keeps %v after the delete", m)
+		}
+	})
+}

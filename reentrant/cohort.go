@@ -76,14 +76,10 @@ type cohortKey struct {
 	handoffHold        time.Duration
 }
 
-// cohorts holds the cohorts in use: a cohort is dropped when no Lock is
-// under way and no Mutex holds through it.
-var cohorts = struct {
-	mu sync.Mutex
-	m  map[cohortKey]*cohort
-}{m: make(map[cohortKey]*cohort)}
-
 // join returns m's cohort, made if needed, counting m as one more user.
+// The cohorts in use are kept in their Client (see lockkit.Client.Locals);
+// a cohort is dropped when no Lock is under way and no Mutex holds through
+// it.
 func join(m *Mutex) *cohort {
 	cfg := &m.x.Cfg
 	key := cohortKey{
@@ -91,25 +87,26 @@ func join(m *Mutex) *cohort {
 		maxHold: cfg.MaxHold, info: cfg.HolderInfo, acks: cfg.ReplicaAcks, ackTimeout: cfg.ReplicaAckTimeout,
 		trace: cfg.Trace, handoffs: cfg.HandoffMax, handoffHold: cfg.HandoffHold,
 	}
-	cohorts.mu.Lock()
-	defer cohorts.mu.Unlock()
-	co := cohorts.m[key]
-	if co == nil {
-		opts := append(slices.Clone(m.opts), lockkit.Option(noHandoff))
-		co = &cohort{key: key, redis: New(cfg.Client, cfg.Name, opts...)}
-		cohorts.m[key] = co
-	}
-	co.users++
+	var co *cohort
+	cfg.Client.Locals(func(locals map[any]any) {
+		co, _ = locals[key].(*cohort)
+		if co == nil {
+			opts := append(slices.Clone(m.opts), lockkit.Option(noHandoff))
+			co = &cohort{key: key, redis: New(cfg.Client, cfg.Name, opts...)}
+			locals[key] = co
+		}
+		co.users++
+	})
 	return co
 }
 
 // leave undoes one join.
 func (co *cohort) leave() {
-	cohorts.mu.Lock()
-	defer cohorts.mu.Unlock()
-	if co.users--; co.users == 0 && cohorts.m[co.key] == co {
-		delete(cohorts.m, co.key)
-	}
+	co.key.c.Locals(func(locals map[any]any) {
+		if co.users--; co.users == 0 && locals[co.key] == co {
+			delete(locals, co.key)
+		}
+	})
 }
 
 // unlock releases co.mu, then wakes the waiters granted meanwhile.
