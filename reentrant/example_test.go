@@ -214,3 +214,39 @@ func Example_withoutReentry() {
 	// hold count: 1
 	// turns: 4 overlaps: 0
 }
+
+// A worker pool in one process that takes one lock in a tight loop: with
+// cohort mode the process holds the lock in Redis, and a Mutex that
+// unlocks while another of the pool waits hands the hold over in memory.
+func ExampleWithLocalHandoff() {
+	mr, _ := miniredis.Run()
+	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
+
+	// At most 64 hand-overs or 10 ms in a row, then the lock goes back to
+	// Redis, where other processes wait their turn.
+	handoff := reentrant.WithLocalHandoff(64, 10*time.Millisecond)
+	ctx := context.Background()
+	var (
+		wg    sync.WaitGroup
+		count int // guarded by the lock
+	)
+	for range 8 {
+		m := reentrant.New(locks, "counter", handoff) // one owner per worker
+		wg.Go(func() {
+			for range 100 {
+				if err := m.Lock(ctx); err != nil {
+					panic(err)
+				}
+				count++
+				if err := m.Unlock(ctx); err != nil {
+					panic(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	fmt.Println("count:", count)
+	// Output:
+	// count: 800
+}
