@@ -2,16 +2,23 @@ package faultmatrix_test
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/fair"
+	"github.com/lockkit/lockkit/internal/lockers"
 	"github.com/lockkit/lockkit/multilock"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/rwlock"
 	"github.com/lockkit/lockkit/semaphore"
 	"github.com/lockkit/lockkit/spin"
 )
+
+// permits is the number of permits of the matrix's semaphores: the
+// checker lets two holders in at once and counts a third as an overlap.
+const permits = 2
 
 // owner is one owner of a lock as the matrix drives it.
 type owner struct {
@@ -115,7 +122,7 @@ func kinds() []kind {
 			names:   func(n string) []string { return []string{n} },
 			permits: permits,
 			owner: func(c *lockkit.Client, n string, _ int) owner {
-				h := &permitHolder{s: semaphore.New(c, n, permits)}
+				h := lockers.NewPermits(semaphore.New(c, n, permits), 1)
 				return owner{Locker: h, parts: []hold{h}}
 			},
 		},
@@ -124,7 +131,7 @@ func kinds() []kind {
 			name:  "election",
 			names: func(n string) []string { return []string{n} },
 			owner: func(c *lockkit.Client, n string, i int) owner {
-				h := newCandidate(c, n, i)
+				h := lockers.NewCandidate(election.New(c, n), "owner "+strconv.Itoa(i))
 				return owner{Locker: h, parts: []hold{h}}
 			},
 		},
