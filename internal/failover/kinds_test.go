@@ -33,6 +33,9 @@ type kind struct {
 	// before the failover, and returns the check that the watcher sees the
 	// waiter l hold the lock once its blocked Lock returned.
 	watch func(t *testing.T, c *lockkit.Client, name string) (seen func(t *testing.T, l lockkit.Locker))
+	// noReplicaAck is set for the kinds lockkit.WithReplicaAck does not
+	// apply to.
+	noReplicaAck bool
 }
 
 // single is the names of a lock that is its own only part.
@@ -80,16 +83,29 @@ func kinds() []kind {
 			waiter: func(c *lockkit.Client, name string, opts ...lockkit.Option) lockkit.Locker {
 				return lockers.NewPermits(semaphore.New(c, name, semPermits, opts...), 1)
 			},
-			names: single,
+			names:        single,
+			noReplicaAck: true,
 		},
 		{
-			name:   "election",
-			holder: candidate("the holder"),
-			waiter: candidate("the other owner"),
-			names:  single,
-			watch:  observer,
+			name:         "election",
+			holder:       candidate("the holder"),
+			waiter:       candidate("the other owner"),
+			names:        single,
+			watch:        observer,
+			noReplicaAck: true,
 		},
 	}
+}
+
+// ackKinds are the kinds lockkit.WithReplicaAck applies to.
+func ackKinds() []kind {
+	var ks []kind
+	for _, k := range kinds() {
+		if !k.noReplicaAck {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }
 
 // candidate returns the constructor of a candidate of an election that
