@@ -108,7 +108,7 @@ func kinds() []kind {
 			},
 		},
 		{
-			name:  "multilock",
+			name: "multilock",
 			names: func(n string) []string {
 				a, b := members(n)
 				return []string{a, b}

@@ -311,7 +311,7 @@ func TestFaultMatrix(t *testing.T) {
 			cells = runFault(t, f)
 		})
 		leaked := 0
-		if err := leftBehind(ignore); err != nil {
+		if err := redistest.LeftBehind(ignore); err != nil {
 			leaked = max(1, strings.Count(err.Error(), "[Goroutine "))
 			t.Errorf("%s: goroutines left behind: %v", f.name, err)
 		}
@@ -327,24 +327,6 @@ func TestFaultMatrix(t *testing.T) {
 	if path := os.Getenv(outEnv); path != "" {
 		if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
 			t.Errorf("writing the table: %v", err)
-		}
-	}
-}
-
-// dialProbeLinger bounds how long a goroutine of a closed go-redis client
-// may linger: after failed dials, its pool probes the server in a
-// goroutine (ConnPool.tryDial) that sleeps 1 s between dials and sees the
-// close only after its sleep, as after a killed master.
-const dialProbeLinger = 3 * time.Second
-
-// leftBehind returns what goleak.Find reports beyond ignore once that has
-// lasted dialProbeLinger, or nil as soon as nothing is left.
-func leftBehind(ignore goleak.Option) error {
-	deadline := time.Now().Add(dialProbeLinger)
-	for {
-		err := goleak.Find(ignore) // itself retrying for a moment
-		if err == nil || time.Now().After(deadline) {
-			return err
 		}
 	}
 }
