@@ -20,6 +20,9 @@ type deployment struct {
 	replicated func(t testing.TB)
 	// failover fails the deployment over and returns once it has settled.
 	failover func(t testing.TB)
+	// lossless is set when the failover loses no write the master
+	// acknowledged, replicated or not (CLUSTER FAILOVER).
+	lossless bool
 }
 
 // deployments are the ways of failing over that every kind is put through.
@@ -37,7 +40,9 @@ var deployments = []struct {
 	}},
 	{"cluster/CLUSTER_FAILOVER", func(t *testing.T) deployment {
 		cl := redistest.StartClusterWithReplicas(t)
-		return cluster(t, cl, func(t testing.TB, m *redistest.Server) { cl.Failover(t, m) })
+		d := cluster(t, cl, func(t testing.TB, m *redistest.Server) { cl.Failover(t, m) })
+		d.lossless = true
+		return d
 	}},
 	{"cluster/SIGKILL_master", func(t *testing.T) deployment {
 		cl := redistest.StartClusterWithReplicas(t)

@@ -24,7 +24,9 @@ const (
 // owner got it; the holder's Unlock (retried while the clients find the
 // new master, as its documentation allows) releases it or reports the
 // loss; the blocked Lock returns once the lock is free, holding it with a
-// larger token.
+// larger token; an election's observer, subscribed before the failover,
+// reports the new leader. A latch counted down before the failover has an
+// Await blocked on it: see latchProbe.check for what is checked there.
 func TestFailover_holds_survive_or_are_reported_lost_and_waiters_wake(t *testing.T) {
 	t.Parallel()
 	for _, dep := range deployments {
@@ -37,7 +39,9 @@ func TestFailover_holds_survive_or_are_reported_lost_and_waiters_wake(t *testing
 			for _, k := range kinds() {
 				probes = append(probes, hold(t, k, holders, waiters, pickName(t, k, d)))
 			}
+			lp := awaitLatch(t, holders, waiters, pickName(t, kind{names: single}, d))
 			d.replicated(t)
+			lp.countDownTo(t, latchCount-2) // not waited for: a SIGKILL may lose it
 			d.failover(t)
 			for _, p := range probes {
 				t.Run(p.k.name, func(t *testing.T) {
@@ -45,6 +49,10 @@ func TestFailover_holds_survive_or_are_reported_lost_and_waiters_wake(t *testing
 					p.check(t, waiters)
 				})
 			}
+			t.Run("latch", func(t *testing.T) {
+				t.Parallel()
+				lp.check(t, d.lossless)
+			})
 		})
 	}
 }

@@ -2,32 +2,51 @@ package failover_test
 
 import (
 	"context"
+	"testing"
 	"time"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/fair"
 	"github.com/lockkit/lockkit/internal/conformance"
+	"github.com/lockkit/lockkit/internal/lockers"
+	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/rwlock"
+	"github.com/lockkit/lockkit/semaphore"
 	"github.com/lockkit/lockkit/spin"
 )
 
 // kind is a lock kind as the failover tests take it: the holder's side and
 // the side of the other owner, which waits for the holder. Both are the
 // kind's conformance constructor, except for the read side of an rwlock,
-// held by a reader and waited for by a writer.
+// held by a reader and waited for by a writer, and for the kinds whose
+// Lock returns a value (package lockers).
 type kind struct {
 	name           string
 	holder, waiter func(c *lockkit.Client, name string, opts ...lockkit.Option) lockkit.Locker
 	// names are the Redis lock names a lock called name uses: its own, or
 	// its members' for a multi-lock.
 	names func(name string) []string
+	// watch, when set, starts a watcher of the lock called name on c
+	// before the failover, and returns the check that the watcher sees the
+	// waiter l hold the lock once its blocked Lock returned.
+	watch func(t *testing.T, c *lockkit.Client, name string) (seen func(t *testing.T, l lockkit.Locker))
+	// noReplicaAck is set for the kinds lockkit.WithReplicaAck does not
+	// apply to.
+	noReplicaAck bool
 }
+
+// single is the names of a lock that is its own only part.
+func single(name string) []string { return []string{name} }
+
+// semPermits is the number of permits of the tests' semaphores: the
+// holder takes them all at once, the other owner waits for one.
+const semPermits = 2
 
 // kinds are every lock kind, made as the conformance suite makes them.
 func kinds() []kind {
-	single := func(name string) []string { return []string{name} }
 	exclusive := func(k conformance.Kind) kind {
 		return kind{name: k.Name, holder: k.New, waiter: k.New, names: single}
 	}
@@ -56,6 +75,78 @@ func kinds() []kind {
 			a, b := memberNames(name)
 			return []string{a, b}
 		}},
+		{
+			name: "semaphore",
+			holder: func(c *lockkit.Client, name string, opts ...lockkit.Option) lockkit.Locker {
+				return lockers.NewPermits(semaphore.New(c, name, semPermits, opts...), semPermits)
+			},
+			waiter: func(c *lockkit.Client, name string, opts ...lockkit.Option) lockkit.Locker {
+				return lockers.NewPermits(semaphore.New(c, name, semPermits, opts...), 1)
+			},
+			names:        single,
+			noReplicaAck: true,
+		},
+		{
+			name:         "election",
+			holder:       candidate("the holder"),
+			waiter:       candidate("the other owner"),
+			names:        single,
+			watch:        observer,
+			noReplicaAck: true,
+		},
+	}
+}
+
+// ackKinds are the kinds lockkit.WithReplicaAck applies to.
+func ackKinds() []kind {
+	var ks []kind
+	for _, k := range kinds() {
+		if !k.noReplicaAck {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// candidate returns the constructor of a candidate of an election that
+// campaigns with value.
+func candidate(value string) func(c *lockkit.Client, name string, opts ...lockkit.Option) lockkit.Locker {
+	return func(c *lockkit.Client, name string, opts ...lockkit.Option) lockkit.Locker {
+		return lockers.NewCandidate(election.New(c, name, opts...), value)
+	}
+}
+
+// observer observes the election name on c (its subscription is confirmed
+// when Observe returns), and returns the check that it reports the
+// candidate l, which must lead now, as the leader: its value and term.
+// The observer keeps observing across the failover, so it must subscribe
+// again to the election's channel at the new master.
+func observer(t *testing.T, c *lockkit.Client, name string) func(t *testing.T, l lockkit.Locker) {
+	t.Helper()
+	leaders, err := election.New(c, name).Observe(redistest.Ctx(t, waiterBound+settleBound+wakeUpBound))
+	if err != nil {
+		t.Fatalf("election: Observe: %v", err)
+	}
+	return func(t *testing.T, l lockkit.Locker) {
+		t.Helper()
+		cand := l.(*lockers.Candidate)
+		want := election.Leader{Value: cand.Value(), Term: cand.Token()}
+		deadline := time.After(wakeUpBound)
+		var last election.Leader
+		for {
+			select {
+			case got, ok := <-leaders:
+				if !ok {
+					t.Fatalf("the observer's channel closed before it reported the leader %+v", want)
+				}
+				if got == want {
+					return
+				}
+				last = got
+			case <-deadline:
+				t.Fatalf("the observer did not report the leader %+v within %v; it last reported %+v", want, wakeUpBound, last)
+			}
+		}
 	}
 }
 

@@ -24,6 +24,9 @@ type probe struct {
 	releasing atomic.Bool
 	waiter    lockkit.Locker
 	got       chan waited
+	// seen checks that the kind's watcher saw the waiter hold the lock;
+	// nil for a kind without one.
+	seen func(t *testing.T, l lockkit.Locker)
 }
 
 // waited is how the blocked Lock ended.
@@ -44,6 +47,9 @@ func hold(t *testing.T, k kind, holders, waiters *lockkit.Client, name string) *
 		t.Fatalf("%s: holder's Lock: %v", k.name, err)
 	}
 	p.lost, p.tokens = lostSignals(p.holder), tokens(p.holder)
+	if k.watch != nil {
+		p.seen = k.watch(t, waiters, name)
+	}
 
 	var once sync.Once
 	waiting := make(chan struct{})
@@ -108,6 +114,9 @@ func (p *probe) check(t *testing.T, waiters *lockkit.Client) {
 		if tok <= p.tokens[i] {
 			t.Errorf("lock %s: token %d after the failover, not above the holder's %d", parts(p.waiter)[i].Name(), tok, p.tokens[i])
 		}
+	}
+	if p.seen != nil {
+		p.seen(t, p.waiter)
 	}
 	retry(t, "the other owner's Unlock", func(ctx context.Context) error { return p.waiter.Unlock(ctx) })
 }

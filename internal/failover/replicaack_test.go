@@ -13,9 +13,9 @@ import (
 )
 
 // TestWithReplicaAck_failover_right_after_Lock_keeps_the_lock takes a lock
-// of every kind with WithReplicaAck (a Client default) and kills the
-// master as soon as the last Lock returned, without waiting for the
-// replicas: every hold survives the failover.
+// of every kind the option applies to with WithReplicaAck (a Client
+// default) and kills the master as soon as the last Lock returned, without
+// waiting for the replicas: every hold survives the failover.
 func TestWithReplicaAck_failover_right_after_Lock_keeps_the_lock(t *testing.T) {
 	t.Parallel()
 	for _, dep := range deployments {
@@ -34,7 +34,7 @@ func TestWithReplicaAck_failover_right_after_Lock_keeps_the_lock(t *testing.T) {
 				lost   []<-chan struct{}
 			}
 			var holds []held
-			for _, k := range kinds() {
+			for _, k := range ackKinds() {
 				h := held{k: k, name: pickName(t, k, d)}
 				h.holder = k.holder(holders, h.name)
 				if err := h.holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
@@ -76,7 +76,7 @@ func TestWithReplicaAck_shortfall_undoes_the_acquire(t *testing.T) {
 		name string
 	}
 	var cases []tryCase
-	for _, k := range kinds() {
+	for _, k := range ackKinds() {
 		cases = append(cases, tryCase{k, pickName(t, k, d)})
 	}
 	if got := cl.MasterOf(t, "{"+cases[0].name+"}"); got != master {
@@ -109,7 +109,7 @@ func TestWithReplicaAck_shortfall_undoes_the_acquire(t *testing.T) {
 func TestWithReplicaAck_is_skipped_without_replicas(t *testing.T) {
 	t.Parallel()
 	lc := redistest.Lockkit(t, redistest.StartServer(t).Client(t), lockkit.WithReplicaAck(2, time.Hour))
-	for _, k := range kinds() {
+	for _, k := range ackKinds() {
 		m := k.holder(lc, redistest.Unique(t))
 		redistest.MustLock(t, m)
 		redistest.MustUnlock(t, m)

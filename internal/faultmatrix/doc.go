@@ -4,7 +4,8 @@
 // every fault the harness injects (a holder process killed, Redis
 // restarted empty, Redis paused for longer than the lease, 20 ± 10 ms of
 // latency, a network cut longer than the lease, a storm of cancelled Lock
-// calls, a Sentinel failover), with an exclusion checker watching the
+// calls, a Sentinel failover, a Cluster failover by SIGKILL of the lock's
+// master and by CLUSTER FAILOVER), with an exclusion checker watching the
 // holders.
 //
 // The checker keeps, on a Redis server that no fault touches, a plain

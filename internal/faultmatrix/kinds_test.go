@@ -2,16 +2,23 @@ package faultmatrix_test
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/fair"
+	"github.com/lockkit/lockkit/internal/lockers"
 	"github.com/lockkit/lockkit/multilock"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/rwlock"
 	"github.com/lockkit/lockkit/semaphore"
 	"github.com/lockkit/lockkit/spin"
 )
+
+// permits is the number of permits of the matrix's semaphores: the
+// checker lets two holders in at once and counts a third as an overlap.
+const permits = 2
 
 // owner is one owner of a lock as the matrix drives it.
 type owner struct {
@@ -101,11 +108,14 @@ func kinds() []kind {
 			},
 		},
 		{
-			name:  "multilock",
-			names: func(n string) []string { return []string{n + ":a", n + ":b"} },
+			name: "multilock",
+			names: func(n string) []string {
+				a, b := members(n)
+				return []string{a, b}
+			},
 			owner: func(c *lockkit.Client, n string, _ int) owner {
-				a, b := reentrant.New(c, n+":a"), reentrant.New(c, n+":b")
-				// multilock orders its members by name: a, then b.
+				an, bn := members(n)
+				a, b := reentrant.New(c, an), reentrant.New(c, bn)
 				return owner{Locker: multilock.New([]lockkit.Locker{a, b}), parts: []hold{a, b}}
 			},
 		},
@@ -115,7 +125,7 @@ func kinds() []kind {
 			names:   func(n string) []string { return []string{n} },
 			permits: permits,
 			owner: func(c *lockkit.Client, n string, _ int) owner {
-				h := &permitHolder{s: semaphore.New(c, n, permits)}
+				h := lockers.NewPermits(semaphore.New(c, n, permits), 1)
 				return owner{Locker: h, parts: []hold{h}}
 			},
 		},
@@ -124,12 +134,19 @@ func kinds() []kind {
 			name:  "election",
 			names: func(n string) []string { return []string{n} },
 			owner: func(c *lockkit.Client, n string, i int) owner {
-				h := newCandidate(c, n, i)
+				h := lockers.NewCandidate(election.New(c, n), "owner "+strconv.Itoa(i))
 				return owner{Locker: h, parts: []hold{h}}
 			},
 		},
 	}
 }
+
+// members are the names of the two members of the multi-lock called n.
+// The second is not the first with another last byte: the Cluster slots
+// of two names of one length that differ in one byte differ by a fixed
+// XOR (CRC16 is linear), which keeps such names off the one master whose
+// failover the Cluster rows inject.
+func members(n string) (string, string) { return n + ":a", "b:" + n }
 
 // kindNamed returns the kind called name.
 func kindNamed(name string) (kind, bool) {

@@ -53,6 +53,11 @@ func newRun(t *testing.T, k kind, store redis.UniversalClient) *run {
 	return &run{k: k, name: name, chk: newChecker(store, k, name), stop: make(chan struct{})}
 }
 
+// rename gives the run the lock called name, before it starts.
+func (r *run) rename(name string) {
+	r.name, r.chk = name, newChecker(r.chk.store, r.k, name)
+}
+
 // markFault records that the fault happens now.
 func (r *run) markFault() { r.faultAt.Store(time.Now().UnixNano()) }
 
