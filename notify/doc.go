@@ -15,7 +15,7 @@
 // pub/sub (Redis 7; SUBSCRIBE before). On a Cluster a shard channel is
 // served by the master of its slot alone, so the Notifier keeps one
 // connection per master it waits at; when the server drops such a
-// subscription (its slot moved, in a failover) or refuses it (a slot map
+// subscription (its slot moved to another shard) or refuses it (a slot map
 // out of date), the Notifier subscribes again on a new connection and wakes
 // that connection's waiters to re-check.
 //
