@@ -31,6 +31,10 @@ type conn struct {
 	done    chan struct{}  // closed when the receive loop has returned
 	pending map[string]int // subscribes sent and not yet confirmed, by channel; under mu
 	names   int            // channels on it; under mu
+	// addr is the address of the Cluster master a shard connection was
+	// opened at, for its channels' slots; "" for any other. Read and
+	// written by the receive loop only, once the connection exists.
+	addr string
 }
 
 // wire returns the name Redis knows channel name by.
@@ -130,7 +134,8 @@ func (n *Notifier) subscribe(ctx context.Context, name string) error {
 	c := n.conns[key]
 	if c == nil {
 		c = &conn{key: key, sharded: sharded, marked: marked, pending: map[string]int{},
-			ps: n.client.Subscribe(context.Background()), stop: make(chan struct{}), done: make(chan struct{})}
+			ps: n.client.Subscribe(context.Background()), stop: make(chan struct{}), done: make(chan struct{}),
+			addr: strings.TrimPrefix(key, ShardMark)}
 		n.conns[key] = c
 		go n.receive(c)
 	}
@@ -212,7 +217,16 @@ func (n *Notifier) receive(c *conn) {
 			}
 		}
 	}
+	checked := time.Now() // when the slots of c's channels were last looked up
 	for {
+		if c.sharded && time.Since(checked) >= n.health {
+			checked = time.Now()
+			if n.moved(c) {
+				if ps = rehome(ps); ps == nil {
+					return
+				}
+			}
+		}
 		msg, err := ps.ReceiveTimeout(ctx, n.health)
 		select {
 		case <-c.stop:
@@ -268,6 +282,38 @@ func (n *Notifier) receive(c *conn) {
 			n.deliver(c.local(m.Channel), m.Payload)
 		}
 	}
+}
+
+// moved reports whether the slot of a shard channel of c is now served by
+// a master other than the one c was opened at, as the Cluster client's slot
+// map says: after a CLUSTER FAILOVER the old master stays in the shard as a
+// replica and keeps its subscribers, which the new master's publishes do
+// not count. It records the new master's address.
+func (n *Notifier) moved(c *conn) bool {
+	cc, ok := n.client.(*redis.ClusterClient)
+	if !ok {
+		return false
+	}
+	n.mu.Lock()
+	var wire string
+	for name, ch := range n.channels {
+		if ch.conn == c {
+			wire = c.wire(name)
+			break
+		}
+	}
+	n.mu.Unlock()
+	if wire == "" {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), n.health)
+	defer cancel()
+	m, err := cc.MasterForKey(ctx, wire)
+	if err != nil || m.Options().Addr == c.addr {
+		return false
+	}
+	c.addr = m.Options().Addr
+	return true
 }
 
 // mine reports whether channel name is subscribed on c.

@@ -16,8 +16,10 @@
 // served by the master of its slot alone, so the Notifier keeps one
 // connection per master it waits at; when the server drops such a
 // subscription (its slot moved to another shard) or refuses it (a slot map
-// out of date), the Notifier subscribes again on a new connection and wakes
-// that connection's waiters to re-check.
+// out of date), or the Cluster client's slot map names another master for
+// its slot (a failover, checked every health interval), the Notifier
+// subscribes again on a new connection and wakes that connection's
+// waiters to re-check.
 //
 // Releases publish one of two messages on a channel. [WakeOne] wakes the
 // head of the local FIFO; [WakeAll] wakes every waiter (read-write locks,

@@ -57,3 +57,36 @@ func TestSubscribe_shard_channels_at_the_master_of_each_slot(t *testing.T) {
 		t.Fatal("the classic channel's waiter was not woken")
 	}
 }
+
+// TestSubscribe_follows_a_slot_to_its_new_master checks that after a
+// CLUSTER FAILOVER, which leaves the old master in the shard as a replica
+// that keeps its subscribers, a Notifier subscribes its shard channel again
+// at the new master, whose SPUBLISH then counts it: a waker that learns
+// from that count whether a process listens must see it.
+func TestSubscribe_follows_a_slot_to_its_new_master(t *testing.T) {
+	cl := redistest.StartClusterWithReplicas(t)
+	cc := cl.Client(t)
+	n := notify.New(cc, notify.HealthCheck(200*time.Millisecond))
+	t.Cleanup(func() { _ = n.Close() })
+	name := redistest.Unique(t)
+	ch := "x:{" + name + "}:ch"
+	w := subscribe(t, n, notify.ShardMark+ch)
+	defer w.Leave(false)
+
+	promoted := cl.Failover(t, cl.MasterOf(t, "{"+name+"}"))
+	ctx := redistest.Ctx(t, 10*time.Second)
+	pc := promoted.Client(t)
+	redistest.Eventually(t, 10*time.Second, "the channel subscribed at the new master", func() bool {
+		got, err := pc.PubSubShardNumSub(ctx, ch).Result()
+		return err == nil && got[ch] == 1
+	})
+	// Woken to look again when it moved, and by what the new master sends.
+	for woken(w, 0) {
+	}
+	if got, err := cc.SPublish(ctx, ch, notify.WakeOne).Result(); err != nil || got != 1 {
+		t.Fatalf("SPUBLISH at the new master = %d, %v; want 1 subscriber", got, err)
+	}
+	if !woken(w, 5*time.Second) {
+		t.Fatal("the waiter was not woken by the new master's message")
+	}
+}
