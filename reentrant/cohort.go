@@ -269,10 +269,7 @@ func (m *Mutex) unlockLocal(ctx context.Context) error {
 			co.mu.Unlock()
 			return nil
 		}
-		co.endTenure()
-		co.passOn()
-		co.unlock()
-		co.leave()
+		co.ended()
 		return err
 	}
 	if co.count--; co.count > 0 {
@@ -304,11 +301,18 @@ func (m *Mutex) unlockLocal(ctx context.Context) error {
 		co.mu.Unlock()
 		return err
 	}
+	co.ended()
+	return err
+}
+
+// ended ends the hold that an Unlock gave back to Redis: the tenure ends,
+// the local waiters go on without it, co.mu is released and the Mutex
+// leaves the cohort.
+func (co *cohort) ended() {
 	co.endTenure()
 	co.passOn()
 	co.unlock()
 	co.leave()
-	return err
 }
 
 // giveBack drops the lost hold of co.holder: it forgets it in Redis (the

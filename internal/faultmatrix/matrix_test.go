@@ -182,8 +182,8 @@ func clusterKill(t *testing.T, e *cellEnv) *lockkit.Client {
 // release their locks, and the takeover is measured from there: the
 // workers, blocked since before the failover, sleep on shard channels
 // subscribed at the old master, now a replica of the same shard, which
-// keeps them and still receives the shard's messages (else a release
-// would reach them only at the end of the lease).
+// keeps them and still receives the shard's messages, until their Client
+// subscribes them again at the new master (within a health interval).
 func clusterFailover(t *testing.T, e *cellEnv) *lockkit.Client {
 	cl := redistest.StartClusterWithReplicas(t)
 	master := onMaster(t, e, cl)
