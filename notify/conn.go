@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,14 +85,12 @@ func (n *Notifier) route(ctx context.Context, name string) (key string, sharded,
 		return "", false, false, nil
 	}
 	if n.sharding == 0 {
-		// One look per Notifier: COMMAND INFO answers nil for a command the
-		// server does not have.
-		info, err := n.client.Do(ctx, "COMMAND", "INFO", "SSUBSCRIBE").Slice()
+		ok, err := hasSharding(ctx, n.client)
 		if err != nil {
 			return "", false, false, err
 		}
 		n.sharding = -1
-		if len(info) == 1 && info[0] != nil {
+		if ok {
 			n.sharding = 1
 		}
 	}
@@ -107,6 +106,36 @@ func (n *Notifier) route(ctx context.Context, name string) (key string, sharded,
 		return "", false, false, err
 	}
 	return ShardMark + m.Options().Addr, true, true, nil
+}
+
+// hasSharding reports whether the server of rc has sharded pub/sub (Redis
+// 7): COMMAND INFO answers nil for a command it does not have. Where
+// COMMAND is not allowed, the version INFO reports decides; where neither
+// is, sharded pub/sub is assumed, as the scripts find it on Redis 7.
+func hasSharding(ctx context.Context, rc redis.UniversalClient) (bool, error) {
+	info, err := rc.Do(ctx, "COMMAND", "INFO", "SSUBSCRIBE").Slice()
+	var rerr redis.Error
+	switch {
+	case err == nil:
+		return len(info) == 1 && info[0] != nil, nil
+	case !errors.As(err, &rerr):
+		return false, err
+	}
+	server, err := rc.Info(ctx, "server").Result()
+	switch {
+	case err == nil:
+		for line := range strings.SplitSeq(server, "\n") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:"); ok {
+				major, _, _ := strings.Cut(v, ".")
+				n, err := strconv.Atoi(major)
+				return err != nil || n >= 7, nil
+			}
+		}
+		return true, nil
+	case errors.As(err, &rerr):
+		return true, nil
+	}
+	return false, err
 }
 
 // subscribe sends the subscribe of channel name, opening its connection

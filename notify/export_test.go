@@ -1,0 +1,4 @@
+package notify
+
+// HasSharding is hasSharding, for the tests.
+var HasSharding = hasSharding
