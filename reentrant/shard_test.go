@@ -14,8 +14,9 @@ import (
 // TestUnlock_on_a_Cluster_publishes_within_the_shard checks what the
 // wake-ups of releases cost a Cluster of three masters with a replica
 // each: they go out on shard channels, which the master of the lock's slot
-// passes to its own replica alone (one cluster-bus message per publish),
-// where a classic PUBLISH is relayed to every other node (five).
+// passes to its own replica alone (one cluster-bus message per publish,
+// about one per release), where a classic PUBLISH is relayed to every
+// other node (five).
 func TestUnlock_on_a_Cluster_publishes_within_the_shard(t *testing.T) {
 	cl := redistest.StartClusterWithReplicas(t)
 	dial := func(t testing.TB) redis.UniversalClient { return cl.Client(t) }
@@ -33,8 +34,11 @@ func TestUnlock_on_a_Cluster_publishes_within_the_shard(t *testing.T) {
 	if n := publish2 - publish; n != 0 {
 		t.Errorf("%d classic publish messages on the cluster bus for %d releases, want 0", n, 2*rounds)
 	}
-	if n := shard2 - shard; n < 1 || n > 2*rounds {
-		t.Errorf("%d shard publish messages on the cluster bus for %d releases, want 1 to %d (one to the slot's replica each)", n, 2*rounds, 2*rounds)
+	// One message to the slot's replica per publish: a publish per release,
+	// and now and then one more (a wake-up handed on), where a classic
+	// PUBLISH costs five.
+	if n := shard2 - shard; n < 2*rounds || n > 3*rounds {
+		t.Errorf("%d shard publish messages on the cluster bus for %d releases, want %d to %d (one to the slot's replica each)", n, 2*rounds, 2*rounds, 3*rounds)
 	}
 	t.Logf("%d releases: %d classic, %d shard publish messages on the cluster bus", 2*rounds, publish2-publish, shard2-shard)
 }
