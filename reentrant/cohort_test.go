@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/fair"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -123,10 +125,8 @@ func TestLocalHandoff_token_kept(t *testing.T) {
 // hand-overs in a row the hold goes back to Redis, and the process that
 // waits there gets it before the local waiters left.
 func TestLocalHandoff_count_bound_lets_other_process_in(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
-	lcA, lcB := redistest.Lockkit(t, c), redistest.Lockkit(t, c)
+	c, lcA, lcB, name := twoProcesses(t)
 	ctx := redistest.Ctx(t, 30*time.Second)
-	name := redistest.Unique(t)
 	opt := reentrant.WithLocalHandoff(2, time.Minute)
 	a := make([]*reentrant.Mutex, 4)
 	for i := range a {
@@ -169,10 +169,8 @@ func TestLocalHandoff_count_bound_lets_other_process_in(t *testing.T) {
 // kept the hold for maxHold, the next Unlock releases it in Redis although
 // a local Lock waits.
 func TestLocalHandoff_time_bound_lets_other_process_in(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
-	lcA, lcB := redistest.Lockkit(t, c), redistest.Lockkit(t, c)
+	_, lcA, lcB, name := twoProcesses(t)
 	ctx := redistest.Ctx(t, 30*time.Second)
-	name := redistest.Unique(t)
 	const maxHold = 20 * time.Millisecond
 	opt := reentrant.WithLocalHandoff(1000, maxHold)
 	a1, a2, b := reentrant.New(lcA, name, opt), reentrant.New(lcA, name, opt), reentrant.New(lcB, name, opt)
@@ -279,10 +277,8 @@ func TestLocalHandoff_ctx_ends_in_local_wait(t *testing.T) {
 // one Client and 8 of another (a second process, as Redis sees it) never
 // hold the lock at once.
 func TestLocalHandoff_excludes_in_process_and_across_clients(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
-	lcA, lcB := redistest.Lockkit(t, c), redistest.Lockkit(t, c)
+	c, lcA, lcB, name := twoProcesses(t)
 	ctx := redistest.Ctx(t, 2*time.Minute)
-	name := redistest.Unique(t)
 	opt := reentrant.WithLocalHandoff(8, 10*time.Millisecond)
 	var lockers []redistest.Locker
 	for range 64 {
@@ -346,4 +342,13 @@ func TestLocalHandoff_commands_per_acquisition(t *testing.T) {
 			}
 		})
 	}
+}
+
+// twoProcesses starts a redis-server and returns a client of it, two
+// lockkit Clients of that client (two processes, as Redis sees them) and a
+// fresh lock name.
+func twoProcesses(t *testing.T) (*redis.Client, *lockkit.Client, *lockkit.Client, string) {
+	t.Helper()
+	c := redistest.StartServer(t).Client(t)
+	return c, redistest.Lockkit(t, c), redistest.Lockkit(t, c), redistest.Unique(t)
 }
