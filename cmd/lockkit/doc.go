@@ -99,7 +99,11 @@
 // observers' channel is watched too). The state is read
 // every --interval (default 100ms) and at once after each message, so a
 // hold taken and released between two reads shows only as its release's
-// message (and a spin lock's, which publishes nothing, not at all).
+// message (and a spin lock's, which publishes nothing, not at all). On a
+// Cluster (--cluster), lockkit publishes on shard channels (Redis 7),
+// which have no patterns: watch follows the lock's shared channels there,
+// and a wake-up sent to one process or waiter shows only as the change it
+// causes.
 //
 //	unlock --force --yes NAME
 //
