@@ -51,11 +51,9 @@ func TestWithLocalHandoff_invalid(t *testing.T) {
 // Client hands the hold over without a command, and the token stays the
 // Redis hold's. Without cohort mode it takes a release and an acquire.
 func TestLocalHandoff_sends_nothing(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
+	c, lc, name := oneProcess(t)
 	counter := redistest.CountCommands(c)
-	lc := redistest.Lockkit(t, c)
 	ctx := redistest.Ctx(t, 30*time.Second)
-	name := redistest.Unique(t)
 	m1, m2 := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
 	if err := m1.Lock(ctx); err != nil {
 		t.Fatal(err)
@@ -97,10 +95,8 @@ func TestLocalHandoff_sends_nothing(t *testing.T) {
 // TestLocalHandoff_token_kept: a hand-over keeps the token; a hold taken
 // from Redis again gets a larger one.
 func TestLocalHandoff_token_kept(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
-	lc := redistest.Lockkit(t, c)
+	_, lc, name := oneProcess(t)
 	ctx := redistest.Ctx(t, 30*time.Second)
-	name := redistest.Unique(t)
 	m1, m2 := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
 	redistest.MustLock(t, m1)
 	t1 := m1.Token()
@@ -203,10 +199,8 @@ func TestLocalHandoff_time_bound_lets_other_process_in(t *testing.T) {
 // process's hold closes the new holder's Lost, ends its Context, and its
 // Unlock returns ErrLost; the former holder's signals stay quiet.
 func TestLocalHandoff_lost_reaches_holder(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
-	lc := redistest.Lockkit(t, c)
+	c, lc, name := oneProcess(t)
 	ctx := redistest.Ctx(t, 30*time.Second)
-	name := redistest.Unique(t)
 	m1, m2 := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
 	redistest.MustLock(t, m1)
 	lost1, ctx1 := m1.Lost(), m1.Context(ctx)
@@ -241,10 +235,8 @@ func TestLocalHandoff_lost_reaches_holder(t *testing.T) {
 // TestLocalHandoff_ctx_ends_in_local_wait: a Lock waiting in memory
 // returns when its ctx ends, holding nothing, and the queue goes on.
 func TestLocalHandoff_ctx_ends_in_local_wait(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
-	lc := redistest.Lockkit(t, c)
+	c, lc, name := oneProcess(t)
 	ctx := redistest.Ctx(t, 30*time.Second)
-	name := redistest.Unique(t)
 	m1, m2, m3 := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
 	redistest.MustLock(t, m1)
 	short, cancel := context.WithCancel(ctx)
@@ -342,6 +334,14 @@ func TestLocalHandoff_commands_per_acquisition(t *testing.T) {
 			}
 		})
 	}
+}
+
+// oneProcess starts a redis-server and returns a client of it, a lockkit
+// Client of that client and a fresh lock name.
+func oneProcess(t *testing.T) (*redis.Client, *lockkit.Client, string) {
+	t.Helper()
+	c := redistest.StartServer(t).Client(t)
+	return c, redistest.Lockkit(t, c), redistest.Unique(t)
 }
 
 // twoProcesses starts a redis-server and returns a client of it, two
