@@ -59,6 +59,8 @@ func (w *Watchdog) run(exited chan struct{}) {
 func (w *Watchdog) round(now time.Time) (batch []renewal, lost []func(), next time.Time, more bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.next = time.Time{}
+	w.rounds++
 	if len(w.holds) == 0 {
 		w.running = false
 		return nil, nil, time.Time{}, false
@@ -98,6 +100,7 @@ func (w *Watchdog) round(now time.Time) (batch []renewal, lost []func(), next ti
 	if len(batch) > 0 {
 		w.sending++
 	}
+	w.next = next
 	return batch, lost, next, true
 }
 

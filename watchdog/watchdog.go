@@ -41,8 +41,11 @@ var (
 // and starts nothing until a hold is registered; then one goroutine keeps
 // the time, and each batch of due renewals is sent from a goroutine of its
 // own, one pipelined round trip per shard, so that the loop never waits
-// for the network. The goroutine exits when no hold is left. Close stops
-// it.
+// for the network. Starting and stopping a hold wakes that goroutine only
+// when the hold falls due before the time it sleeps until, so a hold
+// taken and released costs no goroutine switch. The goroutine exits when
+// it wakes and finds no hold left: at the latest one lease after the
+// last one was stopped. Close stops it at once.
 func New(client redis.UniversalClient, opts ...Option) *Watchdog {
 	w := &Watchdog{client: client, holds: map[*Hold]struct{}{}, kick: make(chan struct{}, 1)}
 	w.cond.L = &w.mu
@@ -116,6 +119,11 @@ type Watchdog struct {
 	exited  chan struct{}      // closed when the running goroutine returns; guarded by mu
 	sending int                // batches of renewals awaiting replies; guarded by mu
 	flights uint64             // renewals sent so far, naming each; guarded by mu
+	// next is when the running goroutine looks at the holds again, as of
+	// its last round; zero when it waits to be woken. Guarded by mu.
+	next time.Time
+	// rounds counts the goroutine's looks at the holds. Guarded by mu.
+	rounds uint64
 }
 
 type state int
@@ -212,8 +220,17 @@ func (h *Hold) Start(l Lease, since time.Time) {
 	if l.MaxHold > 0 && l.Script != nil {
 		h.stopAt = since.Add(l.MaxHold)
 	}
+	// The goroutine looks at h in time if it wakes before h's first
+	// renewal and deadline; else it must look again now.
+	first := h.due
+	if d := h.deadline(); d.Before(first) {
+		first = d
+	}
+	late := w.next.IsZero() || first.Before(w.next)
 	w.mu.Unlock()
-	w.wake()
+	if late {
+		w.wake()
+	}
 }
 
 // leaseFrom makes h's lease run from since: it lapses at since + TTL, and
@@ -300,7 +317,8 @@ func (h *Hold) Renewed(since time.Time) {
 		h.extend(since)
 	}
 	w.mu.Unlock()
-	w.wake()
+	// extend only moves the hold's times later: the goroutine wakes in
+	// time.
 }
 
 // Suspend stops renewing h until Resume or Stop, and stops its loss being
@@ -332,8 +350,9 @@ func (h *Hold) Resume() {
 }
 
 // Stop forgets h: it is never renewed again and its OnLost is not called.
-// Like Suspend it does not wait for a renewal in flight. Stop is
-// idempotent.
+// Like Suspend it does not wait for a renewal in flight. Stop does not
+// wake the goroutine: what it would do at h's time, it finds undone. Stop
+// is idempotent.
 func (h *Hold) Stop() {
 	w := h.w
 	w.mu.Lock()
@@ -341,7 +360,6 @@ func (h *Hold) Stop() {
 	h.flight = 0
 	delete(w.holds, h)
 	w.mu.Unlock()
-	w.wake()
 }
 
 // Check makes every renewed hold due at once, so that the next round
