@@ -5,8 +5,12 @@
 // While it has holds to look after it runs one goroutine that keeps the
 // time: every time a lease is due (one third of its TTL after it was last
 // set) it renews every lease due at or near that moment, and every time a
-// lease reaches its deadline (below) it reports it lost. The goroutine
-// exits when the last hold is stopped.
+// lease reaches its deadline (below) it reports it lost. Between those
+// moments it sleeps: starting a hold wakes it only when the hold falls due
+// before it would wake anyway, and stopping one never does, so a lock
+// taken and released in a tight loop costs it nothing. It exits when it
+// wakes and finds no hold left (at the latest one lease after the last
+// was stopped), or at Close.
 //
 // # Renewals never block the watchdog
 //
