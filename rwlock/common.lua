@@ -1,6 +1,6 @@
 -- common.lua: what the scripts of package rwlock share beyond the prelude.
 -- Each script is the prelude, this file and the operation's own file, so
--- all of them take the same six KEYS, in this order (every name carries
+-- all of them take the same seven KEYS, in this order (every name carries
 -- the lock's {NAME} hash tag, so they share one Cluster slot):
 --
 -- KEYS[1]  lock hash PREFIX:{NAME}, in the prelude's hold layout with kind
@@ -30,11 +30,15 @@
 -- KEYS[6]  the processes whose writers wait, PREFIX:{NAME}:wprocs (see the
 --          prelude's wait_register): a release that frees the lock for
 --          writers wakes one of them, on its own channel wch:ID
+-- KEYS[7]  the process whose writers a free lock is kept for,
+--          PREFIX:{NAME}:turn (see the prelude's wake_next): other
+--          processes' writers are refused it meanwhile, so that a writer
+--          that releases and locks again at once does not take it back
 --
 -- Scripts that create, delete or rewrite the hash call wrong_kind first and
 -- return its error reply: a name held by another kind is left alone.
 
-local HASH, LEASES, WRITERS, FENCE, RELEASED, WPROCS = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local HASH, LEASES, WRITERS, FENCE, RELEASED, WPROCS, TURN = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local KIND = 'rwlock'
 local NOW = now_ms()
 
@@ -160,10 +164,11 @@ local function handoff_left()
 end
 
 -- wake_writer wakes one waiting writer: the head of the process whose
--- writers registered first (see the prelude's wake), or, when none is
--- registered, one per process sleeping on wch itself (a Cluster client's).
+-- writers registered first, for which the free lock is kept a moment (see
+-- the prelude's wake), or, when none is registered, one per process
+-- sleeping on wch itself.
 local function wake_writer(wch)
-  wake(WPROCS, nil, wch)
+  wake(WPROCS, TURN, wch)
 end
 
 -- freed ends the release of the hold that freed the lock (settle returned

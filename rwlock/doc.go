@@ -94,9 +94,13 @@
 // off to the writers if one claimed it. A waiting writer registers its
 // process in PREFIX:{NAME}:wprocs and sleeps on its process's own channel
 // PREFIX:{NAME}:wch:ID, so that a release wakes the writers of the process
-// that registered first, not one writer in every process (on a Cluster
-// client, where a publish cannot tell whether a process listens, each
-// release still wakes one writer per process, on PREFIX:{NAME}:wch). A
+// that registered first, not one writer in every process, and keeps the
+// free lock for them (PREFIX:{NAME}:turn) until one takes it, or for
+// 100 ms at most: a writer of another process that releases and locks
+// again at once does not take it back. Where a publish cannot tell whether
+// a process listens (a Cluster before Redis 7, a client that reads from
+// replicas), each release still wakes one writer per process, on
+// PREFIX:{NAME}:wch, and keeps the lock for nobody. A
 // writer refused in Lock claims the lock; when its last reader leaves, new
 // readers stay out of the free lock until a writer takes it, or for 100 ms
 // at most. A woken writer needs a round trip or two to come, and without

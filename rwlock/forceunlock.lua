@@ -1,6 +1,6 @@
 -- forceunlock.lua: free the lock whoever holds it, for reading or writing.
 --
--- KEYS     the five keys of the lock, in the order of common.lua
+-- KEYS     the seven keys of the lock, in the order of common.lua
 -- ARGV[1]  readers' channel PREFIX:{NAME}:ch
 -- ARGV[2]  writers' channel PREFIX:{NAME}:wch
 --
@@ -14,7 +14,7 @@ if bad then
 end
 if redis.call('del', HASH, LEASES) > 0 then
   publish(ARGV[1], '*')
-  wake_all(WPROCS, nil, ARGV[2])
+  wake_all(WPROCS, TURN, ARGV[2])
   return 1
 end
 return 0

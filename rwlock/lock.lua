@@ -1,6 +1,6 @@
 -- lock.lua: take the write lock for an owner, or re-enter it.
 --
--- KEYS     the five keys of the lock, in the order of common.lua
+-- KEYS     the seven keys of the lock, in the order of common.lua
 -- ARGV[1]  the owner's write hold OWNER:w
 -- ARGV[2]  lease in ms
 -- ARGV[3]  attempt id, new for every acquire the caller makes: a re-sent
@@ -26,7 +26,11 @@
 -- the lock.
 -- Returns {0, wait} when another owner holds the lock, for reading or
 -- writing: wait is the ms until the earliest live lease ends, the first
--- moment a hold may end without a release (a reader that crashed).
+-- moment a hold may end without a release (a reader that crashed). While
+-- the free lock is kept for the writers of another process (KEYS[7]),
+-- {0, wait} too: the time it is kept plus ARGV[2] (that process's release
+-- wakes the next; if it never takes the lock, the caller tries again
+-- then). The process named by ARGV[7] may take it, a TryLock of it too.
 -- Returns {-1, 0} when the owner holds the read lock but not the write
 -- lock: a read-to-write upgrade, which would wait for itself forever.
 -- A WRONGKIND error when another kind holds the name.
@@ -59,7 +63,14 @@ end
 if redis.call('hexists', HASH, r) == 1 then
   return {-1, 0}
 end
-if redis.call('exists', HASH) == 0 then
+local free = redis.call('exists', HASH) == 0
+local kept = free and redis.call('get', TURN)
+if kept and kept ~= proc then
+  free = false
+elseif kept then
+  redis.call('del', TURN)
+end
+if free then
   local token = hold_new(HASH, FENCE, KIND, w, id)
   redis.call('hset', HASH, ':mode', 'write')
   lease(w, ms)
@@ -67,14 +78,20 @@ if redis.call('exists', HASH) == 0 then
   redis.call('zrem', WRITERS, w, HANDOFF)
   return taken({1, token})
 end
-if claims then
-  claim()
+local wait
+if kept then
+  -- Free, but kept for another process: no hold to claim.
+  wait = redis.call('pttl', TURN) + ms
+else
+  if claims then
+    claim()
+  end
+  wait = next_end()
 end
 if intent > 0 then
   redis.call('zadd', WRITERS, NOW + intent, w)
   redis.call('pexpire', WRITERS, intent_left())
 end
-local wait = next_end()
 if proc ~= '' and waiters ~= 'n' then
   wait_register(WPROCS, proc, wait)
 end

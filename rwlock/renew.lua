@@ -1,6 +1,6 @@
 -- renew.lua: extend the lease of one hold, read or write, if it is there.
 --
--- KEYS     the five keys of the lock, in the order of common.lua
+-- KEYS     the seven keys of the lock, in the order of common.lua
 -- ARGV[1]  hold: OWNER:w or OWNER:r
 -- ARGV[2]  fencing token of the hold
 -- ARGV[3]  lease in ms

@@ -1,6 +1,6 @@
 -- rlock.lua: take the read lock for an owner, or re-enter it.
 --
--- KEYS     the five keys of the lock, in the order of common.lua
+-- KEYS     the seven keys of the lock, in the order of common.lua
 -- ARGV[1]  the owner's read hold OWNER:r
 -- ARGV[2]  lease in ms
 -- ARGV[3]  attempt id, new for every acquire the caller makes: a re-sent

@@ -1,6 +1,6 @@
 -- runlock.lua: undo one RLock of an owner's read hold; the last one ends it.
 --
--- KEYS     the five keys of the lock, in the order of common.lua
+-- KEYS     the seven keys of the lock, in the order of common.lua
 -- ARGV[1]  the owner's read hold OWNER:r
 -- ARGV[2]  fencing token of the read hold being released
 -- ARGV[3]  unlock id: the same for every retry of one RUnlock

@@ -46,8 +46,8 @@ var script = lua.Loader(files, "common.lua")
 
 // keys are the Redis names of one lock; see common.lua.
 type keys struct {
-	// all are the six keys every script takes, in order: hash, leases,
-	// writers, fence, released, wprocs.
+	// all are the seven keys every script takes, in order: hash, leases,
+	// writers, fence, released, wprocs, turn.
 	all []string
 	// rch wakes readers, wch writers.
 	rch, wch string
@@ -56,7 +56,7 @@ type keys struct {
 // newKeys returns the keys of a lock whose engine keys are k.
 func newKeys(k core.Keys) keys {
 	return keys{
-		all: []string{k.Base, k.Sub("leases"), k.Sub("writers"), k.Fence, k.Released, k.Sub("wprocs")},
+		all: []string{k.Base, k.Sub("leases"), k.Sub("writers"), k.Fence, k.Released, k.Sub("wprocs"), k.Turn},
 		rch: k.Channel,
 		wch: k.Chan("wch"),
 	}

@@ -2,7 +2,7 @@
 -- writes nothing: holds whose lease has ended but that no script has
 -- purged yet are simply not counted.
 --
--- KEYS     the five keys of the lock, in the order of common.lua
+-- KEYS     the seven keys of the lock, in the order of common.lua
 -- ARGV[1]  the asking owner's write hold OWNER:w
 -- ARGV[2]  the asking owner's read hold OWNER:r
 --

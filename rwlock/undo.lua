@@ -1,7 +1,7 @@
 -- undo.lua: after an acquire whose reply was lost, cut the owner's hold
 -- back to what the caller knows it holds.
 --
--- KEYS     the five keys of the lock, in the order of common.lua
+-- KEYS     the seven keys of the lock, in the order of common.lua
 -- ARGV[1]  hold: OWNER:w or OWNER:r
 -- ARGV[2]  fencing token of the hold the caller knows of; 0 for none.
 --          With ARGV[3] = -1 (an owner id several lock values share),

@@ -1,6 +1,6 @@
 -- unlock.lua: undo one Lock of an owner's write hold; the last one ends it.
 --
--- KEYS     the five keys of the lock, in the order of common.lua
+-- KEYS     the seven keys of the lock, in the order of common.lua
 -- ARGV[1]  the owner's write hold OWNER:w
 -- ARGV[2]  fencing token of the write hold being released
 -- ARGV[3]  unlock id: the same for every retry of one Unlock

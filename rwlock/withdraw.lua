@@ -1,6 +1,6 @@
 -- withdraw.lua: remove the intent of a writer that stopped waiting.
 --
--- KEYS     the five keys of the lock, in the order of common.lua
+-- KEYS     the seven keys of the lock, in the order of common.lua
 -- ARGV[1]  the writer's write hold OWNER:w (its intent's member)
 -- ARGV[2]  readers' channel PREFIX:{NAME}:ch
 --

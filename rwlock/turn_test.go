@@ -1,0 +1,112 @@
+package rwlock
+
+import (
+	"testing"
+	"time"
+)
+
+// procLock runs lock.lua for owner as Lock does on behalf of process
+// proc, with waiters as the engine passes it ("0", "1", "2", or "n" for a
+// TryLock, which claims nothing).
+func (r *scriptRig) procLock(owner, proc, waiters string) reply {
+	r.t.Helper()
+	w, rd := holds(owner)
+	claims := "1"
+	if waiters == "n" {
+		claims = "0"
+	}
+	return r.acquire(writeScripts.Acquire, w, lease.Milliseconds(), r.attempt(), rd, 0, claims, proc, waiters)
+}
+
+// listen subscribes to the own writers' channel of process p, so that a
+// release finds it listening.
+func (r *scriptRig) listen(p string) {
+	r.t.Helper()
+	if err := r.ps.Subscribe(r.ctx, r.k.wch+":"+p); err != nil {
+		r.t.Fatal(err)
+	}
+	if _, err := r.ps.ReceiveTimeout(r.ctx, 5*time.Second); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// TestLockScript_keeps_the_freed_lock_for_the_woken_writer_process checks
+// that a release that wakes a process's writers keeps the free lock for
+// them: a writer of another process (one that released and locks again at
+// once, say) is refused until the woken process takes it, or for the
+// hand-off time at most.
+func TestLockScript_keeps_the_freed_lock_for_the_woken_writer_process(t *testing.T) {
+	r := newRig(t)
+	held := r.lock("holder", 0)
+	r.listen("p2")
+	if got := r.procLock("w", "p2", "1"); got.count != 0 {
+		t.Fatalf("a writer's lock while held = %v, want refused", got)
+	}
+	if n := r.unlock("holder", held.token, "u1"); n != 0 {
+		t.Fatalf("unlock = %d, want 0", n)
+	}
+	// The releaser locks again at once, as another process: refused, and
+	// told to wait out the hand-off and a lease.
+	got := r.procLock("holder", "p1", "0")
+	if got.count != 0 || got.token <= lease.Milliseconds() || got.token > lease.Milliseconds()+100 {
+		t.Fatalf("lock while the lock is kept for another process = %v, want {0, 100 ms + the lease}", got)
+	}
+	if got := r.lock("plain", 0); got.count != 0 {
+		t.Fatalf("lock naming no process while the lock is kept = %v, want refused", got)
+	}
+	if got := r.procLock("try", "p3", "n"); got.count != 0 {
+		t.Fatalf("a TryLock of another process while the lock is kept = %v, want refused", got)
+	}
+	if _, ok := r.hash()[":claim"]; ok || len(r.hash()) != 0 {
+		t.Fatalf("hash of a free lock = %v, want none", r.hash())
+	}
+	got = r.procLock("w", "p2", "1")
+	if got.count != 1 {
+		t.Fatalf("the woken process's lock = %v, want the lock", got)
+	}
+	r.unlock("w", got.token, "u2")
+
+	// A woken process that never comes: the lock is others' again after
+	// the hand-off.
+	r.listen("p4")
+	held = r.lock("holder", 0)
+	r.procLock("w4", "p4", "1")
+	r.unlock("holder", held.token, "u3")
+	if got := r.lock("other", 0); got.count != 0 {
+		t.Fatalf("lock during the hand-off = %v, want refused", got)
+	}
+	r.mr.FastForward(100 * time.Millisecond)
+	if got := r.lock("other", 0); got.count != 1 {
+		t.Fatalf("lock after the hand-off = %v, want the lock", got)
+	}
+}
+
+// TestPassScript_keeps_the_free_lock_for_the_next_process_only checks that
+// a wake-up passed on keeps the free lock for the process it wakes, and
+// with nobody to wake keeps it for no one.
+func TestPassScript_keeps_the_free_lock_for_the_next_process_only(t *testing.T) {
+	r := newRig(t)
+	held := r.lock("holder", 0)
+	r.listen("p2")
+	r.listen("p3")
+	r.procLock("w2", "p2", "1")
+	r.procLock("w3", "p3", "1")
+	r.unlock("holder", held.token, "u1") // wakes p2
+	if n := r.int(passScript, r.k.wch); n != 1 {
+		t.Fatalf("pass = %d, want p3 woken", n)
+	}
+	if got := r.procLock("w2", "p2", "1"); got.count != 0 {
+		t.Fatalf("the passing process's lock = %v, want refused: the lock is p3's turn", got)
+	}
+	got := r.procLock("w3", "p3", "1")
+	if got.count != 1 {
+		t.Fatalf("p3's lock = %v, want the lock", got)
+	}
+	r.unlock("w3", got.token, "u2") // wakes p2
+	if n := r.int(passScript, r.k.wch); n != 0 {
+		t.Fatalf("pass with nobody left = %d, want 0", n)
+	}
+	if got := r.lock("other", 0); got.count != 1 {
+		t.Fatalf("lock after a pass with nobody to take it = %v, want the lock", got)
+	}
+}
