@@ -8,9 +8,9 @@
 // lease reaches its deadline (below) it reports it lost. Between those
 // moments it sleeps: starting a hold wakes it only when the hold falls due
 // before it would wake anyway, and stopping one never does, so a lock
-// taken and released in a tight loop costs it nothing. It exits when it
-// wakes and finds no hold left (at the latest one lease after the last
-// was stopped), or at Close.
+// taken and released in a tight loop costs it nothing. It exits about
+// 100 ms after the last hold was stopped, if no other came meanwhile, or at
+// Close.
 //
 // # Renewals never block the watchdog
 //

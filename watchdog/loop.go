@@ -19,14 +19,8 @@ type renewal struct {
 // a loss or the renewal of another hold.
 func (w *Watchdog) run(exited chan struct{}) {
 	defer close(exited)
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
 	for {
-		batch, lost, next, more := w.round(time.Now())
+		batch, lost, more := w.round(time.Now())
 		if !more {
 			return
 		}
@@ -36,35 +30,42 @@ func (w *Watchdog) run(exited chan struct{}) {
 		if len(batch) > 0 {
 			go w.renew(batch)
 		}
-		var fire <-chan time.Time
-		if !next.IsZero() {
-			if timer == nil {
-				timer = time.NewTimer(time.Until(next))
-			} else {
-				timer.Reset(time.Until(next))
-			}
-			fire = timer.C
-		}
 		select {
 		case <-w.kick:
-		case <-fire:
+		case <-w.timer.C:
 		}
 	}
 }
 
+// idleExit is how soon after its last hold stopped the goroutine wakes to
+// exit, unless it wakes sooner anyway.
+const idleExit = 100 * time.Millisecond
+
+// arm makes the goroutine look at the holds again at next; zero: only when
+// kicked. w.mu held.
+func (w *Watchdog) arm(next time.Time) {
+	w.next = next
+	if next.IsZero() {
+		w.timer.Stop()
+		return
+	}
+	w.timer.Reset(time.Until(next))
+}
+
 // round looks at every hold at now. It returns the renewals to send (each
-// hold marked in flight, w.sending counted), the OnLost calls of the holds
-// past their deadline, and when to look again (zero: only when kicked);
-// more is false, and the goroutine done, when no hold is left.
-func (w *Watchdog) round(now time.Time) (batch []renewal, lost []func(), next time.Time, more bool) {
+// hold marked in flight, w.sending counted) and the OnLost calls of the
+// holds past their deadline, and arms the timer for the next look; more is
+// false, and the goroutine done, when no hold is left.
+func (w *Watchdog) round(now time.Time) (batch []renewal, lost []func(), more bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.next = time.Time{}
 	w.rounds++
 	if len(w.holds) == 0 {
 		w.running = false
-		return nil, nil, time.Time{}, false
+		w.arm(time.Time{})
+		return nil, nil, false
 	}
+	var next time.Time
 	earliest := func(t time.Time) {
 		if next.IsZero() || t.Before(next) {
 			next = t
@@ -100,8 +101,12 @@ func (w *Watchdog) round(now time.Time) (batch []renewal, lost []func(), next ti
 	if len(batch) > 0 {
 		w.sending++
 	}
-	w.next = next
-	return batch, lost, next, true
+	if len(w.holds) == 0 {
+		// Every hold was lost: look again to exit, as after the last Stop.
+		next = now.Add(idleExit)
+	}
+	w.arm(next)
+	return batch, lost, true
 }
 
 // endCause returns why h is lost at its deadline. w.mu held.

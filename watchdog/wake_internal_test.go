@@ -30,16 +30,7 @@ func TestStart_and_Stop_wake_the_goroutine_only_when_due_sooner(t *testing.T) {
 	}
 	first := start(time.Minute, func(err error) { t.Errorf("first hold lost: %v", err) })
 	defer first.Stop()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, next := state(); !next.IsZero() {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the goroutine did not look at the first hold")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	awaitLook(t, w)
 	before, _ := state()
 	for range 1000 {
 		start(time.Minute, nil).Stop()
@@ -56,5 +47,51 @@ func TestStart_and_Stop_wake_the_goroutine_only_when_due_sooner(t *testing.T) {
 	case err := <-lost:
 		t.Fatalf("a hold due before the goroutine's next look was not renewed: %v", err)
 	case <-time.After(time.Second):
+	}
+}
+
+// TestStop_of_the_last_hold_ends_the_goroutine_soon checks that the
+// goroutine, which Stop does not wake, still exits soon after the last
+// hold is stopped, though that hold's renewal is far off.
+func TestStop_of_the_last_hold_ends_the_goroutine_soon(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: miniredis.RunT(t).Addr()})
+	t.Cleanup(func() { _ = c.Close() })
+	w := New(c)
+	t.Cleanup(func() { _ = w.Close() })
+	h := w.Register()
+	h.Start(Lease{Script: redis.NewScript(`return 1`), Keys: []string{"k"}, TTL: time.Minute}, time.Now())
+	awaitLook(t, w)
+	h.Stop()
+	w.mu.Lock()
+	exited := w.exited
+	w.mu.Unlock()
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the goroutine still runs 5 s after the last hold stopped")
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.running {
+		t.Error("running after the goroutine exited")
+	}
+}
+
+// awaitLook waits until the goroutine of w has looked at its holds and
+// sleeps until a time.
+func awaitLook(t *testing.T, w *Watchdog) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		w.mu.Lock()
+		looked := !w.next.IsZero()
+		w.mu.Unlock()
+		if looked {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the goroutine did not look at the holds")
+		}
+		time.Sleep(time.Millisecond) // polling the goroutine's state
 	}
 }
