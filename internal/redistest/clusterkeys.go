@@ -3,7 +3,9 @@ package redistest
 import (
 	"context"
 	"fmt"
+	"net"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -26,19 +28,25 @@ func (c *Cluster) MasterOf(t testing.TB, key string) *Server {
 		if err != nil {
 			return err
 		}
-		ranges, err := rc.ClusterSlots(ctx).Result()
+		shards, err := rc.ClusterShards(ctx).Result()
 		if err != nil {
 			return err
 		}
-		for _, r := range ranges {
-			if int64(r.Start) <= slot && slot <= int64(r.End) && len(r.Nodes) > 0 {
-				i := slices.IndexFunc(c.servers, func(s *Server) bool { return s.Addr() == r.Nodes[0].Addr })
-				if i < 0 || !top.isMaster(c.servers[i]) {
-					return fmt.Errorf("slot %d served by %s, not a master of the cluster", slot, r.Nodes[0].Addr)
-				}
-				master = c.servers[i]
-				return nil
+		for _, sh := range shards {
+			if !slices.ContainsFunc(sh.Slots, func(r redis.SlotRange) bool { return r.Start <= slot && slot <= r.End }) {
+				continue
 			}
+			j := slices.IndexFunc(sh.Nodes, func(n redis.Node) bool { return n.Role == "master" })
+			if j < 0 {
+				return fmt.Errorf("slot %d has no master", slot)
+			}
+			addr := net.JoinHostPort(sh.Nodes[j].IP, strconv.FormatInt(sh.Nodes[j].Port, 10))
+			i := slices.IndexFunc(c.servers, func(s *Server) bool { return s.Addr() == addr })
+			if i < 0 || !top.isMaster(c.servers[i]) {
+				return fmt.Errorf("slot %d served by %s, not a master of the cluster", slot, addr)
+			}
+			master = c.servers[i]
+			return nil
 		}
 		return fmt.Errorf("no node serves slot %d", slot)
 	})

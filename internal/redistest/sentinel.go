@@ -158,7 +158,7 @@ func replicaOf(r, master *Server) error {
 	defer rc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	if err := rc.SlaveOf(ctx, "127.0.0.1", strconv.Itoa(master.port)).Err(); err != nil {
+	if err := rc.ReplicaOf(ctx, "127.0.0.1", strconv.Itoa(master.port)).Err(); err != nil {
 		return fmt.Errorf("redistest: REPLICAOF on %s: %w", r.Addr(), err)
 	}
 	return nil
