@@ -552,6 +552,7 @@ func BenchmarkContended(b *testing.B) {
 }
 
 func benchContended(b *testing.B, srv *redistest.Server, clients, g int, hold time.Duration, mk func(*lockkit.Client, string) lockkit.Locker) {
+	b.ReportAllocs()
 	counter := redistest.NewCounter()
 	cs := make([]*lockkit.Client, clients)
 	for i := range cs {

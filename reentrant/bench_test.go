@@ -53,7 +53,6 @@ func BenchmarkMutex_localHandoff(b *testing.B) {
 			counter := redistest.CountCommands(c)
 			lc := redistest.Lockkit(b, c)
 			name := redistest.Unique(b)
-			b.ReportAllocs()
 			waits := redistest.BenchContended(b, 64, 0, func() redistest.Locker { return reentrant.New(lc, name, tc.opts...) }, counter)
 			redistest.ReportWaits(b, waits)
 		})

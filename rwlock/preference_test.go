@@ -308,6 +308,7 @@ func TestRLock_after_waiting_writer_process_killed_within_intent(t *testing.T) {
 // the read rate achieved. (Without writer preference the writer would wait
 // until the readers stopped, so there is no such variant.)
 func BenchmarkLock_wait_under_64_readers(b *testing.B) {
+	b.ReportAllocs()
 	c := benchClient(b)
 	name := redistest.Unique(b)
 	load := startReadLoad(b, c, name, benchOwners, time.Millisecond)

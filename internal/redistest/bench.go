@@ -11,11 +11,12 @@ import (
 
 // BenchLockUnlock measures one owner locking and unlocking the free lock l.
 // It takes and frees l once first, so that its scripts are loaded, then
-// does so b.N times. It reports how long Lock took as by [ReportWaits]
-// and, when counter is not nil, the commands counter saw per cycle as
-// cmds/op.
+// does so b.N times. It reports how long Lock took as by [ReportWaits],
+// the allocations per cycle and, when counter is not nil, the commands
+// counter saw per cycle as cmds/op.
 func BenchLockUnlock(b *testing.B, l Locker, counter *Counter) {
 	ctx := context.Background()
+	b.ReportAllocs()
 	warmUp(b, l)
 	if counter != nil {
 		counter.Reset()
@@ -40,12 +41,13 @@ func BenchLockUnlock(b *testing.B, l Locker, counter *Counter) {
 // BenchContended has owners goroutines, each with a lock of its own from
 // newLock, share b.N acquisitions of one lock, holding it for hold each
 // time. It takes and frees one more lock from newLock first, so that the
-// scripts are loaded. It reports acquisitions per second as acq/s and,
-// when counter is not nil, the commands counter saw per acquisition (Lock
-// and Unlock) as cmds/acq. It returns how long each Lock call waited, for
+// scripts are loaded. It reports acquisitions per second as acq/s, the
+// allocations per acquisition and, when counter is not nil, the commands
+// counter saw per acquisition (Lock and Unlock) as cmds/acq. It returns how long each Lock call waited, for
 // [ReportWaits].
 func BenchContended(b *testing.B, owners int, hold time.Duration, newLock func() Locker, counter *Counter) []time.Duration {
 	ctx := context.Background()
+	b.ReportAllocs()
 	warmUp(b, newLock())
 	locks := make([]Locker, owners)
 	for i := range locks {
