@@ -1,7 +1,6 @@
 package failover_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -66,7 +65,7 @@ func kinds() []kind {
 		{
 			name: "rwlock-read",
 			holder: func(c *lockkit.Client, name string, opts ...lockkit.Option) lockkit.Locker {
-				return reader{rwlock.New(c, name, opts...)}
+				return lockers.Reader{RWMutex: rwlock.New(c, name, opts...)}
 			},
 			waiter: rw.New,
 			names:  single,
@@ -157,16 +156,6 @@ func memberNames(name string) (string, string) { return name + ":a", name + ":b"
 func fastSpin(c *lockkit.Client, name string, opts ...lockkit.Option) *spin.Mutex {
 	return spin.New(c, name, append([]lockkit.Option{spin.WithBackoff(time.Millisecond, 8*time.Millisecond)}, opts...)...)
 }
-
-// reader is the read side of an rwlock with the capabilities of a hold:
-// its lost signal and its token.
-type reader struct{ *rwlock.RWMutex }
-
-func (r reader) Lock(ctx context.Context) error            { return r.RLock(ctx) }
-func (r reader) TryLock(ctx context.Context) (bool, error) { return r.TryRLock(ctx) }
-func (r reader) Unlock(ctx context.Context) error          { return r.RUnlock(ctx) }
-func (r reader) Lost() <-chan struct{}                     { return r.RLost() }
-func (r reader) Token() int64                              { return r.RToken() }
 
 // The capabilities of a hold.
 type (

@@ -1,7 +1,6 @@
 package faultmatrix_test
 
 import (
-	"context"
 	"strconv"
 	"time"
 
@@ -103,7 +102,7 @@ func kinds() []kind {
 				if i%2 == 1 {
 					return owner{Locker: m, parts: []hold{m}}
 				}
-				r := reader{m}
+				r := lockers.Reader{RWMutex: m}
 				return owner{Locker: r, read: true, parts: []hold{r}}
 			},
 		},
@@ -157,12 +156,3 @@ func kindNamed(name string) (kind, bool) {
 	}
 	return kind{}, false
 }
-
-// reader is the read side of an rwlock as a Locker with a hold.
-type reader struct{ *rwlock.RWMutex }
-
-func (r reader) Lock(ctx context.Context) error            { return r.RLock(ctx) }
-func (r reader) TryLock(ctx context.Context) (bool, error) { return r.TryRLock(ctx) }
-func (r reader) Unlock(ctx context.Context) error          { return r.RUnlock(ctx) }
-func (r reader) Lost() <-chan struct{}                     { return r.RLost() }
-func (r reader) Token() int64                              { return r.RToken() }
