@@ -88,7 +88,9 @@ func (m *Mutex) Lock(ctx context.Context) error {
 
 // TryLock tries once to lock m, without waiting, and reports whether it
 // succeeded. It re-enters when m holds the lock already, or fails then
-// with [lockkit.WithoutReentry]. (A fair lock's TryLock also fails while
+// with [lockkit.WithoutReentry]. It also fails while a release keeps the
+// free lock for the waiting process it woke (for 100 ms at most), unless
+// m's Client is that process. (A fair lock's TryLock also fails while
 // owners are queued; see package fair.)
 func (m *Mutex) TryLock(ctx context.Context) (bool, error) {
 	if err := m.ex().Check(ctx); err != nil {

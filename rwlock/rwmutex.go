@@ -151,8 +151,10 @@ func (m *RWMutex) Lock(ctx context.Context) error {
 // TryLock tries once to lock m for writing, without waiting, and reports
 // whether it succeeded. It re-enters when m holds the write lock, and
 // returns an error matching [lockkit.ErrUpgrade] when m holds only the
-// read lock. A failed TryLock leaves no intent behind: it does not hold
-// back readers.
+// read lock. It also fails while a release keeps the free lock for the
+// writers of the waiting process it woke (for 100 ms at most), unless m's
+// Client is that process. A failed TryLock leaves no intent behind: it
+// does not hold back readers.
 func (m *RWMutex) TryLock(ctx context.Context) (bool, error) {
 	if err := m.base().Check(ctx); err != nil {
 		return false, err
