@@ -64,13 +64,9 @@ if redis.call('hexists', HASH, r) == 1 then
   return {-1, 0}
 end
 local free = redis.call('exists', HASH) == 0
-local kept = free and redis.call('get', TURN)
-if kept and kept ~= proc then
-  free = false
-elseif kept then
-  redis.call('del', TURN)
-end
-if free then
+-- A free lock may be kept for another process's writers (kept: the wait).
+local kept = free and kept_for(TURN, proc, ms)
+if free and not kept then
   local token = hold_new(HASH, FENCE, KIND, w, id)
   redis.call('hset', HASH, ':mode', 'write')
   lease(w, ms)
@@ -78,11 +74,9 @@ if free then
   redis.call('zrem', WRITERS, w, HANDOFF)
   return taken({1, token})
 end
-local wait
-if kept then
-  -- Free, but kept for another process: no hold to claim.
-  wait = redis.call('pttl', TURN) + ms
-else
+local wait = kept
+if not wait then
+  -- Held: claim it, and wait for the earliest lease.
   if claims then
     claim()
   end

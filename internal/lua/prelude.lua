@@ -307,6 +307,23 @@ local function wake_next(waiting, turn, prefix)
   end
 end
 
+-- kept_for settles, for an acquire of a free lock by process proc, the
+-- turn a release left (see wake_next): it returns how long to refuse the
+-- caller, the time the lock is still kept plus lease ms, while it is kept
+-- for another process; nil when the caller may take it: nobody's turn, or
+-- its own, which then ends.
+local function kept_for(turn, proc, lease)
+  local p = redis.call('get', turn)
+  if not p then
+    return nil
+  end
+  if p ~= proc then
+    return redis.call('pttl', turn) + lease
+  end
+  redis.call('del', turn)
+  return nil
+end
+
 -- wake wakes the waiters of a lock just freed that publishes on channel
 -- (empty: none): one waiting process (see wake_next); when none is
 -- registered, one waiter per process sleeping on channel itself (a Cluster

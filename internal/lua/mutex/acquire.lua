@@ -49,10 +49,10 @@ end
 local n = redis.call('exists', hash, turn)
 if n == 1 and redis.call('exists', hash) == 0 then
   -- Free, and kept for a woken process: this one, or another.
-  if redis.call('get', turn) ~= proc then
-    return refuse(redis.call('pttl', turn) + lease)
+  local wait = kept_for(turn, proc, lease)
+  if wait then
+    return refuse(wait)
   end
-  redis.call('del', turn)
   n = 0
 end
 if n == 0 then
