@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -46,37 +48,33 @@ func candidateChild(args []string) {
 // leader's lease (1 s) ran out, with a larger term, and an observer in a
 // third reports it.
 func TestElection_leader_killed_another_is_elected(t *testing.T) {
-	for _, b := range []redistest.Backend{redistest.ServerBackend, redistest.ClusterBackend} {
-		t.Run(b.Name, func(t *testing.T) {
-			t.Parallel()
-			rc := b.Client(t)
-			ctx := redistest.Ctx(t, redistest.Hang)
-			name := redistest.Unique(t)
-			spec := redistest.ClientSpec(rc)
-			obs, err := election.New(redistest.Lockkit(t, rc), name).Observe(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := redistest.StartChild(t, "candidate", spec, name, "a", "1000")
-			ta := a.WaitInt(t, "leader ", redistest.Hang)
-			observeUntil(t, obs, "a to lead", func(l election.Leader) bool {
-				return l == election.Leader{Value: "a", Term: ta}
-			})
-			bc := redistest.StartChild(t, "candidate", spec, name, "b", "1000")
-			bc.WaitLine(t, "ready", redistest.Hang)
-			a.Kill(t)
-			tb := bc.WaitInt(t, "leader ", redistest.Hang)
-			if tb <= ta {
-				t.Fatalf("term %d after %d", tb, ta)
-			}
-			observeUntil(t, obs, "b to lead", func(l election.Leader) bool {
-				return l == election.Leader{Value: "b", Term: tb}
-			})
-			bc.Send(t, "resign")
-			bc.WaitLine(t, "resigned", redistest.Hang)
-			observeUntil(t, obs, "nobody to lead", func(l election.Leader) bool { return l == election.Leader{} })
-			bc.CloseStdin(t)
-			bc.Wait(t, redistest.Hang)
+	redistest.ForEachBackend(t, redistest.RealServers(), func(t *testing.T, rc redis.UniversalClient) {
+		ctx := redistest.Ctx(t, redistest.Hang)
+		name := redistest.Unique(t)
+		spec := redistest.ClientSpec(rc)
+		obs, err := election.New(redistest.Lockkit(t, rc), name).Observe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := redistest.StartChild(t, "candidate", spec, name, "a", "1000")
+		ta := a.WaitInt(t, "leader ", redistest.Hang)
+		observeUntil(t, obs, "a to lead", func(l election.Leader) bool {
+			return l == election.Leader{Value: "a", Term: ta}
 		})
-	}
+		bc := redistest.StartChild(t, "candidate", spec, name, "b", "1000")
+		bc.WaitLine(t, "ready", redistest.Hang)
+		a.Kill(t)
+		tb := bc.WaitInt(t, "leader ", redistest.Hang)
+		if tb <= ta {
+			t.Fatalf("term %d after %d", tb, ta)
+		}
+		observeUntil(t, obs, "b to lead", func(l election.Leader) bool {
+			return l == election.Leader{Value: "b", Term: tb}
+		})
+		bc.Send(t, "resign")
+		bc.WaitLine(t, "resigned", redistest.Hang)
+		observeUntil(t, obs, "nobody to lead", func(l election.Leader) bool { return l == election.Leader{} })
+		bc.CloseStdin(t)
+		bc.Wait(t, redistest.Hang)
+	})
 }

@@ -437,9 +437,7 @@ func TestLock_survives_pubsub_connection_kill(t *testing.T) {
 // queue of a held lock one after another, and checks that they acquire in
 // join order once it is released, on a standalone server and on a Cluster.
 func TestLock_order_across_processes(t *testing.T) {
-	for _, b := range []redistest.Backend{redistest.ServerBackend, redistest.ClusterBackend} {
-		t.Run(b.Name, func(t *testing.T) { testOrderAcrossProcesses(t, b.Client(t)) })
-	}
+	redistest.ForEachBackend(t, redistest.RealServers(), testOrderAcrossProcesses)
 }
 
 func testOrderAcrossProcesses(t *testing.T, c redis.UniversalClient) {

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/latch"
 )
@@ -51,35 +53,31 @@ func latchChild(args []string) {
 // SIGKILL while it waits: the count-downs of every process count once and
 // the surviving waiter is woken by the last.
 func TestLatch_across_processes(t *testing.T) {
-	for _, b := range []redistest.Backend{redistest.ServerBackend, redistest.ClusterBackend} {
-		t.Run(b.Name, func(t *testing.T) {
-			t.Parallel()
-			rc := b.Client(t)
-			name := redistest.Unique(t)
-			spec := redistest.ClientSpec(rc)
-			var kids []*redistest.Child
-			for range 3 {
-				k := redistest.StartChild(t, "latch", spec, name, "3")
-				k.WaitLine(t, "ready", redistest.Hang)
-				kids = append(kids, k)
-			}
-			waiter, killed, counter := kids[0], kids[1], kids[2]
-			for _, k := range []*redistest.Child{waiter, killed} {
-				k.Send(t, "await")
-				k.WaitLine(t, "sleeping", redistest.Hang)
-			}
-			killed.Kill(t)
+	redistest.ForEachBackend(t, redistest.RealServers(), func(t *testing.T, rc redis.UniversalClient) {
+		name := redistest.Unique(t)
+		spec := redistest.ClientSpec(rc)
+		var kids []*redistest.Child
+		for range 3 {
+			k := redistest.StartChild(t, "latch", spec, name, "3")
+			k.WaitLine(t, "ready", redistest.Hang)
+			kids = append(kids, k)
+		}
+		waiter, killed, counter := kids[0], kids[1], kids[2]
+		for _, k := range []*redistest.Child{waiter, killed} {
+			k.Send(t, "await")
+			k.WaitLine(t, "sleeping", redistest.Hang)
+		}
+		killed.Kill(t)
 
-			mustCountDown(t, latch.New(redistest.Lockkit(t, rc), name, 3), 2)
-			counter.Send(t, "down")
-			counter.WaitLine(t, "left 1", redistest.Hang)
-			waiter.Send(t, "down")
-			waiter.WaitLine(t, "left 0", redistest.Hang)
-			waiter.WaitLine(t, "open", redistest.Hang)
-			for _, k := range []*redistest.Child{waiter, counter} {
-				k.CloseStdin(t)
-				k.Wait(t, redistest.Hang)
-			}
-		})
-	}
+		mustCountDown(t, latch.New(redistest.Lockkit(t, rc), name, 3), 2)
+		counter.Send(t, "down")
+		counter.WaitLine(t, "left 1", redistest.Hang)
+		waiter.Send(t, "down")
+		waiter.WaitLine(t, "left 0", redistest.Hang)
+		waiter.WaitLine(t, "open", redistest.Hang)
+		for _, k := range []*redistest.Child{waiter, counter} {
+			k.CloseStdin(t)
+			k.Wait(t, redistest.Hang)
+		}
+	})
 }

@@ -292,13 +292,9 @@ func TestLocalHandoff_excludes_in_process_and_across_clients(t *testing.T) {
 // TestLocalHandoff_excludes_across_processes: 2 processes × 64 goroutines
 // increment one counter under the lock with a separate read and write.
 func TestLocalHandoff_excludes_across_processes(t *testing.T) {
-	srv := redistest.StartServer(t)
-	name := redistest.Unique(t)
 	redistest.CountRun{
-		Child: "counter-cohort", Addrs: []string{srv.Addr()}, Name: name,
-		Procs: 2, Goroutines: 64, Rounds: 10, Timeout: 2 * time.Minute,
-	}.Run(t)
-	redistest.AssertClean(t, srv.Client(t), name)
+		Child: "counter-cohort", Procs: 2, Goroutines: 64, Rounds: 10, Timeout: 2 * time.Minute,
+	}.OnNewServer(t)
 }
 
 // TestLocalHandoff_commands_per_acquisition: with 16 Mutexes of one Client

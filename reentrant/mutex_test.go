@@ -157,8 +157,7 @@ func TestLock_other_kind_returns_ErrWrongKind(t *testing.T) {
 
 func TestWatchdog_keeps_lock_past_several_leases(t *testing.T) {
 	// Real servers only: miniredis TTLs do not count down by themselves.
-	servers := []redistest.Backend{redistest.ServerBackend, redistest.ClusterBackend}
-	redistest.ForEachBackend(t, servers, func(t *testing.T, c redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.RealServers(), func(t *testing.T, c redis.UniversalClient) {
 		lc := redistest.Lockkit(t, c)
 		const lease = 300 * time.Millisecond
 		// Several holds in different slots, renewed together (on Cluster
@@ -196,13 +195,9 @@ func TestWatchdog_keeps_lock_past_several_leases(t *testing.T) {
 // its own owner, increment one counter 10 times each under the lock with a
 // separate read and write.
 func TestLock_excludes_across_processes(t *testing.T) {
-	srv := redistest.StartServer(t)
-	name := redistest.Unique(t)
 	redistest.CountRun{
-		Child: "counter", Addrs: []string{srv.Addr()}, Name: name,
-		Procs: 4, Goroutines: 16, Rounds: 10, Timeout: 2 * time.Minute,
-	}.Run(t)
-	redistest.AssertClean(t, srv.Client(t), name)
+		Child: "counter", Procs: 4, Goroutines: 16, Rounds: 10, Timeout: 2 * time.Minute,
+	}.OnNewServer(t)
 }
 
 func TestLock_after_holder_process_killed(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/semaphore"
@@ -53,46 +55,42 @@ func holderChild(args []string) {
 // ends once the dead holds' leases have run out, with a larger token,
 // and the dead holds are gone from Holders.
 func TestAcquire_holder_killed_frees_its_permits(t *testing.T) {
-	for _, b := range []redistest.Backend{redistest.ServerBackend, redistest.ClusterBackend} {
-		t.Run(b.Name, func(t *testing.T) {
-			t.Parallel()
-			rc := b.Client(t)
-			ctx := redistest.Ctx(t, redistest.Hang)
-			name := redistest.Unique(t)
-			kid := redistest.StartChild(t, "holder", redistest.ClientSpec(rc), name, "2", "1000")
-			kid.WaitLine(t, "ready", redistest.Hang)
-			var last int64
-			for range 2 {
-				kid.Send(t, "acquire 1")
-				last = kid.WaitInt(t, "held ", redistest.Hang)
+	redistest.ForEachBackend(t, redistest.RealServers(), func(t *testing.T, rc redis.UniversalClient) {
+		ctx := redistest.Ctx(t, redistest.Hang)
+		name := redistest.Unique(t)
+		kid := redistest.StartChild(t, "holder", redistest.ClientSpec(rc), name, "2", "1000")
+		kid.WaitLine(t, "ready", redistest.Hang)
+		var last int64
+		for range 2 {
+			kid.Send(t, "acquire 1")
+			last = kid.WaitInt(t, "held ", redistest.Hang)
+		}
+		c := redistest.Lockkit(t, rc)
+		s := semaphore.New(c, name, 2)
+		got := make(chan *semaphore.Permits, 1)
+		go func() {
+			p, err := s.Acquire(ctx, 2)
+			if err != nil {
+				t.Errorf("Acquire: %v", err)
 			}
-			c := redistest.Lockkit(t, rc)
-			s := semaphore.New(c, name, 2)
-			got := make(chan *semaphore.Permits, 1)
-			go func() {
-				p, err := s.Acquire(ctx, 2)
-				if err != nil {
-					t.Errorf("Acquire: %v", err)
-				}
-				got <- p
-			}()
-			waitQueued(t, rc, name, 1)
-			kid.Kill(t)
-			p := redistest.Receive(t, got, redistest.Hang, "the permits of the killed holder")
-			if p == nil {
-				t.FailNow()
-			}
-			if p.Token() <= last {
-				t.Fatalf("token %d after the dead holder's %d", p.Token(), last)
-			}
-			hs, err := s.Holders(ctx)
-			if err != nil || len(hs) != 1 || hs[0].Permits != 2 || hs[0].Token != p.Token() {
-				t.Fatalf("Holders = %+v, %v; want only the new hold of 2", hs, err)
-			}
-			if err := p.Release(ctx); err != nil {
-				t.Fatal(err)
-			}
-			redistest.AssertClean(t, rc, name)
-		})
-	}
+			got <- p
+		}()
+		waitQueued(t, rc, name, 1)
+		kid.Kill(t)
+		p := redistest.Receive(t, got, redistest.Hang, "the permits of the killed holder")
+		if p == nil {
+			t.FailNow()
+		}
+		if p.Token() <= last {
+			t.Fatalf("token %d after the dead holder's %d", p.Token(), last)
+		}
+		hs, err := s.Holders(ctx)
+		if err != nil || len(hs) != 1 || hs[0].Permits != 2 || hs[0].Token != p.Token() {
+			t.Fatalf("Holders = %+v, %v; want only the new hold of 2", hs, err)
+		}
+		if err := p.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		redistest.AssertClean(t, rc, name)
+	})
 }

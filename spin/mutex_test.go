@@ -240,14 +240,9 @@ func TestLock_contended_attempts_are_paced_by_backoff(t *testing.T) {
 // the lock 30 times to increment a counter with a non-atomic read and
 // write; any overlap would lose an increment or reorder fencing tokens.
 func TestLock_excludes_across_processes(t *testing.T) {
-	s := redistest.StartServer(t)
-	c := s.Client(t)
-	name := redistest.Unique(t)
 	redistest.CountRun{
-		Child: "spin-hammer", Addrs: []string{s.Addr()}, Name: name,
-		Procs: 3, Goroutines: 1, Rounds: 30, Fenced: true, Timeout: time.Minute,
-	}.Run(t)
-	redistest.AssertClean(t, c, name)
+		Child: "spin-hammer", Procs: 3, Goroutines: 1, Rounds: 30, Fenced: true, Timeout: time.Minute,
+	}.OnNewServer(t)
 }
 
 // BenchmarkLock_uncontended measures one owner locking and unlocking a

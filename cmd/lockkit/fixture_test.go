@@ -11,9 +11,6 @@ import (
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
-// backends are the deployments the command is tested on.
-var backends = []redistest.Backend{redistest.ServerBackend, redistest.ClusterBackend}
-
 // fixture is what a test of the command on one lock starts from: the
 // command connected to a deployment, a lockkit Client of it whose locks
 // use a prefix unique to the test, a unique lock name and a 30 s ctx.
@@ -36,7 +33,7 @@ func newFixture(t *testing.T, rc redis.UniversalClient) *fixture {
 
 // forEachBackend runs test as a subtest on a fixture of each of backends.
 func forEachBackend(t *testing.T, test func(t *testing.T, f *fixture)) {
-	redistest.ForEachBackend(t, backends, func(t *testing.T, rc redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.RealServers(), func(t *testing.T, rc redis.UniversalClient) {
 		test(t, newFixture(t, rc))
 	})
 }

@@ -18,7 +18,7 @@ import (
 const wokenWithin = 10 * time.Second
 
 func TestUnlock_force_needs_yes_then_frees_like_the_kind_and_wakes_a_waiter(t *testing.T) {
-	redistest.ForEachBackend(t, backends, func(t *testing.T, rc redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.RealServers(), func(t *testing.T, rc redis.UniversalClient) {
 		for _, kind := range exclusiveKinds(rc) {
 			t.Run(kind.name, func(t *testing.T) {
 				f := newFixture(t, rc)

@@ -48,6 +48,13 @@ func SingleNode() []Backend {
 	return []Backend{MiniBackend, ServerBackend}
 }
 
+// RealServers returns the backends of real redis-server processes, for
+// what miniredis cannot do, such as a lease that runs out by itself or a
+// process killed: a standalone server and a three-master cluster.
+func RealServers() []Backend {
+	return []Backend{ServerBackend, ClusterBackend}
+}
+
 // ForEachBackend runs f as a parallel subtest, named after the backend, on
 // each of backends, giving it a client of an instance of its own.
 func ForEachBackend(t *testing.T, backends []Backend, f func(t *testing.T, c redis.UniversalClient)) {

@@ -108,6 +108,17 @@ func (r CountRun) Run(t testing.TB) {
 	}
 }
 
+// OnNewServer runs r against a redis-server of its own, started for t,
+// and a lock named after t (r's Addrs and Name are set here), then fails
+// the test if the lock left a key behind.
+func (r CountRun) OnNewServer(t testing.TB) {
+	t.Helper()
+	srv := StartServer(t)
+	r.Addrs, r.Name = []string{srv.Addr()}, Unique(t)
+	r.Run(t)
+	AssertClean(t, srv.Client(t), r.Name)
+}
+
 // countKey and tokenKey are the counter and the latest fencing token. They
 // do not carry the lock's hash tag, so they never count as keys the lock
 // left behind.
