@@ -11,7 +11,6 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/internal/redistest"
-	"github.com/lockkit/lockkit/reentrant"
 )
 
 func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
@@ -183,28 +182,6 @@ func TestLeadership_Context_ends_when_the_leadership_is_lost(t *testing.T) {
 	redistest.WantErr(t, l.Resign(ctx), lockkit.ErrLost)
 	b := takesOver(t, next, l, obs, "b to lead")
 	_ = b.Resign(ctx)
-}
-
-func TestElection_name_of_another_kind_returns_ErrWrongKind(t *testing.T) {
-	_, rc := redistest.Mini(t)
-	ctx := redistest.Ctx(t, redistest.Hang)
-	c := redistest.Lockkit(t, rc)
-	name := redistest.Unique(t)
-	m := reentrant.New(c, name)
-	redistest.MustLock(t, m)
-	e := election.New(c, name)
-	_, err := e.Campaign(ctx, "a")
-	redistest.WantErr(t, err, lockkit.ErrWrongKind)
-	_, err = e.Leader(ctx)
-	redistest.WantErr(t, err, lockkit.ErrWrongKind)
-	obs, err := e.Observe(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := <-obs; ok {
-		t.Fatal("Observe of another kind's name reported a leader")
-	}
-	redistest.MustUnlock(t, m)
 }
 
 func TestObserve_channel_closes_with_its_ctx_and_the_Client(t *testing.T) {

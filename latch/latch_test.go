@@ -2,7 +2,6 @@ package latch_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -189,26 +188,5 @@ func TestLatch_expires_after_its_last_count_down(t *testing.T) {
 	mr.FastForward(time.Minute)
 	if mr.Exists(key) {
 		t.Fatal("the open latch did not expire")
-	}
-}
-
-func TestLatch_name_of_another_kind_returns_ErrWrongKind(t *testing.T) {
-	_, rc := redistest.Mini(t)
-	ctx := redistest.Ctx(t, redistest.Hang)
-	c := redistest.Lockkit(t, rc)
-	name := redistest.Unique(t)
-	m := reentrant.New(c, name)
-	redistest.MustLock(t, m)
-	l := latch.New(c, name, 1)
-	_, err := l.CountDown(ctx)
-	redistest.WantErr(t, err, lockkit.ErrWrongKind)
-	_, err = l.Count(ctx)
-	redistest.WantErr(t, err, lockkit.ErrWrongKind)
-	redistest.WantErr(t, l.Await(ctx), lockkit.ErrWrongKind)
-	redistest.MustUnlock(t, m)
-
-	mustCountDown(t, l, 0)
-	if ok, err := reentrant.New(c, name).TryLock(ctx); ok || !errors.Is(err, lockkit.ErrWrongKind) {
-		t.Fatalf("TryLock of an open latch's name = %v, %v; want ErrWrongKind", ok, err)
 	}
 }

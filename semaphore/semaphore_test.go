@@ -15,7 +15,6 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/latch"
-	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/semaphore"
 )
 
@@ -455,17 +454,4 @@ func TestSetPermits_grows_waking_waiters_and_shrinks_without_revoking(t *testing
 		wantAvailable(t, s, 1)
 		mustRelease(t, p)
 	})
-}
-
-// TestAcquire_of_another_kinds_name_is_ErrWrongKind: a name a reentrant
-// lock holds is refused, and the lock is untouched.
-func TestAcquire_of_another_kinds_name_is_ErrWrongKind(t *testing.T) {
-	_, rc := redistest.Mini(t)
-	c := redistest.Lockkit(t, rc)
-	name := redistest.Unique(t)
-	m := reentrant.New(c, name)
-	redistest.MustLock(t, m)
-	_, err := semaphore.New(c, name, 2).Acquire(redistest.Ctx(t, redistest.Hang), 1)
-	redistest.WantErr(t, err, lockkit.ErrWrongKind)
-	redistest.MustUnlock(t, m)
 }
