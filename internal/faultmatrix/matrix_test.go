@@ -168,9 +168,7 @@ func sentinelFailover(t *testing.T, e *cellEnv) *lockkit.Client {
 // channels of the killed master: their connection breaks, and they
 // subscribe again at the replica once it serves the slots.
 func clusterKill(t *testing.T, e *cellEnv) *lockkit.Client {
-	cl := redistest.StartClusterWithReplicas(t)
-	master := onMaster(t, e, cl)
-	lc, victims := holdVictims(t, e, cl.Client(t), cl.Client(t))
+	cl, master, lc, victims := holdOnCluster(t, e)
 	cl.KillMaster(t, master)
 	return after(t, e, lc, victims, nil)
 }
@@ -185,9 +183,7 @@ func clusterKill(t *testing.T, e *cellEnv) *lockkit.Client {
 // keeps them and still receives the shard's messages, until their Client
 // subscribes them again at the new master (within a health interval).
 func clusterFailover(t *testing.T, e *cellEnv) *lockkit.Client {
-	cl := redistest.StartClusterWithReplicas(t)
-	master := onMaster(t, e, cl)
-	lc, victims := holdVictims(t, e, cl.Client(t), cl.Client(t))
+	cl, master, lc, victims := holdOnCluster(t, e)
 	cl.Failover(t, master)
 	for i, v := range victims {
 		e.runs[i].takeover.Store(0)
@@ -198,6 +194,17 @@ func clusterFailover(t *testing.T, e *cellEnv) *lockkit.Client {
 		r.awaitHolds(t, roundsAfter)
 	}
 	return lc
+}
+
+// holdOnCluster starts a Cluster of three masters with a replica each,
+// moves the lock of every run of e onto one master, and has the victims
+// hold them; it returns the Cluster, that master, and the workers' Client
+// and the victims that holdVictims returns.
+func holdOnCluster(t *testing.T, e *cellEnv) (*redistest.Cluster, *redistest.Server, *lockkit.Client, []*victim) {
+	cl := redistest.StartClusterWithReplicas(t)
+	master := onMaster(t, e, cl)
+	lc, victims := holdVictims(t, e, cl.Client(t), cl.Client(t))
+	return cl, master, lc, victims
 }
 
 // onMaster renames every run of e so that its lock (every member of a
