@@ -61,9 +61,8 @@ func Example() {
 }
 
 func ExampleMutex_TryLock() {
-	mr, _ := miniredis.Run()
-	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
+	locks, closeRedis := embeddedClient()
+	defer closeRedis()
 
 	holder := fair.New(locks, "report")
 	ctx := context.Background()
@@ -87,9 +86,8 @@ func ExampleMutex_TryLock() {
 // Given to lockkit.New instead, it would be the default of every fair lock
 // of the Client.
 func ExampleWithWaiterTimeout() {
-	mr, _ := miniredis.Run()
-	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
+	locks, closeRedis := embeddedClient()
+	defer closeRedis()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
@@ -101,4 +99,13 @@ func ExampleWithWaiterTimeout() {
 	defer m.Unlock(ctx)
 	fmt.Println("exporting")
 	// Output: exporting
+}
+
+// embeddedClient returns a Client on a fresh embedded Redis (miniredis),
+// as a real server would serve it, and the function that closes both.
+// Example shows the same set-up written out.
+func embeddedClient() (*lockkit.Client, func()) {
+	mr, _ := miniredis.Run()
+	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	return client, func() { client.Close(); client.Redis().Close(); mr.Close() }
 }

@@ -37,9 +37,8 @@ func Example() {
 }
 
 func ExampleMutex_TryLock() {
-	mr, _ := miniredis.Run()
-	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
+	locks, closeRedis := embeddedClient()
+	defer closeRedis()
 	ctx := context.Background()
 
 	a, b := reentrant.New(locks, "report"), reentrant.New(locks, "report") // two owners of one lock
@@ -57,9 +56,8 @@ func ExampleMutex_TryLock() {
 }
 
 func ExampleMutex_Lock_timeout() {
-	mr, _ := miniredis.Run()
-	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
+	locks, closeRedis := embeddedClient()
+	defer closeRedis()
 
 	holder := reentrant.New(locks, "invoice:7")
 	_ = holder.Lock(context.Background())
@@ -76,9 +74,8 @@ func ExampleMutex_Lock_timeout() {
 // A worker stops its work when the lock is lost, instead of carrying on
 // without mutual exclusion.
 func ExampleMutex_Lost() {
-	mr, _ := miniredis.Run()
-	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
+	locks, closeRedis := embeddedClient()
+	defer closeRedis()
 
 	m := reentrant.New(locks, "job:9", lockkit.WithLease(100*time.Millisecond))
 	ctx := context.Background()
@@ -101,9 +98,8 @@ func ExampleMutex_Lost() {
 // Work done under a lock can stop when the lock is gone: Context ends when
 // the hold is lost or released.
 func ExampleMutex_Context() {
-	mr, _ := miniredis.Run()
-	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
+	locks, closeRedis := embeddedClient()
+	defer closeRedis()
 	ctx := context.Background()
 
 	m := reentrant.New(locks, "nightly-report", lockkit.WithMaxHold(time.Hour))
@@ -172,9 +168,8 @@ func ExampleMutex_Token() {
 // holder's own TryLock fails, a second Lock waits for the Unlock, and
 // goroutines sharing the value take turns.
 func Example_withoutReentry() {
-	mr, _ := miniredis.Run()
-	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
+	locks, closeRedis := embeddedClient()
+	defer closeRedis()
 	ctx := context.Background()
 
 	m := reentrant.New(locks, "ledger", lockkit.WithoutReentry())
@@ -219,9 +214,8 @@ func Example_withoutReentry() {
 // cohort mode the process holds the lock in Redis, and a Mutex that
 // unlocks while another of the pool waits hands the hold over in memory.
 func ExampleWithLocalHandoff() {
-	mr, _ := miniredis.Run()
-	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
+	locks, closeRedis := embeddedClient()
+	defer closeRedis()
 
 	// At most 64 hand-overs or 10 ms in a row, then the lock goes back to
 	// Redis, where other processes wait their turn.
@@ -249,4 +243,13 @@ func ExampleWithLocalHandoff() {
 	fmt.Println("count:", count)
 	// Output:
 	// count: 800
+}
+
+// embeddedClient returns a Client on a fresh embedded Redis (miniredis),
+// as a real server would serve it, and the function that closes both.
+// Example shows the same set-up written out.
+func embeddedClient() (*lockkit.Client, func()) {
+	mr, _ := miniredis.Run()
+	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	return client, func() { client.Close(); client.Redis().Close(); mr.Close() }
 }

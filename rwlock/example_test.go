@@ -44,9 +44,8 @@ func Example() {
 // RLocker hands the read side to code that takes a [lockkit.Locker].
 func ExampleRWMutex_RLocker() {
 	ctx := context.Background()
-	mr, _ := miniredis.Run()
-	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { client.Close(); client.Redis().Close(); mr.Close() }()
+	client, closeRedis := embeddedClient()
+	defer closeRedis()
 
 	// withLock runs f holding l, whichever kind of lock l is.
 	withLock := func(l lockkit.Locker, f func()) error {
@@ -76,9 +75,8 @@ func ExampleRWMutex_RLocker() {
 // round, a reader cannot become the writer in place: Lock says so at once.
 func ExampleRWMutex_downgrade() {
 	ctx := context.Background()
-	mr, _ := miniredis.Run()
-	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { client.Close(); client.Redis().Close(); mr.Close() }()
+	client, closeRedis := embeddedClient()
+	defer closeRedis()
 
 	m := rwlock.New(client, "config")
 	_ = m.Lock(ctx)
@@ -100,4 +98,13 @@ func ExampleRWMutex_downgrade() {
 	// Lock by the reader: true
 	// after RUnlock: unlocked
 	// Lock: <nil>
+}
+
+// embeddedClient returns a Client on a fresh embedded Redis (miniredis),
+// as a real server would serve it, and the function that closes both.
+// Example shows the same set-up written out.
+func embeddedClient() (*lockkit.Client, func()) {
+	mr, _ := miniredis.Run()
+	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	return client, func() { client.Close(); client.Redis().Close(); mr.Close() }
 }

@@ -43,9 +43,8 @@ func Example() {
 }
 
 func ExampleMutex_Lost() {
-	mr, _ := miniredis.Run()
-	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
+	locks, closeRedis := embeddedClient()
+	defer closeRedis()
 	ctx := context.Background()
 
 	// A fixed lease: the lock frees itself after 50 ms.
@@ -67,9 +66,8 @@ func ExampleMutex_Lost() {
 }
 
 func ExampleWithBackoff() {
-	mr, _ := miniredis.Run()
-	locks := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
-	defer func() { locks.Close(); locks.Redis().Close(); mr.Close() }()
+	locks, closeRedis := embeddedClient()
+	defer closeRedis()
 	ctx := context.Background()
 
 	// A waiter that checks every 5 to 50 ms while another owner holds the
@@ -85,4 +83,13 @@ func ExampleWithBackoff() {
 	_ = waiter.Unlock(ctx)
 	// Output:
 	// waiter: <nil>
+}
+
+// embeddedClient returns a Client on a fresh embedded Redis (miniredis),
+// as a real server would serve it, and the function that closes both.
+// Example shows the same set-up written out.
+func embeddedClient() (*lockkit.Client, func()) {
+	mr, _ := miniredis.Run()
+	client := lockkit.New(redis.NewClient(&redis.Options{Addr: mr.Addr()}))
+	return client, func() { client.Close(); client.Redis().Close(); mr.Close() }
 }
