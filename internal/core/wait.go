@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
@@ -335,20 +336,22 @@ func (t *backoffTurn) Ready() bool                      { return false }
 func (t *backoffTurn) Leave(bool)                       {}
 func (t *backoffTurn) Tried(_ bool, wait time.Duration) { t.wait = wait }
 
-// Bound returns min(Cap, Floor·Multiplierⁿ) after n refused attempts.
+// Bound returns min(Cap, Floor·Multiplierⁿ) after n refused attempts. It
+// costs the same whatever n, so a wait of millions of attempts (a
+// multiplier of 1, say) does not slow down as it goes on.
 func (b Backoff) Bound(n int) time.Duration {
 	m := b.Multiplier
 	if m < 1 {
 		m = 2
 	}
-	d := b.Floor
-	for i := 0; i < n && d < b.Cap; i++ {
-		if float64(d)*m >= float64(b.Cap) {
-			return b.Cap
-		}
-		d = time.Duration(float64(d) * m)
+	if b.Floor <= 0 || b.Floor >= b.Cap {
+		return min(b.Floor, b.Cap)
 	}
-	return min(d, b.Cap)
+	d := float64(b.Floor) * math.Pow(m, float64(n))
+	if d >= float64(b.Cap) { // +Inf included
+		return b.Cap
+	}
+	return time.Duration(d)
 }
 
 func (t *backoffTurn) Sleep(ctx context.Context) error {

@@ -44,6 +44,26 @@ func TestBackoff_multiplier_sets_the_growth(t *testing.T) {
 	}
 }
 
+// TestBackoff_bound_of_a_long_wait_is_computed_at_once: the bound after
+// billions of attempts is found without stepping through them, with a
+// multiplier of 1 (which never reaches the cap) or just above it.
+func TestBackoff_bound_of_a_long_wait_is_computed_at_once(t *testing.T) {
+	const n = 1 << 40
+	for _, tc := range []struct {
+		m    float64
+		want time.Duration
+	}{
+		{1, 2 * time.Millisecond},
+		{1 + 1e-12, 6 * time.Millisecond}, // 2 ms · e^1.0995
+		{1 + 1e-9, 100 * time.Millisecond},
+	} {
+		b := Backoff{Floor: 2 * time.Millisecond, Cap: 100 * time.Millisecond, Multiplier: tc.m}
+		if got := b.Bound(n).Round(time.Millisecond); got != tc.want {
+			t.Fatalf("multiplier %v: Bound(2^40) = %v, want %v", tc.m, got, tc.want)
+		}
+	}
+}
+
 // TestBackoff_exact_sleeps_the_bound: without jitter a sleep is the bound
 // itself; the jitter function is never asked.
 func TestBackoff_exact_sleeps_the_bound(t *testing.T) {
