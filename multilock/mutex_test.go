@@ -424,3 +424,81 @@ func TestLock_returns_within_ctx_when_a_member_is_down(t *testing.T) {
 		})
 	}
 }
+
+// TestLock_returns_at_once_on_an_error_another_round_cannot_cure: a member
+// whose name another kind uses (ErrWrongKind) or whose Client is closed
+// (ErrClosed) fails every round alike, so Lock returns its error long
+// before its ctx ends, TryLock returns it too, and the member taken before
+// it is given back.
+func TestLock_returns_at_once_on_an_error_another_round_cannot_cure(t *testing.T) {
+	rc := redistest.StartServer(t).Client(t)
+	c := redistest.Lockkit(t, rc)
+	closed := redistest.Lockkit(t, redistest.StartServer(t).Client(t))
+	if err := closed.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		want error
+		b    func(name string) lockkit.Locker // the member taken second
+	}{
+		{"another kind's name", lockkit.ErrWrongKind, func(name string) lockkit.Locker {
+			redistest.MustLock(t, spin.New(c, name))
+			return reentrant.New(c, name)
+		}},
+		{"closed Client", lockkit.ErrClosed, func(name string) lockkit.Locker { return reentrant.New(closed, name) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
+			m := multilock.New([]lockkit.Locker{tc.b(b), reentrant.New(c, a)})
+			err := m.Lock(redistest.Ctx(t, redistest.Hang))
+			redistest.WantErr(t, err, tc.want)
+			if errors.Is(err, lockkit.ErrNotObtained) {
+				t.Fatalf("Lock = %v; want the member's error, not a wait that ran out", err)
+			}
+			redistest.AssertClean(t, rc, a)
+			ok, err := m.TryLock(redistest.Ctx(t, redistest.Hang))
+			if ok {
+				t.Fatal("TryLock succeeded")
+			}
+			redistest.WantErr(t, err, tc.want)
+			redistest.AssertClean(t, rc, a)
+		})
+	}
+}
+
+// TestUnlock_a_silent_member_does_not_hold_up_the_others: while the
+// release of one member gets no answer, the others are released already
+// (Unlock releases every member at once, not one after another); once the
+// answer comes, Unlock returns nil.
+func TestUnlock_a_silent_member_does_not_hold_up_the_others(t *testing.T) {
+	s := redistest.StartServer(t)
+	rc, rcB := s.Client(t), s.Client(t)
+	silent := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }, Max: 2 * redistest.Hang}
+	defer silent.Off()
+	rcB.AddHook(silent)
+	c, cB := redistest.Lockkit(t, rc), redistest.Lockkit(t, rcB)
+	// b is taken last, so a release last first would wait for it before a.
+	a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
+	m := multilock.New([]lockkit.Locker{reentrant.New(c, a), reentrant.New(cB, b)})
+	redistest.MustLock(t, m)
+
+	silent.On()
+	done := make(chan error, 1)
+	go func() { done <- m.Unlock(redistest.Ctx(t, redistest.Hang)) }()
+	redistest.Eventually(t, redistest.Hang, "a to be released while b's release waits", func() bool {
+		n, err := rc.Exists(context.Background(), lockKey(a)).Result()
+		return err == nil && n == 0
+	})
+	select {
+	case err := <-done:
+		t.Fatalf("Unlock returned %v while b's release got no answer", err)
+	default:
+	}
+	silent.Off()
+	if err := redistest.Receive(t, done, redistest.Hang, "Unlock"); err != nil {
+		t.Fatalf("Unlock = %v", err)
+	}
+	redistest.AssertClean(t, rc, a)
+	redistest.AssertClean(t, rc, b)
+}
