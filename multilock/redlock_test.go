@@ -599,3 +599,124 @@ func TestRedLock_reports_its_hold_once_to_a_Trace(t *testing.T) {
 		t.Errorf("Released = %+v; want one partial release, then the end", released)
 	}
 }
+
+// TestRedLock_Lock_reenters_without_talking_to_Redis: once r holds the
+// lock, Lock and TryLock re-enter and an Unlock that is not the last
+// undoes one of them, all without sending a command to any node.
+func TestRedLock_Lock_reenters_without_talking_to_Redis(t *testing.T) {
+	_, clients := masters(t, 3)
+	counter := redistest.NewCounter()
+	for _, c := range clients {
+		c.(*redis.Client).AddHook(counter.Hook())
+	}
+	name := redistest.Unique(t)
+	// A lease long enough that no renewal is due while the test runs.
+	r := multilock.NewRedLock(lockkits(t, clients), name, lockkit.WithWatchdogTimeout(time.Hour))
+	redistest.MustLock(t, r)
+	token := r.Token()
+	counter.Reset()
+	redistest.MustLock(t, r)
+	if ok, err := r.TryLock(redistest.Ctx(t, redistest.Hang)); !ok || err != nil {
+		t.Fatalf("TryLock by the holder = %v, %v; want re-entry", ok, err)
+	}
+	redistest.MustUnlock(t, r)
+	redistest.MustUnlock(t, r)
+	if n := counter.Total(); n != 0 {
+		t.Fatalf("re-entries and the Unlocks that undid them sent %d commands, want 0", n)
+	}
+	if r.Token() != token {
+		t.Fatalf("Token() = %d after re-entries, want %d", r.Token(), token)
+	}
+	redistest.MustUnlock(t, r)
+	assertCleanAll(t, clients, name)
+}
+
+// TestRedLock_Unlock_released_on_a_minority_returns_ErrLost deletes the
+// lock on two of three nodes behind the holder's back, before any renewal
+// can notice: the last Unlock releases it on one node only, so another
+// owner may have had it meanwhile, and Unlock reports ErrLost, frees the
+// node it held and leaves r holding nothing.
+func TestRedLock_Unlock_released_on_a_minority_returns_ErrLost(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	_, clients := masters(t, 3)
+	lcs := lockkits(t, clients)
+	name := redistest.Unique(t)
+	r := multilock.NewRedLock(lcs, name, lockkit.WithWatchdogTimeout(time.Hour))
+	redistest.MustLock(t, r)
+	for _, c := range clients[1:] {
+		if err := c.Del(ctx, lockKey(name)).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	redistest.WantErr(t, r.Unlock(ctx), lockkit.ErrLost)
+	if r.Token() != 0 {
+		t.Fatalf("Token() = %d after the last Unlock", r.Token())
+	}
+	redistest.WantErr(t, r.Unlock(ctx), lockkit.ErrNotHeld)
+	other := multilock.NewRedLock(lcs, name)
+	redistest.MustLock(t, other)
+	redistest.MustUnlock(t, other)
+	assertCleanAll(t, clients, name)
+}
+
+// TestRedLock_Lock_waits_through_an_outage_of_a_majority kills two of
+// three masters: Lock keeps trying (no quorum can answer) instead of
+// failing, and takes the lock once the masters are back.
+func TestRedLock_Lock_waits_through_an_outage_of_a_majority(t *testing.T) {
+	servers, clients := masters(t, 3)
+	counter := redistest.CountCommands(clients[0])
+	lcs := lockkits(t, clients)
+	name := redistest.Unique(t)
+	r := multilock.NewRedLock(lcs, name)
+	servers[1].Kill(t)
+	servers[2].Kill(t)
+	done := redistest.LockAsync(redistest.Ctx(t, redistest.Hang), r)
+	redistest.Eventually(t, redistest.Hang, "several rounds on the live node", func() bool { return counter.Scripts() >= 4 })
+	select {
+	case err := <-done:
+		t.Fatalf("Lock returned %v while a majority is down", err)
+	default:
+	}
+	servers[1].Restart(t)
+	servers[2].Restart(t)
+	if err := redistest.Receive(t, done, redistest.Hang, "Lock once the masters are back"); err != nil {
+		t.Fatal(err)
+	}
+	if n := holders(t, clients, name); n < r.Quorum() {
+		t.Fatalf("%d nodes hold the lock, want at least %d", n, r.Quorum())
+	}
+	redistest.MustUnlock(t, r)
+	assertCleanAll(t, clients, name)
+}
+
+// TestRedLock_closed_node_Clients: closing the Client of one node of three
+// ends a Lock waiting on the lock with ErrClosed, and reports the holder's
+// part on that node lost, but the hold lives on two nodes; closing a
+// second node's Client leaves one, and the lost channel closes.
+func TestRedLock_closed_node_Clients(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	_, clients := masters(t, 3)
+	lcs := lockkits(t, clients)
+	name := redistest.Unique(t)
+	holder, waiter := multilock.NewRedLock(lcs, name), multilock.NewRedLock(lcs, name)
+	redistest.MustLock(t, holder)
+	done := redistest.LockAsync(ctx, waiter)
+	if err := lcs[1].Close(); err != nil {
+		t.Fatal(err)
+	}
+	redistest.WantErr(t, redistest.Receive(t, done, redistest.Hang, "the waiter's Lock"), lockkit.ErrClosed)
+	select {
+	case <-holder.Lost():
+		t.Fatal("the hold counts as lost while 2 of 3 nodes hold it")
+	default:
+	}
+	if ok, err := multilock.NewRedLock([]*lockkit.Client{lcs[0], lcs[2]}, name).TryLock(ctx); ok || err != nil {
+		t.Fatalf("another owner's TryLock on the two live nodes = %v, %v; want false, nil", ok, err)
+	}
+	if err := lcs[2].Close(); err != nil {
+		t.Fatal(err)
+	}
+	redistest.Receive(t, holder.Lost(), redistest.Hang, "the lost channel to close with 1 of 3 nodes holding the lock")
+	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrLost)
+	redistest.AssertClean(t, clients[0], name)
+}
