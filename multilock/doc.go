@@ -23,9 +23,10 @@
 // ends. Members that share a name (distinct locks on different servers)
 // cannot be ordered between callers, so they are only ever tried, never
 // waited on. TryLock makes one round of TryLocks. Unlock releases every
-// member, last first, and joins their errors. Holding all members costs
-// what they cost; a round costs one acquire per member, plus one release
-// per member taken when it fails.
+// member at once, so that a slow one holds up none of the others, and
+// joins their errors. Holding all members costs what they cost; a round
+// costs one acquire per member, plus one release per member taken when it
+// fails.
 //
 // A Mutex answers the queries of a single lock for the whole, asking every
 // member at once: [Mutex.IsLocked] reports whether any member is held (by
