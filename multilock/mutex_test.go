@@ -502,3 +502,48 @@ func TestUnlock_a_silent_member_does_not_hold_up_the_others(t *testing.T) {
 	redistest.AssertClean(t, rc, a)
 	redistest.AssertClean(t, rc, b)
 }
+
+// TestLock_failed_give_back_is_returned_at_once_and_settled_by_the_member:
+// when a round fails and the release of a member it took gets no reply,
+// the member may still be held, so Lock and TryLock return at once with an
+// error naming it instead of starting over, and the member's own Unlock
+// settles it.
+func TestLock_failed_give_back_is_returned_at_once_and_settled_by_the_member(t *testing.T) {
+	s := redistest.StartServer(t)
+	rc, rcA := s.Client(t), s.Client(t)
+	drop := &redistest.DropReply{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }}
+	rcA.AddHook(drop)
+	c, cA := redistest.Lockkit(t, rc), redistest.Lockkit(t, rcA)
+	a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
+	other := reentrant.New(c, b)
+	redistest.MustLock(t, other)
+	memberA := reentrant.New(cA, a)
+	// b is busy: each round takes a, waits at most 20 ms for b and gives a
+	// back.
+	m := multilock.New([]lockkit.Locker{reentrant.New(c, b), memberA}, multilock.WithLockWait(20*time.Millisecond))
+	for _, tt := range []struct {
+		what string
+		call func(context.Context) error
+	}{
+		{"Lock", m.Lock},
+		{"TryLock", func(c context.Context) error {
+			ok, err := m.TryLock(c)
+			if ok {
+				t.Fatal("TryLock succeeded while b is held")
+			}
+			return err
+		}},
+	} {
+		drop.Arm()
+		err := tt.call(redistest.Ctx(t, redistest.Hang))
+		if err == nil || errors.Is(err, lockkit.ErrNotObtained) || !strings.Contains(err.Error(), fmt.Sprintf("%q may still be held", a)) {
+			t.Fatalf("%s whose give-back of a got no reply = %v; want an error naming a", tt.what, err)
+		}
+		if drop.Armed() {
+			t.Fatalf("%s did not give a back", tt.what)
+		}
+		redistest.MustUnlock(t, memberA) // settles the release whose reply was lost
+		redistest.AssertClean(t, rc, a)
+	}
+	redistest.MustUnlock(t, other)
+}
