@@ -293,7 +293,8 @@ func (r *RedLock) releaseOwner(ctx context.Context) error {
 	switch {
 	case released >= r.quorum:
 		return nil
-	case len(failed) > 0:
+	case released+len(failed) >= r.quorum:
+		// The nodes that did not answer may have made a majority release.
 		return core.Op("unlock", name, errors.Join(failed...))
 	case released == 0:
 		return core.NotHeld(name)

@@ -15,6 +15,7 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
+	"github.com/lockkit/lockkit/reentrant"
 )
 
 // masters starts n independent servers and returns them with a client for
@@ -719,4 +720,73 @@ func TestRedLock_closed_node_Clients(t *testing.T) {
 	redistest.Receive(t, holder.Lost(), redistest.Hang, "the lost channel to close with 1 of 3 nodes holding the lock")
 	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrLost)
 	redistest.AssertClean(t, clients[0], name)
+}
+
+// TestRedLock_with_owner_shares_the_hold_with_a_node_down: RedLocks with
+// the same owner id over three masters, one of them down, are one owner:
+// the second re-enters the hold of the first, another owner is kept out
+// until the owner's holds are undone, a value of the owner that never
+// locked may undo one of them (and a second time finds nothing held), and
+// the first learns of it as no loss.
+func TestRedLock_with_owner_shares_the_hold_with_a_node_down(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	servers, clients := masters(t, 3)
+	lcs := lockkits(t, clients)
+	servers[2].Kill(t)
+	name, id := redistest.Unique(t), "job-"+redistest.Unique(t)
+	owned := func() *multilock.RedLock { return multilock.NewRedLock(lcs, name, lockkit.WithOwner(id)) }
+	wantRefused := func(what string) {
+		t.Helper()
+		if ok, err := multilock.NewRedLock(lcs, name).TryLock(ctx); ok || err != nil {
+			t.Fatalf("another owner's TryLock %s = %v, %v; want false, nil", what, ok, err)
+		}
+	}
+	a, b := owned(), owned()
+	redistest.MustLock(t, a)
+	if ok, err := b.TryLock(ctx); !ok || err != nil {
+		t.Fatalf("TryLock by a value of the same owner = %v, %v; want re-entry", ok, err)
+	}
+	if b.Token() != a.Token() {
+		t.Fatalf("the shared hold has tokens %d and %d", a.Token(), b.Token())
+	}
+	redistest.MustUnlock(t, b)
+	wantRefused("while the first hold lasts")
+	c := owned() // another process of the job, say
+	redistest.MustUnlock(t, c)
+	redistest.WantErr(t, c.Unlock(ctx), lockkit.ErrNotHeld)
+	other := multilock.NewRedLock(lcs, name)
+	redistest.MustLock(t, other)
+	redistest.MustUnlock(t, other)
+	// The hold a took was released by its owner: a's Unlock reports no
+	// loss.
+	if err := a.Unlock(ctx); err != nil {
+		t.Fatalf("Unlock of a hold its owner released through another value = %v, want nil", err)
+	}
+	assertCleanAll(t, clients[:2], name)
+}
+
+// TestRedLock_member_of_a_Mutex: a Mutex holds a RedLock together with a
+// single-server lock, all or nothing, and hands both to the next caller
+// when it unlocks.
+func TestRedLock_member_of_a_Mutex(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	_, clients := masters(t, 3)
+	lcs := lockkits(t, clients)
+	x, y := "x-"+redistest.Unique(t), "y-"+redistest.Unique(t)
+	both := func() *multilock.Mutex {
+		return multilock.New([]lockkit.Locker{reentrant.New(lcs[0], y), multilock.NewRedLock(lcs, x)})
+	}
+	m, next := both(), both()
+	redistest.MustLock(t, m)
+	if ok, err := next.TryLock(ctx); ok || err != nil {
+		t.Fatalf("another Mutex's TryLock = %v, %v; want false, nil", ok, err)
+	}
+	done := redistest.LockAsync(ctx, next)
+	redistest.MustUnlock(t, m)
+	if err := redistest.Receive(t, done, redistest.Hang, "the next Mutex's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.MustUnlock(t, next)
+	assertCleanAll(t, clients, x)
+	redistest.AssertClean(t, clients[0], y)
 }
