@@ -790,3 +790,58 @@ func TestRedLock_member_of_a_Mutex(t *testing.T) {
 	assertCleanAll(t, clients, x)
 	redistest.AssertClean(t, clients[0], y)
 }
+
+// TestNewRedLock_applies_the_Clients_defaults: a lease and a key prefix
+// the Clients were made with hold on every node.
+func TestNewRedLock_applies_the_Clients_defaults(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	_, clients := masters(t, 3)
+	const lease = 5 * time.Second
+	lcs := make([]*lockkit.Client, len(clients))
+	for i, c := range clients {
+		lcs[i] = redistest.Lockkit(t, c, lockkit.WithWatchdogTimeout(lease), lockkit.WithPrefix("app"))
+	}
+	name := redistest.Unique(t)
+	r := multilock.NewRedLock(lcs, name)
+	redistest.MustLock(t, r)
+	for i, c := range clients {
+		if ttl := c.PTTL(ctx, "app:{"+name+"}").Val(); ttl <= 0 || ttl > lease {
+			t.Fatalf("node %d: lease %v under the Clients' prefix, want up to %v", i, ttl, lease)
+		}
+	}
+	redistest.MustUnlock(t, r)
+	for i, c := range clients {
+		if n := c.Exists(ctx, "app:{"+name+"}").Val(); n != 0 {
+			t.Fatalf("node %d still holds the lock after Unlock", i)
+		}
+	}
+}
+
+// TestRedLock_Unlock_leaves_a_silent_node_s_part_to_its_lease: when one
+// node of three does not answer the release, a majority still released
+// the lock, so Unlock returns nil; the silent node's part is no longer
+// renewed and ends with its lease, without the release ever arriving.
+func TestRedLock_Unlock_leaves_a_silent_node_s_part_to_its_lease(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	_, clients := masters(t, 3)
+	silent := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }, Max: 2 * redistest.Hang}
+	defer silent.Off()
+	clients[2].(*redis.Client).AddHook(silent)
+	name := redistest.Unique(t)
+	// A short lease (renewed every 100 ms while held) and a generous node
+	// timeout, so that the release to the silent node is the one that
+	// times out.
+	r := multilock.NewRedLock(lockkits(t, clients), name,
+		lockkit.WithWatchdogTimeout(300*time.Millisecond), multilock.WithNodeTimeout(100*time.Millisecond))
+	redistest.MustLock(t, r)
+	silent.On()
+	if err := r.Unlock(ctx); err != nil {
+		t.Fatalf("Unlock with one silent node of three = %v, want nil", err)
+	}
+	assertCleanAll(t, clients[:2], name)
+	redistest.Eventually(t, redistest.Hang, "the silent node's part to end with its lease", func() bool {
+		n, err := clients[2].Exists(ctx, lockKey(name)).Result()
+		return err == nil && n == 0
+	})
+	redistest.WantErr(t, r.Unlock(ctx), lockkit.ErrNotHeld)
+}
