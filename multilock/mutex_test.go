@@ -547,3 +547,27 @@ func TestLock_failed_give_back_is_returned_at_once_and_settled_by_the_member(t *
 	}
 	redistest.MustUnlock(t, other)
 }
+
+// TestOptions_apply_to_their_kind_only: WithLockWait is a Mutex's and
+// WithDriftFactor and WithNodeTimeout a RedLock's; given to another kind
+// of lock or as a Client default, each is refused with ErrInvalid naming
+// it.
+func TestOptions_apply_to_their_kind_only(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	c := redistest.Lockkit(t, rc)
+	ctx := redistest.Ctx(t, redistest.Hang)
+	for _, tc := range []struct {
+		name string
+		opt  lockkit.Option
+	}{
+		{"WithLockWait", multilock.WithLockWait(time.Second)},
+		{"WithDriftFactor", multilock.WithDriftFactor(0.1)},
+		{"WithNodeTimeout", multilock.WithNodeTimeout(time.Second)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			redistest.WantInvalid(t, "a Client's Err", lockkit.New(rc, tc.opt).Err(), tc.name)
+			redistest.WantInvalid(t, "Lock", reentrant.New(c, redistest.Unique(t), tc.opt).Lock(ctx), tc.name)
+		})
+	}
+	redistest.WantInvalid(t, "Lock", multilock.New([]lockkit.Locker{reentrant.New(c, "a")}, multilock.WithDriftFactor(0.1)).Lock(ctx), "WithDriftFactor")
+}
