@@ -845,3 +845,22 @@ func TestRedLock_Unlock_leaves_a_silent_node_s_part_to_its_lease(t *testing.T) {
 	})
 	redistest.WantErr(t, r.Unlock(ctx), lockkit.ErrNotHeld)
 }
+
+// TestRedLock_stalled_majority_is_reported_lost stalls two of three nodes
+// while the lock is held: their renewals fail until the lease would have
+// lapsed there, so they drop out, the lost channel closes, and Unlock
+// reports ErrLost without waiting for the stalled nodes.
+func TestRedLock_stalled_majority_is_reported_lost(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	servers, clients := masters(t, 3)
+	name := redistest.Unique(t)
+	r := multilock.NewRedLock(lockkits(t, clients), name, lockkit.WithWatchdogTimeout(time.Second))
+	redistest.MustLock(t, r)
+	lost := r.Lost()
+	servers[1].Stall(t, 2*redistest.Hang)
+	servers[2].Stall(t, 2*redistest.Hang)
+	redistest.Receive(t, lost, redistest.Hang, "the lost channel to close with 2 of 3 nodes stalled")
+	redistest.WantErr(t, r.Unlock(ctx), lockkit.ErrLost)
+	redistest.AssertClean(t, clients[0], name)
+	redistest.WantErr(t, r.Unlock(ctx), lockkit.ErrNotHeld)
+}
