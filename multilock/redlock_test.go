@@ -864,3 +864,45 @@ func TestRedLock_stalled_majority_is_reported_lost(t *testing.T) {
 	redistest.AssertClean(t, clients[0], name)
 	redistest.WantErr(t, r.Unlock(ctx), lockkit.ErrNotHeld)
 }
+
+// TestRedLock_waits_without_pubsub: a RedLock waiter retries with backoff
+// and its holder's release publishes nothing, so no node ever runs a
+// pub/sub command (INFO commandstats lists every command run since the
+// reset, by scripts too).
+func TestRedLock_waits_without_pubsub(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	servers, clients := masters(t, 3)
+	for _, c := range clients {
+		if err := c.ConfigResetStat(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waiting := make([]redis.UniversalClient, len(servers))
+	for i, s := range servers {
+		waiting[i] = s.Client(t)
+	}
+	attempts := redistest.CountCommands(waiting[0])
+	name := redistest.Unique(t)
+	holder, waiter := multilock.NewRedLock(lockkits(t, clients), name), multilock.NewRedLock(lockkits(t, waiting), name)
+	redistest.MustLock(t, holder)
+	done := redistest.LockAsync(ctx, waiter)
+	redistest.Eventually(t, redistest.Hang, "the waiter to try three times", func() bool { return attempts.Scripts() >= 3 })
+	redistest.MustUnlock(t, holder)
+	if err := redistest.Receive(t, done, redistest.Hang, "the waiter's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.MustUnlock(t, waiter)
+	for i, c := range clients {
+		info := c.Info(ctx, "commandstats").Val()
+		for _, cmd := range []string{"subscribe", "psubscribe", "ssubscribe", "publish", "spublish"} {
+			if strings.Contains(info, "cmdstat_"+cmd+":") {
+				t.Errorf("node %d ran %s", i, strings.ToUpper(cmd))
+			}
+		}
+	}
+	// Control: the check sees a PUBLISH.
+	clients[0].Publish(ctx, name, "x")
+	if info := clients[0].Info(ctx, "commandstats").Val(); !strings.Contains(info, "cmdstat_publish:") {
+		t.Fatalf("control: INFO commandstats does not list a PUBLISH run:\n%s", info)
+	}
+}
