@@ -906,3 +906,26 @@ func TestRedLock_waits_without_pubsub(t *testing.T) {
 		t.Fatalf("control: INFO commandstats does not list a PUBLISH run:\n%s", info)
 	}
 }
+
+// TestRedLock_reports_a_lost_hold_once_to_a_Trace: when a RedLock's hold
+// is lost (here its fixed lease's validity ends), the Trace's Lost is
+// called once, for the RedLock's hold: its token and an error matching
+// ErrLost.
+func TestRedLock_reports_a_lost_hold_once_to_a_Trace(t *testing.T) {
+	_, clients := masters(t, 3)
+	lost := make(chan lockkit.LostInfo, 8)
+	tr := &lockkit.Trace{Lost: func(i lockkit.LostInfo) { lost <- i }}
+	r := multilock.NewRedLock(lockkits(t, clients), redistest.Unique(t),
+		lockkit.WithTrace(tr), lockkit.WithLease(200*time.Millisecond))
+	redistest.MustLock(t, r)
+	token := r.Token()
+	info := redistest.Receive(t, lost, redistest.Hang, "the Trace's Lost")
+	if info.Token != token || info.Lock.Kind != "redlock" {
+		t.Errorf("Lost = %+v; want the hold with token %d of a redlock", info, token)
+	}
+	redistest.WantErr(t, info.Err, lockkit.ErrLost)
+	redistest.WantErr(t, r.Unlock(redistest.Ctx(t, redistest.Hang)), lockkit.ErrLost)
+	if n := len(lost); n != 0 {
+		t.Errorf("Lost called %d more times", n)
+	}
+}
