@@ -929,3 +929,32 @@ func TestRedLock_reports_a_lost_hold_once_to_a_Trace(t *testing.T) {
 		t.Errorf("Lost called %d more times", n)
 	}
 }
+
+// TestRedLock_Unlock_returns_within_ctx_against_silent_nodes: while no
+// node answers its release, Unlock returns when its ctx ends, not when a
+// far longer node timeout would, and keeps the hold, whose outcome is
+// unknown; once the nodes answer, the next Unlock settles it.
+func TestRedLock_Unlock_returns_within_ctx_against_silent_nodes(t *testing.T) {
+	_, clients := masters(t, 3)
+	silent := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }, Max: 2 * redistest.Hang}
+	defer silent.Off()
+	for _, c := range clients {
+		c.(*redis.Client).AddHook(silent)
+	}
+	name := redistest.Unique(t)
+	r := multilock.NewRedLock(lockkits(t, clients), name, multilock.WithNodeTimeout(2*redistest.Hang))
+	redistest.MustLock(t, r)
+	token := r.Token()
+	silent.On()
+	done := make(chan error, 1)
+	go func() { done <- r.Unlock(redistest.Ctx(t, 100*time.Millisecond)) }()
+	err := redistest.Receive(t, done, redistest.Hang, "Unlock with a 100 ms ctx")
+	redistest.WantErr(t, err, context.DeadlineExceeded)
+	if r.Token() != token {
+		t.Fatalf("Token() = %d after an unsettled Unlock, want %d", r.Token(), token)
+	}
+	silent.Off()
+	redistest.MustUnlock(t, r)
+	assertCleanAll(t, clients, name)
+	redistest.WantErr(t, r.Unlock(redistest.Ctx(t, redistest.Hang)), lockkit.ErrNotHeld)
+}
