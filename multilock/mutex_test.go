@@ -571,3 +571,31 @@ func TestOptions_apply_to_their_kind_only(t *testing.T) {
 	}
 	redistest.WantInvalid(t, "Lock", multilock.New([]lockkit.Locker{reentrant.New(c, "a")}, multilock.WithDriftFactor(0.1)).Lock(ctx), "WithDriftFactor")
 }
+
+// TestLock_Client_closed_while_waiting_gives_back_and_returns_ErrClosed:
+// Lock holds a and waits for b, which another owner holds; when b's
+// Client is closed, Lock returns ErrClosed at once and gives a back.
+func TestLock_Client_closed_while_waiting_gives_back_and_returns_ErrClosed(t *testing.T) {
+	s := redistest.StartServer(t)
+	rc := s.Client(t)
+	c, cB := redistest.Lockkit(t, rc), redistest.Lockkit(t, s.Client(t))
+	a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
+	other := reentrant.New(c, b)
+	redistest.MustLock(t, other)
+	m := multilock.New([]lockkit.Locker{reentrant.New(cB, b), reentrant.New(c, a)})
+	done := redistest.LockAsync(redistest.Ctx(t, redistest.Hang), m)
+	redistest.Eventually(t, redistest.Hang, "Lock to take a and wait for b", func() bool {
+		n, err := rc.Exists(context.Background(), lockKey(a)).Result()
+		return err == nil && n == 1
+	})
+	if err := cB.Close(); err != nil {
+		t.Fatal(err)
+	}
+	err := redistest.Receive(t, done, redistest.Hang, "Lock after b's Client closed")
+	redistest.WantErr(t, err, lockkit.ErrClosed)
+	if errors.Is(err, lockkit.ErrNotObtained) {
+		t.Fatalf("Lock = %v; want ErrClosed, not a wait that ran out", err)
+	}
+	redistest.AssertClean(t, rc, a)
+	redistest.MustUnlock(t, other)
+}
