@@ -23,9 +23,10 @@
 // ends. Members that share a name (distinct locks on different servers)
 // cannot be ordered between callers, so they are only ever tried, never
 // waited on. TryLock makes one round of TryLocks. Unlock releases every
-// member, last first, and joins their errors. Holding all members costs
-// what they cost; a round costs one acquire per member, plus one release
-// per member taken when it fails.
+// member at once, so that a slow one holds up none of the others, and
+// joins their errors. Holding all members costs what they cost; a round
+// costs one acquire per member, plus one release per member taken when it
+// fails.
 //
 // A Mutex answers the queries of a single lock for the whole, asking every
 // member at once: [Mutex.IsLocked] reports whether any member is held (by
@@ -91,9 +92,9 @@
 // Each node mints its own tokens. A hold's [RedLock.Token] is the largest
 // token among the nodes that granted it, and before Lock returns every
 // granting node whose counter is behind is brought up to it (one more
-// round trip, only when the counters disagree), so that a majority of
-// nodes have counters at or above it; a round where that fails does not
-// count. Any two majorities share a node, so the majority that grants the
+// round trip when the counters disagree, which is nearly always, as each
+// node mints from its own clock in µs), so that a majority of nodes have
+// counters at or above it; a round where that fails does not count. Any two majorities share a node, so the majority that grants the
 // next hold includes a node whose counter is already at or above this
 // token, and the next token is larger: tokens strictly increase per name,
 // across clients.

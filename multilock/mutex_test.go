@@ -424,3 +424,178 @@ func TestLock_returns_within_ctx_when_a_member_is_down(t *testing.T) {
 		})
 	}
 }
+
+// TestLock_returns_at_once_on_an_error_another_round_cannot_cure: a member
+// whose name another kind uses (ErrWrongKind) or whose Client is closed
+// (ErrClosed) fails every round alike, so Lock returns its error long
+// before its ctx ends, TryLock returns it too, and the member taken before
+// it is given back.
+func TestLock_returns_at_once_on_an_error_another_round_cannot_cure(t *testing.T) {
+	rc := redistest.StartServer(t).Client(t)
+	c := redistest.Lockkit(t, rc)
+	closed := redistest.Lockkit(t, redistest.StartServer(t).Client(t))
+	if err := closed.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		want error
+		b    func(name string) lockkit.Locker // the member taken second
+	}{
+		{"another kind's name", lockkit.ErrWrongKind, func(name string) lockkit.Locker {
+			redistest.MustLock(t, spin.New(c, name))
+			return reentrant.New(c, name)
+		}},
+		{"closed Client", lockkit.ErrClosed, func(name string) lockkit.Locker { return reentrant.New(closed, name) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
+			m := multilock.New([]lockkit.Locker{tc.b(b), reentrant.New(c, a)})
+			err := m.Lock(redistest.Ctx(t, redistest.Hang))
+			redistest.WantErr(t, err, tc.want)
+			if errors.Is(err, lockkit.ErrNotObtained) {
+				t.Fatalf("Lock = %v; want the member's error, not a wait that ran out", err)
+			}
+			redistest.AssertClean(t, rc, a)
+			ok, err := m.TryLock(redistest.Ctx(t, redistest.Hang))
+			if ok {
+				t.Fatal("TryLock succeeded")
+			}
+			redistest.WantErr(t, err, tc.want)
+			redistest.AssertClean(t, rc, a)
+		})
+	}
+}
+
+// TestUnlock_a_silent_member_does_not_hold_up_the_others: while the
+// release of one member gets no answer, the others are released already
+// (Unlock releases every member at once, not one after another); once the
+// answer comes, Unlock returns nil.
+func TestUnlock_a_silent_member_does_not_hold_up_the_others(t *testing.T) {
+	s := redistest.StartServer(t)
+	rc, rcB := s.Client(t), s.Client(t)
+	silent := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }, Max: 2 * redistest.Hang}
+	defer silent.Off()
+	rcB.AddHook(silent)
+	c, cB := redistest.Lockkit(t, rc), redistest.Lockkit(t, rcB)
+	// b is taken last, so a release last first would wait for it before a.
+	a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
+	m := multilock.New([]lockkit.Locker{reentrant.New(c, a), reentrant.New(cB, b)})
+	redistest.MustLock(t, m)
+
+	silent.On()
+	done := make(chan error, 1)
+	go func() { done <- m.Unlock(redistest.Ctx(t, redistest.Hang)) }()
+	redistest.Eventually(t, redistest.Hang, "a to be released while b's release waits", func() bool {
+		n, err := rc.Exists(context.Background(), lockKey(a)).Result()
+		return err == nil && n == 0
+	})
+	select {
+	case err := <-done:
+		t.Fatalf("Unlock returned %v while b's release got no answer", err)
+	default:
+	}
+	silent.Off()
+	if err := redistest.Receive(t, done, redistest.Hang, "Unlock"); err != nil {
+		t.Fatalf("Unlock = %v", err)
+	}
+	redistest.AssertClean(t, rc, a)
+	redistest.AssertClean(t, rc, b)
+}
+
+// TestLock_failed_give_back_is_returned_at_once_and_settled_by_the_member:
+// when a round fails and the release of a member it took gets no reply,
+// the member may still be held, so Lock and TryLock return at once with an
+// error naming it instead of starting over, and the member's own Unlock
+// settles it.
+func TestLock_failed_give_back_is_returned_at_once_and_settled_by_the_member(t *testing.T) {
+	s := redistest.StartServer(t)
+	rc, rcA := s.Client(t), s.Client(t)
+	drop := &redistest.DropReply{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }}
+	rcA.AddHook(drop)
+	c, cA := redistest.Lockkit(t, rc), redistest.Lockkit(t, rcA)
+	a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
+	other := reentrant.New(c, b)
+	redistest.MustLock(t, other)
+	memberA := reentrant.New(cA, a)
+	// b is busy: each round takes a, waits at most 20 ms for b and gives a
+	// back.
+	m := multilock.New([]lockkit.Locker{reentrant.New(c, b), memberA}, multilock.WithLockWait(20*time.Millisecond))
+	for _, tt := range []struct {
+		what string
+		call func(context.Context) error
+	}{
+		{"Lock", m.Lock},
+		{"TryLock", func(c context.Context) error {
+			ok, err := m.TryLock(c)
+			if ok {
+				t.Fatal("TryLock succeeded while b is held")
+			}
+			return err
+		}},
+	} {
+		drop.Arm()
+		err := tt.call(redistest.Ctx(t, redistest.Hang))
+		if err == nil || errors.Is(err, lockkit.ErrNotObtained) || !strings.Contains(err.Error(), fmt.Sprintf("%q may still be held", a)) {
+			t.Fatalf("%s whose give-back of a got no reply = %v; want an error naming a", tt.what, err)
+		}
+		if drop.Armed() {
+			t.Fatalf("%s did not give a back", tt.what)
+		}
+		redistest.MustUnlock(t, memberA) // settles the release whose reply was lost
+		redistest.AssertClean(t, rc, a)
+	}
+	redistest.MustUnlock(t, other)
+}
+
+// TestOptions_apply_to_their_kind_only: WithLockWait is a Mutex's and
+// WithDriftFactor and WithNodeTimeout a RedLock's; given to another kind
+// of lock or as a Client default, each is refused with ErrInvalid naming
+// it.
+func TestOptions_apply_to_their_kind_only(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	c := redistest.Lockkit(t, rc)
+	ctx := redistest.Ctx(t, redistest.Hang)
+	for _, tc := range []struct {
+		name string
+		opt  lockkit.Option
+	}{
+		{"WithLockWait", multilock.WithLockWait(time.Second)},
+		{"WithDriftFactor", multilock.WithDriftFactor(0.1)},
+		{"WithNodeTimeout", multilock.WithNodeTimeout(time.Second)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			redistest.WantInvalid(t, "a Client's Err", lockkit.New(rc, tc.opt).Err(), tc.name)
+			redistest.WantInvalid(t, "Lock", reentrant.New(c, redistest.Unique(t), tc.opt).Lock(ctx), tc.name)
+		})
+	}
+	redistest.WantInvalid(t, "Lock", multilock.New([]lockkit.Locker{reentrant.New(c, "a")}, multilock.WithDriftFactor(0.1)).Lock(ctx), "WithDriftFactor")
+}
+
+// TestLock_Client_closed_while_waiting_gives_back_and_returns_ErrClosed:
+// Lock holds a and waits for b, which another owner holds; when b's
+// Client is closed, Lock returns ErrClosed at once and gives a back.
+func TestLock_Client_closed_while_waiting_gives_back_and_returns_ErrClosed(t *testing.T) {
+	s := redistest.StartServer(t)
+	rc := s.Client(t)
+	c, cB := redistest.Lockkit(t, rc), redistest.Lockkit(t, s.Client(t))
+	a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
+	other := reentrant.New(c, b)
+	redistest.MustLock(t, other)
+	m := multilock.New([]lockkit.Locker{reentrant.New(cB, b), reentrant.New(c, a)})
+	done := redistest.LockAsync(redistest.Ctx(t, redistest.Hang), m)
+	redistest.Eventually(t, redistest.Hang, "Lock to take a and wait for b", func() bool {
+		n, err := rc.Exists(context.Background(), lockKey(a)).Result()
+		return err == nil && n == 1
+	})
+	if err := cB.Close(); err != nil {
+		t.Fatal(err)
+	}
+	err := redistest.Receive(t, done, redistest.Hang, "Lock after b's Client closed")
+	redistest.WantErr(t, err, lockkit.ErrClosed)
+	if errors.Is(err, lockkit.ErrNotObtained) {
+		t.Fatalf("Lock = %v; want ErrClosed, not a wait that ran out", err)
+	}
+	redistest.AssertClean(t, rc, a)
+	redistest.MustUnlock(t, other)
+}

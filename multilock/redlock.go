@@ -125,8 +125,10 @@ func (r *RedLock) attempt(ctx context.Context) (bool, time.Duration, error) {
 }
 
 // Unlock undoes one Lock. The last one releases the lock on every node
-// that holds it, at once, each within the node timeout, even when ctx has
-// ended already (a request cancelled while holding the lock, say).
+// that holds it, at once, each within the node timeout and ctx: Unlock
+// returns within ctx's deadline. When ctx has ended already (a request
+// cancelled while holding the lock, say) it still releases, each node
+// within the node timeout.
 //
 // It returns nil when a majority of nodes released it; an error matching
 // [lockkit.ErrNotHeld] when r holds nothing; and [lockkit.ErrLost] when
@@ -142,6 +144,7 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 	}
 	r.op.Lock()
 	defer r.op.Unlock()
+	ctx = unlockCtx(ctx)
 	name := r.b.Cfg.Name
 	if p := r.retry; p != nil {
 		r.retry = nil

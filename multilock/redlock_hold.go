@@ -44,6 +44,7 @@ type redHold struct {
 func (r *RedLock) begin(res []nodeResult, token int64, start time.Time) {
 	h := &redHold{
 		Hold:   core.NewHold(token),
+		tr:     r.tr,
 		name:   r.b.Cfg.Name,
 		quorum: r.quorum,
 		done:   make(chan struct{}),

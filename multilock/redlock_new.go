@@ -28,8 +28,10 @@ type node struct {
 // with apply too, and must agree between them.
 //
 // It does no I/O and cannot fail: invalid arguments (no client, a nil or
-// repeated client, two clients of one server, an empty name, a bad
-// option) make every method return an error matching [lockkit.ErrInvalid].
+// repeated client, two clients of one server as far as it can tell
+// without I/O: the same go-redis client, or two *redis.Client with the
+// same address; an empty name, a bad option) make every method return an
+// error matching [lockkit.ErrInvalid].
 func NewRedLock(clients []*lockkit.Client, name string, opts ...lockkit.Option) *RedLock {
 	r := &RedLock{}
 	if err := checkClients(clients); err != nil {

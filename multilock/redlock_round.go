@@ -172,7 +172,7 @@ func (r *RedLock) raise(ctx context.Context, res []nodeResult, token int64) int 
 // settle). A node's acquire that got no answer is undone by its holder
 // when the answer comes.
 func (r *RedLock) abandon(ctx context.Context) {
-	_, _ = r.settle(ctx)
+	_, _ = r.settle(context.WithoutCancel(ctx))
 	r.forget()
 }
 
@@ -181,20 +181,19 @@ func (r *RedLock) abandon(ctx context.Context) {
 // outcome an Unlock of it would have. r.op held.
 func (r *RedLock) drop(ctx context.Context, h *redHold) error {
 	h.stop()
-	err, _ := r.end(ctx, h)
+	err, _ := r.end(context.WithoutCancel(ctx), h)
 	r.forget()
 	r.setHold(nil)
 	return err
 }
 
 // settle releases r's part of the hold on every node whose holder still
-// has one, all at once, each within the node timeout, even when ctx has
-// ended. It returns how many nodes released a part they still held, and the errors of the
-// nodes whose outcome is unknown: their holders keep their part and its
-// unlock id, so that the next settle asks again without releasing twice.
-// r.op held.
+// has one, all at once, each within the node timeout and ctx (see
+// unlockCtx). It returns how many nodes released a part they still held,
+// and the errors of the nodes whose outcome is unknown: their holders keep
+// their part and its unlock id, so that the next settle asks again without
+// releasing twice. r.op held.
 func (r *RedLock) settle(ctx context.Context) (released int, failed []error) {
-	ctx = context.WithoutCancel(ctx)
 	errs := make([]error, len(r.nodes))
 	freed := make([]bool, len(r.nodes))
 	var wg sync.WaitGroup
@@ -224,6 +223,18 @@ func (r *RedLock) settle(ctx context.Context) (released int, failed []error) {
 		}
 	}
 	return released, failed
+}
+
+// unlockCtx returns the ctx an Unlock called with ctx releases on: ctx
+// itself, so that Unlock returns within its deadline (a node cut short is
+// asked again by the next Unlock), or, when ctx has ended already, one
+// without its end, so that a cancelled caller still releases (each node
+// within the node timeout).
+func unlockCtx(ctx context.Context) context.Context {
+	if ctx.Err() != nil {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 // end releases what is left of the ending hold h (see settle) and returns
@@ -268,7 +279,6 @@ func (r *RedLock) forget() {
 // the next call without releasing twice (its holder keeps the unlock id).
 // r.op held.
 func (r *RedLock) releaseOwner(ctx context.Context) error {
-	ctx = context.WithoutCancel(ctx)
 	errs := make([]error, len(r.nodes))
 	var wg sync.WaitGroup
 	for i, n := range r.nodes {
@@ -293,7 +303,8 @@ func (r *RedLock) releaseOwner(ctx context.Context) error {
 	switch {
 	case released >= r.quorum:
 		return nil
-	case len(failed) > 0:
+	case released+len(failed) >= r.quorum:
+		// The nodes that did not answer may have made a majority release.
 		return core.Op("unlock", name, errors.Join(failed...))
 	case released == 0:
 		return core.NotHeld(name)

@@ -15,6 +15,7 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
+	"github.com/lockkit/lockkit/reentrant"
 )
 
 // masters starts n independent servers and returns them with a client for
@@ -598,4 +599,362 @@ func TestRedLock_reports_its_hold_once_to_a_Trace(t *testing.T) {
 	if len(released) != 2 || released[0].Ended || !released[1].Ended || released[1].Err != nil {
 		t.Errorf("Released = %+v; want one partial release, then the end", released)
 	}
+}
+
+// TestRedLock_Lock_reenters_without_talking_to_Redis: once r holds the
+// lock, Lock and TryLock re-enter and an Unlock that is not the last
+// undoes one of them, all without sending a command to any node.
+func TestRedLock_Lock_reenters_without_talking_to_Redis(t *testing.T) {
+	_, clients := masters(t, 3)
+	counter := redistest.NewCounter()
+	for _, c := range clients {
+		c.(*redis.Client).AddHook(counter.Hook())
+	}
+	name := redistest.Unique(t)
+	// A lease long enough that no renewal is due while the test runs.
+	r := multilock.NewRedLock(lockkits(t, clients), name, lockkit.WithWatchdogTimeout(time.Hour))
+	redistest.MustLock(t, r)
+	token := r.Token()
+	counter.Reset()
+	redistest.MustLock(t, r)
+	if ok, err := r.TryLock(redistest.Ctx(t, redistest.Hang)); !ok || err != nil {
+		t.Fatalf("TryLock by the holder = %v, %v; want re-entry", ok, err)
+	}
+	redistest.MustUnlock(t, r)
+	redistest.MustUnlock(t, r)
+	if n := counter.Total(); n != 0 {
+		t.Fatalf("re-entries and the Unlocks that undid them sent %d commands, want 0", n)
+	}
+	if r.Token() != token {
+		t.Fatalf("Token() = %d after re-entries, want %d", r.Token(), token)
+	}
+	redistest.MustUnlock(t, r)
+	assertCleanAll(t, clients, name)
+}
+
+// TestRedLock_Unlock_released_on_a_minority_returns_ErrLost deletes the
+// lock on two of three nodes behind the holder's back, before any renewal
+// can notice: the last Unlock releases it on one node only, so another
+// owner may have had it meanwhile, and Unlock reports ErrLost, frees the
+// node it held and leaves r holding nothing.
+func TestRedLock_Unlock_released_on_a_minority_returns_ErrLost(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	_, clients := masters(t, 3)
+	lcs := lockkits(t, clients)
+	name := redistest.Unique(t)
+	r := multilock.NewRedLock(lcs, name, lockkit.WithWatchdogTimeout(time.Hour))
+	redistest.MustLock(t, r)
+	for _, c := range clients[1:] {
+		if err := c.Del(ctx, lockKey(name)).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	redistest.WantErr(t, r.Unlock(ctx), lockkit.ErrLost)
+	if r.Token() != 0 {
+		t.Fatalf("Token() = %d after the last Unlock", r.Token())
+	}
+	redistest.WantErr(t, r.Unlock(ctx), lockkit.ErrNotHeld)
+	other := multilock.NewRedLock(lcs, name)
+	redistest.MustLock(t, other)
+	redistest.MustUnlock(t, other)
+	assertCleanAll(t, clients, name)
+}
+
+// TestRedLock_Lock_waits_through_an_outage_of_a_majority kills two of
+// three masters: Lock keeps trying (no quorum can answer) instead of
+// failing, and takes the lock once the masters are back.
+func TestRedLock_Lock_waits_through_an_outage_of_a_majority(t *testing.T) {
+	servers, clients := masters(t, 3)
+	counter := redistest.CountCommands(clients[0])
+	lcs := lockkits(t, clients)
+	name := redistest.Unique(t)
+	r := multilock.NewRedLock(lcs, name)
+	servers[1].Kill(t)
+	servers[2].Kill(t)
+	done := redistest.LockAsync(redistest.Ctx(t, redistest.Hang), r)
+	redistest.Eventually(t, redistest.Hang, "several rounds on the live node", func() bool { return counter.Scripts() >= 4 })
+	select {
+	case err := <-done:
+		t.Fatalf("Lock returned %v while a majority is down", err)
+	default:
+	}
+	servers[1].Restart(t)
+	servers[2].Restart(t)
+	if err := redistest.Receive(t, done, redistest.Hang, "Lock once the masters are back"); err != nil {
+		t.Fatal(err)
+	}
+	if n := holders(t, clients, name); n < r.Quorum() {
+		t.Fatalf("%d nodes hold the lock, want at least %d", n, r.Quorum())
+	}
+	redistest.MustUnlock(t, r)
+	assertCleanAll(t, clients, name)
+}
+
+// TestRedLock_closed_node_Clients: closing the Client of one node of three
+// ends a Lock waiting on the lock with ErrClosed, and reports the holder's
+// part on that node lost, but the hold lives on two nodes; closing a
+// second node's Client leaves one, and the lost channel closes.
+func TestRedLock_closed_node_Clients(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	_, clients := masters(t, 3)
+	lcs := lockkits(t, clients)
+	name := redistest.Unique(t)
+	holder, waiter := multilock.NewRedLock(lcs, name), multilock.NewRedLock(lcs, name)
+	redistest.MustLock(t, holder)
+	done := redistest.LockAsync(ctx, waiter)
+	if err := lcs[1].Close(); err != nil {
+		t.Fatal(err)
+	}
+	redistest.WantErr(t, redistest.Receive(t, done, redistest.Hang, "the waiter's Lock"), lockkit.ErrClosed)
+	select {
+	case <-holder.Lost():
+		t.Fatal("the hold counts as lost while 2 of 3 nodes hold it")
+	default:
+	}
+	if ok, err := multilock.NewRedLock([]*lockkit.Client{lcs[0], lcs[2]}, name).TryLock(ctx); ok || err != nil {
+		t.Fatalf("another owner's TryLock on the two live nodes = %v, %v; want false, nil", ok, err)
+	}
+	if err := lcs[2].Close(); err != nil {
+		t.Fatal(err)
+	}
+	redistest.Receive(t, holder.Lost(), redistest.Hang, "the lost channel to close with 1 of 3 nodes holding the lock")
+	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrLost)
+	redistest.AssertClean(t, clients[0], name)
+}
+
+// TestRedLock_with_owner_shares_the_hold_with_a_node_down: RedLocks with
+// the same owner id over three masters, one of them down, are one owner:
+// the second re-enters the hold of the first, another owner is kept out
+// until the owner's holds are undone, a value of the owner that never
+// locked may undo one of them (and a second time finds nothing held), and
+// the first learns of it as no loss.
+func TestRedLock_with_owner_shares_the_hold_with_a_node_down(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	servers, clients := masters(t, 3)
+	lcs := lockkits(t, clients)
+	servers[2].Kill(t)
+	name, id := redistest.Unique(t), "job-"+redistest.Unique(t)
+	owned := func() *multilock.RedLock { return multilock.NewRedLock(lcs, name, lockkit.WithOwner(id)) }
+	wantRefused := func(what string) {
+		t.Helper()
+		if ok, err := multilock.NewRedLock(lcs, name).TryLock(ctx); ok || err != nil {
+			t.Fatalf("another owner's TryLock %s = %v, %v; want false, nil", what, ok, err)
+		}
+	}
+	a, b := owned(), owned()
+	redistest.MustLock(t, a)
+	if ok, err := b.TryLock(ctx); !ok || err != nil {
+		t.Fatalf("TryLock by a value of the same owner = %v, %v; want re-entry", ok, err)
+	}
+	if b.Token() != a.Token() {
+		t.Fatalf("the shared hold has tokens %d and %d", a.Token(), b.Token())
+	}
+	redistest.MustUnlock(t, b)
+	wantRefused("while the first hold lasts")
+	c := owned() // another process of the job, say
+	redistest.MustUnlock(t, c)
+	redistest.WantErr(t, c.Unlock(ctx), lockkit.ErrNotHeld)
+	other := multilock.NewRedLock(lcs, name)
+	redistest.MustLock(t, other)
+	redistest.MustUnlock(t, other)
+	// The hold a took was released by its owner: a's Unlock reports no
+	// loss.
+	if err := a.Unlock(ctx); err != nil {
+		t.Fatalf("Unlock of a hold its owner released through another value = %v, want nil", err)
+	}
+	assertCleanAll(t, clients[:2], name)
+}
+
+// TestRedLock_member_of_a_Mutex: a Mutex holds a RedLock together with a
+// single-server lock, all or nothing, and hands both to the next caller
+// when it unlocks.
+func TestRedLock_member_of_a_Mutex(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	_, clients := masters(t, 3)
+	lcs := lockkits(t, clients)
+	x, y := "x-"+redistest.Unique(t), "y-"+redistest.Unique(t)
+	both := func() *multilock.Mutex {
+		return multilock.New([]lockkit.Locker{reentrant.New(lcs[0], y), multilock.NewRedLock(lcs, x)})
+	}
+	m, next := both(), both()
+	redistest.MustLock(t, m)
+	if ok, err := next.TryLock(ctx); ok || err != nil {
+		t.Fatalf("another Mutex's TryLock = %v, %v; want false, nil", ok, err)
+	}
+	done := redistest.LockAsync(ctx, next)
+	redistest.MustUnlock(t, m)
+	if err := redistest.Receive(t, done, redistest.Hang, "the next Mutex's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.MustUnlock(t, next)
+	assertCleanAll(t, clients, x)
+	redistest.AssertClean(t, clients[0], y)
+}
+
+// TestNewRedLock_applies_the_Clients_defaults: a lease and a key prefix
+// the Clients were made with hold on every node.
+func TestNewRedLock_applies_the_Clients_defaults(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	_, clients := masters(t, 3)
+	const lease = 5 * time.Second
+	lcs := make([]*lockkit.Client, len(clients))
+	for i, c := range clients {
+		lcs[i] = redistest.Lockkit(t, c, lockkit.WithWatchdogTimeout(lease), lockkit.WithPrefix("app"))
+	}
+	name := redistest.Unique(t)
+	r := multilock.NewRedLock(lcs, name)
+	redistest.MustLock(t, r)
+	for i, c := range clients {
+		if ttl := c.PTTL(ctx, "app:{"+name+"}").Val(); ttl <= 0 || ttl > lease {
+			t.Fatalf("node %d: lease %v under the Clients' prefix, want up to %v", i, ttl, lease)
+		}
+	}
+	redistest.MustUnlock(t, r)
+	for i, c := range clients {
+		if n := c.Exists(ctx, "app:{"+name+"}").Val(); n != 0 {
+			t.Fatalf("node %d still holds the lock after Unlock", i)
+		}
+	}
+}
+
+// TestRedLock_Unlock_leaves_a_silent_node_s_part_to_its_lease: when one
+// node of three does not answer the release, a majority still released
+// the lock, so Unlock returns nil; the silent node's part is no longer
+// renewed and ends with its lease, without the release ever arriving.
+func TestRedLock_Unlock_leaves_a_silent_node_s_part_to_its_lease(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	_, clients := masters(t, 3)
+	silent := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }, Max: 2 * redistest.Hang}
+	defer silent.Off()
+	clients[2].(*redis.Client).AddHook(silent)
+	name := redistest.Unique(t)
+	// A short lease (renewed every 100 ms while held) and a generous node
+	// timeout, so that the release to the silent node is the one that
+	// times out.
+	r := multilock.NewRedLock(lockkits(t, clients), name,
+		lockkit.WithWatchdogTimeout(300*time.Millisecond), multilock.WithNodeTimeout(100*time.Millisecond))
+	redistest.MustLock(t, r)
+	silent.On()
+	if err := r.Unlock(ctx); err != nil {
+		t.Fatalf("Unlock with one silent node of three = %v, want nil", err)
+	}
+	assertCleanAll(t, clients[:2], name)
+	redistest.Eventually(t, redistest.Hang, "the silent node's part to end with its lease", func() bool {
+		n, err := clients[2].Exists(ctx, lockKey(name)).Result()
+		return err == nil && n == 0
+	})
+	redistest.WantErr(t, r.Unlock(ctx), lockkit.ErrNotHeld)
+}
+
+// TestRedLock_stalled_majority_is_reported_lost stalls two of three nodes
+// while the lock is held: their renewals fail until the lease would have
+// lapsed there, so they drop out, the lost channel closes, and Unlock
+// reports ErrLost without waiting for the stalled nodes.
+func TestRedLock_stalled_majority_is_reported_lost(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	servers, clients := masters(t, 3)
+	name := redistest.Unique(t)
+	r := multilock.NewRedLock(lockkits(t, clients), name, lockkit.WithWatchdogTimeout(time.Second))
+	redistest.MustLock(t, r)
+	lost := r.Lost()
+	servers[1].Stall(t, 2*redistest.Hang)
+	servers[2].Stall(t, 2*redistest.Hang)
+	redistest.Receive(t, lost, redistest.Hang, "the lost channel to close with 2 of 3 nodes stalled")
+	redistest.WantErr(t, r.Unlock(ctx), lockkit.ErrLost)
+	redistest.AssertClean(t, clients[0], name)
+	redistest.WantErr(t, r.Unlock(ctx), lockkit.ErrNotHeld)
+}
+
+// TestRedLock_waits_without_pubsub: a RedLock waiter retries with backoff
+// and its holder's release publishes nothing, so no node ever runs a
+// pub/sub command (INFO commandstats lists every command run since the
+// reset, by scripts too).
+func TestRedLock_waits_without_pubsub(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	servers, clients := masters(t, 3)
+	for _, c := range clients {
+		if err := c.ConfigResetStat(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waiting := make([]redis.UniversalClient, len(servers))
+	for i, s := range servers {
+		waiting[i] = s.Client(t)
+	}
+	attempts := redistest.CountCommands(waiting[0])
+	name := redistest.Unique(t)
+	holder, waiter := multilock.NewRedLock(lockkits(t, clients), name), multilock.NewRedLock(lockkits(t, waiting), name)
+	redistest.MustLock(t, holder)
+	done := redistest.LockAsync(ctx, waiter)
+	redistest.Eventually(t, redistest.Hang, "the waiter to try three times", func() bool { return attempts.Scripts() >= 3 })
+	redistest.MustUnlock(t, holder)
+	if err := redistest.Receive(t, done, redistest.Hang, "the waiter's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.MustUnlock(t, waiter)
+	for i, c := range clients {
+		info := c.Info(ctx, "commandstats").Val()
+		for _, cmd := range []string{"subscribe", "psubscribe", "ssubscribe", "publish", "spublish"} {
+			if strings.Contains(info, "cmdstat_"+cmd+":") {
+				t.Errorf("node %d ran %s", i, strings.ToUpper(cmd))
+			}
+		}
+	}
+	// Control: the check sees a PUBLISH.
+	clients[0].Publish(ctx, name, "x")
+	if info := clients[0].Info(ctx, "commandstats").Val(); !strings.Contains(info, "cmdstat_publish:") {
+		t.Fatalf("control: INFO commandstats does not list a PUBLISH run:\n%s", info)
+	}
+}
+
+// TestRedLock_reports_a_lost_hold_once_to_a_Trace: when a RedLock's hold
+// is lost (here its fixed lease's validity ends), the Trace's Lost is
+// called once, for the RedLock's hold: its token and an error matching
+// ErrLost.
+func TestRedLock_reports_a_lost_hold_once_to_a_Trace(t *testing.T) {
+	_, clients := masters(t, 3)
+	lost := make(chan lockkit.LostInfo, 8)
+	tr := &lockkit.Trace{Lost: func(i lockkit.LostInfo) { lost <- i }}
+	r := multilock.NewRedLock(lockkits(t, clients), redistest.Unique(t),
+		lockkit.WithTrace(tr), lockkit.WithLease(200*time.Millisecond))
+	redistest.MustLock(t, r)
+	token := r.Token()
+	info := redistest.Receive(t, lost, redistest.Hang, "the Trace's Lost")
+	if info.Token != token || info.Lock.Kind != "redlock" {
+		t.Errorf("Lost = %+v; want the hold with token %d of a redlock", info, token)
+	}
+	redistest.WantErr(t, info.Err, lockkit.ErrLost)
+	redistest.WantErr(t, r.Unlock(redistest.Ctx(t, redistest.Hang)), lockkit.ErrLost)
+	if n := len(lost); n != 0 {
+		t.Errorf("Lost called %d more times", n)
+	}
+}
+
+// TestRedLock_Unlock_returns_within_ctx_against_silent_nodes: while no
+// node answers its release, Unlock returns when its ctx ends, not when a
+// far longer node timeout would, and keeps the hold, whose outcome is
+// unknown; once the nodes answer, the next Unlock settles it.
+func TestRedLock_Unlock_returns_within_ctx_against_silent_nodes(t *testing.T) {
+	_, clients := masters(t, 3)
+	silent := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }, Max: 2 * redistest.Hang}
+	defer silent.Off()
+	for _, c := range clients {
+		c.(*redis.Client).AddHook(silent)
+	}
+	name := redistest.Unique(t)
+	r := multilock.NewRedLock(lockkits(t, clients), name, multilock.WithNodeTimeout(2*redistest.Hang))
+	redistest.MustLock(t, r)
+	token := r.Token()
+	silent.On()
+	done := make(chan error, 1)
+	go func() { done <- r.Unlock(redistest.Ctx(t, 100*time.Millisecond)) }()
+	err := redistest.Receive(t, done, redistest.Hang, "Unlock with a 100 ms ctx")
+	redistest.WantErr(t, err, context.DeadlineExceeded)
+	if r.Token() != token {
+		t.Fatalf("Token() = %d after an unsettled Unlock, want %d", r.Token(), token)
+	}
+	silent.Off()
+	redistest.MustUnlock(t, r)
+	assertCleanAll(t, clients, name)
+	redistest.WantErr(t, r.Unlock(redistest.Ctx(t, redistest.Hang)), lockkit.ErrNotHeld)
 }

@@ -280,3 +280,24 @@ func BenchmarkLock_contended(b *testing.B) {
 		}
 	}
 }
+
+// TestLock_uncontended_is_one_command: a free lock is taken by the first
+// attempt, one script call, without waiting or subscribing, and released
+// by one more.
+func TestLock_uncontended_is_one_command(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	counter := redistest.CountCommands(c)
+	// A lease long enough that no renewal is due while the test runs.
+	m := spin.New(redistest.Lockkit(t, c), redistest.Unique(t), lockkit.WithWatchdogTimeout(time.Hour))
+	redistest.MustLock(t, m) // loads the scripts
+	redistest.MustUnlock(t, m)
+	counter.Reset()
+	redistest.MustLock(t, m)
+	if n := counter.Total(); n != 1 {
+		t.Fatalf("an uncontended Lock sent %d commands, want 1", n)
+	}
+	redistest.MustUnlock(t, m)
+	if n := counter.Total(); n != 2 {
+		t.Fatalf("an uncontended Lock and Unlock sent %d commands, want 2", n)
+	}
+}
