@@ -14,60 +14,46 @@ import (
 // (the holder's lease, the deadline of the waiter ahead) or until the
 // heartbeat, and attempt again; every attempt renews the owner's place.
 //
-// Goroutines waiting as one owner share one place in the queue. The last
-// of them to give up takes it out (leave); the others keep it.
+// Goroutines waiting as one owner, in one Mutex or in several of the
+// Client with the owner's id, share one place in the queue. The last of
+// them to give up takes it out (leave); the others keep it.
 func (q *queue) wait(ctx context.Context, x *core.Exclusive) error {
 	if err := ctx.Err(); err != nil {
 		return core.NotObtained(x.Cfg.Name, err)
 	}
-	q.mu.Lock()
-	q.waiting++
-	q.mu.Unlock()
+	p := enter(q.place)
+	defer exit(q.place, p)
 	err := core.Wait(ctx, x.H.Tracer(), x.Cfg.Name, q.waiter, func(ctx context.Context, _ ...any) (bool, time.Duration, error) {
 		// Join the queue, or keep the owner's place there.
+		p.mu.RLock()
+		defer p.mu.RUnlock()
 		return x.H.Attempt(ctx, "lock", q.args(joinQueue)...)
 	})
 	if err != nil {
-		return q.leave(ctx, x, err)
+		return q.leave(ctx, x, p, err)
 	}
-	q.doneWaiting()
 	return nil
 }
 
-// doneWaiting counts a goroutine out of the wait and reports whether it
-// was the last one in.
-func (q *queue) doneWaiting() (last bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.waiting--
-	return q.waiting == 0
-}
-
-// leave ends one goroutine's wait that failed with cause, and returns the
-// error Lock returns: cause, joined with the clean-up's own failure if
-// any. When no other goroutine still waits as the owner, it takes the
-// owner's entry out of the queue (leave.lua), on a detached context
-// bounded by core.CleanupTimeout. (A hold that an attempt with a lost
-// reply may have taken was undone by the holder already.) The owner's op
-// mutex is held from the count to the clean-up, so that no attempt of a
-// goroutine joining as the owner runs in between and then finds its entry
-// gone.
-func (q *queue) leave(ctx context.Context, x *core.Exclusive, cause error) error {
+// leave ends the wait of one goroutine counted in place p that failed with
+// cause, and returns the error Lock returns: cause, joined with the
+// clean-up's own failure if any. When no other goroutine waits in p, it
+// takes the owner's entry out of the queue (leave.lua), on a detached
+// context bounded by core.CleanupTimeout. (A hold that an attempt with a
+// lost reply may have taken was undone by the holder already.)
+func (q *queue) leave(ctx context.Context, x *core.Exclusive, p *place, cause error) error {
 	ctx, cancel := core.Detached(ctx)
 	defer cancel()
 	// An attempt still on its way when ctx ended may put the entry back:
 	// leave after it, if it comes in time (else leaveLate takes the entry
 	// out when it does).
 	x.H.AwaitLate(ctx)
-	op := x.H.Op()
-	op.Lock()
-	defer op.Unlock()
-	if !q.doneWaiting() {
-		return cause
-	}
-	_, err := core.Call(ctx, x.Cfg.Client, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, leaveScript.Run(ctx, x.Cfg.Client.Redis(), q.keys, x.Cfg.Owner, q.chans).Err()
-	}, nil)
+	err := q.leaveAlone(x, p, func() error {
+		_, err := core.Call(ctx, x.Cfg.Client, func(ctx context.Context) (struct{}, error) {
+			return struct{}{}, q.leaveScript(ctx, x)
+		}, nil)
+		return err
+	})
 	if err != nil {
 		return errors.Join(cause, core.Op("leave queue", x.Cfg.Name, err))
 	}
@@ -80,17 +66,32 @@ func (q *queue) leave(ctx context.Context, x *core.Exclusive, cause error) error
 // the waiters behind it until its waiter timeout. Only when no goroutine
 // waits as the owner.
 func (q *queue) leaveLate(x *core.Exclusive) {
-	op := x.H.Op()
-	op.Lock()
-	defer op.Unlock()
-	q.mu.Lock()
-	waiting := q.waiting
-	q.mu.Unlock()
-	if waiting > 0 {
-		return
-	}
+	p := enter(q.place)
+	defer exit(q.place, p)
 	ctx, cancel := core.Detached(context.Background())
 	defer cancel()
 	// If this fails too, the entry ends with its waiter timeout.
-	_ = leaveScript.Run(ctx, x.Cfg.Client.Redis(), q.keys, x.Cfg.Owner, q.chans).Err()
+	_ = q.leaveAlone(x, p, func() error { return q.leaveScript(ctx, x) })
+}
+
+// leaveAlone takes the owner's entry out of the queue through leave
+// unless a goroutine other than the caller is counted in p. p's mutex and
+// the owner's op mutex are held from the count to the clean-up, so that no
+// attempt of a goroutine waiting as the owner runs in between and then
+// finds its entry gone.
+func (q *queue) leaveAlone(x *core.Exclusive, p *place, leave func() error) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	op := x.H.Op()
+	op.Lock()
+	defer op.Unlock()
+	if !p.alone() {
+		return nil
+	}
+	return leave()
+}
+
+// leaveScript runs leave.lua for the owner.
+func (q *queue) leaveScript(ctx context.Context, x *core.Exclusive) error {
+	return leaveScript.Run(ctx, x.Cfg.Client.Redis(), q.keys, x.Cfg.Owner, q.chans).Err()
 }
