@@ -225,3 +225,35 @@ func TestRead_side_returns_within_ctx_against_a_silent_server(t *testing.T) {
 		redistest.WantErr(t, r.RUnlock(redistest.Ctx(t, waitTimeout)), lockkit.ErrNotHeld)
 	})
 }
+
+// TestClose_withdraws_a_waiting_writers_intent checks that closing the
+// Client of a writer waiting in Lock ends its Lock with ErrClosed and
+// withdraws its intent, as a Lock whose ctx ended does, so that the
+// readers it held back get in at once instead of when the intent lapses
+// (the watchdog timeout, 30 s).
+func TestClose_withdraws_a_waiting_writers_intent(t *testing.T) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		name := redistest.Unique(t)
+		lc, closing := redistest.Lockkit(t, c), redistest.Lockkit(t, c)
+		holder, r, w := rwlock.New(lc, name), rwlock.New(lc, name), rwlock.New(closing, name)
+		mustRLock(t, holder)
+		wrote := async(t, func() error { return w.Lock(redistest.Ctx(t, waitTimeout)) })
+		redistest.Eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, r).WaitingWriters == 1 })
+		read := async(t, func() error { return r.RLock(redistest.Ctx(t, waitTimeout)) })
+		redistest.Eventually(t, waitTimeout, "the reader to wait", func() bool {
+			return lc.Notifier().Sleeping(channel(lc, name, "ch")) == 1
+		})
+		if err := closing.Close(); err != nil {
+			t.Fatal(err)
+		}
+		redistest.WantErr(t, redistest.Receive(t, wrote, waitTimeout, "the Lock of the closed Client"), lockkit.ErrClosed)
+		if err := redistest.Receive(t, read, waitTimeout, "the RLock held back by the writer"); err != nil {
+			t.Fatalf("RLock after the writer's Client closed = %v", err)
+		}
+		if s := state(t, r); s.WaitingWriters != 0 || s.Readers != 2 {
+			t.Fatalf("state = %+v; want 2 readers and no waiting writer", s)
+		}
+		mustRUnlock(t, r)
+		mustRUnlock(t, holder)
+	})
+}
