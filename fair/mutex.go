@@ -7,6 +7,7 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/internal/core"
+	"github.com/lockkit/lockkit/internal/place"
 	"github.com/lockkit/lockkit/reentrant"
 )
 
@@ -61,7 +62,7 @@ type queue struct {
 	// place names the owner's place in the queue, which every Mutex of
 	// the Client with the owner's id shares; the last goroutine waiting
 	// there to give up leaves the queue.
-	place placeKey
+	place place.Key
 
 	// contended is set when a Lock had to wait: the next one then
 	// subscribes before its first attempt (see core.Queue).
@@ -78,7 +79,7 @@ func (q *queue) Setup(x *core.Exclusive) {
 	k := cfg.Keys
 	q.chans = k.Chan("ch") + ":"
 	q.reenter = !cfg.NoReentry
-	q.place = placeKey{c: cfg.Client, lock: k.Base, owner: cfg.Owner}
+	q.place = place.Key{Client: cfg.Client, Lock: k.Base, Owner: cfg.Owner}
 	q.keys = []string{k.Base, k.Fence, k.Released, k.Sub("waiters"), k.Sub("timeouts")}
 	q.waiter = core.Queue{
 		Notifier:  cfg.Client.Notifier(),

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lockkit/lockkit/internal/core"
+	"github.com/lockkit/lockkit/internal/place"
 )
 
 // wait is Lock's wait in the queue (see core.Wait and core.Queue): attempt
@@ -21,13 +22,12 @@ func (q *queue) wait(ctx context.Context, x *core.Exclusive) error {
 	if err := ctx.Err(); err != nil {
 		return core.NotObtained(x.Cfg.Name, err)
 	}
-	p := enter(q.place)
-	defer exit(q.place, p)
-	err := core.Wait(ctx, x.H.Tracer(), x.Cfg.Name, q.waiter, func(ctx context.Context, _ ...any) (bool, time.Duration, error) {
+	p := place.Enter(q.place)
+	defer p.Exit()
+	err := core.Wait(ctx, x.H.Tracer(), x.Cfg.Name, q.waiter, func(ctx context.Context, _ ...any) (ok bool, wait time.Duration, err error) {
 		// Join the queue, or keep the owner's place there.
-		p.mu.RLock()
-		defer p.mu.RUnlock()
-		return x.H.Attempt(ctx, "lock", q.args(joinQueue)...)
+		p.Attempt(func() { ok, wait, err = x.H.Attempt(ctx, "lock", q.args(joinQueue)...) })
+		return ok, wait, err
 	})
 	if err != nil {
 		return q.leave(ctx, x, p, err)
@@ -41,7 +41,7 @@ func (q *queue) wait(ctx context.Context, x *core.Exclusive) error {
 // takes the owner's entry out of the queue (leave.lua), on a detached
 // context bounded by core.CleanupTimeout. (A hold that an attempt with a
 // lost reply may have taken was undone by the holder already.)
-func (q *queue) leave(ctx context.Context, x *core.Exclusive, p *place, cause error) error {
+func (q *queue) leave(ctx context.Context, x *core.Exclusive, p *place.Place, cause error) error {
 	ctx, cancel := core.Detached(ctx)
 	defer cancel()
 	// An attempt still on its way when ctx ended may put the entry back:
@@ -66,8 +66,8 @@ func (q *queue) leave(ctx context.Context, x *core.Exclusive, p *place, cause er
 // the waiters behind it until its waiter timeout. Only when no goroutine
 // waits as the owner.
 func (q *queue) leaveLate(x *core.Exclusive) {
-	p := enter(q.place)
-	defer exit(q.place, p)
+	p := place.Enter(q.place)
+	defer p.Exit()
 	ctx, cancel := core.Detached(context.Background())
 	defer cancel()
 	// If this fails too, the entry ends with its waiter timeout.
@@ -75,20 +75,16 @@ func (q *queue) leaveLate(x *core.Exclusive) {
 }
 
 // leaveAlone takes the owner's entry out of the queue through leave
-// unless a goroutine other than the caller is counted in p. p's mutex and
-// the owner's op mutex are held from the count to the clean-up, so that no
-// attempt of a goroutine waiting as the owner runs in between and then
-// finds its entry gone.
-func (q *queue) leaveAlone(x *core.Exclusive, p *place, leave func() error) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	op := x.H.Op()
-	op.Lock()
-	defer op.Unlock()
-	if !p.alone() {
-		return nil
-	}
-	return leave()
+// unless a goroutine other than the caller is counted in p. The owner's op
+// mutex is held too, so that no attempt of the owner's Mutex (a TryLock,
+// say) runs in between either.
+func (q *queue) leaveAlone(x *core.Exclusive, p *place.Place, leave func() error) error {
+	return p.Leave(func() error {
+		op := x.H.Op()
+		op.Lock()
+		defer op.Unlock()
+		return leave()
+	})
 }
 
 // leaveScript runs leave.lua for the owner.

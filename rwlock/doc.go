@@ -58,8 +58,9 @@
 //
 // A writer waiting in Lock registers an intent in PREFIX:{NAME}:writers
 // that lasts the watchdog timeout; it refreshes it every third of that
-// while it waits, withdraws it if it gives up, and removes it when it takes
-// the lock. While any intent is live, owners that do not already hold the
+// while it waits, withdraws it if it gives up (unless another call of the
+// Client still waits to write as the same owner), and removes it when it
+// takes the lock. While any intent is live, owners that do not already hold the
 // read lock cannot take it. Readers that already hold it may re-enter, and
 // the writer may take it, so writer preference cannot deadlock a reentrant
 // reader. So a writer waits only for the readers already in. A steady
