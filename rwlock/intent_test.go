@@ -58,3 +58,27 @@ func TestLock_giving_up_keeps_the_intent_of_the_owner_still_waiting(t *testing.T
 		})
 	}
 }
+
+// TestRLock_without_writer_preference_ignores_intents checks that writer
+// preference takes both sides: while a writer with it waits, a reader made
+// with WithWriterPreference(false) still gets in, and one with it does
+// not.
+func TestRLock_without_writer_preference_ignores_intents(t *testing.T) {
+	onBackends(t, func(t *testing.T, _ redis.UniversalClient, lc *lockkit.Client, name string) {
+		r, w := rwlock.New(lc, name), rwlock.New(lc, name)
+		mustRLock(t, r)
+		wrote := async(t, func() error { return w.Lock(redistest.Ctx(t, waitTimeout)) })
+		redistest.Eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, r).WaitingWriters == 1 })
+		if tryRLock(t, rwlock.New(lc, name)) {
+			t.Fatal("a reader with writer preference got in while a writer waits")
+		}
+		heedless := rwlock.New(lc, name, rwlock.WithWriterPreference(false))
+		mustRLock(t, heedless)
+		mustRUnlock(t, heedless)
+		mustRUnlock(t, r)
+		if err := redistest.Receive(t, wrote, waitTimeout, "Lock after the readers left"); err != nil {
+			t.Fatal(err)
+		}
+		redistest.MustUnlock(t, w)
+	})
+}
