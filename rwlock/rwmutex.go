@@ -104,7 +104,9 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *RWMutex {
 // writing, Lock blocks until it is free (every reader left or its lease ran
 // out) and m gets it, or until ctx ends. If m holds the write lock already,
 // Lock re-enters at once. If m holds the read lock but not the write lock,
-// Lock returns an error matching [lockkit.ErrUpgrade] at once.
+// Lock returns an error matching [lockkit.ErrUpgrade] at once. The same
+// holds for the holds of m's owner taken through another RWMutex with its
+// id ([lockkit.WithOwner]).
 //
 // With writer preference (the default, see [WithWriterPreference]) a
 // waiting Lock holds back owners that do not read yet, so it waits only for
@@ -133,7 +135,7 @@ func (m *RWMutex) Lock(ctx context.Context) error {
 	attempt := m.writeAttempt(intent, true, &registered, writers)
 	var ok bool
 	var err error
-	if m.w.Live() != nil || m.r.Live() != nil {
+	if m.w.Live() != nil || m.r.Live() != nil || m.shared() {
 		// A re-entry, or an upgrade to refuse: decided at once, never
 		// queued behind this process's waiting writers.
 		ok, err = m.direct(ctx, attempt)
@@ -233,7 +235,8 @@ func (m *RWMutex) Unlock(ctx context.Context) error {
 }
 
 // RLock locks m for reading. If m holds the read lock already, or holds the
-// write lock, RLock takes it at once. Otherwise it blocks while another
+// write lock, RLock takes it at once (and so it does when m's owner holds
+// it through another RWMutex with its id, [lockkit.WithOwner]). Otherwise it blocks while another
 // owner holds the write lock and, with writer preference, while a writer
 // waits; then m joins the readers. When ctx ends first, the error matches
 // both [lockkit.ErrNotObtained] and ctx.Err() and m holds nothing it did
@@ -246,7 +249,7 @@ func (m *RWMutex) RLock(ctx context.Context) error {
 	if err := m.base().Check(ctx); err != nil {
 		return err
 	}
-	if m.r.Live() != nil || m.w.Live() != nil {
+	if m.r.Live() != nil || m.w.Live() != nil || m.shared() {
 		// A re-entry, or the writer taking the read lock: never queued
 		// behind this process's waiting readers, which may be waiting for
 		// this very owner.
@@ -277,6 +280,11 @@ func (m *RWMutex) readAttempt(ctx context.Context, _ ...any) (bool, time.Duratio
 	}
 	return ok, wait, err
 }
+
+// shared reports whether m's owner id may be shared with other values
+// (WithOwner): a hold of the owner that m does not know of may then exist,
+// and only an attempt tells whether a Lock or RLock of m re-enters it.
+func (m *RWMutex) shared() bool { return !m.b.Cfg.OwnOwner }
 
 // direct makes one attempt outside the wait protocol, with the errors of
 // a wait: an ended ctx is reported as ErrNotObtained.
