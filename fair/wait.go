@@ -23,7 +23,6 @@ func (q *queue) wait(ctx context.Context, x *core.Exclusive) error {
 		return core.NotObtained(x.Cfg.Name, err)
 	}
 	p := place.Enter(q.place)
-	defer p.Exit()
 	err := core.Wait(ctx, x.H.Tracer(), x.Cfg.Name, q.waiter, func(ctx context.Context, _ ...any) (ok bool, wait time.Duration, err error) {
 		// Join the queue, or keep the owner's place there.
 		p.Attempt(func() { ok, wait, err = x.H.Attempt(ctx, "lock", q.args(joinQueue)...) })
@@ -32,14 +31,15 @@ func (q *queue) wait(ctx context.Context, x *core.Exclusive) error {
 	if err != nil {
 		return q.leave(ctx, x, p, err)
 	}
+	p.Exit()
 	return nil
 }
 
 // leave ends the wait of one goroutine counted in place p that failed with
 // cause, and returns the error Lock returns: cause, joined with the
 // clean-up's own failure if any. When no other goroutine waits in p, it
-// takes the owner's entry out of the queue (leave.lua), on a detached
-// context bounded by core.CleanupTimeout. (A hold that an attempt with a
+// takes the owner's entry out of the queue (leave.lua, see place.Leave),
+// on a detached context bounded by core.CleanupTimeout. (A hold that an attempt with a
 // lost reply may have taken was undone by the holder already.)
 func (q *queue) leave(ctx context.Context, x *core.Exclusive, p *place.Place, cause error) error {
 	ctx, cancel := core.Detached(ctx)
@@ -48,12 +48,12 @@ func (q *queue) leave(ctx context.Context, x *core.Exclusive, p *place.Place, ca
 	// leave after it, if it comes in time (else leaveLate takes the entry
 	// out when it does).
 	x.H.AwaitLate(ctx)
-	err := q.leaveAlone(x, p, func() error {
+	err := p.Leave(q.underOp(x, func() error {
 		_, err := core.Call(ctx, x.Cfg.Client, func(ctx context.Context) (struct{}, error) {
 			return struct{}{}, q.leaveScript(ctx, x)
 		}, nil)
 		return err
-	})
+	}))
 	if err != nil {
 		return errors.Join(cause, core.Op("leave queue", x.Cfg.Name, err))
 	}
@@ -66,25 +66,22 @@ func (q *queue) leave(ctx context.Context, x *core.Exclusive, p *place.Place, ca
 // the waiters behind it until its waiter timeout. Only when no goroutine
 // waits as the owner.
 func (q *queue) leaveLate(x *core.Exclusive) {
-	p := place.Enter(q.place)
-	defer p.Exit()
 	ctx, cancel := core.Detached(context.Background())
 	defer cancel()
 	// If this fails too, the entry ends with its waiter timeout.
-	_ = q.leaveAlone(x, p, func() error { return q.leaveScript(ctx, x) })
+	_ = place.Idle(q.place, q.underOp(x, func() error { return q.leaveScript(ctx, x) }))
 }
 
-// leaveAlone takes the owner's entry out of the queue through leave
-// unless a goroutine other than the caller is counted in p. The owner's op
-// mutex is held too, so that no attempt of the owner's Mutex (a TryLock,
-// say) runs in between either.
-func (q *queue) leaveAlone(x *core.Exclusive, p *place.Place, leave func() error) error {
-	return p.Leave(func() error {
+// underOp returns leave run with the owner's op mutex held, so that no
+// attempt of the owner's Mutex outside its wait (a TryLock, say) runs
+// while the owner's entry is taken out either.
+func (q *queue) underOp(x *core.Exclusive, leave func() error) func() error {
+	return func() error {
 		op := x.H.Op()
 		op.Lock()
 		defer op.Unlock()
 		return leave()
-	})
+	}
 }
 
 // leaveScript runs leave.lua for the owner.

@@ -129,7 +129,6 @@ func (m *RWMutex) Lock(ctx context.Context) error {
 	if m.b.Cfg.PreferWriters {
 		intent = m.b.Cfg.WatchdogTimeout
 		writers = place.Enter(place.Key{Client: m.b.Cfg.Client, Lock: m.b.Cfg.Keys.Base, Owner: m.b.Cfg.Owner})
-		defer writers.Exit()
 	}
 	registered := false
 	attempt := m.writeAttempt(intent, true, &registered, writers)
@@ -143,7 +142,11 @@ func (m *RWMutex) Lock(ctx context.Context) error {
 	if !ok && err == nil {
 		err = core.Wait(ctx, m.w.Tracer(), m.b.Cfg.Name, m.wwait, attempt)
 	}
-	if err != nil && registered {
+	switch {
+	case writers == nil:
+	case err == nil || !registered:
+		writers.Exit()
+	default:
 		wctx, cancel := core.Detached(ctx)
 		// An attempt still on its way when ctx ended may register the
 		// intent again: withdraw after it, if it comes in time.

@@ -26,22 +26,24 @@ type Place struct {
 
 	// mu is held for reading by each attempt that may put the owner's
 	// data in Redis (Attempt), and for writing from the decision to take
-	// it back to the end of that (Leave).
+	// it back to the end of that (Leave, Idle).
 	mu sync.RWMutex
 
-	waiting int // guarded by places.mu: goroutines counted in by Enter
+	// Guarded by places.mu: the goroutines counted in by Enter, and the
+	// users of the place that are not counted (Idle). The place is
+	// forgotten when both are zero.
+	waiting, pins int
 }
 
-// places are the places some goroutine is counted in; a place is
-// forgotten when its count drops to zero.
+// places are the places in use.
 var places = struct {
 	mu sync.Mutex
 	m  map[Key]*Place
 }{m: map[Key]*Place{}}
 
-// Enter counts the calling goroutine in the place k and returns it; the
-// goroutine calls Exit when it is done.
-func Enter(k Key) *Place {
+// get returns the place k, with its count of waiting goroutines and its
+// pins raised by the given amounts.
+func get(k Key, waiting, pins int) *Place {
 	places.mu.Lock()
 	defer places.mu.Unlock()
 	p := places.m[k]
@@ -49,38 +51,71 @@ func Enter(k Key) *Place {
 		p = &Place{key: k}
 		places.m[k] = p
 	}
-	p.waiting++
+	p.waiting += waiting
+	p.pins += pins
 	return p
 }
 
-// Exit counts out a goroutine that Enter counted in p.
-func (p *Place) Exit() {
+// put lowers the count of waiting goroutines and the pins of p by the
+// given amounts, forgets p when nobody uses it, and reports whether no
+// goroutine is counted in p.
+func (p *Place) put(waiting, pins int) (idle bool) {
 	places.mu.Lock()
 	defer places.mu.Unlock()
-	if p.waiting--; p.waiting == 0 {
+	p.waiting -= waiting
+	p.pins -= pins
+	if p.waiting == 0 && p.pins == 0 {
 		delete(places.m, p.key)
 	}
+	return p.waiting == 0
 }
 
+// Enter counts the calling goroutine in the place k and returns it. The
+// goroutine ends with Exit, or with Leave when it gives up.
+func Enter(k Key) *Place { return get(k, 1, 0) }
+
+// Exit counts out a goroutine that Enter counted in p and that took the
+// lock: the owner's data in Redis is the lock's business from then on.
+func (p *Place) Exit() { p.put(1, 0) }
+
 // Attempt runs f, an attempt that may put the owner's data in Redis,
-// never while a Leave of p runs.
+// never while a Leave or Idle of p runs.
 func (p *Place) Attempt(f func()) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	f()
 }
 
-// Leave runs take, which takes the owner's data back, when no goroutine
-// but the caller (counted in p) is counted in p, and returns its error;
-// else it returns nil. No Attempt of p runs from the count to the end of
-// take.
+// Leave counts out a goroutine that Enter counted in p and that gave up.
+// When it was the last one counted, it runs take, which takes the owner's
+// data back, and returns its error; else it returns nil. No Attempt of p
+// runs from the count to the end of take.
 func (p *Place) Leave(take func() error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	// The caller's count turns into a pin until take is done, so that p
+	// stays known and a goroutine entering meanwhile attempts after take.
+	idle := p.put(1, -1)
+	defer p.put(0, 1)
+	if !idle {
+		return nil
+	}
+	return take()
+}
+
+// Idle runs take when no goroutine is counted in the place k, and returns
+// its error; else it returns nil. No Attempt of the place runs from the
+// check to the end of take. It is for the clean-up that follows an
+// attempt whose caller had given up already.
+func Idle(k Key, take func() error) error {
+	p := get(k, 0, 1)
+	defer p.put(0, 1)
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	places.mu.Lock()
-	alone := p.waiting == 1
+	idle := p.waiting == 0
 	places.mu.Unlock()
-	if !alone {
+	if !idle {
 		return nil
 	}
 	return take()
