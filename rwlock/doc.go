@@ -110,7 +110,9 @@
 // reads. A claim asks for one hand-off: a writer that gave up or died
 // costs the readers one such pause at most. A re-entry, a writer's RLock
 // and a refused upgrade are decided at once and never queue behind
-// waiters, which may be waiting for this very owner.
+// waiters, which may be waiting for this very owner. An RWMutex made with
+// [lockkit.WithOwner] cannot tell whether its owner holds the lock through
+// another value, so its Lock and RLock try once before they queue.
 //
 // An acquire whose reply is lost (a timeout, a dropped connection, ctx
 // ending in flight) is undone as soon as its reply comes, and a writer
