@@ -35,7 +35,7 @@ func TestForceUnlock_wakes_every_waiter(t *testing.T) {
 			lc := redistest.Lockkit(t, c)
 			r := rwlock.New(lc, name)
 			readers = append(readers, r)
-			reads = append(reads, async(t, func() error { return r.RLock(redistest.Ctx(t, waitTimeout)) }))
+			reads = append(reads, async(t, func() error { return r.RLock(redistest.Ctx(t, spanTimeout)) }))
 			redistest.Eventually(t, waitTimeout, "the reader to wait", func() bool {
 				return lc.Notifier().Sleeping(channel(lc, name, "ch")) == 1
 			})
@@ -51,7 +51,7 @@ func TestForceUnlock_wakes_every_waiter(t *testing.T) {
 		// A writer of another process waits behind the readers.
 		wc := redistest.Lockkit(t, c)
 		w2 := rwlock.New(wc, name, lockkit.WithWatchdogTimeout(time.Minute)) // its intent refreshed every 20 s
-		wrote := async(t, func() error { return w2.Lock(redistest.Ctx(t, waitTimeout)) })
+		wrote := async(t, func() error { return w2.Lock(redistest.Ctx(t, spanTimeout)) })
 		redistest.Eventually(t, waitTimeout, "the writer to wait", func() bool {
 			return wc.Notifier().Sleeping(writersChannel(wc, name)) == 1
 		})

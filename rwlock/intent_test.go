@@ -37,7 +37,7 @@ func TestLock_giving_up_keeps_the_intent_of_the_owner_still_waiting(t *testing.T
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
 				gone := async(t, func() error { return quitter.Lock(ctx) })
-				stays := async(t, func() error { return stayer.Lock(redistest.Ctx(t, waitTimeout)) })
+				stays := async(t, func() error { return stayer.Lock(redistest.Ctx(t, spanTimeout)) })
 				redistest.Eventually(t, waitTimeout, "both writers to wait", func() bool {
 					return lc.Notifier().Sleeping(writersChannel(lc, name)) == 2
 				})
@@ -67,7 +67,7 @@ func TestRLock_without_writer_preference_ignores_intents(t *testing.T) {
 	onBackends(t, func(t *testing.T, _ redis.UniversalClient, lc *lockkit.Client, name string) {
 		r, w := rwlock.New(lc, name), rwlock.New(lc, name)
 		mustRLock(t, r)
-		wrote := async(t, func() error { return w.Lock(redistest.Ctx(t, waitTimeout)) })
+		wrote := async(t, func() error { return w.Lock(redistest.Ctx(t, spanTimeout)) })
 		redistest.Eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, r).WaitingWriters == 1 })
 		if tryRLock(t, rwlock.New(lc, name)) {
 			t.Fatal("a reader with writer preference got in while a writer waits")

@@ -30,10 +30,10 @@ func TestReentry_through_another_value_of_the_owner_does_not_queue(t *testing.T)
 		// waits behind the writer's intent.
 		mustRLock(t, first)
 		w := rwlock.New(other, name)
-		wrote := async(t, func() error { return w.Lock(redistest.Ctx(t, waitTimeout)) })
+		wrote := async(t, func() error { return w.Lock(redistest.Ctx(t, spanTimeout)) })
 		redistest.Eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, first).WaitingWriters == 1 })
 		r := rwlock.New(lc, name)
-		read := async(t, func() error { return r.RLock(redistest.Ctx(t, waitTimeout)) })
+		read := async(t, func() error { return r.RLock(redistest.Ctx(t, spanTimeout)) })
 		redistest.Eventually(t, waitTimeout, "the reader to wait", func() bool {
 			return lc.Notifier().Sleeping(channel(lc, name, "ch")) == 1
 		})
@@ -48,7 +48,7 @@ func TestReentry_through_another_value_of_the_owner_does_not_queue(t *testing.T)
 		mustRUnlock(t, r)
 		redistest.MustLock(t, first)
 		w2 := rwlock.New(lc, name)
-		wrote = async(t, func() error { return w2.Lock(redistest.Ctx(t, waitTimeout)) })
+		wrote = async(t, func() error { return w2.Lock(redistest.Ctx(t, spanTimeout)) })
 		redistest.Eventually(t, waitTimeout, "the writer to wait", func() bool {
 			return lc.Notifier().Sleeping(writersChannel(lc, name)) == 1
 		})

@@ -16,6 +16,11 @@ import (
 // promises made for the read side (RLock, TryRLock, RUnlock, RContext),
 // which readers sharing the lock keep apart from the write side's tests.
 
+// spanTimeout is the ctx of a call that waits across several steps of a
+// test, each bounded by waitTimeout: the call must not give up first on a
+// loaded machine.
+const spanTimeout = time.Minute
+
 // isScript selects the commands that run the lock's scripts.
 func isScript(cmd redis.Cmder) bool {
 	n := cmd.Name()
@@ -159,9 +164,9 @@ func TestClose_ends_read_holds_and_waiting_RLocks(t *testing.T) {
 		lc, other := redistest.Lockkit(t, c), redistest.Lockkit(t, c)
 		holder, waiter, w := rwlock.New(lc, name), rwlock.New(lc, name), rwlock.New(other, name)
 		mustRLock(t, holder)
-		wrote := async(t, func() error { return w.Lock(redistest.Ctx(t, waitTimeout)) })
+		wrote := async(t, func() error { return w.Lock(redistest.Ctx(t, spanTimeout)) })
 		redistest.Eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, w).WaitingWriters == 1 })
-		read := async(t, func() error { return waiter.RLock(redistest.Ctx(t, waitTimeout)) })
+		read := async(t, func() error { return waiter.RLock(redistest.Ctx(t, spanTimeout)) })
 		redistest.Eventually(t, waitTimeout, "the reader to wait", func() bool {
 			return lc.Notifier().Sleeping(channel(lc, name, "ch")) == 1
 		})
@@ -237,9 +242,9 @@ func TestClose_withdraws_a_waiting_writers_intent(t *testing.T) {
 		lc, closing := redistest.Lockkit(t, c), redistest.Lockkit(t, c)
 		holder, r, w := rwlock.New(lc, name), rwlock.New(lc, name), rwlock.New(closing, name)
 		mustRLock(t, holder)
-		wrote := async(t, func() error { return w.Lock(redistest.Ctx(t, waitTimeout)) })
+		wrote := async(t, func() error { return w.Lock(redistest.Ctx(t, spanTimeout)) })
 		redistest.Eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, r).WaitingWriters == 1 })
-		read := async(t, func() error { return r.RLock(redistest.Ctx(t, waitTimeout)) })
+		read := async(t, func() error { return r.RLock(redistest.Ctx(t, spanTimeout)) })
 		redistest.Eventually(t, waitTimeout, "the reader to wait", func() bool {
 			return lc.Notifier().Sleeping(channel(lc, name, "ch")) == 1
 		})

@@ -26,7 +26,7 @@ func TestWaiters_get_the_lock_a_redis_restart_lost(t *testing.T) {
 			wait, release, sleepsOn = waiter.Lock, waiter.Unlock, writersChannel(waiters, name)
 		}
 		must(t, holder, "lock", lock)
-		got := async(t, func() error { return wait(redistest.Ctx(t, waitTimeout)) })
+		got := async(t, func() error { return wait(redistest.Ctx(t, spanTimeout)) })
 		redistest.Eventually(t, waitTimeout, "the waiter to sleep", func() bool {
 			return waiters.Notifier().Sleeping(sleepsOn) == 1
 		})
