@@ -95,8 +95,10 @@
 // go back. Owners take the lock in the order their first attempts reached
 // Redis, except that a waiter that stops attempting for longer than the
 // waiter timeout (its process died, or paused that long) loses its place
-// and, if it comes back, queues again at the end. Mutexes sharing an owner
-// id ([lockkit.WithOwner]) share one place in the queue. [Mutex.TryLock]
+// and, if it comes back, queues again at the end. Mutexes of one Client
+// sharing an owner id ([lockkit.WithOwner]) share one place in the queue,
+// which the last of them to give up takes out; Mutexes of that id on other
+// Clients then queue again at the end at their next attempt. [Mutex.TryLock]
 // never queues and never overtakes: it fails while anyone waits.
 //
 // A process that pauses (GC, swap, a stopped VM) for longer than its lease

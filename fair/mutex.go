@@ -2,12 +2,12 @@ package fair
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/internal/core"
+	"github.com/lockkit/lockkit/internal/place"
 	"github.com/lockkit/lockkit/reentrant"
 )
 
@@ -59,8 +59,10 @@ type queue struct {
 	keys   []string // the KEYS of every script
 	chans  string   // prefix of the waiters' own channels, PREFIX:{NAME}:ch:
 
-	mu      sync.Mutex // guards waiting
-	waiting int        // goroutines inside Lock's wait; the last one out leaves the queue
+	// place names the owner's place in the queue, which every Mutex of
+	// the Client with the owner's id shares; the last goroutine waiting
+	// there to give up leaves the queue.
+	place place.Key
 
 	// contended is set when a Lock had to wait: the next one then
 	// subscribes before its first attempt (see core.Queue).
@@ -77,6 +79,7 @@ func (q *queue) Setup(x *core.Exclusive) {
 	k := cfg.Keys
 	q.chans = k.Chan("ch") + ":"
 	q.reenter = !cfg.NoReentry
+	q.place = place.Key{Client: cfg.Client, Lock: k.Base, Owner: cfg.Owner}
 	q.keys = []string{k.Base, k.Fence, k.Released, k.Sub("waiters"), k.Sub("timeouts")}
 	q.waiter = core.Queue{
 		Notifier:  cfg.Client.Notifier(),

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lockkit/lockkit/internal/core"
+	"github.com/lockkit/lockkit/internal/place"
 )
 
 // wait is Lock's wait in the queue (see core.Wait and core.Queue): attempt
@@ -14,60 +15,45 @@ import (
 // (the holder's lease, the deadline of the waiter ahead) or until the
 // heartbeat, and attempt again; every attempt renews the owner's place.
 //
-// Goroutines waiting as one owner share one place in the queue. The last
-// of them to give up takes it out (leave); the others keep it.
+// Goroutines waiting as one owner, in one Mutex or in several of the
+// Client with the owner's id, share one place in the queue. The last of
+// them to give up takes it out (leave); the others keep it.
 func (q *queue) wait(ctx context.Context, x *core.Exclusive) error {
 	if err := ctx.Err(); err != nil {
 		return core.NotObtained(x.Cfg.Name, err)
 	}
-	q.mu.Lock()
-	q.waiting++
-	q.mu.Unlock()
-	err := core.Wait(ctx, x.H.Tracer(), x.Cfg.Name, q.waiter, func(ctx context.Context, _ ...any) (bool, time.Duration, error) {
+	p := place.Enter(q.place)
+	err := core.Wait(ctx, x.H.Tracer(), x.Cfg.Name, q.waiter, func(ctx context.Context, _ ...any) (ok bool, wait time.Duration, err error) {
 		// Join the queue, or keep the owner's place there.
-		return x.H.Attempt(ctx, "lock", q.args(joinQueue)...)
+		p.Attempt(func() { ok, wait, err = x.H.Attempt(ctx, "lock", q.args(joinQueue)...) })
+		return ok, wait, err
 	})
 	if err != nil {
-		return q.leave(ctx, x, err)
+		return q.leave(ctx, x, p, err)
 	}
-	q.doneWaiting()
+	p.Exit()
 	return nil
 }
 
-// doneWaiting counts a goroutine out of the wait and reports whether it
-// was the last one in.
-func (q *queue) doneWaiting() (last bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.waiting--
-	return q.waiting == 0
-}
-
-// leave ends one goroutine's wait that failed with cause, and returns the
-// error Lock returns: cause, joined with the clean-up's own failure if
-// any. When no other goroutine still waits as the owner, it takes the
-// owner's entry out of the queue (leave.lua), on a detached context
-// bounded by core.CleanupTimeout. (A hold that an attempt with a lost
-// reply may have taken was undone by the holder already.) The owner's op
-// mutex is held from the count to the clean-up, so that no attempt of a
-// goroutine joining as the owner runs in between and then finds its entry
-// gone.
-func (q *queue) leave(ctx context.Context, x *core.Exclusive, cause error) error {
+// leave ends the wait of one goroutine counted in place p that failed with
+// cause, and returns the error Lock returns: cause, joined with the
+// clean-up's own failure if any. When no other goroutine waits in p, it
+// takes the owner's entry out of the queue (leave.lua, see place.Leave),
+// on a detached context bounded by core.CleanupTimeout. (A hold that an attempt with a
+// lost reply may have taken was undone by the holder already.)
+func (q *queue) leave(ctx context.Context, x *core.Exclusive, p *place.Place, cause error) error {
 	ctx, cancel := core.Detached(ctx)
 	defer cancel()
 	// An attempt still on its way when ctx ended may put the entry back:
 	// leave after it, if it comes in time (else leaveLate takes the entry
 	// out when it does).
 	x.H.AwaitLate(ctx)
-	op := x.H.Op()
-	op.Lock()
-	defer op.Unlock()
-	if !q.doneWaiting() {
-		return cause
-	}
-	_, err := core.Call(ctx, x.Cfg.Client, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, leaveScript.Run(ctx, x.Cfg.Client.Redis(), q.keys, x.Cfg.Owner, q.chans).Err()
-	}, nil)
+	err := p.Leave(q.underOp(x, func() error {
+		_, err := core.Call(ctx, x.Cfg.Client, func(ctx context.Context) (struct{}, error) {
+			return struct{}{}, q.leaveScript(ctx, x)
+		}, nil)
+		return err
+	}))
 	if err != nil {
 		return errors.Join(cause, core.Op("leave queue", x.Cfg.Name, err))
 	}
@@ -80,17 +66,25 @@ func (q *queue) leave(ctx context.Context, x *core.Exclusive, cause error) error
 // the waiters behind it until its waiter timeout. Only when no goroutine
 // waits as the owner.
 func (q *queue) leaveLate(x *core.Exclusive) {
-	op := x.H.Op()
-	op.Lock()
-	defer op.Unlock()
-	q.mu.Lock()
-	waiting := q.waiting
-	q.mu.Unlock()
-	if waiting > 0 {
-		return
-	}
 	ctx, cancel := core.Detached(context.Background())
 	defer cancel()
 	// If this fails too, the entry ends with its waiter timeout.
-	_ = leaveScript.Run(ctx, x.Cfg.Client.Redis(), q.keys, x.Cfg.Owner, q.chans).Err()
+	_ = place.Idle(q.place, q.underOp(x, func() error { return q.leaveScript(ctx, x) }))
+}
+
+// underOp returns leave run with the owner's op mutex held, so that no
+// attempt of the owner's Mutex outside its wait (a TryLock, say) runs
+// while the owner's entry is taken out either.
+func (q *queue) underOp(x *core.Exclusive, leave func() error) func() error {
+	return func() error {
+		op := x.H.Op()
+		op.Lock()
+		defer op.Unlock()
+		return leave()
+	}
+}
+
+// leaveScript runs leave.lua for the owner.
+func (q *queue) leaveScript(ctx context.Context, x *core.Exclusive) error {
+	return leaveScript.Run(ctx, x.Cfg.Client.Redis(), q.keys, x.Cfg.Owner, q.chans).Err()
 }

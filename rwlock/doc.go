@@ -58,8 +58,9 @@
 //
 // A writer waiting in Lock registers an intent in PREFIX:{NAME}:writers
 // that lasts the watchdog timeout; it refreshes it every third of that
-// while it waits, withdraws it if it gives up, and removes it when it takes
-// the lock. While any intent is live, owners that do not already hold the
+// while it waits, withdraws it if it gives up (unless another call of the
+// Client still waits to write as the same owner), and removes it when it
+// takes the lock. While any intent is live, owners that do not already hold the
 // read lock cannot take it. Readers that already hold it may re-enter, and
 // the writer may take it, so writer preference cannot deadlock a reentrant
 // reader. So a writer waits only for the readers already in. A steady
@@ -109,7 +110,9 @@
 // reads. A claim asks for one hand-off: a writer that gave up or died
 // costs the readers one such pause at most. A re-entry, a writer's RLock
 // and a refused upgrade are decided at once and never queue behind
-// waiters, which may be waiting for this very owner.
+// waiters, which may be waiting for this very owner. An RWMutex made with
+// [lockkit.WithOwner] cannot tell whether its owner holds the lock through
+// another value, so its Lock and RLock try once before they queue.
 //
 // An acquire whose reply is lost (a timeout, a dropped connection, ctx
 // ending in flight) is undone as soon as its reply comes, and a writer

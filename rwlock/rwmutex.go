@@ -9,6 +9,7 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/internal/core"
+	"github.com/lockkit/lockkit/internal/place"
 )
 
 // RWMutex is a reentrant read-write lock on Redis: any number of owners may
@@ -103,7 +104,9 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *RWMutex {
 // writing, Lock blocks until it is free (every reader left or its lease ran
 // out) and m gets it, or until ctx ends. If m holds the write lock already,
 // Lock re-enters at once. If m holds the read lock but not the write lock,
-// Lock returns an error matching [lockkit.ErrUpgrade] at once.
+// Lock returns an error matching [lockkit.ErrUpgrade] at once. The same
+// holds for the holds of m's owner taken through another RWMutex with its
+// id ([lockkit.WithOwner]).
 //
 // With writer preference (the default, see [WithWriterPreference]) a
 // waiting Lock holds back owners that do not read yet, so it waits only for
@@ -113,21 +116,25 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *RWMutex {
 //
 // When ctx ends first, the error matches both [lockkit.ErrNotObtained] and
 // ctx.Err(), m holds nothing it did not hold before, and its intent is
-// withdrawn so that readers go on at once. Redis errors are returned as
-// they happen.
+// withdrawn so that readers go on at once, unless another call still waits
+// to write as m's owner (a goroutine sharing m, or an RWMutex of m's Client
+// with m's owner id): the intent is the owner's, and stays while it waits.
+// Redis errors are returned as they happen.
 func (m *RWMutex) Lock(ctx context.Context) error {
 	if err := m.base().Check(ctx); err != nil {
 		return err
 	}
 	var intent time.Duration
+	var writers *place.Place // the calls waiting to write as m's owner
 	if m.b.Cfg.PreferWriters {
 		intent = m.b.Cfg.WatchdogTimeout
+		writers = place.Enter(place.Key{Client: m.b.Cfg.Client, Lock: m.b.Cfg.Keys.Base, Owner: m.b.Cfg.Owner})
 	}
 	registered := false
-	attempt := m.writeAttempt(intent, true, &registered)
+	attempt := m.writeAttempt(intent, true, &registered, writers)
 	var ok bool
 	var err error
-	if m.w.Live() != nil || m.r.Live() != nil {
+	if m.w.Live() != nil || m.r.Live() != nil || m.shared() {
 		// A re-entry, or an upgrade to refuse: decided at once, never
 		// queued behind this process's waiting writers.
 		ok, err = m.direct(ctx, attempt)
@@ -135,14 +142,23 @@ func (m *RWMutex) Lock(ctx context.Context) error {
 	if !ok && err == nil {
 		err = core.Wait(ctx, m.w.Tracer(), m.b.Cfg.Name, m.wwait, attempt)
 	}
-	if err != nil && registered {
+	switch {
+	case writers == nil:
+	case err == nil || !registered:
+		writers.Exit()
+	default:
 		wctx, cancel := core.Detached(ctx)
 		// An attempt still on its way when ctx ended may register the
 		// intent again: withdraw after it, if it comes in time.
 		m.w.AwaitLate(wctx)
 		w, _ := holds(m.b.Cfg.Owner)
-		// If this fails too, the intent lapses within the watchdog timeout.
-		_, _ = withdraw(wctx, m.b.Cfg.Client, m.k, w)
+		// The intent is the owner's: it stays while another call waits to
+		// write as the owner. If this fails, it lapses within the watchdog
+		// timeout.
+		_ = writers.Leave(func() error {
+			_, err := withdraw(wctx, m.b.Cfg.Client, m.k, w)
+			return err
+		})
 		cancel()
 	}
 	return err
@@ -159,7 +175,7 @@ func (m *RWMutex) TryLock(ctx context.Context) (bool, error) {
 	if err := m.base().Check(ctx); err != nil {
 		return false, err
 	}
-	ok, _, err := m.writeAttempt(0, false, new(bool))(ctx, m.wwait.TryArgs()...)
+	ok, _, err := m.writeAttempt(0, false, new(bool), nil)(ctx, m.wwait.TryArgs()...)
 	return ok, core.CtxError(ctx, m.b.Cfg.Name, err)
 }
 
@@ -168,13 +184,22 @@ func (m *RWMutex) TryLock(ctx context.Context) (bool, error) {
 // *registered), and bounds the wait by a third of it, so that the intent is
 // refreshed while the writer waits. With claim, a busy lock is claimed, so
 // that it is handed off to the waiting writers when its last reader leaves.
-func (m *RWMutex) writeAttempt(intent time.Duration, claim bool, registered *bool) core.Attempt {
+// An attempt that may register the intent runs as an Attempt of writers,
+// the place of the calls waiting to write as m's owner.
+func (m *RWMutex) writeAttempt(intent time.Duration, claim bool, registered *bool, writers *place.Place) core.Attempt {
 	claims := "0"
 	if claim {
 		claims = "1"
 	}
-	return func(ctx context.Context, args ...any) (bool, time.Duration, error) {
-		ok, wait, err := m.w.Attempt(ctx, "lock", append([]any{intent.Milliseconds(), claims}, args...)...)
+	return func(ctx context.Context, args ...any) (ok bool, wait time.Duration, err error) {
+		try := func() {
+			ok, wait, err = m.w.Attempt(ctx, "lock", append([]any{intent.Milliseconds(), claims}, args...)...)
+		}
+		if intent > 0 {
+			writers.Attempt(try)
+		} else {
+			try()
+		}
 		switch {
 		case intent <= 0 || ok:
 		case err != nil:
@@ -213,7 +238,8 @@ func (m *RWMutex) Unlock(ctx context.Context) error {
 }
 
 // RLock locks m for reading. If m holds the read lock already, or holds the
-// write lock, RLock takes it at once. Otherwise it blocks while another
+// write lock, RLock takes it at once (and so it does when m's owner holds
+// it through another RWMutex with its id, [lockkit.WithOwner]). Otherwise it blocks while another
 // owner holds the write lock and, with writer preference, while a writer
 // waits; then m joins the readers. When ctx ends first, the error matches
 // both [lockkit.ErrNotObtained] and ctx.Err() and m holds nothing it did
@@ -226,7 +252,7 @@ func (m *RWMutex) RLock(ctx context.Context) error {
 	if err := m.base().Check(ctx); err != nil {
 		return err
 	}
-	if m.r.Live() != nil || m.w.Live() != nil {
+	if m.r.Live() != nil || m.w.Live() != nil || m.shared() {
 		// A re-entry, or the writer taking the read lock: never queued
 		// behind this process's waiting readers, which may be waiting for
 		// this very owner.
@@ -257,6 +283,11 @@ func (m *RWMutex) readAttempt(ctx context.Context, _ ...any) (bool, time.Duratio
 	}
 	return ok, wait, err
 }
+
+// shared reports whether m's owner id may be shared with other values
+// (WithOwner): a hold of the owner that m does not know of may then exist,
+// and only an attempt tells whether a Lock or RLock of m re-enters it.
+func (m *RWMutex) shared() bool { return !m.b.Cfg.OwnOwner }
 
 // direct makes one attempt outside the wait protocol, with the errors of
 // a wait: an ended ctx is reported as ErrNotObtained.

@@ -1,0 +1,44 @@
+package place
+
+import (
+	"testing"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m, nil) }
+
+// TestLeave_takes_back_only_for_the_last_goroutine_counted checks the
+// count of a place: Leave runs its take only for the last goroutine of
+// the owner to give up, Idle only when none is counted, an Exit counts
+// out without taking back, and a place nobody uses is forgotten.
+func TestLeave_takes_back_only_for_the_last_goroutine_counted(t *testing.T) {
+	k := Key{Lock: "lock", Owner: "o"}
+	taken := 0
+	take := func() error { taken++; return nil }
+	a, b, c := Enter(k), Enter(k), Enter(k)
+	if a != b || b != c {
+		t.Fatal("Enter of one key returned different places")
+	}
+	steps := []struct {
+		what string
+		do   func() error
+		want int // takes so far
+	}{
+		{"Leave of the first of three", func() error { return a.Leave(take) }, 0},
+		{"Idle while two are counted", func() error { return Idle(k, take) }, 0},
+		{"Exit of the second", func() error { b.Exit(); return nil }, 0},
+		{"Leave of the last", func() error { return c.Leave(take) }, 1},
+		{"Idle once none is counted", func() error { return Idle(k, take) }, 2},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil || taken != s.want {
+			t.Fatalf("%s: err %v, %d takes; want %d", s.what, err, taken, s.want)
+		}
+	}
+	places.mu.Lock()
+	defer places.mu.Unlock()
+	if n := len(places.m); n != 0 {
+		t.Fatalf("%d places known once nobody uses them, want 0", n)
+	}
+}
