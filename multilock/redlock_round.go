@@ -169,10 +169,14 @@ func (r *RedLock) raise(ctx context.Context, res []nodeResult, token int64) int 
 }
 
 // abandon undoes a failed round: it gives back every node's part (see
-// settle). A node's acquire that got no answer is undone by its holder
-// when the answer comes.
+// settle) within ctx, so that the round's caller returns in time; a node
+// cut short frees its part when the release, left running, reaches it, or
+// else when the lease ends. When ctx has ended already it still gives them
+// back, each node within the node timeout, as Unlock does (see unlockCtx).
+// A node's acquire that got no answer is undone by its holder when the
+// answer comes.
 func (r *RedLock) abandon(ctx context.Context) {
-	_, _ = r.settle(context.WithoutCancel(ctx))
+	_, _ = r.settle(unlockCtx(ctx))
 	r.forget()
 }
 
@@ -181,7 +185,7 @@ func (r *RedLock) abandon(ctx context.Context) {
 // outcome an Unlock of it would have. r.op held.
 func (r *RedLock) drop(ctx context.Context, h *redHold) error {
 	h.stop()
-	err, _ := r.end(context.WithoutCancel(ctx), h)
+	err, _ := r.end(unlockCtx(ctx), h)
 	r.forget()
 	r.setHold(nil)
 	return err

@@ -958,3 +958,46 @@ func TestRedLock_Unlock_returns_within_ctx_against_silent_nodes(t *testing.T) {
 	assertCleanAll(t, clients, name)
 	redistest.WantErr(t, r.Unlock(redistest.Ctx(t, redistest.Hang)), lockkit.ErrNotHeld)
 }
+
+// TestRedLock_failed_round_gives_back_within_ctx: a round that one node
+// grants and two refuse gives the granting node its part back, and that
+// node does not answer the release. TryLock still returns within its ctx,
+// although the node timeout is far longer, and the release, left running,
+// frees the node's part once the node answers.
+func TestRedLock_failed_round_gives_back_within_ctx(t *testing.T) {
+	_, clients := masters(t, 3)
+	silent := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }, Max: 2 * redistest.Hang}
+	defer silent.Off()
+	clients[0].(*redis.Client).AddHook(silent)
+	name := redistest.Unique(t)
+	lcs := lockkits(t, clients)
+	other := multilock.NewRedLock(lcs, name)
+	redistest.MustLock(t, other)
+	if err := clients[0].Del(redistest.Ctx(t, redistest.Hang), lockKey(name)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r := multilock.NewRedLock(lcs, name, multilock.WithNodeTimeout(2*redistest.Hang))
+	silent.On()
+	type result struct {
+		ok  bool
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		ok, err := r.TryLock(redistest.Ctx(t, 100*time.Millisecond))
+		done <- result{ok, err}
+	}()
+	res := redistest.Receive(t, done, redistest.Hang, "TryLock whose give-back gets no answer")
+	if res.ok {
+		t.Fatal("TryLock got a lock two of three nodes hold for another owner")
+	}
+	silent.Off()
+	redistest.Eventually(t, redistest.Hang, "the part on node 0 to be given back", func() bool {
+		n, err := clients[0].Exists(redistest.Ctx(t, redistest.Hang), lockKey(name)).Result()
+		return err == nil && n == 0
+	})
+	redistest.MustUnlock(t, other)
+	redistest.MustLock(t, r)
+	redistest.MustUnlock(t, r)
+	assertCleanAll(t, clients, name)
+}
