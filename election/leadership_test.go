@@ -221,3 +221,36 @@ func TestObserve_a_slow_observer_holds_up_nobody(t *testing.T) {
 		_ = l.Resign(ctx)
 	})
 }
+
+// TestResign_after_a_lost_reply_is_settled_by_calling_it_again loses the
+// reply of a Resign that took effect: until a second Resign settles it,
+// the candidate cannot campaign; the second succeeds, a third finds
+// nothing held, and the candidate leads again.
+func TestResign_after_a_lost_reply_is_settled_by_calling_it_again(t *testing.T) {
+	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, rc redis.UniversalClient) {
+		name := redistest.Unique(t)
+		drop := &redistest.DropReply{}
+		rc.AddHook(drop)
+		ctx := redistest.Ctx(t, redistest.Hang)
+		e := election.New(redistest.Lockkit(t, rc), name)
+		l, err := e.Campaign(ctx, "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		drop.Arm()
+		if err := l.Resign(ctx); !errors.Is(err, redistest.ErrReplyDropped) {
+			t.Fatalf("Resign with its reply lost = %v", err)
+		}
+		_, err = e.Campaign(ctx, "b")
+		redistest.WantErr(t, err, lockkit.ErrInvalid)
+		if err := l.Resign(ctx); err != nil {
+			t.Fatalf("second Resign = %v, want nil", err)
+		}
+		redistest.WantErr(t, l.Resign(ctx), lockkit.ErrNotHeld)
+		if l, err = e.Campaign(ctx, "b"); err != nil {
+			t.Fatalf("Campaign after the settled Resign: %v", err)
+		}
+		_ = l.Resign(ctx)
+		redistest.AssertClean(t, rc, name)
+	})
+}

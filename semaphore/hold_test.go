@@ -2,6 +2,7 @@ package semaphore_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -239,4 +240,36 @@ func TestAcquire_cut_short_by_a_stalled_server_leaves_nothing_behind(t *testing.
 	})
 	mustRelease(t, held)
 	redistest.AssertClean(t, rc, name)
+}
+
+// TestRelease_called_concurrently_releases_once: Permits is safe for
+// concurrent use; of three Releases at once, one frees the permits and
+// the others find them released.
+func TestRelease_called_concurrently_releases_once(t *testing.T) {
+	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, rc redis.UniversalClient) {
+		name := redistest.Unique(t)
+		s := semaphore.New(redistest.Lockkit(t, rc), name, 2)
+		ctx := redistest.Ctx(t, redistest.Hang)
+		for range 10 {
+			p := mustAcquire(t, s, 2)
+			errs := make(chan error, 3)
+			for range 3 {
+				go func() { errs <- p.Release(ctx) }()
+			}
+			released := 0
+			for range 3 {
+				switch err := redistest.Receive(t, errs, redistest.Hang, "a Release to return"); {
+				case err == nil:
+					released++
+				case !errors.Is(err, lockkit.ErrNotHeld):
+					t.Fatalf("Release = %v, want nil or ErrNotHeld", err)
+				}
+			}
+			if released != 1 {
+				t.Fatalf("%d Releases released, want 1", released)
+			}
+			wantAvailable(t, s, 2)
+		}
+		redistest.AssertClean(t, rc, name)
+	})
 }
