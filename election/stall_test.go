@@ -78,3 +78,42 @@ func TestLeadership_Context_ends_with_ErrLost_when_the_server_stalls_past_the_le
 	redistest.WantErr(t, a.Resign(ctx), lockkit.ErrLost)
 	_ = b.Resign(ctx)
 }
+
+// TestEvery_call_returns_by_its_deadline_against_a_stalled_server stalls
+// a real server and makes every call of an election at once, each with a
+// short ctx: each returns by then with the ctx's error, Resign included
+// (which also runs past an ended ctx, but only for a short clean-up
+// time).
+func TestEvery_call_returns_by_its_deadline_against_a_stalled_server(t *testing.T) {
+	srv := redistest.StartServer(t)
+	c := redistest.Lockkit(t, srv.Client(t))
+	name := redistest.Unique(t)
+	l, err := election.New(c, name).Campaign(redistest.Ctx(t, redistest.Hang), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := election.New(c, name)
+	calls := map[string]func(context.Context) error{
+		"Campaign":    func(ctx context.Context) error { _, err := e.Campaign(ctx, "b"); return err },
+		"Resign":      l.Resign,
+		"Leader":      func(ctx context.Context) error { _, err := e.Leader(ctx); return err },
+		"Observe":     func(ctx context.Context) error { _, err := e.Observe(ctx); return err },
+		"ForceUnlock": func(ctx context.Context) error { _, err := election.New(c, name+"-other").ForceUnlock(ctx); return err },
+	}
+	srv.Stall(t, 3*time.Second)
+	errs := make(map[string]chan error)
+	for name, call := range calls {
+		got := make(chan error, 1)
+		errs[name] = got
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			defer cancel()
+			got <- call(ctx)
+		}()
+	}
+	for name, got := range errs {
+		if err := redistest.Receive(t, got, redistest.Hang, name+" to return"); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s against a stalled server = %v, want DeadlineExceeded", name, err)
+		}
+	}
+}
