@@ -29,30 +29,26 @@ type Place struct {
 	// it back to the end of that (Leave, Idle).
 	mu sync.RWMutex
 
-	// Guarded by places.mu: the goroutines counted in by Enter, and the
-	// users of the place that are not counted (Idle). The place is
-	// forgotten when both are zero.
+	// Guarded by the lock of the Client's Locals, where the places in use
+	// are kept: the goroutines counted in by Enter, and the users of the
+	// place that are not counted (Idle). The place is forgotten when both
+	// are zero.
 	waiting, pins int
 }
-
-// places are the places in use.
-var places = struct {
-	mu sync.Mutex
-	m  map[Key]*Place
-}{m: map[Key]*Place{}}
 
 // get returns the place k, with its count of waiting goroutines and its
 // pins raised by the given amounts.
 func get(k Key, waiting, pins int) *Place {
-	places.mu.Lock()
-	defer places.mu.Unlock()
-	p := places.m[k]
-	if p == nil {
-		p = &Place{key: k}
-		places.m[k] = p
-	}
-	p.waiting += waiting
-	p.pins += pins
+	var p *Place
+	k.Client.Locals(func(m map[any]any) {
+		p, _ = m[k].(*Place)
+		if p == nil {
+			p = &Place{key: k}
+			m[k] = p
+		}
+		p.waiting += waiting
+		p.pins += pins
+	})
 	return p
 }
 
@@ -60,14 +56,15 @@ func get(k Key, waiting, pins int) *Place {
 // given amounts, forgets p when nobody uses it, and reports whether no
 // goroutine is counted in p.
 func (p *Place) put(waiting, pins int) (idle bool) {
-	places.mu.Lock()
-	defer places.mu.Unlock()
-	p.waiting -= waiting
-	p.pins -= pins
-	if p.waiting == 0 && p.pins == 0 {
-		delete(places.m, p.key)
-	}
-	return p.waiting == 0
+	p.key.Client.Locals(func(m map[any]any) {
+		p.waiting -= waiting
+		p.pins -= pins
+		if p.waiting == 0 && p.pins == 0 {
+			delete(m, p.key)
+		}
+		idle = p.waiting == 0
+	})
+	return idle
 }
 
 // Enter counts the calling goroutine in the place k and returns it. The
@@ -112,9 +109,8 @@ func Idle(k Key, take func() error) error {
 	defer p.put(0, 1)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	places.mu.Lock()
-	idle := p.waiting == 0
-	places.mu.Unlock()
+	var idle bool
+	p.key.Client.Locals(func(map[any]any) { idle = p.waiting == 0 })
 	if !idle {
 		return nil
 	}
