@@ -101,19 +101,5 @@ func TestEvery_call_returns_by_its_deadline_against_a_stalled_server(t *testing.
 		"ForceUnlock": func(ctx context.Context) error { _, err := election.New(c, name+"-other").ForceUnlock(ctx); return err },
 	}
 	srv.Stall(t, 3*time.Second)
-	errs := make(map[string]chan error)
-	for name, call := range calls {
-		got := make(chan error, 1)
-		errs[name] = got
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-			defer cancel()
-			got <- call(ctx)
-		}()
-	}
-	for name, got := range errs {
-		if err := redistest.Receive(t, got, redistest.Hang, name+" to return"); !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("%s against a stalled server = %v, want DeadlineExceeded", name, err)
-		}
-	}
+	redistest.WantDeadlines(t, 200*time.Millisecond, calls)
 }
