@@ -18,7 +18,7 @@ import (
 )
 
 // backends are the kinds of Redis the behaviour tests run on.
-var backends = []redistest.Backend{redistest.MiniBackend, redistest.ServerBackend}
+var backends = redistest.SingleNode()
 
 func TestMain(m *testing.M) {
 	redistest.Main(m, redistest.Children{

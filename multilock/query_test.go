@@ -68,7 +68,7 @@ func TestQueries_member_held_by_another_owner(t *testing.T) {
 // ForceUnlock frees every member whoever holds it, wakes a waiter, and that
 // the owners then learn of their loss.
 func TestForceUnlock_frees_members_held_by_different_owners(t *testing.T) {
-	redistest.ForEachBackend(t, []redistest.Backend{redistest.MiniBackend, redistest.ServerBackend}, func(t *testing.T, rc redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.SingleNode(), func(t *testing.T, rc redis.UniversalClient) {
 		ctx := redistest.Ctx(t, redistest.Hang)
 		c := redistest.Lockkit(t, rc)
 		a, b := redistest.Unique(t), redistest.Unique(t)

@@ -48,7 +48,7 @@ func publish(t *testing.T, c redis.UniversalClient, ch, msg string) {
 }
 
 // backends are the kinds of Redis the notifier tests run on.
-var backends = []redistest.Backend{redistest.MiniBackend, redistest.ServerBackend}
+var backends = redistest.SingleNode()
 
 func TestWakeOne_wakes_head_only(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {

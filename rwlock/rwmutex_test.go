@@ -32,7 +32,7 @@ const waitTimeout = 10 * time.Second
 const childTimeout = 2 * time.Minute
 
 // backends are the kinds of Redis the behaviour tests run on.
-var backends = []redistest.Backend{redistest.MiniBackend, redistest.ServerBackend}
+var backends = redistest.SingleNode()
 
 func TestMain(m *testing.M) {
 	redistest.Main(m, redistest.Children{

@@ -67,6 +67,18 @@ func ForEachBackend(t *testing.T, backends []Backend, f func(t *testing.T, c red
 	}
 }
 
+// ForEachBackendName runs test as [ForEachBackend] does, on every backend,
+// with a name of its own (see [Unique]), and then fails the test if
+// anything under that name is left behind (see [AssertClean]).
+func ForEachBackendName(t *testing.T, test func(t *testing.T, c redis.UniversalClient, name string)) {
+	t.Helper()
+	ForEachBackend(t, Backends(), func(t *testing.T, c redis.UniversalClient) {
+		name := Unique(t)
+		test(t, c, name)
+		AssertClean(t, c, name)
+	})
+}
+
 // Mini starts an embedded miniredis server and returns it with a go-redis
 // client connected to it. Both are closed in t.Cleanup, the client first.
 // Mini needs no redis-server and never skips.
