@@ -50,9 +50,7 @@ func TestAwait_with_an_ended_ctx_matches_both_errors(t *testing.T) {
 func TestAwait_keeps_waiting_while_the_server_is_down(t *testing.T) {
 	s := redistest.StartServer(t)
 	c := redistest.Lockkit(t, s.Client(t))
-	name := redistest.Unique(t)
-	got := awaitAsync(redistest.Ctx(t, redistest.Hang), latch.New(c, name, 1))
-	waitSleeping(t, c, name, 1)
+	name, got := sleepingAwait(t, c)
 	s.Kill(t)
 	// Each read against a dead server takes go-redis's dial retries:
 	// the ctx leaves time for several.
@@ -85,9 +83,7 @@ func TestAwait_wakes_after_a_cut_connection_heals(t *testing.T) {
 	rc := redis.NewClient(&redis.Options{Addr: p.Addr()})
 	t.Cleanup(func() { _ = rc.Close() })
 	c := redistest.Lockkit(t, rc)
-	name := redistest.Unique(t)
-	got := awaitAsync(redistest.Ctx(t, redistest.Hang), latch.New(c, name, 1))
-	waitSleeping(t, c, name, 1)
+	name, got := sleepingAwait(t, c)
 	p.Cut()
 	mustCountDown(t, latch.New(redistest.Lockkit(t, s.Client(t)), name, 1), 0)
 	waitSleeping(t, c, name, 0)
@@ -103,9 +99,7 @@ func TestAwait_wakes_after_a_cut_connection_heals(t *testing.T) {
 func TestAwait_through_a_stalled_server(t *testing.T) {
 	s := redistest.StartServer(t)
 	c := redistest.Lockkit(t, s.Client(t))
-	name := redistest.Unique(t)
-	got := awaitAsync(redistest.Ctx(t, redistest.Hang), latch.New(c, name, 1))
-	waitSleeping(t, c, name, 1)
+	name, got := sleepingAwait(t, c)
 	s.Stall(t, 2*time.Second)
 	mustCountDown(t, latch.New(redistest.Lockkit(t, s.Client(t)), name, 1), 0)
 	if err := redistest.Receive(t, got, redistest.Hang, "Await to return"); err != nil {

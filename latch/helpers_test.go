@@ -81,3 +81,13 @@ func hooked(t *testing.T, rc redis.UniversalClient, h redis.Hook) redis.Universa
 	wrc.AddHook(h)
 	return wrc
 }
+
+// sleepingAwait starts an Await on a new latch of 1 of c and returns once
+// it sleeps: the latch's name and the Await's outcome to come.
+func sleepingAwait(t *testing.T, c *lockkit.Client) (string, <-chan error) {
+	t.Helper()
+	name := redistest.Unique(t)
+	got := awaitAsync(redistest.Ctx(t, redistest.Hang), latch.New(c, name, 1))
+	waitSleeping(t, c, name, 1)
+	return name, got
+}

@@ -148,9 +148,7 @@ func TestAwait_ctx_deadline_matches_both_errors(t *testing.T) {
 func TestAwait_returns_ErrClosed_when_the_Client_closes(t *testing.T) {
 	_, rc := redistest.Mini(t)
 	c := lockkit.New(rc)
-	name := redistest.Unique(t)
-	got := awaitAsync(redistest.Ctx(t, redistest.Hang), latch.New(c, name, 1))
-	waitSleeping(t, c, name, 1)
+	name, got := sleepingAwait(t, c)
 	_ = c.Close()
 	redistest.WantErr(t, redistest.Receive(t, got, redistest.Hang, "Await to return"), lockkit.ErrClosed)
 	_, err := latch.New(c, name, 1).CountDown(context.Background())
