@@ -1,6 +1,8 @@
 package multilock_test
 
 import (
+	"context"
+	"errors"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -21,4 +23,29 @@ func lockkits(t testing.TB, clients []redis.UniversalClient) []*lockkit.Client {
 		lcs[i] = redistest.Lockkit(t, c)
 	}
 	return lcs
+}
+
+// errRefused is what a lockCall of TryLock returns when the lock was busy.
+var errRefused = errors.New("refused: the lock is busy")
+
+// lockCall is a way of taking a lock, as a call that fails unless it was
+// taken.
+type lockCall struct {
+	what string
+	call func(context.Context) error
+}
+
+// lockCalls returns l's Lock and TryLock as lockCalls, for the tests that
+// check both alike.
+func lockCalls(l lockkit.Locker) []lockCall {
+	return []lockCall{
+		{"Lock", l.Lock},
+		{"TryLock", func(ctx context.Context) error {
+			ok, err := l.TryLock(ctx)
+			if !ok && err == nil {
+				return errRefused
+			}
+			return err
+		}},
+	}
 }

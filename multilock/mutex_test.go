@@ -95,8 +95,7 @@ func TestNew_flattens_nested_multilocks(t *testing.T) {
 }
 
 func TestLock_takes_every_lock_and_Unlock_frees_them(t *testing.T) {
-	backends := []redistest.Backend{redistest.MiniBackend, redistest.ServerBackend}
-	redistest.ForEachBackend(t, backends, func(t *testing.T, rc redis.UniversalClient) {
+	redistest.ForEachBackend(t, redistest.SingleNode(), func(t *testing.T, rc redis.UniversalClient) {
 		ctx := redistest.Ctx(t, redistest.Hang)
 		c := redistest.Lockkit(t, rc)
 		names := []string{redistest.Unique(t), redistest.Unique(t), redistest.Unique(t)}
@@ -394,19 +393,7 @@ func TestLock_returns_within_ctx_when_a_member_is_down(t *testing.T) {
 	redistest.MustUnlock(t, m)
 	servers[1].Stop(t)
 	const d = 300 * time.Millisecond
-	for _, tt := range []struct {
-		what string
-		call func(context.Context) error
-	}{
-		{"Lock", m.Lock},
-		{"TryLock", func(c context.Context) error {
-			ok, err := m.TryLock(c)
-			if !ok && err == nil {
-				err = errors.New("refused")
-			}
-			return err
-		}},
-	} {
+	for _, tt := range lockCalls(m) {
 		c, cancel := context.WithTimeout(context.Background(), d)
 		start := time.Now()
 		err := tt.call(c)
@@ -521,19 +508,7 @@ func TestLock_failed_give_back_is_returned_at_once_and_settled_by_the_member(t *
 	// b is busy: each round takes a, waits at most 20 ms for b and gives a
 	// back.
 	m := multilock.New([]lockkit.Locker{reentrant.New(c, b), memberA}, multilock.WithLockWait(20*time.Millisecond))
-	for _, tt := range []struct {
-		what string
-		call func(context.Context) error
-	}{
-		{"Lock", m.Lock},
-		{"TryLock", func(c context.Context) error {
-			ok, err := m.TryLock(c)
-			if ok {
-				t.Fatal("TryLock succeeded while b is held")
-			}
-			return err
-		}},
-	} {
+	for _, tt := range lockCalls(m) {
 		drop.Arm()
 		err := tt.call(redistest.Ctx(t, redistest.Hang))
 		if err == nil || errors.Is(err, lockkit.ErrNotObtained) || !strings.Contains(err.Error(), fmt.Sprintf("%q may still be held", a)) {
