@@ -160,26 +160,17 @@ func TestRContext_ends_with_the_read_hold(t *testing.T) {
 // behind a writer's intent returns ErrClosed.
 func TestClose_ends_read_holds_and_waiting_RLocks(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.RealServers(), func(t *testing.T, c redis.UniversalClient) {
-		name := redistest.Unique(t)
-		lc, other := redistest.Lockkit(t, c), redistest.Lockkit(t, c)
-		holder, waiter, w := rwlock.New(lc, name), rwlock.New(lc, name), rwlock.New(other, name)
-		mustRLock(t, holder)
-		wrote := async(t, func() error { return w.Lock(redistest.Ctx(t, spanTimeout)) })
-		redistest.Eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, w).WaitingWriters == 1 })
-		read := async(t, func() error { return waiter.RLock(redistest.Ctx(t, spanTimeout)) })
-		redistest.Eventually(t, waitTimeout, "the reader to wait", func() bool {
-			return lc.Notifier().Sleeping(channel(lc, name, "ch")) == 1
-		})
-		if err := lc.Close(); err != nil {
+		s := readerBehindIntent(t, c)
+		if err := s.readers.Close(); err != nil {
 			t.Fatal(err)
 		}
-		redistest.WantErr(t, redistest.Receive(t, read, waitTimeout, "the waiting RLock"), lockkit.ErrClosed)
-		redistest.Receive(t, holder.RLost(), waitTimeout, "RLost after Close")
-		redistest.WantErr(t, holder.RUnlock(redistest.Ctx(t, waitTimeout)), lockkit.ErrClosed)
-		if err := redistest.Receive(t, wrote, waitTimeout, "the writer's Lock"); err != nil {
+		redistest.WantErr(t, redistest.Receive(t, s.read, waitTimeout, "the waiting RLock"), lockkit.ErrClosed)
+		redistest.Receive(t, s.holder.RLost(), waitTimeout, "RLost after Close")
+		redistest.WantErr(t, s.holder.RUnlock(redistest.Ctx(t, waitTimeout)), lockkit.ErrClosed)
+		if err := redistest.Receive(t, s.wrote, waitTimeout, "the writer's Lock"); err != nil {
 			t.Fatalf("writer's Lock after the reader's Client closed = %v", err)
 		}
-		redistest.MustUnlock(t, w)
+		redistest.MustUnlock(t, s.writer)
 	})
 }
 
@@ -238,27 +229,46 @@ func TestRead_side_returns_within_ctx_against_a_silent_server(t *testing.T) {
 // (the watchdog timeout, 30 s).
 func TestClose_withdraws_a_waiting_writers_intent(t *testing.T) {
 	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
-		name := redistest.Unique(t)
-		lc, closing := redistest.Lockkit(t, c), redistest.Lockkit(t, c)
-		holder, r, w := rwlock.New(lc, name), rwlock.New(lc, name), rwlock.New(closing, name)
-		mustRLock(t, holder)
-		wrote := async(t, func() error { return w.Lock(redistest.Ctx(t, spanTimeout)) })
-		redistest.Eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, r).WaitingWriters == 1 })
-		read := async(t, func() error { return r.RLock(redistest.Ctx(t, spanTimeout)) })
-		redistest.Eventually(t, waitTimeout, "the reader to wait", func() bool {
-			return lc.Notifier().Sleeping(channel(lc, name, "ch")) == 1
-		})
-		if err := closing.Close(); err != nil {
+		s := readerBehindIntent(t, c)
+		if err := s.writers.Close(); err != nil {
 			t.Fatal(err)
 		}
-		redistest.WantErr(t, redistest.Receive(t, wrote, waitTimeout, "the Lock of the closed Client"), lockkit.ErrClosed)
-		if err := redistest.Receive(t, read, waitTimeout, "the RLock held back by the writer"); err != nil {
+		redistest.WantErr(t, redistest.Receive(t, s.wrote, waitTimeout, "the Lock of the closed Client"), lockkit.ErrClosed)
+		if err := redistest.Receive(t, s.read, waitTimeout, "the RLock held back by the writer"); err != nil {
 			t.Fatalf("RLock after the writer's Client closed = %v", err)
 		}
-		if s := state(t, r); s.WaitingWriters != 0 || s.Readers != 2 {
-			t.Fatalf("state = %+v; want 2 readers and no waiting writer", s)
+		if st := state(t, s.reader); st.WaitingWriters != 0 || st.Readers != 2 {
+			t.Fatalf("state = %+v; want 2 readers and no waiting writer", st)
 		}
-		mustRUnlock(t, r)
-		mustRUnlock(t, holder)
+		mustRUnlock(t, s.reader)
+		mustRUnlock(t, s.holder)
 	})
+}
+
+// intentScene is a reader held back by a writer's intent: a Client of the
+// readers whose holder holds the read lock and whose reader waits in
+// RLock, behind a writer of another Client waiting in Lock.
+type intentScene struct {
+	readers, writers *lockkit.Client
+	holder, reader   *rwlock.RWMutex // of readers
+	writer           *rwlock.RWMutex // of writers
+	wrote, read      <-chan error    // the outcomes of the writer's Lock and the reader's RLock
+}
+
+// readerBehindIntent sets up an intentScene on c, on a lock of its own,
+// and returns once the writer's intent is registered and the reader
+// sleeps.
+func readerBehindIntent(t *testing.T, c redis.UniversalClient) intentScene {
+	t.Helper()
+	name := redistest.Unique(t)
+	s := intentScene{readers: redistest.Lockkit(t, c), writers: redistest.Lockkit(t, c)}
+	s.holder, s.reader, s.writer = rwlock.New(s.readers, name), rwlock.New(s.readers, name), rwlock.New(s.writers, name)
+	mustRLock(t, s.holder)
+	s.wrote = async(t, func() error { return s.writer.Lock(redistest.Ctx(t, spanTimeout)) })
+	redistest.Eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, s.writer).WaitingWriters == 1 })
+	s.read = async(t, func() error { return s.reader.RLock(redistest.Ctx(t, spanTimeout)) })
+	redistest.Eventually(t, waitTimeout, "the reader to wait", func() bool {
+		return s.readers.Notifier().Sleeping(channel(s.readers, name, "ch")) == 1
+	})
+	return s
 }
