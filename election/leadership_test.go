@@ -73,14 +73,21 @@ func TestResign_with_an_ended_ctx_hands_over_at_once(t *testing.T) {
 	})
 }
 
-// TestCampaign_with_an_ended_ctx_matches_both_errors and takes nothing.
+// TestCampaign_with_an_ended_ctx_matches_both_errors and takes nothing;
+// so does Observe, which returns no channel.
 func TestCampaign_with_an_ended_ctx_matches_both_errors(t *testing.T) {
 	_, rc := redistest.Mini(t)
 	name := redistest.Unique(t)
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := election.New(redistest.Lockkit(t, rc), name).Campaign(ended, "a")
+	e := election.New(redistest.Lockkit(t, rc), name)
+	_, err := e.Campaign(ended, "a")
 	redistest.WantErr(t, err, lockkit.ErrNotObtained, context.Canceled)
+	obs, err := e.Observe(ended)
+	redistest.WantErr(t, err, lockkit.ErrNotObtained, context.Canceled)
+	if obs != nil {
+		t.Fatal("Observe with an ended ctx returned a channel")
+	}
 	redistest.AssertClean(t, rc, name)
 }
 

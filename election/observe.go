@@ -27,6 +27,9 @@ import (
 // queued: one observer that does not keep up sees the latest leader,
 // skipping those in between, and holds up nobody else. One goroutine per
 // call, which ends with the channel.
+//
+// When ctx ends before the subscription is confirmed, the error matches
+// both [lockkit.ErrNotObtained] and ctx.Err(), as a Campaign's does.
 func (e *Election) Observe(ctx context.Context) (<-chan Leader, error) {
 	if err := e.base().Check(ctx); err != nil {
 		return nil, err
