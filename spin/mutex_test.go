@@ -121,21 +121,18 @@ func TestLock_backoff_policies_sleep_their_bound(t *testing.T) {
 }
 
 // TestLock_sleep_never_outlasts_holder_lease shows that a waiter whose
-// backoff would sleep for a minute still takes the lock as soon as the
-// holder's lease ends: each sleep is cut to the lease the attempt reported.
+// backoff would sleep for an hour still takes the lock once the holder's
+// lease ends: each sleep is cut to the lease the attempt reported.
 func TestLock_sleep_never_outlasts_holder_lease(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
 	lc := redistest.Lockkit(t, c)
 	name := redistest.Unique(t)
 	a := spin.New(lc, name, lockkit.WithLease(150*time.Millisecond))
-	b := spin.New(lc, name, spin.WithBackoff(time.Minute, time.Minute))
+	b := spin.New(lc, name, spin.WithBackoff(time.Hour, time.Hour))
 	redistest.MustLock(t, a)
-	start := time.Now()
+	// Without the cut, the first sleep alone would outlast MustLock's
+	// bound with a probability above 0.99.
 	redistest.MustLock(t, b)
-	// Without the cut, the first sleep alone exceeds 3 s with probability 0.95.
-	if waited := time.Since(start); waited > 150*time.Millisecond+time.Second {
-		t.Fatalf("b waited %v for a 150ms lease", waited)
-	}
 	redistest.MustUnlock(t, b)
 	redistest.AssertClean(t, c, name)
 }
