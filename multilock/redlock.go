@@ -47,6 +47,12 @@ type RedLock struct {
 	// before it took a new hold: the next Unlock, that Unlock's retry,
 	// returns it. Guarded by op.
 	retry *error
+
+	// givingBack is closed when the give-back of a round that failed
+	// after its ctx ended, left to run in the background, is done; nil
+	// when none runs. Until then nothing else touches the nodes' parts
+	// (see lockOp). Guarded by op.
+	givingBack chan struct{}
 }
 
 var _ lockkit.Locker = (*RedLock)(nil)
@@ -101,7 +107,9 @@ func (r *RedLock) TryLock(ctx context.Context) (bool, error) {
 
 // attempt re-enters the live hold, or drops a lost one and makes a round.
 func (r *RedLock) attempt(ctx context.Context) (bool, time.Duration, error) {
-	r.op.Lock()
+	if err := r.lockOp(ctx); err != nil {
+		return false, -1, err
+	}
 	defer r.op.Unlock()
 	if h := r.hold; h != nil {
 		if !h.ending && h.Err() == nil {
@@ -142,10 +150,12 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 	if err := r.base().CheckInput(ctx); err != nil {
 		return err
 	}
-	r.op.Lock()
-	defer r.op.Unlock()
 	ctx = unlockCtx(ctx)
 	name := r.b.Cfg.Name
+	if err := r.lockOp(ctx); err != nil {
+		return core.Op("unlock", name, err)
+	}
+	defer r.op.Unlock()
 	if p := r.retry; p != nil {
 		r.retry = nil
 		return *p
@@ -255,6 +265,23 @@ func (r *RedLock) clientErr() error {
 	for _, n := range r.nodes {
 		if err := n.cfg.Client.Err(); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// lockOp locks r.op once the give-back of a failed round that runs in the
+// background (see abandon) is done, or returns ctx's error when ctx ends
+// first.
+func (r *RedLock) lockOp(ctx context.Context) error {
+	r.op.Lock()
+	if g := r.givingBack; g != nil {
+		select {
+		case <-g:
+			r.givingBack = nil
+		case <-ctx.Done():
+			r.op.Unlock()
+			return ctx.Err()
 		}
 	}
 	return nil

@@ -171,13 +171,24 @@ func (r *RedLock) raise(ctx context.Context, res []nodeResult, token int64) int 
 // abandon undoes a failed round: it gives back every node's part (see
 // settle) within ctx, so that the round's caller returns in time; a node
 // cut short frees its part when the release, left running, reaches it, or
-// else when the lease ends. When ctx has ended already it still gives them
-// back, each node within the node timeout, as Unlock does (see unlockCtx).
-// A node's acquire that got no answer is undone by its holder when the
-// answer comes.
+// else when the lease ends. When ctx has ended already, the parts are
+// given back in the background, each node within the node timeout, and
+// the next call of r waits for that first (see lockOp). A node's acquire
+// that got no answer is undone by its holder when the answer comes. r.op
+// held.
 func (r *RedLock) abandon(ctx context.Context) {
-	_, _ = r.settle(unlockCtx(ctx))
-	r.forget()
+	if ctx.Err() == nil {
+		_, _ = r.settle(ctx)
+		r.forget()
+		return
+	}
+	done := make(chan struct{})
+	r.givingBack = done
+	r.nodes[0].cfg.Client.Go(func() {
+		defer close(done)
+		_, _ = r.settle(context.WithoutCancel(ctx))
+		r.forget()
+	})
 }
 
 // drop ends h, a hold that was lost or whose last Unlock failed, before a
@@ -196,7 +207,7 @@ func (r *RedLock) drop(ctx context.Context, h *redHold) error {
 // unlockCtx). It returns how many nodes released a part they still held,
 // and the errors of the nodes whose outcome is unknown: their holders keep
 // their part and its unlock id, so that the next settle asks again without
-// releasing twice. r.op held.
+// releasing twice. r.op held, or r.givingBack set for the caller.
 func (r *RedLock) settle(ctx context.Context) (released int, failed []error) {
 	errs := make([]error, len(r.nodes))
 	freed := make([]bool, len(r.nodes))
@@ -263,7 +274,8 @@ func (r *RedLock) end(ctx context.Context, h *redHold) (err error, unknown bool)
 
 // forget drops, without asking the nodes, every part of a hold that r's
 // holders still have (those whose release could not be settled): they
-// are no longer renewed and end with their lease. r.op held.
+// are no longer renewed and end with their lease. r.op held, or
+// r.givingBack set for the caller.
 func (r *RedLock) forget() {
 	for _, n := range r.nodes {
 		if n.h.Lost() == nil {

@@ -1001,3 +1001,56 @@ func TestRedLock_failed_round_gives_back_within_ctx(t *testing.T) {
 	redistest.MustUnlock(t, r)
 	assertCleanAll(t, clients, name)
 }
+
+// TestRedLock_round_cut_short_by_its_ctx_gives_back_in_the_background: one
+// node grants and two do not answer until the ctx has ended, and then the
+// granting node does not answer the release either. TryLock returns
+// without waiting for it; the release runs on in the background, the
+// next TryLock waits for it within its own ctx, and once the nodes answer
+// the part is given back and the lock can be taken.
+func TestRedLock_round_cut_short_by_its_ctx_gives_back_in_the_background(t *testing.T) {
+	_, clients := masters(t, 3)
+	release := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }, Max: 2 * redistest.Hang}
+	acquire := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "acquire") }, Max: 2 * redistest.Hang}
+	defer release.Off()
+	defer acquire.Off()
+	clients[0].(*redis.Client).AddHook(release)
+	for _, c := range clients[1:] {
+		c.(*redis.Client).AddHook(acquire)
+	}
+	name := redistest.Unique(t)
+	r := multilock.NewRedLock(lockkits(t, clients), name, multilock.WithNodeTimeout(2*redistest.Hang))
+	redistest.MustLock(t, r) // loads the scripts
+	redistest.MustUnlock(t, r)
+	release.On()
+	acquire.On()
+	tryLock := func(d time.Duration) (bool, error) {
+		type result struct {
+			ok  bool
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			ok, err := r.TryLock(redistest.Ctx(t, d))
+			done <- result{ok, err}
+		}()
+		res := redistest.Receive(t, done, redistest.Hang, "TryLock")
+		return res.ok, res.err
+	}
+	if ok, err := tryLock(100 * time.Millisecond); ok || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("TryLock with two nodes silent = %v, %v; want false and DeadlineExceeded", ok, err)
+	}
+	// The give-back of node 0's part still waits for its release.
+	if ok, err := tryLock(100 * time.Millisecond); ok || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("TryLock during the give-back = %v, %v; want false and DeadlineExceeded", ok, err)
+	}
+	acquire.Off()
+	release.Off()
+	redistest.Eventually(t, redistest.Hang, "the part on node 0 to be given back", func() bool {
+		n, err := clients[0].Exists(redistest.Ctx(t, redistest.Hang), lockKey(name)).Result()
+		return err == nil && n == 0
+	})
+	redistest.MustLock(t, r)
+	redistest.MustUnlock(t, r)
+	assertCleanAll(t, clients, name)
+}
