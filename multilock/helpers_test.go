@@ -49,3 +49,16 @@ func lockCalls(l lockkit.Locker) []lockCall {
 		}},
 	}
 }
+
+// givenBack waits until lock name is free on c, and then checks that it
+// left nothing behind. A Lock whose ctx ended while its take of a member
+// was on its way returns at once; the member's holder undoes that take
+// when its reply comes.
+func givenBack(t *testing.T, c redis.UniversalClient, name string) {
+	t.Helper()
+	redistest.Eventually(t, redistest.Hang, name+" to be given back", func() bool {
+		n, err := c.Exists(context.Background(), lockKey(name)).Result()
+		return err == nil && n == 0
+	})
+	redistest.AssertClean(t, c, name)
+}
