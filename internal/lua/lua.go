@@ -18,16 +18,30 @@ var prelude string
 //go:embed queue.lua
 var queue string
 
+// The top-level definitions of the prelude, and of the prelude followed by
+// the queue's helpers: what a script may draw its helpers from.
+var (
+	preludeDefs = definitions(prelude)
+	queueDefs   = definitions(prelude + "\n" + queue)
+)
+
 //go:embed publish.lua
 var publish string
 
 // Publish publishes a message on a lock's channel (see publish.lua).
 var Publish = Script(publish)
 
-// Script returns the script made of the prelude and src. Run it with
-// Script.Run (EVALSHA, falling back to EVAL on NOSCRIPT).
+// Script returns the script made of the prelude and src: of the prelude,
+// the definitions src uses, directly or not. Run it with Script.Run
+// (EVALSHA, falling back to EVAL on NOSCRIPT).
 func Script(src string) *redis.Script {
-	return redis.NewScript(prelude + "\n" + src)
+	return script(preludeDefs, src)
+}
+
+// script returns the script made of the definitions of defs that src uses,
+// followed by src.
+func script(defs []definition, src string) *redis.Script {
+	return redis.NewScript(needed(defs, src) + "\n" + src)
 }
 
 // Loader returns the loader of a kind's scripts: each is the prelude, the
@@ -40,24 +54,20 @@ func Loader(fsys embed.FS, common string) func(name string) *redis.Script {
 // script is the prelude, the queue helpers of queue.lua, the kind's common
 // file of fsys and the named file.
 func QueueLoader(fsys embed.FS, common string) func(name string) *redis.Script {
-	return func(name string) *redis.Script { return load(queue, fsys, common, name) }
+	return func(name string) *redis.Script { return load(queueDefs, fsys, common, name) }
 }
 
 // Load returns the script made of the prelude and the named files of
 // fsys, in order: a kind's shared definitions, say, then one operation.
 // The files are embedded, so a missing one is a build mistake: it panics.
 func Load(fsys embed.FS, names ...string) *redis.Script {
-	return load("", fsys, names...)
+	return load(preludeDefs, fsys, names...)
 }
 
-// load returns the script made of the prelude, shared (Lua from this
-// package, or nothing) and the named files of fsys, in order.
-func load(shared string, fsys embed.FS, names ...string) *redis.Script {
+// load returns the script made of the named files of fsys, in order,
+// preceded by the definitions of defs they use.
+func load(defs []definition, fsys embed.FS, names ...string) *redis.Script {
 	var src strings.Builder
-	if shared != "" {
-		src.WriteString(shared)
-		src.WriteString("\n")
-	}
 	for _, name := range names {
 		b, err := fsys.ReadFile(name)
 		if err != nil {
@@ -66,5 +76,5 @@ func load(shared string, fsys embed.FS, names ...string) *redis.Script {
 		src.Write(b)
 		src.WriteString("\n")
 	}
-	return Script(src.String())
+	return script(defs, src.String())
 }

@@ -1,0 +1,80 @@
+package lua
+
+import (
+	"regexp"
+	"strings"
+)
+
+// A definition is one top-level local of a library file (the prelude or
+// queue.lua) with the comment above it: a helper function or a constant.
+type definition struct {
+	name string
+	text string
+	uses []string // the identifiers its text names
+}
+
+var (
+	identifier = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+	localName  = regexp.MustCompile(`^local (?:function )?([A-Za-z_][A-Za-z0-9_]*)`)
+)
+
+// definitions splits library source into its top-level locals. A line at
+// column 0 that begins with "local " starts one; comment and blank lines at
+// column 0 go with the definition that follows them; any other line (an
+// indented body, a closing "end") continues the current one.
+func definitions(src string) []definition {
+	var defs []definition
+	var pending strings.Builder // comment and blank lines awaiting a definition
+	for _, line := range strings.SplitAfter(src, "\n") {
+		switch {
+		case strings.HasPrefix(line, "local "):
+			m := localName.FindStringSubmatch(line)
+			if m == nil {
+				panic("lua: unnamed top-level local: " + line)
+			}
+			defs = append(defs, definition{name: m[1], text: pending.String() + line})
+			pending.Reset()
+		case strings.HasPrefix(line, "--") || strings.TrimSpace(line) == "":
+			pending.WriteString(line)
+		default:
+			if len(defs) == 0 {
+				panic("lua: library code outside a top-level local: " + line)
+			}
+			defs[len(defs)-1].text += pending.String() + line
+			pending.Reset()
+		}
+	}
+	for i := range defs {
+		defs[i].uses = identifier.FindAllString(defs[i].text, -1)
+	}
+	return defs
+}
+
+// needed returns, in their order, the definitions of defs that body names,
+// directly or through other definitions: a script carries only the helpers
+// it runs, for Redis runs every top-level statement of a script at each
+// call, and each helper is a closure made anew.
+func needed(defs []definition, body string) string {
+	index := make(map[string]int, len(defs))
+	for i, d := range defs {
+		index[d.name] = i
+	}
+	keep := make([]bool, len(defs))
+	var visit func(names []string)
+	visit = func(names []string) {
+		for _, n := range names {
+			if i, ok := index[n]; ok && !keep[i] {
+				keep[i] = true
+				visit(defs[i].uses)
+			}
+		}
+	}
+	visit(identifier.FindAllString(body, -1))
+	var b strings.Builder
+	for i, d := range defs {
+		if keep[i] {
+			b.WriteString(d.text)
+		}
+	}
+	return b.String()
+}
