@@ -60,12 +60,20 @@ end
 -- number argument in exponent form (1.7e+15), which would not compare equal
 -- to the token a client sends back. Lua numbers are doubles, so tokens are
 -- exact below 2^53, which the time in µs reaches in the year 2255.
+--
+-- The time is stored first, reading the counter in the same call (SET
+-- with GET); only when the counter had reached the time already (the
+-- clock went back, or two tokens in one µs) is the token set again.
 local function mint(fence)
   local t = redis.call('time')
-  local us = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  local token = math.max(tonumber(redis.call('get', fence) or '0') + 1, us)
+  local token = tonumber(t[1]) * 1000000 + tonumber(t[2])
   local s = string.format('%d', token)
-  redis.call('set', fence, s)
+  local last = tonumber(redis.call('set', fence, s, 'GET') or '0')
+  if last >= token then
+    token = last + 1
+    s = string.format('%d', token)
+    redis.call('set', fence, s)
+  end
   return token, s
 end
 
