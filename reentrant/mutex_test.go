@@ -218,12 +218,11 @@ func TestLock_after_holder_process_killed(t *testing.T) {
 		return lc.Notifier().Waiters(channelOf(lc, name)) == 1
 	})
 	holder.Kill(t)
-	killed := time.Now()
-	if err := <-got; err != nil {
+	// Nothing but the dead holder's lease bounds the waiter's sleep: no
+	// release will come. A waiter that did not bound it would sleep out its
+	// 30 s ctx.
+	if err := redistest.Receive(t, got, lease+5*time.Second, "Lock after the holder died"); err != nil {
 		t.Fatalf("Lock after holder died: %v", err)
-	}
-	if waited := time.Since(killed); waited > lease+time.Second {
-		t.Fatalf("acquired %v after the holder died; want within lease (%v) + 1s", waited, lease)
 	}
 	redistest.MustUnlock(t, m)
 }
