@@ -9,10 +9,4 @@
 --
 -- Returns 1 when a process was woken, 0 when none was.
 local free = redis.call('exists', HASH) == 0
-if wake_next(WPROCS, free and TURN or nil, ARGV[1] .. ':') then
-  return 1
-end
-if free then
-  redis.call('del', TURN)
-end
-return 0
+return pass_on(WPROCS, free and TURN or nil, ARGV[1] .. ':')

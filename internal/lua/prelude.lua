@@ -315,6 +315,21 @@ local function wake_next(waiting, turn, prefix)
   end
 end
 
+-- pass_on passes on a wake-up that a process was given but had no waiter
+-- left to use: it wakes the next waiting process (see wake_next), which
+-- the free lock is kept for when turn is not nil; when there is none, the
+-- lock is kept for nobody any more. It returns 1 when a process was woken,
+-- 0 when none was.
+local function pass_on(waiting, turn, prefix)
+  if wake_next(waiting, turn, prefix) then
+    return 1
+  end
+  if turn then
+    redis.call('del', turn)
+  end
+  return 0
+end
+
 -- kept_for settles, for an acquire of a free lock by process proc, the
 -- turn a release left (see wake_next): it returns how long to refuse the
 -- caller, the time the lock is still kept plus lease ms, while it is kept

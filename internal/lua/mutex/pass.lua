@@ -10,8 +10,4 @@
 if redis.call('exists', KEYS[1]) == 1 then
   return 0
 end
-if wake_next(KEYS[4], KEYS[5], ARGV[1] .. ':') then
-  return 1
-end
-redis.call('del', KEYS[5])
-return 0
+return pass_on(KEYS[4], KEYS[5], ARGV[1] .. ':')
