@@ -222,7 +222,7 @@ func TestLock_after_holder_process_killed(t *testing.T) {
 	// release will come. A waiter that did not bound it would sleep out its
 	// 30 s ctx.
 	if err := redistest.Receive(t, got, lease+5*time.Second, "Lock after the holder died"); err != nil {
-		t.Fatalf("Lock after holder died: %v", err)
+		t.Fatal(err)
 	}
 	redistest.MustUnlock(t, m)
 }
