@@ -33,6 +33,12 @@
 local hash, fence, queue, timeouts = KEYS[1], KEYS[2], KEYS[4], KEYS[5]
 local owner, lease, id, wt, prefix, join = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6] == '1'
 local reenter = ARGV[7] ~= '1'
+if redis.call('exists', hash, queue, timeouts) == 0 then
+  -- Free, and nobody queued: take it at once, as the steps below would.
+  local token = hold_new(hash, fence, 'fair', owner, id)
+  redis.call('pexpire', hash, lease)
+  return {1, token}
+end
 local first = acquire_first(hash, 'fair', owner, id)
 if first then
   return first

@@ -19,6 +19,9 @@ end
 -- hand_on evicts the dead entries of a queue whose lock was just freed,
 -- wakes the waiter now first in line and settles the queue's expiry.
 local function hand_on(queue, timeouts, prefix)
+  if redis.call('exists', queue, timeouts) == 0 then
+    return -- nobody waits
+  end
   local now = now_ms()
   wake(evict(queue, timeouts, now), prefix)
   settle(queue, timeouts, now)
