@@ -202,6 +202,25 @@ local function begin()
   return bad
 end
 
+-- fresh reports whether nothing of the lock is there: no hold, lease,
+-- intent, hand-off or turn. An acquire takes a fresh lock at once
+-- (take_fresh): begin's purge and the checks of a busy lock come to that.
+local function fresh()
+  return redis.call('exists', HASH, LEASES, WRITERS, TURN) == 0
+end
+
+-- take_fresh begins hold h, in mode 'read' or 'write', on a fresh lock,
+-- for the acquire with attempt id, with a lease of ms; it returns {1,
+-- token}.
+local function take_fresh(h, mode, ms, id)
+  local token = hold_new(HASH, FENCE, KIND, h, id)
+  redis.call('hset', HASH, ':mode', mode)
+  redis.call('zadd', LEASES, NOW + ms, h)
+  redis.call('pexpire', HASH, ms)
+  redis.call('pexpire', LEASES, ms)
+  return {1, token}
+end
+
 -- release undoes one acquire of hold ARGV[1], with token ARGV[2] under
 -- unlock id ARGV[3], remembering an ended hold's token for ARGV[4] ms (the
 -- standard release ARGV, see hold_release). A hold that ended is

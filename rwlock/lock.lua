@@ -34,16 +34,8 @@
 -- Returns {-1, 0} when the owner holds the read lock but not the write
 -- lock: a read-to-write upgrade, which would wait for itself forever.
 -- A WRONGKIND error when another kind holds the name.
-local bad = begin()
-if bad then
-  return bad
-end
 local w, ms, id, r, intent, claims = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6] == '1'
 local proc, waiters = ARGV[7] or '', ARGV[8]
-local again = hold_again(HASH, w, id)
-if again then
-  return again
-end
 -- taken ends or keeps the registration of the caller's process, which got
 -- the lock, as ARGV[8] says.
 local function taken(reply)
@@ -55,6 +47,17 @@ local function taken(reply)
     end
   end
   return reply
+end
+if fresh() then
+  return taken(take_fresh(w, 'write', ms, id))
+end
+local bad = begin()
+if bad then
+  return bad
+end
+local again = hold_again(HASH, w, id)
+if again then
+  return again
 end
 if redis.call('hexists', HASH, w) == 1 then
   redis.call('zrem', WRITERS, w)

@@ -24,11 +24,14 @@
 -- hold), the ms until the hand-off lapses, or the ms until the last
 -- waiting writer's intent lapses. A WRONGKIND error when another kind holds
 -- the name.
+local r, ms, id, w = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
+if fresh() then
+  return take_fresh(r, 'read', ms, id)
+end
 local bad = begin()
 if bad then
   return bad
 end
-local r, ms, id, w = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 local again = hold_again(HASH, r, id)
 if again then
   return again
