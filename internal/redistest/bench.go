@@ -13,12 +13,15 @@ import (
 // It takes and frees l once first, so that its scripts are loaded, then
 // does so b.N times. It reports how long Lock took as by [ReportWaits],
 // the allocations per cycle and, when counter is not nil, the commands
-// counter saw per cycle as cmds/op.
+// counter saw per cycle as cmds/op; when counter was made by
+// CountCommands from a client of one server, that server's CPU time per
+// cycle, as redis-cpu-us/op.
 func BenchLockUnlock(b *testing.B, l Locker, counter *Counter) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	warmUp(b, l)
 	if counter != nil {
+		counter.server.begin(b)
 		counter.Reset()
 	}
 	var waits []time.Duration
@@ -34,6 +37,7 @@ func BenchLockUnlock(b *testing.B, l Locker, counter *Counter) {
 	}
 	if counter != nil {
 		b.ReportMetric(float64(counter.Total())/float64(b.N), "cmds/op")
+		counter.server.report(b, b.N)
 	}
 	ReportWaits(b, waits)
 }
@@ -43,8 +47,9 @@ func BenchLockUnlock(b *testing.B, l Locker, counter *Counter) {
 // time. It takes and frees one more lock from newLock first, so that the
 // scripts are loaded. It reports acquisitions per second as acq/s, the
 // allocations per acquisition and, when counter is not nil, the commands
-// counter saw per acquisition (Lock and Unlock) as cmds/acq. It returns how long each Lock call waited, for
-// [ReportWaits].
+// counter saw per acquisition (Lock and Unlock) as cmds/acq, and the
+// server's CPU time per acquisition as BenchLockUnlock does. It returns
+// how long each Lock call waited, for [ReportWaits].
 func BenchContended(b *testing.B, owners int, hold time.Duration, newLock func() Locker, counter *Counter) []time.Duration {
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -54,6 +59,7 @@ func BenchContended(b *testing.B, owners int, hold time.Duration, newLock func()
 		locks[i] = newLock()
 	}
 	if counter != nil {
+		counter.server.begin(b)
 		counter.Reset()
 	}
 	var (
@@ -96,6 +102,7 @@ func BenchContended(b *testing.B, owners int, hold time.Duration, newLock func()
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "acq/s")
 	if counter != nil {
 		b.ReportMetric(float64(counter.Total())/float64(b.N), "cmds/acq")
+		counter.server.report(b, b.N)
 	}
 	return waits
 }

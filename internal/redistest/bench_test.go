@@ -19,6 +19,28 @@ func TestBenchLockUnlock_reports_commands_per_cycle(t *testing.T) {
 	if r.Extra["p50-ms"] <= 0 || r.Extra["p99-ms"] < r.Extra["p50-ms"] {
 		t.Fatalf("metrics %v; want a positive p50-ms and a p99-ms no smaller", r.Extra)
 	}
+	if _, ok := r.Extra["redis-cpu-us/op"]; ok {
+		t.Fatalf("metrics %v; want no redis-cpu-us/op from miniredis, which does not report it", r.Extra)
+	}
+}
+
+func TestBenchLockUnlock_reports_the_servers_cpu_per_cycle(t *testing.T) {
+	c := StartServer(t).Client(t)
+	name := Unique(t)
+	if err := c.RPush(Ctx(t, queryTimeout), queueKey(name), "x").Err(); err != nil {
+		t.Fatal(err)
+	}
+	counter := CountCommands(c)
+	r := testing.Benchmark(func(b *testing.B) {
+		BenchLockUnlock(b, &queueLock{c: c, name: name}, counter)
+	})
+	// The INFO calls that measure it are not counted as the lock's.
+	if r.N == 0 || r.Extra["cmds/op"] != 3 {
+		t.Fatalf("N = %d, cmds/op = %v; want 3 commands per cycle", r.N, r.Extra["cmds/op"])
+	}
+	if us := r.Extra["redis-cpu-us/op"]; us <= 0 {
+		t.Fatalf("metrics %v; want a positive redis-cpu-us/op", r.Extra)
+	}
 }
 
 func TestBenchContended_shares_b_N_acquisitions(t *testing.T) {

@@ -24,6 +24,9 @@ import (
 // first use. It is safe for concurrent use.
 type Counter struct {
 	total, scripts atomic.Int64
+	// server, set by CountCommands for a client of one server, measures
+	// that server's CPU time for the benchmarks.
+	server serverCPU
 }
 
 // NewCounter returns a Counter with every count at zero.
@@ -34,6 +37,9 @@ func NewCounter() *Counter { return &Counter{} }
 func CountCommands(c redis.UniversalClient) *Counter {
 	counter := NewCounter()
 	c.AddHook(counter.Hook())
+	if one, ok := c.(*redis.Client); ok {
+		counter.server.c = one
+	}
 	return counter
 }
 
