@@ -20,6 +20,14 @@ func BenchmarkMutex_uncontended(b *testing.B) {
 	redistest.BenchLockUnlock(b, m, counter)
 }
 
+// BenchmarkFloor_uncontended measures the floor of BenchmarkMutex_uncontended
+// on the same machine: two round trips of the script "return 1" per cycle
+// (redistest.Floor).
+func BenchmarkFloor_uncontended(b *testing.B) {
+	c := redistest.StartServer(b).Client(b)
+	redistest.BenchLockUnlock(b, redistest.Floor{C: c}, redistest.CountCommands(c))
+}
+
 // BenchmarkMutex_contended runs 64 goroutines, each its own owner, locking
 // one key and holding it for hold. It reports acquisitions per second,
 // commands sent per acquisition and the p50/p99 wait for Lock.

@@ -74,3 +74,27 @@ func TestReportWaits_reports_p50_and_p99_in_ms(t *testing.T) {
 		t.Fatalf("metrics %v for no waits; want none", r.Extra)
 	}
 }
+
+func TestFloor_runs_one_script_per_call(t *testing.T) {
+	_, c := Mini(t)
+	counter := CountCommands(c)
+	f := Floor{C: c}
+	ctx := Ctx(t, queryTimeout)
+	if err := f.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The first call may load the script (EVALSHA, then EVAL on NOSCRIPT).
+	counter.Reset()
+	if err := f.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if counter.Total() != 2 || counter.Scripts() != 2 {
+		t.Fatalf("a cycle sent %d commands, %d scripts; want 2 scripts", counter.Total(), counter.Scripts())
+	}
+}
