@@ -10,7 +10,7 @@ import (
 type definition struct {
 	name string
 	text string
-	uses []string // the identifiers its text names
+	uses []string // the identifiers its code names
 }
 
 var (
@@ -45,13 +45,25 @@ func definitions(src string) []definition {
 		}
 	}
 	for i := range defs {
-		defs[i].uses = identifier.FindAllString(defs[i].text, -1)
+		defs[i].uses = names(defs[i].text)
 	}
 	return defs
 }
 
-// needed returns, in their order, the definitions of defs that body names,
-// directly or through other definitions: a script carries only the helpers
+// names returns the identifiers that the code of src names; its comment
+// lines do not count.
+func names(src string) []string {
+	var ids []string
+	for _, line := range strings.Split(src, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(line), "--") {
+			ids = append(ids, identifier.FindAllString(line, -1)...)
+		}
+	}
+	return ids
+}
+
+// needed returns, in their order, the definitions of defs that the code of
+// body names, directly or through other definitions: a script carries only the helpers
 // it runs, for Redis runs every top-level statement of a script at each
 // call, and each helper is a closure made anew.
 func needed(defs []definition, body string) string {
@@ -69,7 +81,7 @@ func needed(defs []definition, body string) string {
 			}
 		}
 	}
-	visit(identifier.FindAllString(body, -1))
+	visit(names(body))
 	var b strings.Builder
 	for i, d := range defs {
 		if keep[i] {

@@ -5,12 +5,12 @@ import (
 	"testing"
 )
 
-func TestNeeded_keeps_what_the_body_uses_directly_or_not_in_order(t *testing.T) {
+func TestNeeded_keeps_what_the_code_uses_directly_or_not_in_order(t *testing.T) {
 	defs := definitions(`-- header
 -- limit is a constant.
 local limit = 3
 
--- used by twice.
+-- used by twice, unlike unused: a comment names no dependency.
 local function once(x)
   -- an inner comment
   return x
@@ -34,14 +34,14 @@ end
 	if got := strings.Join(names, " "); got != "limit once twice unused" {
 		t.Fatalf("definitions = %q", got)
 	}
-	got := needed(defs, "return twice(1)")
+	got := needed(defs, "-- not unused\nreturn twice(1)")
 	for _, want := range []string{"local limit = 3", "local function once(x)", "  -- an inner comment", "local function twice(x)"} {
 		if !strings.Contains(got, want+"\n") {
 			t.Errorf("needed lacks %q:\n%s", want, got)
 		}
 	}
-	if strings.Contains(got, "unused") {
-		t.Errorf("needed keeps a definition nobody uses:\n%s", got)
+	if strings.Contains(got, "local function unused") {
+		t.Errorf("needed keeps a definition only comments name:\n%s", got)
 	}
 	if strings.Index(got, "local limit") > strings.Index(got, "local function once") ||
 		strings.Index(got, "local function once") > strings.Index(got, "local function twice") {
