@@ -52,8 +52,8 @@ type Option func(*Notifier)
 // connection dead (a dropped NAT entry or a black-holed route can leave a
 // connection open that carries nothing): the notifier replaces it,
 // subscribes every channel again, and wakes every waiter to re-check. A
-// dead connection is so replaced within 2d. d must be positive.
-// Default: 2 s ([DefaultHealthCheck]).
+// dead connection is so replaced within 2d. A d that is not positive is
+// ignored: the default stays. Default: 2 s ([DefaultHealthCheck]).
 func HealthCheck(d time.Duration) Option {
 	return func(n *Notifier) {
 		if d > 0 {
@@ -145,12 +145,16 @@ func PassOn(f func()) SubscribeOption {
 // Subscribe joins the FIFO of waiters on channel and returns once Redis has
 // confirmed the subscription, so a message published after Subscribe
 // returns will reach the waiter. The caller must call [Waiter.Leave].
-// If ctx ends first, Subscribe leaves and returns ctx.Err().
+// If ctx ends first, Subscribe leaves and returns ctx.Err(); a ctx that
+// has ended already fails at once, even on a channel subscribed already.
 func (n *Notifier) Subscribe(ctx context.Context, channelName string, opts ...SubscribeOption) (*Waiter, error) {
 	select {
 	case <-n.closed:
 		return nil, ErrClosed
 	default:
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	n.mu.Lock()
 	select {
