@@ -116,3 +116,72 @@ func TestLeave_closes_the_connection_once_no_channel_is_left(t *testing.T) {
 		t.Fatal("a waiter on the connection opened again was not woken")
 	}
 }
+
+// TestPassOn_not_run_once_closed checks PassOn's promise that its function
+// is not called once the Notifier is closed: a waiter that leaves after
+// Close holding a wake-up it did not use hands it to nobody.
+func TestPassOn_not_run_once_closed(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	n := notify.New(c)
+	passed := make(chan struct{}, 1)
+	ch := redistest.Unique(t)
+	w, err := n.Subscribe(redistest.Ctx(t, 10*time.Second), ch, notify.PassOn(func() { passed <- struct{}{} }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish(t, c, ch, notify.WakeOne)
+	if !woken(w, 5*time.Second) {
+		t.Fatal("waiter not woken")
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.Leave(false)
+	_ = n.Close() // waits for anything Leave started
+	select {
+	case <-passed:
+		t.Fatal("PassOn ran after Close")
+	default:
+	}
+}
+
+// TestClose_while_the_server_is_down checks that Close returns, and
+// every later Subscribe fails with ErrClosed, while the server is killed
+// and the Notifier is trying to reconnect; goleak in TestMain checks that
+// nothing is left running.
+func TestClose_while_the_server_is_down(t *testing.T) {
+	srv := redistest.StartServer(t)
+	c := srv.Client(t)
+	disconnects := make(chan struct{}, 1)
+	n := notify.New(c, notify.OnDisconnect(func() {
+		select {
+		case disconnects <- struct{}{}:
+		default:
+		}
+	}))
+	w := subscribe(t, n, redistest.Unique(t))
+	srv.Kill(t)
+	redistest.Receive(t, disconnects, redistest.Hang, "OnDisconnect after the server was killed")
+	closed := make(chan error, 1)
+	go func() { closed <- n.Close() }()
+	if err := redistest.Receive(t, closed, redistest.Hang, "Close with the server down"); err != nil {
+		t.Fatal(err)
+	}
+	w.Leave(false)
+	_, err := n.Subscribe(redistest.Ctx(t, time.Second), redistest.Unique(t))
+	redistest.WantErr(t, err, notify.ErrClosed)
+}
+
+// TestNew_and_Subscribe_ignore_nil_options checks that a nil Option or
+// SubscribeOption (one chosen at run time, say) is ignored rather than
+// panicking.
+func TestNew_and_Subscribe_ignore_nil_options(t *testing.T) {
+	_, c := redistest.Mini(t)
+	n := notify.New(c, nil)
+	t.Cleanup(func() { _ = n.Close() })
+	w, err := n.Subscribe(redistest.Ctx(t, 10*time.Second), redistest.Unique(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Leave(true)
+}

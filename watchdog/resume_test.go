@@ -58,6 +58,19 @@ func TestStart_after_Close_of_a_hold_registered_before_reports_ErrClosed(t *test
 	redistest.WantErr(t, redistest.Receive(t, lost, 5*time.Second, "OnLost of the hold started after Close"), watchdog.ErrClosed)
 }
 
+// TestNew_ignores_a_nil_option checks that a nil Option is ignored
+// rather than panicking, and the Watchdog works.
+func TestNew_ignores_a_nil_option(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	w := watchdog.New(c, nil)
+	t.Cleanup(func() { _ = w.Close() })
+	h := w.Register()
+	h.Stop()
+	if w.Len() != 0 {
+		t.Fatalf("Len = %d after Stop, want 0", w.Len())
+	}
+}
+
 // TestMargin_is_a_twentieth_clamped checks Margin's documented value:
 // ttl/20, at most 100 ms and at least 1 ms.
 func TestMargin_is_a_twentieth_clamped(t *testing.T) {

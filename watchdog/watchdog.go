@@ -45,7 +45,7 @@ var (
 // when the hold falls due before the time it sleeps until, so a hold
 // taken and released costs no goroutine switch. The goroutine exits about
 // 100 ms after the last hold was stopped, if no other came meanwhile.
-// Close stops it at once.
+// Close stops it at once. A nil Option is ignored.
 func New(client redis.UniversalClient, opts ...Option) *Watchdog {
 	w := &Watchdog{client: client, holds: map[*Hold]struct{}{}, kick: make(chan struct{}, 1), timer: time.NewTimer(time.Hour), done: make(chan struct{})}
 	w.timer.Stop()
