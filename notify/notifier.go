@@ -147,8 +147,13 @@ func PassOn(f func()) SubscribeOption {
 // Subscribe joins the FIFO of waiters on channel and returns once Redis has
 // confirmed the subscription, so a message published after Subscribe
 // returns will reach the waiter. The caller must call [Waiter.Leave]. A
-// nil SubscribeOption is ignored. If ctx ends first, Subscribe leaves and returns ctx.Err(); a ctx that
+// nil SubscribeOption is ignored.
+//
+// If ctx ends first, Subscribe leaves and returns ctx.Err(); a ctx that
 // has ended already fails at once, even on a channel subscribed already.
+// If the subscribe cannot be sent (no connection to the server can be
+// opened), Subscribe leaves and returns that error; a later Subscribe
+// tries again. Once the Notifier is closed it returns [ErrClosed].
 func (n *Notifier) Subscribe(ctx context.Context, channelName string, opts ...SubscribeOption) (*Waiter, error) {
 	select {
 	case <-n.closed:
