@@ -34,7 +34,10 @@ func (f *inFlight) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 // has, and after the holds were reported lost with ErrClosed.
 func TestClose_called_twice_at_once_both_wait_for_the_renewals_in_flight(t *testing.T) {
 	srv := redistest.StartServer(t)
-	c := srv.Client(t)
+	// A read timeout longer than the stall: the renewal stays in flight
+	// until the stall ends.
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), ReadTimeout: 10 * time.Second})
+	t.Cleanup(func() { _ = c.Close() })
 	flying := &inFlight{}
 	c.AddHook(flying)
 	const ttl = 30 * time.Second
@@ -49,7 +52,7 @@ func TestClose_called_twice_at_once_both_wait_for_the_renewals_in_flight(t *test
 		OnLost: func(error) { lost.Store(true) },
 	}, time.Now())
 
-	srv.Stall(t, 2*time.Second)
+	srv.Stall(t, 3*time.Second)
 	w.Check() // a renewal now, stuck on the stalled server
 	redistest.Eventually(t, 5*time.Second, "a renewal to be in flight", func() bool { return flying.n.Load() > 0 })
 	var wg sync.WaitGroup
