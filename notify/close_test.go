@@ -2,7 +2,10 @@ package notify_test
 
 import (
 	"context"
+	"errors"
+	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -184,4 +187,26 @@ func TestNew_and_Subscribe_ignore_nil_options(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Leave(true)
+}
+
+// TestNew_and_Close_do_no_IO checks New's promise: a Notifier that never
+// subscribes opens no connection, so New and Close work whatever the
+// state of the server.
+func TestNew_and_Close_do_no_IO(t *testing.T) {
+	var dials atomic.Int64
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", Dialer: func(context.Context, string, string) (net.Conn, error) {
+		dials.Add(1)
+		return nil, errors.New("test: no server")
+	}})
+	t.Cleanup(func() { _ = c.Close() })
+	n := notify.New(c)
+	if n.Channels() != 0 || n.Waiters("x") != 0 || n.Sleeping("x") != 0 || n.Subscribed("x") {
+		t.Fatal("a new Notifier reports a channel")
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := dials.Load(); got != 0 {
+		t.Fatalf("New and Close dialled the server %d times, want 0", got)
+	}
 }

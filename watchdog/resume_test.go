@@ -85,3 +85,20 @@ func TestMargin_is_a_twentieth_clamped(t *testing.T) {
 		}
 	}
 }
+
+// TestNew_Register_and_Close_send_nothing checks New's promise that it
+// does no I/O, and that a hold registered and stopped, or a Close, sends
+// nothing either: only renewals talk to the server.
+func TestNew_Register_and_Close_send_nothing(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	count := redistest.CountCommands(c)
+	w := watchdog.New(c)
+	h := w.Register()
+	h.Stop()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := count.Total(); got != 0 {
+		t.Fatalf("%d commands sent by New, Register, Stop and Close, want 0", got)
+	}
+}
