@@ -101,7 +101,7 @@ type Lease struct {
 	// OnLost is called at most once, from a goroutine of the watchdog, when
 	// the hold is found gone (cause nil) or when its lease is about to
 	// lapse with no renewal confirmed (cause matches [ErrNotRenewed]). It
-	// must not block.
+	// must not block, nor call [Watchdog.Close], which waits for it.
 	OnLost func(cause error)
 }
 
