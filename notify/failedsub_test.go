@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -45,6 +46,9 @@ func TestSubscribe_works_again_after_one_that_failed_while_the_server_was_down(t
 		}
 	}))
 	t.Cleanup(func() { _ = n.Close() })
+	release := sync.OnceFunc(func() { close(resume) })
+	// Runs before Close, should the test fail while the loop is held.
+	t.Cleanup(release)
 	w := subscribe(t, n, redistest.Unique(t)) // keeps the connection open
 	defer w.Leave(true)
 
@@ -62,7 +66,7 @@ func TestSubscribe_works_again_after_one_that_failed_while_the_server_was_down(t
 	tried := dials.Load()
 	redistest.Eventually(t, redistest.Hang, "the unsubscribe to be tried", func() bool { return dials.Load() > tried })
 	down.Store(false)
-	close(resume)
+	release()
 
 	redistest.Eventually(t, redistest.Hang, "the channel to be subscribed after the outage", func() bool {
 		w, err := n.Subscribe(redistest.Ctx(t, 2*time.Second), ch)
