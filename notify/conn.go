@@ -173,9 +173,23 @@ func (n *Notifier) subscribe(ctx context.Context, name string) error {
 	c.pending[name]++
 	ps := c.ps
 	n.mu.Unlock()
-	// A failed write is not final: go-redis reconnects and subscribes every
-	// channel it was asked for again, and the confirmation then arrives.
-	return c.send(ctx, ps, c.wire(name))
+	if err := c.send(ctx, ps, c.wire(name)); err != nil {
+		// Not sent: no confirmation is owed for it. (go-redis subscribes
+		// the channel again when it reconnects, unless the waiters leave
+		// and unsubscribe it first; that confirmation then confirms the
+		// channel for the waiters still on it.) Left counted, it would
+		// keep the channel from ever being confirmed again on this
+		// connection.
+		n.mu.Lock()
+		if c.pending[name] > 1 {
+			c.pending[name]--
+		} else {
+			delete(c.pending, name)
+		}
+		n.mu.Unlock()
+		return err
+	}
+	return nil
 }
 
 // unsubscribe sends the unsubscribe of ch unless its channel has waiters

@@ -35,11 +35,13 @@ var ErrClosed = errors.New("notify: closed")
 // New returns a Notifier that subscribes through client. It does no I/O:
 // its one PubSub connection and the goroutine receiving from it start with
 // the first subscription and stop a short linger (100 ms) after the last
-// channel is left. Close stops it for good.
+// channel is left. Close stops it for good. A nil Option is ignored.
 func New(client redis.UniversalClient, opts ...Option) *Notifier {
 	n := &Notifier{client: client, id: rand.Text(), channels: map[string]*channel{}, conns: map[string]*conn{}, closed: make(chan struct{}), health: DefaultHealthCheck}
 	for _, opt := range opts {
-		opt(n)
+		if opt != nil {
+			opt(n)
+		}
 	}
 	return n
 }
@@ -52,8 +54,8 @@ type Option func(*Notifier)
 // connection dead (a dropped NAT entry or a black-holed route can leave a
 // connection open that carries nothing): the notifier replaces it,
 // subscribes every channel again, and wakes every waiter to re-check. A
-// dead connection is so replaced within 2d. d must be positive.
-// Default: 2 s ([DefaultHealthCheck]).
+// dead connection is so replaced within 2d. A d that is not positive is
+// ignored: the default stays. Default: 2 s ([DefaultHealthCheck]).
 func HealthCheck(d time.Duration) Option {
 	return func(n *Notifier) {
 		if d > 0 {
@@ -144,13 +146,22 @@ func PassOn(f func()) SubscribeOption {
 
 // Subscribe joins the FIFO of waiters on channel and returns once Redis has
 // confirmed the subscription, so a message published after Subscribe
-// returns will reach the waiter. The caller must call [Waiter.Leave].
-// If ctx ends first, Subscribe leaves and returns ctx.Err().
+// returns will reach the waiter. The caller must call [Waiter.Leave]. A
+// nil SubscribeOption is ignored.
+//
+// If ctx ends first, Subscribe leaves and returns ctx.Err(); a ctx that
+// has ended already fails at once, even on a channel subscribed already.
+// If the subscribe cannot be sent (no connection to the server can be
+// opened), Subscribe leaves and returns that error; a later Subscribe
+// tries again. Once the Notifier is closed it returns [ErrClosed].
 func (n *Notifier) Subscribe(ctx context.Context, channelName string, opts ...SubscribeOption) (*Waiter, error) {
 	select {
 	case <-n.closed:
 		return nil, ErrClosed
 	default:
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	n.mu.Lock()
 	select {
@@ -174,7 +185,9 @@ func (n *Notifier) Subscribe(ctx context.Context, channelName string, opts ...Su
 		ch.idle = nil
 	}
 	for _, opt := range opts {
-		opt(ch)
+		if opt != nil {
+			opt(ch)
+		}
 	}
 	ch.refs++
 	w := &Waiter{n: n, ch: ch, signal: make(chan struct{}, 1), rearm: make(chan struct{}, 1)}

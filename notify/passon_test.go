@@ -106,3 +106,28 @@ func TestID_differs_per_notifier(t *testing.T) {
 		t.Fatalf("ids %q and %q, want two distinct non-empty ids", a.ID(), b.ID())
 	}
 }
+
+// TestLeave_and_Handoff_are_idempotent checks that a waiter that leaves
+// again (a deferred Leave after a Handoff, say) changes nothing: the
+// waiter behind it keeps its place and is not woken, and the channel is
+// unsubscribed once that one leaves too.
+func TestLeave_and_Handoff_are_idempotent(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	n := newNotifier(t, rc)
+	ch := redistest.Unique(t)
+	a, b := subscribe(t, n, ch), subscribe(t, n, ch)
+	a.Leave(true)
+	a.Leave(false)
+	a.Handoff()
+	if got := n.Waiters(ch); got != 1 {
+		t.Fatalf("%d waiters after one left three times, want 1", got)
+	}
+	if woken(b, 50*time.Millisecond) {
+		t.Fatal("a repeated Leave or Handoff woke the other waiter")
+	}
+	b.Leave(true)
+	if got := n.Channels(); got != 0 {
+		t.Fatalf("Channels() = %d after every waiter left, want 0", got)
+	}
+	redistest.Eventually(t, 5*time.Second, "the channel to be unsubscribed", func() bool { return !n.Subscribed(ch) })
+}

@@ -45,9 +45,9 @@ var (
 // when the hold falls due before the time it sleeps until, so a hold
 // taken and released costs no goroutine switch. The goroutine exits about
 // 100 ms after the last hold was stopped, if no other came meanwhile.
-// Close stops it at once.
+// Close stops it at once. A nil Option is ignored.
 func New(client redis.UniversalClient, opts ...Option) *Watchdog {
-	w := &Watchdog{client: client, holds: map[*Hold]struct{}{}, kick: make(chan struct{}, 1), timer: time.NewTimer(time.Hour)}
+	w := &Watchdog{client: client, holds: map[*Hold]struct{}{}, kick: make(chan struct{}, 1), timer: time.NewTimer(time.Hour), done: make(chan struct{})}
 	w.timer.Stop()
 	w.cond.L = &w.mu
 	for _, o := range opts {
@@ -101,7 +101,7 @@ type Lease struct {
 	// OnLost is called at most once, from a goroutine of the watchdog, when
 	// the hold is found gone (cause nil) or when its lease is about to
 	// lapse with no renewal confirmed (cause matches [ErrNotRenewed]). It
-	// must not block.
+	// must not block, nor call [Watchdog.Close], which waits for it.
 	OnLost func(cause error)
 }
 
@@ -117,6 +117,7 @@ type Watchdog struct {
 	holds   map[*Hold]struct{} // every hold not stopped; guarded by mu
 	running bool               // the goroutine is running; guarded by mu
 	closed  bool               // Close was called; guarded by mu
+	done    chan struct{}      // closed when the first Close has done its work
 	exited  chan struct{}      // closed when the running goroutine returns; guarded by mu
 	sending int                // batches of renewals awaiting replies; guarded by mu
 	flights uint64             // renewals sent so far, naming each; guarded by mu
@@ -273,13 +274,16 @@ func (h *Hold) lose(cause error) func() {
 // client's timeouts, not by a context, unless the client was created with
 // ContextTimeoutEnabled: against a silent server Close may wait for the
 // client's ReadTimeout (3 s by default). Later holds are reported lost at
-// Start. Close is idempotent and does not close the client.
+// Start. Close is idempotent, and every call returns only once the work
+// above is done; it does not close the client.
 func (w *Watchdog) Close() error {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
+		<-w.done
 		return nil
 	}
+	defer close(w.done)
 	w.closed = true
 	var lost []func(error)
 	for h := range w.holds {

@@ -2,7 +2,9 @@ package watchdog_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -138,8 +140,10 @@ func TestWatchdog_reports_persistent_errors_after_lease(t *testing.T) {
 	w := watch(t, srv.Client(t), ttl)
 	srv.Stop(t)
 	cause := redistest.Receive(t, w.lost, 10*time.Second, "the hold with a dead server to be reported")
-	if cause == nil {
-		t.Fatal("cause is nil; want the Redis error")
+	redistest.WantErr(t, cause, watchdog.ErrNotRenewed)
+	var ne net.Error
+	if !errors.As(cause, &ne) {
+		t.Fatalf("cause = %v; want it to wrap the last renewal's network error", cause)
 	}
 	// Reported no earlier than one retry interval before the lease could
 	// lapse.

@@ -1,0 +1,36 @@
+package notify_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+// TestWaitTurn_next_waiter_takes_the_timer_over_when_the_head_leaves
+// checks the head's timer (doc.go, SetDeadline): only the head of the FIFO
+// returns when the lock's deadline passes with no message; the waiter
+// behind it sleeps on, and takes the timer over (returning at once, the
+// deadline being past) when the head leaves without a wake-up.
+func TestWaitTurn_next_waiter_takes_the_timer_over_when_the_head_leaves(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	n, ch, head, next := twoWaiters(t, c)
+	defer next.Leave(true)
+	behind := make(chan error, 1)
+	go func() { behind <- next.WaitTurn(redistest.Ctx(t, time.Minute)) }()
+	redistest.Eventually(t, 5*time.Second, "the second waiter to sleep", func() bool { return n.Sleeping(ch) == 1 })
+
+	head.SetDeadline(50 * time.Millisecond)
+	if err := head.WaitTurn(redistest.Ctx(t, redistest.Hang)); err != nil {
+		t.Fatalf("the head's WaitTurn past the deadline = %v, want nil", err)
+	}
+	select {
+	case err := <-behind:
+		t.Fatalf("the waiter behind the head returned (%v): only the head keeps a timer", err)
+	default:
+	}
+	head.Leave(true)
+	if err := redistest.Receive(t, behind, redistest.Hang, "the new head to take the timer over"); err != nil {
+		t.Fatalf("the new head's WaitTurn = %v, want nil", err)
+	}
+}

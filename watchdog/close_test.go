@@ -1,0 +1,71 @@
+package watchdog_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/watchdog"
+)
+
+// inFlight counts the pipelines sent through a client that have not
+// returned yet.
+type inFlight struct{ n atomic.Int64 }
+
+func (f *inFlight) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (f *inFlight) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (f *inFlight) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		f.n.Add(1)
+		defer f.n.Add(-1)
+		return next(ctx, cmds)
+	}
+}
+
+// TestClose_called_twice_at_once_both_wait_for_the_renewals_in_flight
+// checks Close's promise to leave no goroutine behind for every caller:
+// two Closes at once (a deferred one and a shutdown hook, say) while a
+// renewal is stuck on a stalled server both return only once that renewal
+// has, and after the holds were reported lost with ErrClosed.
+func TestClose_called_twice_at_once_both_wait_for_the_renewals_in_flight(t *testing.T) {
+	srv := redistest.StartServer(t)
+	// A read timeout longer than the stall: the renewal stays in flight
+	// until the stall ends.
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), ReadTimeout: 10 * time.Second})
+	t.Cleanup(func() { _ = c.Close() })
+	flying := &inFlight{}
+	c.AddHook(flying)
+	const ttl = 30 * time.Second
+	w := watchdog.New(c)
+	key := redistest.Unique(t)
+	if err := c.Set(redistest.Ctx(t, 5*time.Second), key, 1, ttl).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var lost atomic.Bool
+	w.Register().Start(watchdog.Lease{
+		Script: renewScript, Keys: []string{key}, Args: []any{ttl.Milliseconds()}, TTL: ttl,
+		OnLost: func(error) { lost.Store(true) },
+	}, time.Now())
+
+	srv.Stall(t, 3*time.Second)
+	w.Check() // a renewal now, stuck on the stalled server
+	redistest.Eventually(t, 5*time.Second, "a renewal to be in flight", func() bool { return flying.n.Load() > 0 })
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Go(func() {
+			_ = w.Close()
+			if n := flying.n.Load(); n > 0 {
+				t.Errorf("Close %d returned with %d renewals in flight", i, n)
+			}
+			if !lost.Load() {
+				t.Errorf("Close %d returned before the hold was reported lost", i)
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -1,0 +1,70 @@
+package watchdog_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/watchdog"
+)
+
+// nextRound returns the first round sent to rounds that matches want, and
+// fails the test if none comes within redistest.Hang.
+func nextRound(t *testing.T, rounds <-chan watchdog.Round, what string, want func(watchdog.Round) bool) watchdog.Round {
+	t.Helper()
+	for {
+		if r := redistest.Receive(t, rounds, redistest.Hang, what); want(r) {
+			return r
+		}
+	}
+}
+
+// TestWatchdog_retries_through_a_cut_and_keeps_the_hold checks the
+// promise that a failed renewal is retried until the deadline: with the
+// network to the server cut, the renewals fail (each round reports the
+// error); once it is healed well within the lease, a retry renews the
+// lease, and the hold is never reported lost.
+func TestWatchdog_retries_through_a_cut_and_keeps_the_hold(t *testing.T) {
+	srv := redistest.StartServer(t)
+	proxy := redistest.StartProxy(t, srv.Addr())
+	// A short read timeout, so that a renewal through the cut fails soon.
+	c := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ReadTimeout: 200 * time.Millisecond})
+	t.Cleanup(func() { _ = c.Close() })
+	rounds := make(chan watchdog.Round, 256)
+	w := watchdog.New(c, watchdog.OnRound(func(r watchdog.Round) {
+		select {
+		case rounds <- r:
+		default:
+		}
+	}))
+	t.Cleanup(func() { _ = w.Close() })
+	const ttl = 20 * time.Second // retried every second, lost after about 20
+	key := redistest.Unique(t)
+	since := time.Now()
+	if err := c.Set(redistest.Ctx(t, 5*time.Second), key, 1, ttl).Err(); err != nil {
+		t.Fatal(err)
+	}
+	lost := make(chan error, 1)
+	h := w.Register()
+	h.Start(lease(key, ttl, lost), since)
+	defer h.Stop()
+
+	proxy.Cut()
+	w.Check() // renew now rather than in ttl/3
+	failed := nextRound(t, rounds, "a renewal to fail through the cut", func(r watchdog.Round) bool { return r.Retry == 1 })
+	if failed.Err == nil {
+		t.Fatalf("a round with a failed renewal reports no error: %+v", failed)
+	}
+	proxy.Heal()
+	nextRound(t, rounds, "a retry to renew the hold after the heal", func(r watchdog.Round) bool { return r.Renewed == 1 })
+	select {
+	case cause := <-lost:
+		t.Fatalf("the hold was reported lost (%v) though a retry renewed it within its lease", cause)
+	default:
+	}
+	if w.Len() != 1 {
+		t.Fatalf("Len = %d after the retry renewed the hold, want 1", w.Len())
+	}
+}
