@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -24,6 +25,7 @@ const cliTimeout = 30 * time.Second
 // cli runs the lockkit command against one Redis deployment.
 type cli struct {
 	conn []string // connection flags
+	env  []string // more environment variables, KEY=VALUE
 }
 
 // cliFor returns the command connected as a user would connect to what
@@ -51,6 +53,7 @@ func (c cli) command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd.Env = append(os.Environ(), asLockkit+"=1",
 		// A race-enabled binary otherwise pauses for a second on exit.
 		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	cmd.Env = append(cmd.Env, c.env...)
 	return cmd
 }
 
@@ -159,11 +162,18 @@ func (r *running) next(t testing.TB) string {
 // process then exits with status 0 within 10 s.
 func (r *running) interrupt(t testing.TB) {
 	t.Helper()
-	if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+	r.stop(t, os.Interrupt)
+}
+
+// stop sends sig and fails the test unless the process then exits with
+// status 0 within 10 s.
+func (r *running) stop(t testing.TB, sig os.Signal) {
+	t.Helper()
+	if err := r.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
-	redistest.Receive(t, r.done, 10*time.Second, "lockkit to exit after SIGINT")
+	redistest.Receive(t, r.done, 10*time.Second, fmt.Sprintf("lockkit to exit after %v", sig))
 	if code := r.cmd.ProcessState.ExitCode(); code != 0 {
-		t.Fatalf("lockkit exited with %d after SIGINT; stderr: %s", code, r.err.String())
+		t.Fatalf("lockkit exited with %d after %v; stderr: %s", code, sig, r.err.String())
 	}
 }
