@@ -3,6 +3,7 @@ package main
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -50,5 +51,23 @@ func TestUnlock_force_refuses_a_lock_of_unknown_kind(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.wantForceRefused(t, `unknown kind "gizmo"`)
+	})
+}
+
+// TestUnlock_force_refuses_a_held_hash_without_a_kind checks that unlock
+// --force does not call a lock "not held" and exit 0 when its hash holds
+// a hold but lacks the ':kind' every kind writes (an anomaly show
+// reports): it refuses with status 1 and changes nothing, as for a kind
+// it does not know.
+func TestUnlock_force_refuses_a_held_hash_without_a_kind(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, f *fixture) {
+		base := keys(f.prefix, f.name).Base
+		if err := f.rc.HSet(f.ctx, base, "someone", "1", ":t:someone", "3").Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.rc.PExpire(f.ctx, base, time.Hour).Err(); err != nil {
+			t.Fatal(err)
+		}
+		f.wantForceRefused(t, "no ':kind'")
 	})
 }
