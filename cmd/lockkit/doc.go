@@ -135,7 +135,8 @@
 // with status 1.
 //
 // Every other command only reads: show and ls read through EVAL_RO, which
-// the server refuses to let write.
+// the server refuses to let write. An ACL user with +@read +@pubsub
+// +@connection +time +eval_ro +evalsha_ro may run them and watch.
 //
 // # Connection flags
 //
