@@ -70,8 +70,10 @@
 //
 // The attributes:
 //
-//   - lock.kind: the lock kind, "reentrant", "fair", "spin", "rwlock" or
-//     "redlock"; on every measurement of a lock.
+//   - lock.kind: the lock kind, "reentrant", "fair", "spin", "rwlock",
+//     "redlock", "election" (a candidate's leadership is its hold) or
+//     "semaphore" (each Acquire's permits are a hold); on every
+//     measurement of a lock. A countdown latch reports nothing.
 //   - lock.mode: "read" or "write", for an rwlock only.
 //   - lock.name: the lock's name, only with WithLockName(true).
 //   - outcome: as listed above for each instrument.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -24,6 +25,7 @@ const cliTimeout = 30 * time.Second
 // cli runs the lockkit command against one Redis deployment.
 type cli struct {
 	conn []string // connection flags
+	env  []string // more environment variables, KEY=VALUE
 }
 
 // cliFor returns the command connected as a user would connect to what
@@ -51,6 +53,7 @@ func (c cli) command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd.Env = append(os.Environ(), asLockkit+"=1",
 		// A race-enabled binary otherwise pauses for a second on exit.
 		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	cmd.Env = append(cmd.Env, c.env...)
 	return cmd
 }
 
@@ -100,9 +103,28 @@ func (c cli) okJSON(t testing.TB, v any, args ...string) {
 // running is a lockkit process that runs until stopped (watch).
 type running struct {
 	cmd   *exec.Cmd
-	lines chan string // stdout, line by line; closed at its end
-	err   bytes.Buffer
+	lines chan string   // stdout, line by line; closed at its end
+	err   syncBuffer    // stderr, readable while the process runs
 	done  chan struct{} // closed once the process was waited for
+}
+
+// syncBuffer is a bytes.Buffer that one goroutine may write while another
+// reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // start starts lockkit with args; the process is killed at the end of the
@@ -159,11 +181,18 @@ func (r *running) next(t testing.TB) string {
 // process then exits with status 0 within 10 s.
 func (r *running) interrupt(t testing.TB) {
 	t.Helper()
-	if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+	r.stop(t, os.Interrupt)
+}
+
+// stop sends sig and fails the test unless the process then exits with
+// status 0 within 10 s.
+func (r *running) stop(t testing.TB, sig os.Signal) {
+	t.Helper()
+	if err := r.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
-	redistest.Receive(t, r.done, 10*time.Second, "lockkit to exit after SIGINT")
+	redistest.Receive(t, r.done, 10*time.Second, fmt.Sprintf("lockkit to exit after %v", sig))
 	if code := r.cmd.ProcessState.ExitCode(); code != 0 {
-		t.Fatalf("lockkit exited with %d after SIGINT; stderr: %s", code, r.err.String())
+		t.Fatalf("lockkit exited with %d after %v; stderr: %s", code, sig, r.err.String())
 	}
 }

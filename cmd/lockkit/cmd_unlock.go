@@ -68,7 +68,12 @@ func unlock(ctx context.Context, e *env, name string, f *unlockFlags) error {
 		return err
 	}
 	res := UnlockResult{Name: name, Kind: l.Kind, Holders: l.Holders, Confirmed: f.yes}
-	if l.Kind == "" {
+	switch {
+	case l.Kind == "" && l.TTLMS != -2:
+		// A hash no kind of this version wrote: no ForceUnlock knows
+		// how to free it and wake its waiters.
+		return fmt.Errorf("%s has no ':kind' in its hash, which every lock kind writes (%s); not touching it", name, describeHolds(l))
+	case l.Kind == "":
 		return e.unlocked(res, fmt.Sprintf("%s is not held; nothing to do", name))
 	}
 

@@ -23,8 +23,9 @@ func watchCommand() *command {
 }
 
 // watch subscribes to lock name's wake-up channels (the shared ones, an
-// election's observers' and, by pattern, every process's and fair
-// waiter's own), then prints the lock's state and,
+// election's observers' and, by pattern, every process's, fair waiter's
+// and read-write lock writers' process's own), then prints the lock's
+// state and,
 // until ctx ends, every change: each message published on those channels,
 // and the changes between successive reads of the state, read every
 // interval and at once after each message. A hold taken and released
@@ -37,12 +38,14 @@ func watch(ctx context.Context, e *env, name string, interval time.Duration) err
 	k := keysOf(e.opts.prefix, name)
 	ps := e.rc.Subscribe(ctx, k.Channel, k.WriterChannel, k.Observers)
 	defer ps.Close()
-	if err := ps.PSubscribe(ctx, globLiteral(k.OwnChannels)+"*"); err != nil {
+	// Each process's and fair waiter's own channel, and each process's
+	// own channel for a read-write lock's writers.
+	if err := ps.PSubscribe(ctx, globLiteral(k.OwnChannels)+"*", globLiteral(k.WriterChannel+":")+"*"); err != nil {
 		return err
 	}
-	// Wait for the four confirmations, so nothing published after the
+	// Wait for the five confirmations, so nothing published after the
 	// first state is missed.
-	if err := confirmed(ctx, e, ps, 4); err != nil {
+	if err := confirmed(ctx, e, ps, 5); err != nil {
 		return err
 	}
 	msgs := ps.Channel()

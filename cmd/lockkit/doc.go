@@ -128,11 +128,15 @@
 // is not a lock and has no holder to free; opening it would let its waiters go
 // without the count-downs they wait for, and deleting it would make them
 // wait for a full count again, so lockkit does neither; count it down, or
-// let it expire. Without --force unlock refuses (status 2); without --yes
-// it changes nothing, says what it would free and exits with status 1.
+// let it expire. A hash of a kind lockkit does not know, or without a
+// kind, is refused as well (status 1): no ForceUnlock knows how to free
+// it and wake its waiters. Without --force unlock refuses (status 2);
+// without --yes it changes nothing, says what it would free and exits
+// with status 1.
 //
 // Every other command only reads: show and ls read through EVAL_RO, which
-// the server refuses to let write.
+// the server refuses to let write. An ACL user with +@read +@pubsub
+// +@connection +time +eval_ro +evalsha_ro may run them and watch.
 //
 // # Connection flags
 //

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"net"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+// TestConnect_user_REDISCLI_AUTH_and_database checks the connection flags
+// doc.go lists beside -a: an ACL user (--user) whose password comes from
+// REDISCLI_AUTH, a database number (-n), and that -n and --user override
+// what a -u URL says. The lock lives in database 2 and only the ACL user
+// may log in, so a command that missed any of them would not show it held.
+func TestConnect_user_REDISCLI_AUTH_and_database(t *testing.T) {
+	s := redistest.StartServer(t)
+	ctx := redistest.Ctx(t, 10*time.Second)
+	admin := s.Client(t)
+	const user, password = "ops", "s3cret"
+	if err := admin.Do(ctx, "ACL", "SETUSER", user, "on", ">"+password, "~*", "&*", "+@all").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Do(ctx, "ACL", "SETUSER", "default", "off").Err(); err != nil {
+		t.Fatal(err)
+	}
+	rc := redis.NewClient(&redis.Options{Addr: s.Addr(), Username: user, Password: password, DB: 2})
+	t.Cleanup(func() { _ = rc.Close() })
+	c, prefix := prefixed(t, rc)
+	m := holdReentrant(t, c)
+	host, port, err := net.SplitHostPort(s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, conn := range []cli{
+		{conn: []string{"-h", host, "-p", port, "--user", user, "-n", "2"}, env: []string{"REDISCLI_AUTH=" + password}},
+		{conn: []string{"-u", "redis://" + user + ":" + password + "@" + s.Addr() + "/2"}},
+		{conn: []string{"-u", "redis://nobody:" + password + "@" + s.Addr() + "/0", "--user", user, "-n", "2"}},
+	} {
+		var l Lock
+		conn.okJSON(t, &l, "show", "--prefix", prefix, m.Name())
+		wantHeld(t, &l, m)
+	}
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/reentrant"
+)
+
+// TestCommands_exit_1_when_the_server_stalls_or_is_down checks that show,
+// ls and unlock, each bounded by --timeout, end with status 1 and the
+// error on stderr against a server that stopped answering (a paused
+// process) and against one that is gone: an operator's command never
+// hangs, and a failure is not mistaken for a bad command line (2).
+func TestCommands_exit_1_when_the_server_stalls_or_is_down(t *testing.T) {
+	s := redistest.StartServer(t)
+	f := newFixture(t, s.Client(t))
+	commands := [][]string{
+		{"show", f.name},
+		{"ls"},
+		{"unlock", "--force", "--yes", f.name},
+	}
+	check := func(state string) {
+		t.Helper()
+		for _, args := range commands {
+			r := f.run(t, append([]string{"--timeout", "1s", "--prefix", f.prefix}, args...)...)
+			if r.code != exitFail || !strings.Contains(r.stderr, "lockkit "+args[0]+":") || r.stdout != "" {
+				t.Errorf("lockkit %q against a server that %s: status %d, stdout %q, stderr %q; want %d and the error on stderr",
+					args, state, r.code, r.stdout, r.stderr, exitFail)
+			}
+		}
+	}
+	s.Stall(t, time.Minute)
+	check("stalls")
+	s.Kill(t)
+	check("is down")
+}
+
+// TestWatch_outlives_a_server_restart_and_ends_on_SIGTERM checks that
+// watch runs "until interrupted", as doc.go says: a server killed and
+// restarted under it does not end it, it subscribes again and goes on
+// printing what happens to the lock, and SIGTERM ends it with status 0.
+func TestWatch_outlives_a_server_restart_and_ends_on_SIGTERM(t *testing.T) {
+	s := redistest.StartServer(t)
+	f := newFixture(t, s.Client(t))
+	ch := keys(f.prefix, f.name).Channel
+	w := f.start(t, "-o", "json", "watch", "--prefix", f.prefix, f.name)
+	if ev := nextEvent(t, w); ev.Event != "state" {
+		t.Fatalf("watch began with %+v, want the state", ev)
+	}
+	s.Restart(t)
+	// watch's pub/sub connection subscribes again to the new server.
+	redistest.Eventually(t, 10*time.Second, "watch to subscribe again after the restart", func() bool {
+		return numSub(t, f.rc, ch) == 1
+	})
+	m := reentrant.New(f.process(t), f.name)
+	redistest.MustLock(t, m)
+	ev := awaitEvents(t, w, "acquire")["acquire"]
+	if ev.Token != m.Token() {
+		t.Errorf("acquire after the restart: %+v, want token %d", ev, m.Token())
+	}
+	redistest.MustUnlock(t, m)
+	// The release's wake-up comes through the new subscription.
+	if ev := awaitEvents(t, w, "publish", "release")["publish"]; ev.Channel != ch {
+		t.Errorf("publish event %+v, want one on %s", ev, ch)
+	}
+	w.stop(t, syscall.SIGTERM)
+}
