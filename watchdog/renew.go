@@ -57,11 +57,15 @@ func (w *Watchdog) record(shard []renewal, sent time.Time, results []result) {
 	round.Took = now.Sub(sent)
 	for i, r := range shard {
 		h := r.h
+		renewed, err := results[i].renewed, results[i].err
+		if err != nil && round.Err == nil {
+			// The round trip failed, also for a hold given up meanwhile.
+			round.Err = err
+		}
 		if h.flight != r.flight {
 			continue
 		}
 		h.flight = 0
-		renewed, err := results[i].renewed, results[i].err
 		switch {
 		case err == nil && renewed:
 			round.Renewed++
@@ -69,9 +73,6 @@ func (w *Watchdog) record(shard []renewal, sent time.Time, results []result) {
 			round.Gone++
 		default:
 			round.Retry++
-			if round.Err == nil {
-				round.Err = err
-			}
 		}
 		switch {
 		case err == nil && renewed:

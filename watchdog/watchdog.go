@@ -67,10 +67,13 @@ type Round struct {
 	Holds int
 	// Renewed, Retry and Gone count the holds whose lease was renewed,
 	// whose renewal failed and is tried again, and that were found gone.
+	// A hold stopped or given up (reported lost) while its renewal was on
+	// its way counts in none of them.
 	Renewed, Retry, Gone int
 	// Took is how long the round trip took.
 	Took time.Duration
-	// Err is the first renewal error, if any.
+	// Err is the first renewal error, if any: also that of a hold given
+	// up meanwhile, so that a failed round trip never reads as a good one.
 	Err error
 }
 
