@@ -123,6 +123,7 @@ func (co *cohort) unlock() {
 func (m *Mutex) lockLocal(ctx context.Context) error {
 	co := join(m)
 	co.mu.Lock()
+	_ = co.forgetLost(m)
 	if co.holder == m && !co.releasing && !m.x.Cfg.NoReentry {
 		switch {
 		case co.tenure.Err() != nil:
@@ -209,6 +210,7 @@ func (co *cohort) take(ctx context.Context, m *Mutex) error {
 func (m *Mutex) tryLockLocal(ctx context.Context) (bool, error) {
 	co := join(m)
 	co.mu.Lock()
+	_ = co.forgetLost(m)
 	if co.holder == m && !co.releasing && !m.x.Cfg.NoReentry && co.tenure.Err() == nil && !co.doubt {
 		co.count++
 		co.unlock()
@@ -247,6 +249,10 @@ func (m *Mutex) unlockLocal(ctx context.Context) error {
 		return core.NotHeld(m.x.Cfg.Name)
 	}
 	co.mu.Lock()
+	if err := co.forgetLost(m); err != nil {
+		co.mu.Unlock()
+		return err
+	}
 	if co.holder != m || co.releasing {
 		co.mu.Unlock()
 		return core.NotHeld(m.x.Cfg.Name)
@@ -357,9 +363,17 @@ func (co *cohort) passOn() {
 func (co *cohort) lend(m *Mutex) {
 	co.holder, co.count, co.releasing = m, 1, false
 	co.hold = co.redis.x.H.Current()
-	co.tenure = core.NewHold(co.hold.Token)
-	co.stop = co.tenure.Follow(co.hold)
-	m.slot.Set(co.tenure)
+	tenure := core.NewHold(co.hold.Token)
+	co.tenure = tenure
+	m.slot.Set(tenure)
+	follow := tenure.Follow(co.hold)
+	// A lost tenure must not keep the process's other Mutexes out until
+	// m's Unlock, which a stuck holder never calls.
+	watch := context.AfterFunc(m.slot.Context(context.Background()), func() { co.dropLost(m, tenure) })
+	co.stop = func() bool {
+		stopped := follow()
+		return watch() && stopped
+	}
 	m.held.Store(co)
 	if m.x.Cfg.NoReentry {
 		return
@@ -373,6 +387,47 @@ func (co *cohort) lend(m *Mutex) {
 		co.grant(w, true)
 		return true
 	})
+}
+
+// dropLost takes the local lock back from m once its tenure is lost, so
+// that the process's other Mutexes need not wait for m's Unlock: it
+// forgets the lost hold in Redis (freeing its key if it lingers) and
+// passes the local lock on. m keeps its lost tenure until its next call
+// (see forgetLost). It does nothing when tenure ended otherwise or is no
+// longer m's, or while m's own Unlock gives the hold back.
+func (co *cohort) dropLost(m *Mutex, tenure *core.Hold) {
+	co.mu.Lock()
+	if co.holder != m || co.tenure != tenure || co.releasing || tenure.Err() == nil {
+		co.mu.Unlock()
+		return
+	}
+	co.holder, co.tenure, co.stop, co.count, co.doubt = nil, nil, nil, 0, false
+	co.mu.Unlock()
+	ctx, cancel := core.Detached(context.Background())
+	_ = co.redis.Unlock(ctx)
+	cancel()
+	co.mu.Lock()
+	co.passOn()
+	co.unlock()
+}
+
+// forgetLost ends m's tenure that dropLost took the local lock back from,
+// undoing m's join, and returns its loss; nil when m has no such tenure.
+// co.mu held.
+func (co *cohort) forgetLost(m *Mutex) error {
+	t := m.slot.Current()
+	if t == nil || co.holder == m || m.held.Load() != co {
+		return nil
+	}
+	err := t.Err()
+	if err == nil {
+		return nil
+	}
+	m.slot.Set(nil)
+	m.held.Store(nil)
+	t.End()
+	co.leave()
+	return err
 }
 
 // endTenure ends the holder's tenure: it holds nothing afterwards. co.mu

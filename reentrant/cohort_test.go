@@ -11,9 +11,12 @@ import (
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/fair"
+	"github.com/lockkit/lockkit/internal/config"
+	"github.com/lockkit/lockkit/internal/conformance"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/spin"
+	"github.com/lockkit/lockkit/watchdog"
 )
 
 // handoff is the cohort mode the tests use unless they test its bounds.
@@ -25,6 +28,29 @@ func waitLocal(t *testing.T, m *reentrant.Mutex, n int) {
 	redistest.Eventually(t, 10*time.Second, fmt.Sprintf("%d local waiters", n), func() bool {
 		return reentrant.LocalWaiters(m) == n
 	})
+}
+
+// TestConformance_with_local_handoff runs the contract every exclusive
+// kind keeps on Mutexes in cohort mode, where two Mutexes of one Client
+// share the process's hold in Redis and lend it in memory: to its users a
+// Mutex in cohort mode is still a Locker like any other. The cases that
+// share an owner id (WithOwner, which cohort mode refuses) run without it.
+//
+// A Mutex of the process waits in memory while another holds, until the
+// process learns that the hold is gone: when the keys vanish unseen (a
+// restart before any wait opened the pub/sub connection), that is the
+// watchdog's next renewal, a third of the lease later. The default lease
+// here is short enough for that to come well within the cases' bounds.
+func TestConformance_with_local_handoff(t *testing.T) {
+	lease := lockkit.WithWatchdogTimeout(6 * time.Second)
+	conformance.Run(t, conformance.Of("reentrant", func(c *lockkit.Client, name string, opts ...lockkit.Option) *reentrant.Mutex {
+		o := config.Defaults(config.Reentrant)
+		config.Apply(&o, opts)
+		if o.Owner == "" {
+			opts = append([]lockkit.Option{lease, handoff}, opts...)
+		}
+		return reentrant.New(c, name, opts...)
+	}))
 }
 
 func TestWithLocalHandoff_invalid(t *testing.T) {
@@ -347,4 +373,56 @@ func twoProcesses(t *testing.T) (*redis.Client, *lockkit.Client, *lockkit.Client
 	t.Helper()
 	c := redistest.StartServer(t).Client(t)
 	return c, redistest.Lockkit(t, c), redistest.Lockkit(t, c), redistest.Unique(t)
+}
+
+// TestLocalHandoff_lost_hold_lets_the_process_in: when the process's hold
+// is lost while a Mutex of it holds the lock (another owner force-unlocked
+// it), the Mutexes of the process that wait in memory are not kept out by
+// the lost holder: one of them takes the lock from Redis, with a new
+// token, while the lost holder's Unlock reports ErrLost. Without cohort
+// mode a lost hold keeps nobody out, and WithLocalHandoff must not change
+// that.
+func TestLocalHandoff_lost_hold_lets_the_process_in(t *testing.T) {
+	c, lc, name := oneProcess(t)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	a, b := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
+	redistest.MustLock(t, a)
+	lost := a.Token()
+	got := redistest.LockAsync(ctx, b)
+	waitLocal(t, a, 1)
+	if ok, err := reentrant.New(lc, name).ForceUnlock(ctx); !ok || err != nil {
+		t.Fatalf("ForceUnlock = %v, %v", ok, err)
+	}
+	lc.Watchdog().Check()
+	redistest.Receive(t, a.Lost(), 10*time.Second, "a's lost signal")
+	if err := redistest.Receive(t, got, 10*time.Second, "b's Lock after a's hold was lost"); err != nil {
+		t.Fatal(err)
+	}
+	if b.Token() <= lost {
+		t.Errorf("b's token %d after the lost hold's %d: want a new, larger one", b.Token(), lost)
+	}
+	redistest.WantErr(t, a.Unlock(ctx), lockkit.ErrLost)
+	redistest.WantHoldCount(t, b, 1)
+	redistest.MustUnlock(t, b)
+	redistest.MustLock(t, a) // a locks again after its loss
+	redistest.MustUnlock(t, a)
+	redistest.AssertClean(t, c, name)
+}
+
+// TestLocalHandoff_max_hold_ends_a_stuck_holder_for_the_process too:
+// WithMaxHold promises that a stuck holder cannot keep the lock for ever.
+// In cohort mode a holder that never unlocks must not keep the Mutexes of
+// its own process out either once its hold ended: a Lock of another Mutex
+// of the Client, with the same options, gets the lock.
+func TestLocalHandoff_max_hold_ends_a_stuck_holder_for_the_process_too(t *testing.T) {
+	_, lc, name := oneProcess(t)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	opts := []lockkit.Option{handoff, lockkit.WithWatchdogTimeout(300 * time.Millisecond), lockkit.WithMaxHold(time.Second)}
+	stuck, other := reentrant.New(lc, name, opts...), reentrant.New(lc, name, opts...)
+	redistest.MustLock(t, stuck) // and never unlocked until the end
+	if err := other.Lock(ctx); err != nil {
+		t.Fatalf("Lock of another Mutex of the process after the stuck hold's maximum: %v", err)
+	}
+	redistest.WantErr(t, stuck.Unlock(ctx), lockkit.ErrLost, watchdog.ErrMaxHold)
+	redistest.MustUnlock(t, other)
 }

@@ -37,7 +37,13 @@ import (
 //
 // Lost, Context and Unlock's ErrLost reach the Mutex that holds the lock
 // at the time; the watchdog keeps the one Redis hold alive across
-// hand-overs. TryLock never waits for a hand-over and never takes one
+// hand-overs. Once the process learns that its hold is lost (the watchdog
+// found it gone or could not renew it, a fixed lease or
+// [lockkit.WithMaxHold] ended it), the lost holder no longer keeps the
+// process's other Mutexes out: the first that waits takes the lock from
+// Redis, without waiting for the lost holder's Unlock. Until the process
+// learns it (at the watchdog's next renewal at the latest), they wait in
+// memory. TryLock never waits for a hand-over and never takes one
 // from a waiter: it re-enters, or succeeds when no Mutex of the process
 // holds or waits for the lock (one round trip), and fails otherwise. A
 // Lock whose ctx ends while it waits in memory leaves the queue; if the
