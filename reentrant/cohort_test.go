@@ -426,3 +426,111 @@ func TestLocalHandoff_max_hold_ends_a_stuck_holder_for_the_process_too(t *testin
 	redistest.WantErr(t, stuck.Unlock(ctx), lockkit.ErrLost, watchdog.ErrMaxHold)
 	redistest.MustUnlock(t, other)
 }
+
+// TestLocalHandoff_trace_reports_the_Redis_hold checks what the Trace of a
+// Mutex in cohort mode reports: the process's hold in Redis, once taken
+// and once released, under the cohort's owner id; the re-entry, the
+// hand-over and the wait in memory are not reported.
+func TestLocalHandoff_trace_reports_the_Redis_hold(t *testing.T) {
+	_, lc, name := oneProcess(t)
+	var ev events
+	opts := []lockkit.Option{handoff, lockkit.WithTrace(ev.trace())}
+	ctx := redistest.Ctx(t, 30*time.Second)
+	m1, m2 := reentrant.New(lc, name, opts...), reentrant.New(lc, name, opts...)
+	redistest.MustLock(t, m1)
+	redistest.MustLock(t, m1)
+	got := redistest.LockAsync(ctx, m2)
+	waitLocal(t, m1, 1)
+	redistest.MustUnlock(t, m1)
+	redistest.MustUnlock(t, m1)
+	if err := redistest.Receive(t, got, 10*time.Second, "m2's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	token := m2.Token()
+	redistest.MustUnlock(t, m2)
+	s := ev.snapshot()
+	if len(s.acquired) != 1 || s.acquired[0].Reentry || s.acquired[0].Token != token || s.acquired[0].Lock.Name != name {
+		t.Errorf("Acquired = %+v; want the one Redis hold, token %d", s.acquired, token)
+	}
+	if len(s.released) != 1 || !s.released[0].Ended || s.released[0].Err != nil ||
+		len(s.acquired) == 1 && s.released[0].Lock.Owner != s.acquired[0].Lock.Owner {
+		t.Errorf("Released = %+v; want the Redis hold's end, by the owner that took it", s.released)
+	}
+	if s.started != 0 || len(s.waits) != 0 {
+		t.Errorf("waits reported: %d started, %+v; want none (m2 waited in memory)", s.started, s.waits)
+	}
+}
+
+// TestLocalHandoff_without_reentry_waits_for_its_own_hold: with
+// WithoutReentry a Mutex in cohort mode does not re-enter, as without
+// cohort mode: its TryLock fails while it holds, a second Lock waits in
+// memory until its own Unlock, and the count never exceeds 1.
+func TestLocalHandoff_without_reentry_waits_for_its_own_hold(t *testing.T) {
+	c, lc, name := oneProcess(t)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	m := reentrant.New(lc, name, handoff, lockkit.WithoutReentry())
+	redistest.MustLock(t, m)
+	if ok, err := m.TryLock(ctx); ok || err != nil {
+		t.Fatalf("TryLock by the holder = %v, %v; want false", ok, err)
+	}
+	got := redistest.LockAsync(ctx, m)
+	waitLocal(t, m, 1)
+	redistest.WantHoldCount(t, m, 1)
+	redistest.MustUnlock(t, m)
+	if err := redistest.Receive(t, got, 10*time.Second, "the second Lock"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.WantHoldCount(t, m, 1)
+	redistest.MustUnlock(t, m)
+	redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrNotHeld)
+	redistest.AssertClean(t, c, name)
+}
+
+// TestWithLocalHandoff_as_a_Client_default: given to New, the option puts
+// the Client's reentrant locks in cohort mode (a hand-over sends nothing),
+// and the spin and fair locks of that Client pass it over.
+func TestWithLocalHandoff_as_a_Client_default(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	lc := redistest.Lockkit(t, c, handoff)
+	name := redistest.Unique(t)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	m1, m2 := reentrant.New(lc, name), reentrant.New(lc, name)
+	redistest.MustLock(t, m1)
+	got := redistest.LockAsync(ctx, m2)
+	waitLocal(t, m1, 1)
+	counter := redistest.CountCommands(c)
+	redistest.MustUnlock(t, m1)
+	if err := redistest.Receive(t, got, 10*time.Second, "m2's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	if n := counter.Total(); n != 0 {
+		t.Errorf("a hand-over with the Client default sent %d commands, want 0", n)
+	}
+	redistest.MustUnlock(t, m2)
+	for _, m := range []*reentrant.Mutex{spin.New(lc, name+"-spin"), fair.New(lc, name+"-fair")} {
+		redistest.MustLock(t, m)
+		redistest.MustUnlock(t, m)
+	}
+}
+
+// TestLocalHandoff_other_options_are_another_owner: Mutexes of one Client
+// and name made with different options are in different cohorts, which
+// exclude each other in Redis like any two owners.
+func TestLocalHandoff_other_options_are_another_owner(t *testing.T) {
+	c, lc, name := oneProcess(t)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	a := reentrant.New(lc, name, handoff)
+	b := reentrant.New(lc, name, handoff, lockkit.WithWatchdogTimeout(20*time.Second))
+	redistest.MustLock(t, a)
+	if ok, err := b.TryLock(ctx); ok || err != nil {
+		t.Fatalf("TryLock of a Mutex with other options = %v, %v; want false", ok, err)
+	}
+	got := redistest.LockAsync(ctx, b)
+	waitAsleep(t, lc, name, 1) // b's cohort waits in Redis
+	redistest.MustUnlock(t, a)
+	if err := redistest.Receive(t, got, 10*time.Second, "b's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.MustUnlock(t, b)
+	redistest.AssertClean(t, c, name)
+}

@@ -31,6 +31,11 @@ import (
 //     from one local holder to the next. A resource that fences writes by
 //     token cannot tell the local holders of one Redis hold apart; they
 //     are one process, which the token does tell apart from any other.
+//   - Trace hooks ([lockkit.WithTrace], the Client's) and
+//     [lockkit.WithHolderInfo] describe the process's hold in Redis,
+//     under the cohort's owner id: a hold taken from Redis and its release
+//     there are reported, while re-entries, hand-overs and waits in memory
+//     are not.
 //   - Fairness across processes: a process keeps the lock for up to
 //     maxHandoffs+1 holds or maxHold in a row while it has waiters, instead
 //     of one hold; within the process, waiters are served in arrival order.
