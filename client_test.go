@@ -1,6 +1,7 @@
 package lockkit_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/reentrant"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m, nil) }
@@ -91,4 +93,62 @@ func TestClient_Locals_keeps_values_per_Client(t *testing.T) {
 			t.Errorf("a keeps %v after the delete", m)
 		}
 	})
+}
+
+// TestClose_reports_open_holds_lost_with_ErrClosed: a hold still open when
+// its Client closes is reported lost: its lost signal closes, the Client's
+// Trace gets Lost, its Context ends, and its Unlock returns an error, each
+// matching both ErrLost and ErrClosed. Close does not release it in
+// Redis: another Client sees the lock held, with its lease running.
+func TestClose_reports_open_holds_lost_with_ErrClosed(t *testing.T) {
+	rc := redistest.StartServer(t).Client(t)
+	lost := make(chan lockkit.LostInfo, 1)
+	lc := redistest.Lockkit(t, rc, lockkit.WithTrace(&lockkit.Trace{Lost: func(i lockkit.LostInfo) { lost <- i }}))
+	name := redistest.Unique(t)
+	m := reentrant.New(lc, name)
+	redistest.MustLock(t, m)
+	ctx := redistest.Ctx(t, 10*time.Second)
+	held := m.Context(ctx)
+	if err := lc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	redistest.Receive(t, m.Lost(), 10*time.Second, "the lost signal")
+	info := redistest.Receive(t, lost, 10*time.Second, "Trace.Lost")
+	redistest.WantErr(t, info.Err, lockkit.ErrLost, lockkit.ErrClosed)
+	redistest.WantErr(t, context.Cause(held), lockkit.ErrLost, lockkit.ErrClosed)
+	other := reentrant.New(redistest.Lockkit(t, rc), name)
+	if ok, err := other.IsLocked(ctx); !ok || err != nil {
+		t.Fatalf("IsLocked by another Client after Close = %v, %v; want the hold kept in Redis", ok, err)
+	}
+	if ttl, err := other.TTL(ctx); ttl <= 0 || err != nil {
+		t.Fatalf("TTL after Close = %v, %v; want the lease running", ttl, err)
+	}
+	redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrLost, lockkit.ErrClosed)
+}
+
+// TestClient_Go_runs_f_before_returning_once_Close_began: Close waits for
+// what Go started; once Close has begun, Go runs f itself, so that nothing
+// it starts outlives Close.
+func TestClient_Go_runs_f_before_returning_once_Close_began(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	c := lockkit.New(rc)
+	release, ran := make(chan struct{}), make(chan struct{})
+	c.Go(func() { <-release; close(ran) })
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	<-c.Done()
+	close(release)
+	if err := redistest.Receive(t, closed, 10*time.Second, "Close"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ran:
+	default:
+		t.Fatal("Close returned before what Go started")
+	}
+	after := false
+	c.Go(func() { after = true })
+	if !after {
+		t.Fatal("Go after Close returned before running f")
+	}
 }

@@ -1,0 +1,80 @@
+package lockkit_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/reentrant"
+)
+
+// TestOptions_accept_their_bounds_and_refuse_past_them checks the limits
+// the shared options document, at the limit and one step past it: a lease,
+// watchdog timeout or maximum hold from MinLease to MaxLease, an owner id
+// and a prefix of at most 512 bytes. A value past a limit is ErrInvalid
+// naming the option, before anything is sent; one at the limit is
+// accepted, by a lock and (but for WithOwner) as a Client default.
+func TestOptions_accept_their_bounds_and_refuse_past_them(t *testing.T) {
+	long := func(n int) string { return strings.Repeat("o", n) }
+	for _, tc := range []struct {
+		name      string
+		ok, bad   lockkit.Option
+		clientToo bool
+	}{
+		{"WithLease", lockkit.WithLease(lockkit.MinLease), lockkit.WithLease(lockkit.MinLease - time.Nanosecond), true},
+		{"WithLease", lockkit.WithLease(lockkit.MaxLease), lockkit.WithLease(lockkit.MaxLease + time.Nanosecond), true},
+		{"WithWatchdogTimeout", lockkit.WithWatchdogTimeout(lockkit.MinLease), lockkit.WithWatchdogTimeout(lockkit.MinLease - time.Nanosecond), true},
+		{"WithWatchdogTimeout", lockkit.WithWatchdogTimeout(lockkit.MaxLease), lockkit.WithWatchdogTimeout(lockkit.MaxLease + time.Nanosecond), true},
+		{"WithMaxHold", lockkit.WithMaxHold(lockkit.MinLease), lockkit.WithMaxHold(lockkit.MinLease - time.Nanosecond), true},
+		{"WithMaxHold", lockkit.WithMaxHold(lockkit.MaxLease), lockkit.WithMaxHold(lockkit.MaxLease + time.Nanosecond), true},
+		{"WithOwner", lockkit.WithOwner(long(512)), lockkit.WithOwner(long(513)), false},
+		{"WithPrefix", lockkit.WithPrefix(long(512)), lockkit.WithPrefix(long(513)), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lc, rc := redistest.Silent(t)
+			ctx := redistest.Ctx(t, 10*time.Second)
+			_, err := reentrant.New(lc, "x", tc.bad).TryLock(ctx)
+			redistest.WantInvalid(t, "TryLock past the limit", err, tc.name)
+			redistest.WantInvalid(t, "a Client default past the limit", lockkit.New(rc, tc.bad).Err(), tc.name)
+			_, mini := redistest.Mini(t)
+			if _, err := reentrant.New(redistest.Lockkit(t, mini), "x", tc.ok).HoldCount(ctx); err != nil {
+				t.Errorf("HoldCount of a lock at the limit: %v", err)
+			}
+			if tc.clientToo {
+				c := lockkit.New(mini, tc.ok)
+				if err := c.Err(); err != nil {
+					t.Errorf("a Client default at the limit: %v", err)
+				}
+				_ = c.Close()
+			}
+		})
+	}
+}
+
+// TestOptions_at_their_limits_hold_a_lock takes a lock on a real server
+// with the longest owner id and prefix accepted, and a lease of MaxLease
+// set as a Client default: the keys and the lease are what the options
+// say.
+func TestOptions_at_their_limits_hold_a_lock(t *testing.T) {
+	rc := redistest.StartServer(t).Client(t)
+	prefix, owner := strings.Repeat("p", 512), strings.Repeat("o", 512)
+	lc := redistest.Lockkit(t, rc, lockkit.WithPrefix(prefix), lockkit.WithLease(lockkit.MaxLease))
+	name := redistest.Unique(t)
+	m := reentrant.New(lc, name, lockkit.WithOwner(owner))
+	redistest.MustLock(t, m)
+	ctx := redistest.Ctx(t, 10*time.Second)
+	n, err := rc.HGet(ctx, prefix+":{"+name+"}", owner).Int()
+	if n != 1 || err != nil {
+		t.Fatalf("hold count under the long prefix and owner = %d, %v; want 1", n, err)
+	}
+	if ttl, err := m.TTL(ctx); err != nil || ttl < lockkit.MaxLease-time.Hour {
+		t.Fatalf("TTL = %v, %v; want about %v", ttl, err, lockkit.MaxLease)
+	}
+	redistest.MustUnlock(t, m)
+	if n, err := rc.Exists(context.Background(), prefix+":{"+name+"}").Result(); n != 0 || err != nil {
+		t.Fatalf("the lock's hash after Unlock: EXISTS = %d, %v; want 0", n, err)
+	}
+}
