@@ -78,3 +78,31 @@ func TestOptions_at_their_limits_hold_a_lock(t *testing.T) {
 		t.Fatalf("the lock's hash after Unlock: EXISTS = %d, %v; want 0", n, err)
 	}
 }
+
+// TestClient_defaults_apply_to_every_lock_and_a_locks_own_override_them:
+// options given to New are the defaults of every lock of the Client (its
+// prefix, its watchdog timeout), and a lock's own options override them.
+func TestClient_defaults_apply_to_every_lock_and_a_locks_own_override_them(t *testing.T) {
+	rc := redistest.StartServer(t).Client(t)
+	const wd = 20 * time.Second
+	lc := redistest.Lockkit(t, rc, lockkit.WithPrefix("app"), lockkit.WithWatchdogTimeout(wd))
+	ctx := redistest.Ctx(t, 10*time.Second)
+	name := redistest.Unique(t)
+	byDefault := reentrant.New(lc, name)
+	own := reentrant.New(lc, name, lockkit.WithPrefix("own"), lockkit.WithLease(time.Hour))
+	redistest.MustLock(t, byDefault)
+	redistest.MustLock(t, own) // another prefix: another lock
+	for _, tc := range []struct {
+		key      string
+		min, max time.Duration
+	}{
+		{"app:{" + name + "}", wd * 2 / 3, wd},
+		{"own:{" + name + "}", time.Hour - time.Minute, time.Hour},
+	} {
+		if ttl, err := rc.PTTL(ctx, tc.key).Result(); err != nil || ttl < tc.min || ttl > tc.max {
+			t.Errorf("PTTL %s = %v, %v; want %v to %v", tc.key, ttl, err, tc.min, tc.max)
+		}
+	}
+	redistest.MustUnlock(t, byDefault)
+	redistest.MustUnlock(t, own)
+}
