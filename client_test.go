@@ -152,3 +152,38 @@ func TestClient_Go_runs_f_before_returning_once_Close_began(t *testing.T) {
 		t.Fatal("Go after Close returned before running f")
 	}
 }
+
+// TestClose_waits_for_a_late_acquire_to_be_undone: a Lock whose ctx ended
+// while the server did not answer leaves its request behind; Close waits
+// for it, and for the undo of the hold it took when its reply came at
+// last, so that once Close returns the acquire has run and the lock is
+// free in Redis.
+func TestClose_waits_for_a_late_acquire_to_be_undone(t *testing.T) {
+	srv := redistest.StartServer(t)
+	rc := srv.Client(t)
+	silent := &redistest.Silence{Max: 2 * redistest.Hang, Match: func(cmd redis.Cmder) bool {
+		return cmd.Name() == "evalsha" || cmd.Name() == "eval"
+	}}
+	defer silent.Off()
+	rc.AddHook(silent)
+	lc := lockkit.New(rc)
+	name := redistest.Unique(t)
+	m := reentrant.New(lc, name)
+	silent.On()
+	redistest.WantErr(t, m.Lock(redistest.Ctx(t, 100*time.Millisecond)), lockkit.ErrNotObtained, context.DeadlineExceeded)
+	closed := make(chan error, 1)
+	go func() { closed <- lc.Close() }()
+	<-lc.Done()
+	silent.Off() // the acquire runs now, late
+	if err := redistest.Receive(t, closed, redistest.Hang, "Close"); err != nil {
+		t.Fatal(err)
+	}
+	// The acquire ran (its token's counter is there) and was undone.
+	ctx, admin := redistest.Ctx(t, 10*time.Second), srv.Client(t)
+	if n, err := admin.Exists(ctx, "lockkit:{"+name+"}:fence").Result(); n != 1 || err != nil {
+		t.Fatalf("the fencing counter once Close returned: EXISTS = %d, %v; want 1 (the late acquire ran)", n, err)
+	}
+	if n, err := admin.Exists(ctx, "lockkit:{"+name+"}").Result(); n != 0 || err != nil {
+		t.Fatalf("the lock's hash once Close returned: EXISTS = %d, %v; want 0 (the late acquire undone)", n, err)
+	}
+}
