@@ -2,9 +2,13 @@ package lockkit_test
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -105,4 +109,67 @@ func TestClient_defaults_apply_to_every_lock_and_a_locks_own_override_them(t *te
 	}
 	redistest.MustUnlock(t, byDefault)
 	redistest.MustUnlock(t, own)
+}
+
+// failInfo is a go-redis hook that, while on, fails the script that
+// stores holder information (the one command whose arguments carry the
+// holder's pid), as a server that refuses it would.
+type failInfo struct{ on atomic.Bool }
+
+func (h *failInfo) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *failInfo) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		for _, a := range cmd.Args() {
+			if s, ok := a.(string); ok && h.on.Load() && strings.Contains(s, `"pid"`) {
+				cmd.SetErr(errors.New("ERR injected: holder info refused"))
+				return cmd.Err()
+			}
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (h *failInfo) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestWithHolderInfo_costs_a_round_trip_per_fresh_hold_and_never_fails_a_Lock:
+// the holder information takes one more command per fresh hold and none
+// per re-entry, and a Lock whose information cannot be stored still holds
+// the lock.
+func TestWithHolderInfo_costs_a_round_trip_per_fresh_hold_and_never_fails_a_Lock(t *testing.T) {
+	rc := redistest.StartServer(t).Client(t)
+	counter := redistest.CountCommands(rc)
+	fail := &failInfo{}
+	rc.AddHook(fail)
+	name := redistest.Unique(t)
+	m := reentrant.New(redistest.Lockkit(t, rc), name, lockkit.WithHolderInfo(), lockkit.WithOwner("job"))
+	redistest.MustLock(t, m) // the scripts are loaded
+	redistest.MustUnlock(t, m)
+
+	counter.Reset()
+	redistest.MustLock(t, m)
+	if n := counter.Total(); n != 2 {
+		t.Errorf("a fresh hold with holder info sent %d commands, want 2", n)
+	}
+	ctx := redistest.Ctx(t, 10*time.Second)
+	if n, err := rc.HExists(ctx, "lockkit:{"+name+"}", ":m:job").Result(); !n || err != nil {
+		t.Fatalf("holder info stored = %v, %v; want it there", n, err)
+	}
+	counter.Reset()
+	redistest.MustLock(t, m)
+	if n := counter.Total(); n != 1 {
+		t.Errorf("a re-entry with holder info sent %d commands, want 1", n)
+	}
+	redistest.MustUnlock(t, m)
+	redistest.MustUnlock(t, m)
+
+	fail.on.Store(true)
+	redistest.MustLock(t, m)
+	redistest.WantHoldCount(t, m, 1)
+	if n, err := rc.HExists(ctx, "lockkit:{"+name+"}", ":m:job").Result(); n || err != nil {
+		t.Fatalf("holder info stored = %v, %v; want none, its script failed", n, err)
+	}
+	redistest.MustUnlock(t, m)
 }
