@@ -369,7 +369,9 @@ func (co *cohort) lend(m *Mutex) {
 	follow := tenure.Follow(co.hold)
 	// A lost tenure must not keep the process's other Mutexes out until
 	// m's Unlock, which a stuck holder never calls.
-	watch := context.AfterFunc(m.slot.Context(context.Background()), func() { co.dropLost(m, tenure) })
+	watch := context.AfterFunc(m.slot.Context(context.Background()), func() {
+		co.key.c.Go(func() { co.dropLost(m, tenure) }) // Close waits for it
+	})
 	co.stop = func() bool {
 		stopped := follow()
 		return watch() && stopped
@@ -394,10 +396,12 @@ func (co *cohort) lend(m *Mutex) {
 // forgets the lost hold in Redis (freeing its key if it lingers) and
 // passes the local lock on. m keeps its lost tenure until its next call
 // (see forgetLost). It does nothing when tenure ended otherwise or is no
-// longer m's, or while m's own Unlock gives the hold back.
+// longer m's, while m's own Unlock gives the hold back, or once the Client
+// is closed: nothing can take the lock after Close, which leaves the hold
+// in Redis to m's Unlock or its lease.
 func (co *cohort) dropLost(m *Mutex, tenure *core.Hold) {
 	co.mu.Lock()
-	if co.holder != m || co.tenure != tenure || co.releasing || tenure.Err() == nil {
+	if co.holder != m || co.tenure != tenure || co.releasing || tenure.Err() == nil || co.key.c.Err() != nil {
 		co.mu.Unlock()
 		return
 	}

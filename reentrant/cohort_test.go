@@ -534,3 +534,29 @@ func TestLocalHandoff_other_options_are_another_owner(t *testing.T) {
 	redistest.MustUnlock(t, b)
 	redistest.AssertClean(t, c, name)
 }
+
+// TestLocalHandoff_Close_leaves_the_hold_to_its_holder: Close reports the
+// holder's hold lost and ends the Locks that wait in memory with
+// ErrClosed, but, as without cohort mode, does not release the hold in
+// Redis: the holder's Unlock still frees it.
+func TestLocalHandoff_Close_leaves_the_hold_to_its_holder(t *testing.T) {
+	c, lc, name := oneProcess(t)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	a, b := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
+	redistest.MustLock(t, a)
+	got := redistest.LockAsync(ctx, b)
+	waitLocal(t, a, 1)
+	if err := lc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	redistest.Receive(t, a.Lost(), 10*time.Second, "a's lost signal")
+	redistest.WantErr(t, redistest.Receive(t, got, 10*time.Second, "b's Lock"), lockkit.ErrClosed)
+	other := reentrant.New(redistest.Lockkit(t, c), name)
+	if ok, err := other.IsLocked(ctx); !ok || err != nil {
+		t.Fatalf("IsLocked after Close = %v, %v; want the hold left in Redis", ok, err)
+	}
+	redistest.WantErr(t, a.Unlock(ctx), lockkit.ErrLost, lockkit.ErrClosed)
+	if ok, err := other.IsLocked(ctx); ok || err != nil {
+		t.Fatalf("IsLocked after the holder's Unlock = %v, %v; want free", ok, err)
+	}
+}
