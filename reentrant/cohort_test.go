@@ -560,3 +560,47 @@ func TestLocalHandoff_Close_leaves_the_hold_to_its_holder(t *testing.T) {
 		t.Fatalf("IsLocked after the holder's Unlock = %v, %v; want free", ok, err)
 	}
 }
+
+// TestCommands_of_an_uncontended_lock: an uncontended Lock, TryLock and
+// Unlock cost one command each, and a re-entry one; in cohort mode a
+// re-entry and its Unlock cost none, the Redis hold's Lock, TryLock and
+// last Unlock one each.
+func TestCommands_of_an_uncontended_lock(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		opts    []lockkit.Option
+		reentry int64 // commands of a re-entry and of its Unlock
+	}{
+		{"plain", nil, 1},
+		{"cohort", []lockkit.Option{handoff}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, lc, name := oneProcess(t)
+			m := reentrant.New(lc, name, tc.opts...)
+			redistest.MustLock(t, m) // the scripts are loaded
+			redistest.MustUnlock(t, m)
+			counter := redistest.CountCommands(c)
+			ctx := redistest.Ctx(t, 10*time.Second)
+			want := func(what string, n int64) {
+				t.Helper()
+				if got := counter.Total(); got != n {
+					t.Errorf("%s sent %d commands, want %d", what, got, n)
+				}
+				counter.Reset()
+			}
+			redistest.MustLock(t, m)
+			want("Lock of a free lock", 1)
+			redistest.MustLock(t, m)
+			want("a re-entry", tc.reentry)
+			redistest.MustUnlock(t, m)
+			want("the re-entry's Unlock", tc.reentry)
+			redistest.MustUnlock(t, m)
+			want("the last Unlock", 1)
+			if ok, err := m.TryLock(ctx); !ok || err != nil {
+				t.Fatalf("TryLock of a free lock = %v, %v", ok, err)
+			}
+			want("TryLock of a free lock", 1)
+			redistest.MustUnlock(t, m)
+		})
+	}
+}
