@@ -3,10 +3,12 @@ package lockkit_test
 import (
 	"context"
 	"errors"
+	"regexp"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"go.uber.org/goleak"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -185,5 +187,36 @@ func TestClose_waits_for_a_late_acquire_to_be_undone(t *testing.T) {
 	}
 	if n, err := admin.Exists(ctx, "lockkit:{"+name+"}").Result(); n != 0 || err != nil {
 		t.Fatalf("the lock's hash once Close returned: EXISTS = %d, %v; want 0 (the late acquire undone)", n, err)
+	}
+}
+
+// subscribed matches a connection with a subscription in CLIENT LIST.
+var subscribed = regexp.MustCompile(`\bs?sub=[1-9]`)
+
+// TestNew_does_no_IO_and_starts_nothing: New sends nothing and starts no
+// goroutine; an uncontended Lock and Unlock open no pub/sub connection
+// (it opens with the first wait). An invalid Client has no notifier or
+// watchdog.
+func TestNew_does_no_IO_and_starts_nothing(t *testing.T) {
+	srv := redistest.StartServer(t)
+	rc := srv.Client(t)
+	counter := redistest.CountCommands(rc)
+	before := goleak.IgnoreCurrent()
+	lc := redistest.Lockkit(t, rc)
+	if err := goleak.Find(before); err != nil {
+		t.Fatalf("New started goroutines: %v", err)
+	}
+	if n := counter.Total(); n != 0 {
+		t.Fatalf("New sent %d commands, want 0", n)
+	}
+	m := reentrant.New(lc, redistest.Unique(t))
+	redistest.MustLock(t, m)
+	redistest.MustUnlock(t, m)
+	ctx := redistest.Ctx(t, 10*time.Second)
+	if list, err := srv.Client(t).ClientList(ctx).Result(); err != nil || subscribed.MatchString(list) {
+		t.Fatalf("CLIENT LIST after an uncontended lock = %q, %v; want no pub/sub connection", list, err)
+	}
+	if c := lockkit.New(nil); c.Notifier() != nil || c.Watchdog() != nil {
+		t.Fatal("an invalid Client has a notifier or a watchdog")
 	}
 }
