@@ -173,3 +173,26 @@ func TestWithHolderInfo_costs_a_round_trip_per_fresh_hold_and_never_fails_a_Lock
 	}
 	redistest.MustUnlock(t, m)
 }
+
+// TestLock_names_up_to_1024_bytes: a name of 1024 bytes, braces and all
+// (percent-encoded inside the hash tag, so the key grows threefold), is
+// locked and released on every kind of server, a Cluster included; a name
+// one byte longer is ErrInvalid.
+func TestLock_names_up_to_1024_bytes(t *testing.T) {
+	redistest.ForEachBackend(t, redistest.RealServers(), func(t *testing.T, rc redis.UniversalClient) {
+		lc := redistest.Lockkit(t, rc)
+		base := redistest.Unique(t)
+		name := base + strings.Repeat("}", 1024-len(base))
+		a, b := reentrant.New(lc, name), reentrant.New(lc, name)
+		redistest.MustLock(t, a)
+		if ok, err := b.TryLock(redistest.Ctx(t, 10*time.Second)); ok || err != nil {
+			t.Fatalf("TryLock by another owner = %v, %v; want false", ok, err)
+		}
+		redistest.MustUnlock(t, a)
+		redistest.MustLock(t, b)
+		redistest.MustUnlock(t, b)
+		redistest.AssertClean(t, rc, name)
+		_, err := reentrant.New(lc, name+"}").TryLock(redistest.Ctx(t, 10*time.Second))
+		redistest.WantInvalid(t, "TryLock of a 1025-byte name", err, "name")
+	})
+}
