@@ -362,20 +362,13 @@ func (co *cohort) passOn() {
 // (unless m does not re-enter). co.mu held.
 func (co *cohort) lend(m *Mutex) {
 	co.holder, co.count, co.releasing = m, 1, false
-	co.hold = co.redis.x.H.Current()
-	tenure := core.NewHold(co.hold.Token)
-	co.tenure = tenure
-	m.slot.Set(tenure)
-	follow := tenure.Follow(co.hold)
-	// A lost tenure must not keep the process's other Mutexes out until
-	// m's Unlock, which a stuck holder never calls.
-	watch := context.AfterFunc(m.slot.Context(context.Background()), func() {
-		co.key.c.Go(func() { co.dropLost(m, tenure) }) // Close waits for it
-	})
-	co.stop = func() bool {
-		stopped := follow()
-		return watch() && stopped
+	if h := co.redis.x.H.Current(); h != co.hold {
+		co.hold = h
+		co.watch(h)
 	}
+	co.tenure = core.NewHold(co.hold.Token)
+	co.stop = co.tenure.Follow(co.hold)
+	m.slot.Set(co.tenure)
 	m.held.Store(co)
 	if m.x.Cfg.NoReentry {
 		return
@@ -391,19 +384,44 @@ func (co *cohort) lend(m *Mutex) {
 	})
 }
 
-// dropLost takes the local lock back from m once its tenure is lost, so
-// that the process's other Mutexes need not wait for m's Unlock: it
-// forgets the lost hold in Redis (freeing its key if it lingers) and
-// passes the local lock on. m keeps its lost tenure until its next call
-// (see forgetLost). It does nothing when tenure ended otherwise or is no
-// longer m's, while m's own Unlock gives the hold back, or once the Client
-// is closed: nothing can take the lock after Close, which leaves the hold
-// in Redis to m's Unlock or its lease.
-func (co *cohort) dropLost(m *Mutex, tenure *core.Hold) {
-	co.mu.Lock()
-	if co.holder != m || co.tenure != tenure || co.releasing || tenure.Err() == nil || co.key.c.Err() != nil {
+// watch makes the loss of hold, a hold the process took from Redis, take
+// the local lock back from the Mutex it is lent to then (see dropLost):
+// a lost holder must not keep the process's other Mutexes out until its
+// Unlock, which a stuck holder never calls. Once per hold, not per
+// hand-over. co.mu held.
+func (co *cohort) watch(hold *core.Hold) {
+	context.AfterFunc(co.redis.Context(context.Background()), func() {
+		co.key.c.Go(func() { co.dropLost(hold) }) // Close waits for it
+	})
+}
+
+// dropLost takes the local lock back from the Mutex that holds hold when
+// hold is lost, so that the process's other Mutexes need not wait for its
+// Unlock: it forgets the lost hold in Redis (freeing its key if it
+// lingers) and passes the local lock on. The holder keeps its lost tenure
+// until its next call (see forgetLost). It does nothing when hold ended
+// otherwise or is no longer lent, while the holder's own Unlock gives it
+// back, or once the Client is closed: nothing can take the lock after
+// Close, which leaves the hold in Redis to the holder's Unlock or its
+// lease.
+func (co *cohort) dropLost(hold *core.Hold) {
+	for {
+		co.mu.Lock()
+		if co.hold != hold || hold.Err() == nil || co.holder == nil || co.releasing || co.key.c.Err() != nil {
+			co.mu.Unlock()
+			return
+		}
+		tenure := co.tenure
+		if tenure.Err() != nil {
+			break
+		}
+		// The tenure learns of the loss in a moment (see core.Hold.Follow),
+		// or ends with a hand-over: then look at the next holder.
 		co.mu.Unlock()
-		return
+		select {
+		case <-tenure.Done():
+		case <-tenure.Ended():
+		}
 	}
 	co.holder, co.tenure, co.stop, co.count, co.doubt = nil, nil, nil, 0, false
 	co.mu.Unlock()
