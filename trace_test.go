@@ -1,6 +1,7 @@
 package lockkit_test
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -50,4 +51,27 @@ func TestTrace_Renewed_and_Reconnected_reach_the_Clients_hooks_only(t *testing.T
 	if n, m := own.renewed.Load(), own.reconnected.Load(); n != 0 || m != 0 {
 		t.Fatalf("a lock's own Trace got %d Renewed and %d Reconnected; want none", n, m)
 	}
+}
+
+// TestTrace_WaitDone_reports_the_error_Lock_returns: a wait that its ctx
+// ends is reported to WaitDone with the error Lock returns, which matches
+// ErrNotObtained and the ctx's error, after a WaitStart.
+func TestTrace_WaitDone_reports_the_error_Lock_returns(t *testing.T) {
+	rc := redistest.StartServer(t).Client(t)
+	lc := redistest.Lockkit(t, rc)
+	name := redistest.Unique(t)
+	redistest.MustLock(t, reentrant.New(lc, name))
+	var started atomic.Int64
+	done := make(chan lockkit.WaitDoneInfo, 1)
+	w := reentrant.New(lc, name, lockkit.WithTrace(&lockkit.Trace{
+		WaitStart: func(lockkit.WaitStartInfo) { started.Add(1) },
+		WaitDone:  func(i lockkit.WaitDoneInfo) { done <- i },
+	}))
+	err := w.Lock(redistest.Ctx(t, time.Second))
+	redistest.WantErr(t, err, lockkit.ErrNotObtained, context.DeadlineExceeded)
+	info := redistest.Receive(t, done, 10*time.Second, "WaitDone")
+	if info.Err == nil || info.Err.Error() != err.Error() || info.Lock.Name != name || started.Load() != 1 {
+		t.Fatalf("WaitDone = %+v after %d WaitStart; want Lock's error %q and one WaitStart", info, started.Load(), err)
+	}
+	redistest.WantErr(t, info.Err, lockkit.ErrNotObtained, context.DeadlineExceeded)
 }
