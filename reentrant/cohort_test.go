@@ -604,3 +604,31 @@ func TestCommands_of_an_uncontended_lock(t *testing.T) {
 		})
 	}
 }
+
+// TestLocalHandoff_calls_return_within_ctx_when_the_server_does_not_answer
+// cuts the network to the server while a Mutex of the process holds the
+// lock: a Lock of another Mutex of the process (waiting in memory), a
+// TryLock from the Redis side and the holder's Unlock return within their
+// ctx; once the network heals, the holder's Unlock in doubt is settled by
+// calling it again, and the other Mutex gets the lock.
+func TestLocalHandoff_calls_return_within_ctx_when_the_server_does_not_answer(t *testing.T) {
+	p := redistest.StartProxy(t, redistest.StartServer(t).Addr())
+	lc := redistest.Lockkit(t, patient(t, p.Addr()))
+	name := redistest.Unique(t)
+	holder, m := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
+	other := reentrant.New(lc, name, handoff, lockkit.WithHolderInfo()) // another cohort
+	redistest.MustLock(t, holder)
+	const d = 300 * time.Millisecond
+	p.Cut()
+	returnsWithin(t, "Lock waiting in memory", d, m.Lock)
+	returnsWithin(t, "TryLock of another cohort", d, tryLock(other))
+	returnsWithin(t, "Unlock", d, holder.Unlock)
+	p.Heal()
+	redistest.Eventually(t, 10*time.Second, "the holder's Unlock to settle", func() bool {
+		return holder.Unlock(redistest.Ctx(t, time.Second)) == nil
+	})
+	redistest.MustLock(t, m)
+	redistest.MustUnlock(t, m)
+	redistest.MustLock(t, other)
+	redistest.MustUnlock(t, other)
+}
