@@ -137,6 +137,17 @@ func (m *Mutex) lockLocal(ctx context.Context) error {
 			co.mu.Lock()
 			if err == nil {
 				co.count++
+				if h := co.redis.x.H.Current(); h != co.hold && co.holder == m {
+					// The Unlock in doubt had freed the hold, and this Lock
+					// took a fresh one: m's tenure follows it from now on,
+					// with its token. The count keeps the Unlock in doubt,
+					// which m's next Unlock settles.
+					count := co.count
+					co.endTenure()
+					co.since, co.handoffs = time.Now(), 0
+					co.lend(m)
+					co.count = count
+				}
 			}
 			co.unlock()
 			co.leave()

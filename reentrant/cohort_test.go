@@ -632,3 +632,37 @@ func TestLocalHandoff_calls_return_within_ctx_when_the_server_does_not_answer(t 
 	redistest.MustLock(t, other)
 	redistest.MustUnlock(t, other)
 }
+
+// TestLocalHandoff_lock_after_an_unlock_in_doubt_follows_the_fresh_hold:
+// the holder's last Unlock reached Redis but its reply was lost, so the
+// lock is free and the Unlock in doubt; a Lock of the same Mutex then
+// takes a fresh hold in Redis. The Mutex reports that hold: its larger
+// token, and its loss (another owner force-unlocks it) on Lost and in
+// Unlock, after the Unlock that settles the one in doubt.
+func TestLocalHandoff_lock_after_an_unlock_in_doubt_follows_the_fresh_hold(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	drop := &redistest.DropReply{Match: func(cmd redis.Cmder) bool { return cmd.Name() == "evalsha" || cmd.Name() == "eval" }}
+	c.AddHook(drop)
+	lc := redistest.Lockkit(t, c)
+	name := redistest.Unique(t)
+	m := reentrant.New(lc, name, handoff)
+	redistest.MustLock(t, m)
+	first := m.Token()
+	drop.Arm()
+	ctx := redistest.Ctx(t, 10*time.Second)
+	if err := m.Unlock(ctx); err == nil || drop.Armed() {
+		t.Fatalf("Unlock whose reply was dropped = %v (sent: %v); want an error", err, !drop.Armed())
+	}
+	redistest.MustLock(t, m)
+	if m.Token() <= first {
+		t.Errorf("token of the fresh hold %d, want more than the first hold's %d", m.Token(), first)
+	}
+	redistest.MustUnlock(t, m) // settles the Unlock in doubt; m still holds
+	redistest.WantHoldCount(t, m, 1)
+	if ok, err := reentrant.New(redistest.Lockkit(t, c), name).ForceUnlock(ctx); !ok || err != nil {
+		t.Fatalf("ForceUnlock = %v, %v", ok, err)
+	}
+	lc.Watchdog().Check()
+	redistest.Receive(t, m.Lost(), 10*time.Second, "m's lost signal once its fresh hold was force-unlocked")
+	redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrLost)
+}
