@@ -1,14 +1,18 @@
 package lockkit_test
 
 import (
+	"context"
 	"errors"
+	"regexp"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"go.uber.org/goleak"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/reentrant"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m, nil) }
@@ -91,4 +95,128 @@ func TestClient_Locals_keeps_values_per_Client(t *testing.T) {
 			t.Errorf("a keeps %v after the delete", m)
 		}
 	})
+}
+
+// TestClose_reports_open_holds_lost_with_ErrClosed: a hold still open when
+// its Client closes is reported lost: its lost signal closes, the Client's
+// Trace gets Lost, its Context ends, and its Unlock returns an error, each
+// matching both ErrLost and ErrClosed. Close does not release it in
+// Redis: another Client sees the lock held, with its lease running.
+func TestClose_reports_open_holds_lost_with_ErrClosed(t *testing.T) {
+	rc := redistest.StartServer(t).Client(t)
+	lost := make(chan lockkit.LostInfo, 1)
+	lc := redistest.Lockkit(t, rc, lockkit.WithTrace(&lockkit.Trace{Lost: func(i lockkit.LostInfo) { lost <- i }}))
+	name := redistest.Unique(t)
+	m := reentrant.New(lc, name)
+	redistest.MustLock(t, m)
+	ctx := redistest.Ctx(t, 10*time.Second)
+	held := m.Context(ctx)
+	if err := lc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	redistest.Receive(t, m.Lost(), 10*time.Second, "the lost signal")
+	info := redistest.Receive(t, lost, 10*time.Second, "Trace.Lost")
+	redistest.WantErr(t, info.Err, lockkit.ErrLost, lockkit.ErrClosed)
+	redistest.WantErr(t, context.Cause(held), lockkit.ErrLost, lockkit.ErrClosed)
+	other := reentrant.New(redistest.Lockkit(t, rc), name)
+	if ok, err := other.IsLocked(ctx); !ok || err != nil {
+		t.Fatalf("IsLocked by another Client after Close = %v, %v; want the hold kept in Redis", ok, err)
+	}
+	if ttl, err := other.TTL(ctx); ttl <= 0 || err != nil {
+		t.Fatalf("TTL after Close = %v, %v; want the lease running", ttl, err)
+	}
+	redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrLost, lockkit.ErrClosed)
+}
+
+// TestClient_Go_runs_f_before_returning_once_Close_began: Close waits for
+// what Go started; once Close has begun, Go runs f itself, so that nothing
+// it starts outlives Close.
+func TestClient_Go_runs_f_before_returning_once_Close_began(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	c := lockkit.New(rc)
+	release, ran := make(chan struct{}), make(chan struct{})
+	c.Go(func() { <-release; close(ran) })
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	<-c.Done()
+	close(release)
+	if err := redistest.Receive(t, closed, 10*time.Second, "Close"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ran:
+	default:
+		t.Fatal("Close returned before what Go started")
+	}
+	after := false
+	c.Go(func() { after = true })
+	if !after {
+		t.Fatal("Go after Close returned before running f")
+	}
+}
+
+// TestClose_waits_for_a_late_acquire_to_be_undone: a Lock whose ctx ended
+// while the server did not answer leaves its request behind; Close waits
+// for it, and for the undo of the hold it took when its reply came at
+// last, so that once Close returns the acquire has run and the lock is
+// free in Redis.
+func TestClose_waits_for_a_late_acquire_to_be_undone(t *testing.T) {
+	srv := redistest.StartServer(t)
+	rc := srv.Client(t)
+	silent := &redistest.Silence{Max: 2 * redistest.Hang, Match: func(cmd redis.Cmder) bool {
+		return cmd.Name() == "evalsha" || cmd.Name() == "eval"
+	}}
+	defer silent.Off()
+	rc.AddHook(silent)
+	lc := lockkit.New(rc)
+	name := redistest.Unique(t)
+	m := reentrant.New(lc, name)
+	silent.On()
+	redistest.WantErr(t, m.Lock(redistest.Ctx(t, 100*time.Millisecond)), lockkit.ErrNotObtained, context.DeadlineExceeded)
+	closed := make(chan error, 1)
+	go func() { closed <- lc.Close() }()
+	<-lc.Done()
+	silent.Off() // the acquire runs now, late
+	if err := redistest.Receive(t, closed, redistest.Hang, "Close"); err != nil {
+		t.Fatal(err)
+	}
+	// The acquire ran (its token's counter is there) and was undone.
+	ctx, admin := redistest.Ctx(t, 10*time.Second), srv.Client(t)
+	if n, err := admin.Exists(ctx, "lockkit:{"+name+"}:fence").Result(); n != 1 || err != nil {
+		t.Fatalf("the fencing counter once Close returned: EXISTS = %d, %v; want 1 (the late acquire ran)", n, err)
+	}
+	if n, err := admin.Exists(ctx, "lockkit:{"+name+"}").Result(); n != 0 || err != nil {
+		t.Fatalf("the lock's hash once Close returned: EXISTS = %d, %v; want 0 (the late acquire undone)", n, err)
+	}
+}
+
+// subscribed matches a connection with a subscription in CLIENT LIST.
+var subscribed = regexp.MustCompile(`\bs?sub=[1-9]`)
+
+// TestNew_does_no_IO_and_starts_nothing: New sends nothing and starts no
+// goroutine; an uncontended Lock and Unlock open no pub/sub connection
+// (it opens with the first wait). An invalid Client has no notifier or
+// watchdog.
+func TestNew_does_no_IO_and_starts_nothing(t *testing.T) {
+	srv := redistest.StartServer(t)
+	rc := srv.Client(t)
+	counter := redistest.CountCommands(rc)
+	before := goleak.IgnoreCurrent()
+	lc := redistest.Lockkit(t, rc)
+	if err := goleak.Find(before); err != nil {
+		t.Fatalf("New started goroutines: %v", err)
+	}
+	if n := counter.Total(); n != 0 {
+		t.Fatalf("New sent %d commands, want 0", n)
+	}
+	m := reentrant.New(lc, redistest.Unique(t))
+	redistest.MustLock(t, m)
+	redistest.MustUnlock(t, m)
+	ctx := redistest.Ctx(t, 10*time.Second)
+	if list, err := srv.Client(t).ClientList(ctx).Result(); err != nil || subscribed.MatchString(list) {
+		t.Fatalf("CLIENT LIST after an uncontended lock = %q, %v; want no pub/sub connection", list, err)
+	}
+	if c := lockkit.New(nil); c.Notifier() != nil || c.Watchdog() != nil {
+		t.Fatal("an invalid Client has a notifier or a watchdog")
+	}
 }

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -71,4 +74,51 @@ func TestWithLogger_is_a_Client_option(t *testing.T) {
 	if err := lockkit.New(rc, lockkit.WithLogger(nil)).Err(); err == nil {
 		t.Fatal("New with a nil logger: no error")
 	}
+}
+
+// TestWithLogger_warns_of_a_failed_renewal_and_a_broken_pubsub_connection:
+// a renewal round trip that fails (the network to the server is cut) is
+// logged at Warn, and so is a pub/sub connection that breaks (the server
+// kills it).
+func TestWithLogger_warns_of_a_failed_renewal_and_a_broken_pubsub_connection(t *testing.T) {
+	srv := redistest.StartServer(t)
+	p := redistest.StartProxy(t, srv.Addr())
+	rc := redis.NewClient(&redis.Options{Addr: p.Addr(), ContextTimeoutEnabled: true})
+	t.Cleanup(func() { _ = rc.Close() })
+	var out syncBuffer
+	lc := redistest.Lockkit(t, rc, lockkit.WithLogger(slog.New(slog.NewJSONHandler(&out, nil))))
+	logged := func(level, msg string) func() bool {
+		return func() bool {
+			for line := range strings.SplitSeq(out.String(), "\n") {
+				var rec map[string]any
+				if json.Unmarshal([]byte(line), &rec) == nil && rec["level"] == level && strings.Contains(fmt.Sprint(rec["msg"]), msg) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+
+	// A waiter subscribes the Client; the server kills its connection.
+	name := redistest.Unique(t)
+	holder := reentrant.New(lc, name)
+	redistest.MustLock(t, holder)
+	got := redistest.LockAsync(redistest.Ctx(t, 30*time.Second), reentrant.New(lc, name))
+	admin := srv.Client(t)
+	redistest.Eventually(t, 10*time.Second, "the pub/sub connection to be killed", func() bool {
+		n, err := admin.ClientKillByFilter(context.Background(), "TYPE", "pubsub").Result()
+		return err == nil && n > 0
+	})
+	redistest.Eventually(t, 10*time.Second, "a Warn of the broken pub/sub connection", logged("WARN", "pub/sub"))
+	redistest.MustUnlock(t, holder)
+	if err := redistest.Receive(t, got, 10*time.Second, "the waiter's Lock"); err != nil {
+		t.Fatal(err)
+	}
+
+	// A hold whose renewals cannot reach the server.
+	m := reentrant.New(lc, redistest.Unique(t), lockkit.WithWatchdogTimeout(600*time.Millisecond))
+	redistest.MustLock(t, m)
+	p.Cut()
+	redistest.Eventually(t, 10*time.Second, "a Warn of the failed renewal", logged("WARN", "renewal failed"))
+	p.Heal()
 }

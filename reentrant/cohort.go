@@ -123,6 +123,7 @@ func (co *cohort) unlock() {
 func (m *Mutex) lockLocal(ctx context.Context) error {
 	co := join(m)
 	co.mu.Lock()
+	_ = co.forgetLost(m)
 	if co.holder == m && !co.releasing && !m.x.Cfg.NoReentry {
 		switch {
 		case co.tenure.Err() != nil:
@@ -136,6 +137,17 @@ func (m *Mutex) lockLocal(ctx context.Context) error {
 			co.mu.Lock()
 			if err == nil {
 				co.count++
+				if h := co.redis.x.H.Current(); h != co.hold && co.holder == m {
+					// The Unlock in doubt had freed the hold, and this Lock
+					// took a fresh one: m's tenure follows it from now on,
+					// with its token. The count keeps the Unlock in doubt,
+					// which m's next Unlock settles.
+					count := co.count
+					co.endTenure()
+					co.since, co.handoffs = time.Now(), 0
+					co.lend(m)
+					co.count = count
+				}
 			}
 			co.unlock()
 			co.leave()
@@ -209,6 +221,7 @@ func (co *cohort) take(ctx context.Context, m *Mutex) error {
 func (m *Mutex) tryLockLocal(ctx context.Context) (bool, error) {
 	co := join(m)
 	co.mu.Lock()
+	_ = co.forgetLost(m)
 	if co.holder == m && !co.releasing && !m.x.Cfg.NoReentry && co.tenure.Err() == nil && !co.doubt {
 		co.count++
 		co.unlock()
@@ -247,6 +260,10 @@ func (m *Mutex) unlockLocal(ctx context.Context) error {
 		return core.NotHeld(m.x.Cfg.Name)
 	}
 	co.mu.Lock()
+	if err := co.forgetLost(m); err != nil {
+		co.mu.Unlock()
+		return err
+	}
 	if co.holder != m || co.releasing {
 		co.mu.Unlock()
 		return core.NotHeld(m.x.Cfg.Name)
@@ -356,7 +373,10 @@ func (co *cohort) passOn() {
 // (unless m does not re-enter). co.mu held.
 func (co *cohort) lend(m *Mutex) {
 	co.holder, co.count, co.releasing = m, 1, false
-	co.hold = co.redis.x.H.Current()
+	if h := co.redis.x.H.Current(); h != co.hold {
+		co.hold = h
+		co.watch(h)
+	}
 	co.tenure = core.NewHold(co.hold.Token)
 	co.stop = co.tenure.Follow(co.hold)
 	m.slot.Set(co.tenure)
@@ -373,6 +393,74 @@ func (co *cohort) lend(m *Mutex) {
 		co.grant(w, true)
 		return true
 	})
+}
+
+// watch makes the loss of hold, a hold the process took from Redis, take
+// the local lock back from the Mutex it is lent to then (see dropLost):
+// a lost holder must not keep the process's other Mutexes out until its
+// Unlock, which a stuck holder never calls. Once per hold, not per
+// hand-over. co.mu held.
+func (co *cohort) watch(hold *core.Hold) {
+	context.AfterFunc(co.redis.Context(context.Background()), func() {
+		co.key.c.Go(func() { co.dropLost(hold) }) // Close waits for it
+	})
+}
+
+// dropLost takes the local lock back from the Mutex that holds hold when
+// hold is lost, so that the process's other Mutexes need not wait for its
+// Unlock: it forgets the lost hold in Redis (freeing its key if it
+// lingers) and passes the local lock on. The holder keeps its lost tenure
+// until its next call (see forgetLost). It does nothing when hold ended
+// otherwise or is no longer lent, while the holder's own Unlock gives it
+// back, or once the Client is closed: nothing can take the lock after
+// Close, which leaves the hold in Redis to the holder's Unlock or its
+// lease.
+func (co *cohort) dropLost(hold *core.Hold) {
+	for {
+		co.mu.Lock()
+		if co.hold != hold || hold.Err() == nil || co.holder == nil || co.releasing || co.key.c.Err() != nil {
+			co.mu.Unlock()
+			return
+		}
+		tenure := co.tenure
+		if tenure.Err() != nil {
+			break
+		}
+		// The tenure learns of the loss in a moment (see core.Hold.Follow),
+		// or ends with a hand-over: then look at the next holder.
+		co.mu.Unlock()
+		select {
+		case <-tenure.Done():
+		case <-tenure.Ended():
+		}
+	}
+	co.holder, co.tenure, co.stop, co.count, co.doubt = nil, nil, nil, 0, false
+	co.mu.Unlock()
+	ctx, cancel := core.Detached(context.Background())
+	_ = co.redis.Unlock(ctx)
+	cancel()
+	co.mu.Lock()
+	co.passOn()
+	co.unlock()
+}
+
+// forgetLost ends m's tenure that dropLost took the local lock back from,
+// undoing m's join, and returns its loss; nil when m has no such tenure.
+// co.mu held.
+func (co *cohort) forgetLost(m *Mutex) error {
+	t := m.slot.Current()
+	if t == nil || co.holder == m || m.held.Load() != co {
+		return nil
+	}
+	err := t.Err()
+	if err == nil {
+		return nil
+	}
+	m.slot.Set(nil)
+	m.held.Store(nil)
+	t.End()
+	co.leave()
+	return err
 }
 
 // endTenure ends the holder's tenure: it holds nothing afterwards. co.mu

@@ -11,9 +11,12 @@ import (
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/fair"
+	"github.com/lockkit/lockkit/internal/config"
+	"github.com/lockkit/lockkit/internal/conformance"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/spin"
+	"github.com/lockkit/lockkit/watchdog"
 )
 
 // handoff is the cohort mode the tests use unless they test its bounds.
@@ -25,6 +28,29 @@ func waitLocal(t *testing.T, m *reentrant.Mutex, n int) {
 	redistest.Eventually(t, 10*time.Second, fmt.Sprintf("%d local waiters", n), func() bool {
 		return reentrant.LocalWaiters(m) == n
 	})
+}
+
+// TestConformance_with_local_handoff runs the contract every exclusive
+// kind keeps on Mutexes in cohort mode, where two Mutexes of one Client
+// share the process's hold in Redis and lend it in memory: to its users a
+// Mutex in cohort mode is still a Locker like any other. The cases that
+// share an owner id (WithOwner, which cohort mode refuses) run without it.
+//
+// A Mutex of the process waits in memory while another holds, until the
+// process learns that the hold is gone: when the keys vanish unseen (a
+// restart before any wait opened the pub/sub connection), that is the
+// watchdog's next renewal, a third of the lease later. The default lease
+// here is short enough for that to come well within the cases' bounds.
+func TestConformance_with_local_handoff(t *testing.T) {
+	lease := lockkit.WithWatchdogTimeout(6 * time.Second)
+	conformance.Run(t, conformance.Of("reentrant", func(c *lockkit.Client, name string, opts ...lockkit.Option) *reentrant.Mutex {
+		o := config.Defaults(config.Reentrant)
+		config.Apply(&o, opts)
+		if o.Owner == "" {
+			opts = append([]lockkit.Option{lease, handoff}, opts...)
+		}
+		return reentrant.New(c, name, opts...)
+	}))
 }
 
 func TestWithLocalHandoff_invalid(t *testing.T) {
@@ -347,4 +373,296 @@ func twoProcesses(t *testing.T) (*redis.Client, *lockkit.Client, *lockkit.Client
 	t.Helper()
 	c := redistest.StartServer(t).Client(t)
 	return c, redistest.Lockkit(t, c), redistest.Lockkit(t, c), redistest.Unique(t)
+}
+
+// TestLocalHandoff_lost_hold_lets_the_process_in: when the process's hold
+// is lost while a Mutex of it holds the lock (another owner force-unlocked
+// it), the Mutexes of the process that wait in memory are not kept out by
+// the lost holder: one of them takes the lock from Redis, with a new
+// token, while the lost holder's Unlock reports ErrLost. Without cohort
+// mode a lost hold keeps nobody out, and WithLocalHandoff must not change
+// that.
+func TestLocalHandoff_lost_hold_lets_the_process_in(t *testing.T) {
+	c, lc, name := oneProcess(t)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	a, b := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
+	redistest.MustLock(t, a)
+	lost := a.Token()
+	got := redistest.LockAsync(ctx, b)
+	waitLocal(t, a, 1)
+	if ok, err := reentrant.New(lc, name).ForceUnlock(ctx); !ok || err != nil {
+		t.Fatalf("ForceUnlock = %v, %v", ok, err)
+	}
+	lc.Watchdog().Check()
+	redistest.Receive(t, a.Lost(), 10*time.Second, "a's lost signal")
+	if err := redistest.Receive(t, got, 10*time.Second, "b's Lock after a's hold was lost"); err != nil {
+		t.Fatal(err)
+	}
+	if b.Token() <= lost {
+		t.Errorf("b's token %d after the lost hold's %d: want a new, larger one", b.Token(), lost)
+	}
+	redistest.WantErr(t, a.Unlock(ctx), lockkit.ErrLost)
+	redistest.WantHoldCount(t, b, 1)
+	redistest.MustUnlock(t, b)
+	redistest.MustLock(t, a) // a locks again after its loss
+	redistest.MustUnlock(t, a)
+	redistest.AssertClean(t, c, name)
+}
+
+// TestLocalHandoff_max_hold_ends_a_stuck_holder_for_the_process too:
+// WithMaxHold promises that a stuck holder cannot keep the lock for ever.
+// In cohort mode a holder that never unlocks must not keep the Mutexes of
+// its own process out either once its hold ended: a Lock of another Mutex
+// of the Client, with the same options, gets the lock.
+func TestLocalHandoff_max_hold_ends_a_stuck_holder_for_the_process_too(t *testing.T) {
+	_, lc, name := oneProcess(t)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	opts := []lockkit.Option{handoff, lockkit.WithWatchdogTimeout(300 * time.Millisecond), lockkit.WithMaxHold(time.Second)}
+	stuck, other := reentrant.New(lc, name, opts...), reentrant.New(lc, name, opts...)
+	redistest.MustLock(t, stuck) // and never unlocked until the end
+	if err := other.Lock(ctx); err != nil {
+		t.Fatalf("Lock of another Mutex of the process after the stuck hold's maximum: %v", err)
+	}
+	redistest.WantErr(t, stuck.Unlock(ctx), lockkit.ErrLost, watchdog.ErrMaxHold)
+	redistest.MustUnlock(t, other)
+}
+
+// TestLocalHandoff_trace_reports_the_Redis_hold checks what the Trace of a
+// Mutex in cohort mode reports: the process's hold in Redis, once taken
+// and once released, under the cohort's owner id; the re-entry, the
+// hand-over and the wait in memory are not reported.
+func TestLocalHandoff_trace_reports_the_Redis_hold(t *testing.T) {
+	_, lc, name := oneProcess(t)
+	var ev events
+	opts := []lockkit.Option{handoff, lockkit.WithTrace(ev.trace())}
+	ctx := redistest.Ctx(t, 30*time.Second)
+	m1, m2 := reentrant.New(lc, name, opts...), reentrant.New(lc, name, opts...)
+	redistest.MustLock(t, m1)
+	redistest.MustLock(t, m1)
+	got := redistest.LockAsync(ctx, m2)
+	waitLocal(t, m1, 1)
+	redistest.MustUnlock(t, m1)
+	redistest.MustUnlock(t, m1)
+	if err := redistest.Receive(t, got, 10*time.Second, "m2's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	token := m2.Token()
+	redistest.MustUnlock(t, m2)
+	s := ev.snapshot()
+	if len(s.acquired) != 1 || s.acquired[0].Reentry || s.acquired[0].Token != token || s.acquired[0].Lock.Name != name {
+		t.Errorf("Acquired = %+v; want the one Redis hold, token %d", s.acquired, token)
+	}
+	if len(s.released) != 1 || !s.released[0].Ended || s.released[0].Err != nil ||
+		len(s.acquired) == 1 && s.released[0].Lock.Owner != s.acquired[0].Lock.Owner {
+		t.Errorf("Released = %+v; want the Redis hold's end, by the owner that took it", s.released)
+	}
+	if s.started != 0 || len(s.waits) != 0 {
+		t.Errorf("waits reported: %d started, %+v; want none (m2 waited in memory)", s.started, s.waits)
+	}
+}
+
+// TestLocalHandoff_without_reentry_waits_for_its_own_hold: with
+// WithoutReentry a Mutex in cohort mode does not re-enter, as without
+// cohort mode: its TryLock fails while it holds, a second Lock waits in
+// memory until its own Unlock, and the count never exceeds 1.
+func TestLocalHandoff_without_reentry_waits_for_its_own_hold(t *testing.T) {
+	c, lc, name := oneProcess(t)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	m := reentrant.New(lc, name, handoff, lockkit.WithoutReentry())
+	redistest.MustLock(t, m)
+	if ok, err := m.TryLock(ctx); ok || err != nil {
+		t.Fatalf("TryLock by the holder = %v, %v; want false", ok, err)
+	}
+	got := redistest.LockAsync(ctx, m)
+	waitLocal(t, m, 1)
+	redistest.WantHoldCount(t, m, 1)
+	redistest.MustUnlock(t, m)
+	if err := redistest.Receive(t, got, 10*time.Second, "the second Lock"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.WantHoldCount(t, m, 1)
+	redistest.MustUnlock(t, m)
+	redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrNotHeld)
+	redistest.AssertClean(t, c, name)
+}
+
+// TestWithLocalHandoff_as_a_Client_default: given to New, the option puts
+// the Client's reentrant locks in cohort mode (a hand-over sends nothing),
+// and the spin and fair locks of that Client pass it over.
+func TestWithLocalHandoff_as_a_Client_default(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	lc := redistest.Lockkit(t, c, handoff)
+	name := redistest.Unique(t)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	m1, m2 := reentrant.New(lc, name), reentrant.New(lc, name)
+	redistest.MustLock(t, m1)
+	got := redistest.LockAsync(ctx, m2)
+	waitLocal(t, m1, 1)
+	counter := redistest.CountCommands(c)
+	redistest.MustUnlock(t, m1)
+	if err := redistest.Receive(t, got, 10*time.Second, "m2's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	if n := counter.Total(); n != 0 {
+		t.Errorf("a hand-over with the Client default sent %d commands, want 0", n)
+	}
+	redistest.MustUnlock(t, m2)
+	for _, m := range []*reentrant.Mutex{spin.New(lc, name+"-spin"), fair.New(lc, name+"-fair")} {
+		redistest.MustLock(t, m)
+		redistest.MustUnlock(t, m)
+	}
+}
+
+// TestLocalHandoff_other_options_are_another_owner: Mutexes of one Client
+// and name made with different options are in different cohorts, which
+// exclude each other in Redis like any two owners.
+func TestLocalHandoff_other_options_are_another_owner(t *testing.T) {
+	c, lc, name := oneProcess(t)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	a := reentrant.New(lc, name, handoff)
+	b := reentrant.New(lc, name, handoff, lockkit.WithWatchdogTimeout(20*time.Second))
+	redistest.MustLock(t, a)
+	if ok, err := b.TryLock(ctx); ok || err != nil {
+		t.Fatalf("TryLock of a Mutex with other options = %v, %v; want false", ok, err)
+	}
+	got := redistest.LockAsync(ctx, b)
+	waitAsleep(t, lc, name, 1) // b's cohort waits in Redis
+	redistest.MustUnlock(t, a)
+	if err := redistest.Receive(t, got, 10*time.Second, "b's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.MustUnlock(t, b)
+	redistest.AssertClean(t, c, name)
+}
+
+// TestLocalHandoff_Close_leaves_the_hold_to_its_holder: Close reports the
+// holder's hold lost and ends the Locks that wait in memory with
+// ErrClosed, but, as without cohort mode, does not release the hold in
+// Redis: the holder's Unlock still frees it.
+func TestLocalHandoff_Close_leaves_the_hold_to_its_holder(t *testing.T) {
+	c, lc, name := oneProcess(t)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	a, b := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
+	redistest.MustLock(t, a)
+	got := redistest.LockAsync(ctx, b)
+	waitLocal(t, a, 1)
+	if err := lc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	redistest.Receive(t, a.Lost(), 10*time.Second, "a's lost signal")
+	redistest.WantErr(t, redistest.Receive(t, got, 10*time.Second, "b's Lock"), lockkit.ErrClosed)
+	other := reentrant.New(redistest.Lockkit(t, c), name)
+	if ok, err := other.IsLocked(ctx); !ok || err != nil {
+		t.Fatalf("IsLocked after Close = %v, %v; want the hold left in Redis", ok, err)
+	}
+	redistest.WantErr(t, a.Unlock(ctx), lockkit.ErrLost, lockkit.ErrClosed)
+	if ok, err := other.IsLocked(ctx); ok || err != nil {
+		t.Fatalf("IsLocked after the holder's Unlock = %v, %v; want free", ok, err)
+	}
+}
+
+// TestCommands_of_an_uncontended_lock: an uncontended Lock, TryLock and
+// Unlock cost one command each, and a re-entry one; in cohort mode a
+// re-entry and its Unlock cost none, the Redis hold's Lock, TryLock and
+// last Unlock one each.
+func TestCommands_of_an_uncontended_lock(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		opts    []lockkit.Option
+		reentry int64 // commands of a re-entry and of its Unlock
+	}{
+		{"plain", nil, 1},
+		{"cohort", []lockkit.Option{handoff}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, lc, name := oneProcess(t)
+			m := reentrant.New(lc, name, tc.opts...)
+			redistest.MustLock(t, m) // the scripts are loaded
+			redistest.MustUnlock(t, m)
+			counter := redistest.CountCommands(c)
+			ctx := redistest.Ctx(t, 10*time.Second)
+			want := func(what string, n int64) {
+				t.Helper()
+				if got := counter.Total(); got != n {
+					t.Errorf("%s sent %d commands, want %d", what, got, n)
+				}
+				counter.Reset()
+			}
+			redistest.MustLock(t, m)
+			want("Lock of a free lock", 1)
+			redistest.MustLock(t, m)
+			want("a re-entry", tc.reentry)
+			redistest.MustUnlock(t, m)
+			want("the re-entry's Unlock", tc.reentry)
+			redistest.MustUnlock(t, m)
+			want("the last Unlock", 1)
+			if ok, err := m.TryLock(ctx); !ok || err != nil {
+				t.Fatalf("TryLock of a free lock = %v, %v", ok, err)
+			}
+			want("TryLock of a free lock", 1)
+			redistest.MustUnlock(t, m)
+		})
+	}
+}
+
+// TestLocalHandoff_calls_return_within_ctx_when_the_server_does_not_answer
+// cuts the network to the server while a Mutex of the process holds the
+// lock: a Lock of another Mutex of the process (waiting in memory), a
+// TryLock from the Redis side and the holder's Unlock return within their
+// ctx; once the network heals, the holder's Unlock in doubt is settled by
+// calling it again, and the other Mutex gets the lock.
+func TestLocalHandoff_calls_return_within_ctx_when_the_server_does_not_answer(t *testing.T) {
+	p := redistest.StartProxy(t, redistest.StartServer(t).Addr())
+	lc := redistest.Lockkit(t, patient(t, p.Addr()))
+	name := redistest.Unique(t)
+	holder, m := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
+	other := reentrant.New(lc, name, handoff, lockkit.WithHolderInfo()) // another cohort
+	redistest.MustLock(t, holder)
+	const d = 300 * time.Millisecond
+	p.Cut()
+	returnsWithin(t, "Lock waiting in memory", d, m.Lock)
+	returnsWithin(t, "TryLock of another cohort", d, tryLock(other))
+	returnsWithin(t, "Unlock", d, holder.Unlock)
+	p.Heal()
+	redistest.Eventually(t, 10*time.Second, "the holder's Unlock to settle", func() bool {
+		return holder.Unlock(redistest.Ctx(t, time.Second)) == nil
+	})
+	redistest.MustLock(t, m)
+	redistest.MustUnlock(t, m)
+	redistest.MustLock(t, other)
+	redistest.MustUnlock(t, other)
+}
+
+// TestLocalHandoff_lock_after_an_unlock_in_doubt_follows_the_fresh_hold:
+// the holder's last Unlock reached Redis but its reply was lost, so the
+// lock is free and the Unlock in doubt; a Lock of the same Mutex then
+// takes a fresh hold in Redis. The Mutex reports that hold: its larger
+// token, and its loss (another owner force-unlocks it) on Lost and in
+// Unlock, after the Unlock that settles the one in doubt.
+func TestLocalHandoff_lock_after_an_unlock_in_doubt_follows_the_fresh_hold(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	drop := &redistest.DropReply{Match: func(cmd redis.Cmder) bool { return cmd.Name() == "evalsha" || cmd.Name() == "eval" }}
+	c.AddHook(drop)
+	lc := redistest.Lockkit(t, c)
+	name := redistest.Unique(t)
+	m := reentrant.New(lc, name, handoff)
+	redistest.MustLock(t, m)
+	first := m.Token()
+	drop.Arm()
+	ctx := redistest.Ctx(t, 10*time.Second)
+	if err := m.Unlock(ctx); err == nil || drop.Armed() {
+		t.Fatalf("Unlock whose reply was dropped = %v (sent: %v); want an error", err, !drop.Armed())
+	}
+	redistest.MustLock(t, m)
+	if m.Token() <= first {
+		t.Errorf("token of the fresh hold %d, want more than the first hold's %d", m.Token(), first)
+	}
+	redistest.MustUnlock(t, m) // settles the Unlock in doubt; m still holds
+	redistest.WantHoldCount(t, m, 1)
+	if ok, err := reentrant.New(redistest.Lockkit(t, c), name).ForceUnlock(ctx); !ok || err != nil {
+		t.Fatalf("ForceUnlock = %v, %v", ok, err)
+	}
+	lc.Watchdog().Check()
+	redistest.Receive(t, m.Lost(), 10*time.Second, "m's lost signal once its fresh hold was force-unlocked")
+	redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrLost)
 }

@@ -31,13 +31,24 @@ import (
 //     from one local holder to the next. A resource that fences writes by
 //     token cannot tell the local holders of one Redis hold apart; they
 //     are one process, which the token does tell apart from any other.
+//   - Trace hooks ([lockkit.WithTrace], the Client's) and
+//     [lockkit.WithHolderInfo] describe the process's hold in Redis,
+//     under the cohort's owner id: a hold taken from Redis and its release
+//     there are reported, while re-entries, hand-overs and waits in memory
+//     are not.
 //   - Fairness across processes: a process keeps the lock for up to
 //     maxHandoffs+1 holds or maxHold in a row while it has waiters, instead
 //     of one hold; within the process, waiters are served in arrival order.
 //
 // Lost, Context and Unlock's ErrLost reach the Mutex that holds the lock
 // at the time; the watchdog keeps the one Redis hold alive across
-// hand-overs. TryLock never waits for a hand-over and never takes one
+// hand-overs. Once the process learns that its hold is lost (the watchdog
+// found it gone or could not renew it, a fixed lease or
+// [lockkit.WithMaxHold] ended it), the lost holder no longer keeps the
+// process's other Mutexes out: the first that waits takes the lock from
+// Redis, without waiting for the lost holder's Unlock. Until the process
+// learns it (at the watchdog's next renewal at the latest), they wait in
+// memory. TryLock never waits for a hand-over and never takes one
 // from a waiter: it re-enters, or succeeds when no Mutex of the process
 // holds or waits for the lock (one round trip), and fails otherwise. A
 // Lock whose ctx ends while it waits in memory leaves the queue; if the

@@ -103,7 +103,9 @@ func (m *Mutex) TryLock(ctx context.Context) (bool, error) {
 }
 
 // Unlock undoes one Lock. When the hold count drops to zero the lock is
-// freed and one waiter in each process is woken.
+// freed and one waiting process is woken, which wakes its first waiter
+// (on a client that cannot tell whether a process listens, one waiter in
+// each waiting process; see the package documentation, Waiting).
 //
 // It returns an error matching [lockkit.ErrNotHeld] when m holds nothing,
 // and [lockkit.ErrLost] when m held the lock but the hold is gone (then m

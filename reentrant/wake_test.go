@@ -151,3 +151,43 @@ func TestLock_a_process_that_gave_up_passes_its_turn_on(t *testing.T) {
 	// the turn on (or it no longer listens and is skipped).
 	releaseToProcess(t, holder, done)
 }
+
+// TestUnlock_wakes_processes_on_a_Cluster_client_that_reads_from_replicas:
+// on a Cluster client that may read from replicas (RouteRandomly here), a
+// publish cannot tell whether a process still listens, so a release wakes
+// a waiter in every waiting process (see the package documentation,
+// Waiting). The waiting processes still take the lock in turn, woken by
+// the releases rather than by the holder's 30 s lease.
+func TestUnlock_wakes_processes_on_a_Cluster_client_that_reads_from_replicas(t *testing.T) {
+	cl := redistest.StartCluster(t)
+	dial := func(t testing.TB) redis.UniversalClient {
+		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrsOf(cl.Servers()), RouteRandomly: true})
+		t.Cleanup(func() { _ = c.Close() })
+		return c
+	}
+	wakesInTurn(t, dial)
+}
+
+// wakesInTurn checks that two processes made by dial, waiting for a held
+// lock, both take it in turn once it is released, each well within the
+// holder's 30 s lease.
+func wakesInTurn(t *testing.T, dial func(testing.TB) redis.UniversalClient) {
+	t.Helper()
+	holder := holding(t, dial)
+	done := processes(t, dial, redistest.NewCounter(), holder.Name(), 2)
+	redistest.MustUnlock(t, holder)
+	for range 2 {
+		if err := redistest.Receive(t, done, 10*time.Second, "a waiting process to take the lock"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// addrsOf returns the addresses of servers.
+func addrsOf(servers []*redistest.Server) []string {
+	addrs := make([]string, len(servers))
+	for i, s := range servers {
+		addrs[i] = s.Addr()
+	}
+	return addrs
+}

@@ -1,0 +1,77 @@
+package lockkit_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/reentrant"
+)
+
+// counts counts the Renewed and Reconnected events a Trace gets.
+type counts struct{ renewed, reconnected atomic.Int64 }
+
+func (c *counts) trace() *lockkit.Trace {
+	return &lockkit.Trace{
+		Renewed:     func(lockkit.RenewInfo) { c.renewed.Add(1) },
+		Reconnected: func(lockkit.ReconnectInfo) { c.reconnected.Add(1) },
+	}
+}
+
+// TestTrace_Renewed_and_Reconnected_reach_the_Clients_hooks_only: the
+// watchdog's round trips and a broken pub/sub connection are the Client's
+// events: they are reported to the hooks given to New and added with
+// AddTrace, and never to a lock's own (WithTrace on the lock).
+func TestTrace_Renewed_and_Reconnected_reach_the_Clients_hooks_only(t *testing.T) {
+	srv := redistest.StartServer(t)
+	admin := srv.Client(t)
+	var given, added, own counts
+	lc := redistest.Lockkit(t, srv.Client(t), lockkit.WithTrace(given.trace()))
+	lc.AddTrace(added.trace())
+	name := redistest.Unique(t)
+	opts := []lockkit.Option{lockkit.WithTrace(own.trace()), lockkit.WithWatchdogTimeout(300 * time.Millisecond)}
+	holder := reentrant.New(lc, name, opts...)
+	redistest.MustLock(t, holder)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	got := redistest.LockAsync(ctx, reentrant.New(lc, name, opts...)) // subscribes the Client
+	redistest.Eventually(t, 10*time.Second, "the pub/sub connection to be killed", func() bool {
+		n, err := admin.ClientKillByFilter(ctx, "TYPE", "pubsub").Result()
+		return err == nil && n > 0
+	})
+	redistest.Eventually(t, 10*time.Second, "Reconnected and two Renewed for both Client hooks", func() bool {
+		return given.reconnected.Load() > 0 && added.reconnected.Load() > 0 && given.renewed.Load() > 1 && added.renewed.Load() > 1
+	})
+	redistest.MustUnlock(t, holder)
+	if err := redistest.Receive(t, got, 10*time.Second, "the waiter's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	if n, m := own.renewed.Load(), own.reconnected.Load(); n != 0 || m != 0 {
+		t.Fatalf("a lock's own Trace got %d Renewed and %d Reconnected; want none", n, m)
+	}
+}
+
+// TestTrace_WaitDone_reports_the_error_Lock_returns: a wait that its ctx
+// ends is reported to WaitDone with the error Lock returns, which matches
+// ErrNotObtained and the ctx's error, after a WaitStart.
+func TestTrace_WaitDone_reports_the_error_Lock_returns(t *testing.T) {
+	rc := redistest.StartServer(t).Client(t)
+	lc := redistest.Lockkit(t, rc)
+	name := redistest.Unique(t)
+	redistest.MustLock(t, reentrant.New(lc, name))
+	var started atomic.Int64
+	done := make(chan lockkit.WaitDoneInfo, 1)
+	w := reentrant.New(lc, name, lockkit.WithTrace(&lockkit.Trace{
+		WaitStart: func(lockkit.WaitStartInfo) { started.Add(1) },
+		WaitDone:  func(i lockkit.WaitDoneInfo) { done <- i },
+	}))
+	err := w.Lock(redistest.Ctx(t, time.Second))
+	redistest.WantErr(t, err, lockkit.ErrNotObtained, context.DeadlineExceeded)
+	info := redistest.Receive(t, done, 10*time.Second, "WaitDone")
+	if info.Err == nil || info.Err.Error() != err.Error() || info.Lock.Name != name || started.Load() != 1 {
+		t.Fatalf("WaitDone = %+v after %d WaitStart; want Lock's error %q and one WaitStart", info, started.Load(), err)
+	}
+	redistest.WantErr(t, info.Err, lockkit.ErrNotObtained, context.DeadlineExceeded)
+}
