@@ -36,6 +36,10 @@ type conn struct {
 	// opened at, for its channels' slots; "" for any other. Read and
 	// written by the receive loop only, once the connection exists.
 	addr string
+	// ringKey, on a Ring client, is the name of a channel of the
+	// connection: the Ring's shard for it is the one the connection goes
+	// to. "" for any other client.
+	ringKey string
 }
 
 // wire returns the name Redis knows channel name by.
@@ -74,14 +78,37 @@ func (c *conn) stopReceiving() {
 	<-c.done
 }
 
+// ringPrefix begins the key of a connection to a shard of a Ring client.
+const ringPrefix = "ring "
+
+// open opens a PubSub connection for c's channels: to the shard of a Ring
+// client that has them, or to wherever the client subscribes.
+func (n *Notifier) open(c *conn) *redis.PubSub {
+	if r, ok := n.client.(*redis.Ring); ok && c.ringKey != "" {
+		if shard, err := r.GetShardClientForKey(c.ringKey); err == nil {
+			return shard.Subscribe(context.Background())
+		}
+	}
+	return n.client.Subscribe(context.Background())
+}
+
 // route returns which connection channel name is subscribed on: "" for a
-// classic channel; for a shard channel, the connection to the master of
+// classic channel (on a Ring client, the connection to the shard of the
+// channel, keyed by its address); for a shard channel, the connection to the master of
 // its slot on a Cluster (keyed by its address), or the one shard
 // connection of another client; or, where the server has no sharded
 // pub/sub, a classic connection of its own. subMu held.
 func (n *Notifier) route(ctx context.Context, name string) (key string, sharded, marked bool, err error) {
 	wire, ok := strings.CutPrefix(name, ShardMark)
 	if !ok {
+		if r, ok := n.client.(*redis.Ring); ok {
+			// A Ring publishes a channel on the shard of its name.
+			shard, err := r.GetShardClientForKey(name)
+			if err != nil {
+				return "", false, false, err
+			}
+			return ringPrefix + shard.Options().Addr, false, false, nil
+		}
 		return "", false, false, nil
 	}
 	if n.sharding == 0 {
@@ -163,8 +190,13 @@ func (n *Notifier) subscribe(ctx context.Context, name string) error {
 	c := n.conns[key]
 	if c == nil {
 		c = &conn{key: key, sharded: sharded, marked: marked, pending: map[string]int{},
-			ps: n.client.Subscribe(context.Background()), stop: make(chan struct{}), done: make(chan struct{}),
-			addr: strings.TrimPrefix(key, ShardMark)}
+			stop: make(chan struct{}), done: make(chan struct{})}
+		if strings.HasPrefix(key, ringPrefix) {
+			c.ringKey = name
+		} else {
+			c.addr = strings.TrimPrefix(key, ShardMark)
+		}
+		c.ps = n.open(c)
 		n.conns[key] = c
 		go n.receive(c)
 	}
@@ -405,7 +437,7 @@ func (n *Notifier) replace(c *conn, ps *redis.PubSub) *redis.PubSub {
 			c.pending[name]++
 		}
 	}
-	next := n.client.Subscribe(context.Background())
+	next := n.open(c)
 	c.ps = next
 	n.mu.Unlock()
 	_ = ps.Close()

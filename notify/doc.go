@@ -19,7 +19,9 @@
 // out of date), or the Cluster client's slot map names another master for
 // its slot (a failover, checked every health interval), the Notifier
 // subscribes again on a new connection and wakes that connection's
-// waiters to re-check.
+// waiters to re-check. On a Ring client, where a channel is published at
+// the shard its name maps to, the Notifier keeps one connection per shard
+// it waits at, and subscribes each channel at its shard.
 //
 // Releases publish one of two messages on a channel. [WakeOne] wakes the
 // head of the local FIFO; [WakeAll] wakes every waiter (read-write locks,

@@ -2,6 +2,7 @@ package reentrant_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -166,6 +167,27 @@ func TestUnlock_wakes_processes_on_a_Cluster_client_that_reads_from_replicas(t *
 		return c
 	}
 	wakesInTurn(t, dial)
+}
+
+// TestUnlock_wakes_processes_on_a_Ring: on a Ring client a release wakes a
+// waiter in every waiting process (see the package documentation,
+// Waiting), which subscribe at the shard that has the lock: they take it
+// in turn, woken by the releases rather than by the holder's 30 s lease.
+// With three shards, the lock's is most often not the first.
+func TestUnlock_wakes_processes_on_a_Ring(t *testing.T) {
+	for _, shards := range []int{1, 3} {
+		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
+			addrs := map[string]string{}
+			for i, s := range redistest.StartMasters(t, shards) {
+				addrs[fmt.Sprint("s", i)] = s.Addr()
+			}
+			wakesInTurn(t, func(t testing.TB) redis.UniversalClient {
+				c := redis.NewRing(&redis.RingOptions{Addrs: addrs})
+				t.Cleanup(func() { _ = c.Close() })
+				return c
+			})
+		})
+	}
 }
 
 // wakesInTurn checks that two processes made by dial, waiting for a held
