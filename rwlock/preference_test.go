@@ -139,61 +139,47 @@ func TestLock_not_starved_by_overlapping_readers(t *testing.T) {
 	}
 }
 
+// TestLock_without_writer_preference_waits_for_readers_to_stop: a writer
+// made WithWriterPreference(false) registers no intent and holds no reader
+// back; it gets the lock when the last reader leaves.
 func TestLock_without_writer_preference_waits_for_readers_to_stop(t *testing.T) {
 	c := redistest.Lockkit(t, redistest.StartServer(t).Client(t))
 	name := redistest.Unique(t)
 	off := rwlock.WithWriterPreference(false)
-	load := startReadLoad(t, c, name, 32, 5*time.Millisecond, off)
+	// One reader holds the lock all along, as overlapping readers do
+	// between them, so the writer never finds it free.
+	first := rwlock.New(c, name, off)
+	mustRLock(t, first)
 	w := rwlock.New(c, name, off)
-	load.steady(w, 3)
-
-	// Far more read holds than the bound with preference go by while the
-	// writer waits: readers keep overlapping. On a loaded machine the
-	// readers may all be between two holds at once; a writer that takes
-	// the lock in such a gap does what it should, and the round is run
-	// again.
+	done := async(t, func() error { return w.Lock(redistest.Ctx(t, time.Minute)) })
+	redistest.Eventually(t, waitTimeout, "the writer to wait", func() bool {
+		return c.Notifier().Sleeping(writersChannel(c, name)) == 1
+	})
+	// Far more read holds than the bound with preference come and go while
+	// the writer waits: nothing holds the readers back.
 	const many = 10 * starvationBound
-	for round := 1; ; round++ {
-		before := load.snapshot()
-		start := time.Now()
-		done := async(t, func() error { return w.Lock(redistest.Ctx(t, time.Minute)) })
-		var gap error
-		took := false
-		redistest.Eventually(t, waitTimeout, "readers to take many holds, or the writer a gap", func() bool {
-			select {
-			case gap = <-done:
-				took = true
-				return true
-			default:
-				return slices.Min(load.since(before)) >= many
-			}
-		})
-		if took {
-			if gap != nil {
-				t.Fatal(gap)
-			}
-			t.Logf("round %d: the writer took the lock in a gap between reads after %v", round, time.Since(start))
-			redistest.MustUnlock(t, w)
-			if round == 10 {
-				t.Fatal("the writer took the lock in a gap between reads in every round")
-			}
-			continue
-		}
-		// ...and the writer is still waiting.
-		pending(t, done, "Lock without writer preference under steady reads")
-		if s := state(t, w); s.WaitingWriters != 0 {
-			t.Fatalf("a writer without preference registered an intent: %+v", s)
-		}
-		during := load.since(before)
-		load.halt()
-		if err := redistest.Receive(t, done, waitTimeout, "Lock once the readers stopped"); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("without preference: writer waited %v, until the readers stopped; each reader took %d+ holds meanwhile",
-			time.Since(start), slices.Min(during))
-		redistest.MustUnlock(t, w)
-		return
+	readers := make([]*rwlock.RWMutex, 4)
+	for i := range readers {
+		readers[i] = rwlock.New(c, name, off)
 	}
+	for range many {
+		for _, r := range readers {
+			mustRLock(t, r)
+		}
+		for _, r := range readers {
+			mustRUnlock(t, r)
+		}
+	}
+	pending(t, done, "Lock without writer preference while a reader holds the lock")
+	if s := state(t, w); s.WaitingWriters != 0 {
+		t.Fatalf("a writer without preference registered an intent: %+v", s)
+	}
+	// The last reader leaves: the writer gets the lock.
+	mustRUnlock(t, first)
+	if err := redistest.Receive(t, done, waitTimeout, "Lock once the readers stopped"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.MustUnlock(t, w)
 }
 
 func TestRLock_not_starved_by_looping_writers(t *testing.T) {
