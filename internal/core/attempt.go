@@ -30,6 +30,12 @@ func (r *Holder) Attempt(ctx context.Context, op string, args ...any) (bool, tim
 		return false, 0, Op(op, r.cfg.Name, err)
 	}
 	ok, wait, err := r.attempt(ctx, op, args)
+	if errors.Is(err, errStale) {
+		// The stale hold is gone now: the acquire is made anew, once.
+		if ok, wait, err = r.attempt(ctx, op, args); errors.Is(err, errStale) {
+			ok, wait, err = false, 0, nil
+		}
+	}
 	settling := r.settling.Load()
 	r.op.Unlock()
 	if settling != nil {
@@ -124,6 +130,16 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 		return false, 0, r.spec.Refused(res[0])
 	case res[0] == 0:
 		return false, pttlWait(res[1]), nil
+	case res[0] > 1 && c.OwnOwner && r.Live() == nil:
+		// Re-entered a hold this value holds nothing of: one reported lost
+		// (not renewed in time, or found gone) that is still, or again, in
+		// Redis. Counting on it would keep its old token, and the Unlock
+		// would leave it held. Take it back, and try again.
+		abort(pre)
+		if err := r.dropStale(ctx, res[1]); err != nil {
+			return false, 0, Op(op, c.Name, err)
+		}
+		return false, 0, errStale
 	}
 	if res[0] == 1 {
 		if err := r.confirm(ctx, id); err != nil { // see replica.go
@@ -145,6 +161,20 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 		r.storeInfo(ctx, res[1], sent)
 	}
 	return true, ttl, nil
+}
+
+// errStale reports an acquire that found a stale hold of the owner and
+// took it back (see attempt): the acquire is to be made anew.
+var errStale = errors.New("a stale hold was taken back")
+
+// dropStale takes back the owner's hold with token, which this value holds
+// nothing of (the Undo script with a known count of 0), within ctx.
+func (r *Holder) dropStale(ctx context.Context, token int64) error {
+	argv := append([]any{r.spec.Hold, token, 0}, r.spec.UndoArgs...)
+	_, err := Call(ctx, r.cfg.Client, func(ctx context.Context) (any, error) {
+		return nil, r.spec.Undo.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Err()
+	}, nil)
+	return err
 }
 
 // isServerError reports whether err is an error reply from Redis: the
