@@ -40,8 +40,8 @@ type Trace struct {
 
 // LockInfo names the lock an event is about.
 type LockInfo struct {
-	// Kind is the lock kind: "reentrant", "fair", "spin", "rwlock" or
-	// "redlock".
+	// Kind is the lock kind: "reentrant", "fair", "spin", "rwlock",
+	// "redlock", "semaphore" or "election".
 	Kind string
 	// Name is the lock's name.
 	Name string
@@ -80,6 +80,9 @@ type AcquiredInfo struct {
 // ReleasedInfo is passed to [Trace.Released].
 type ReleasedInfo struct {
 	Lock LockInfo
+	// Token is the released hold's fencing token: with Lock, it tells
+	// apart the holds one value may have at once (a semaphore's).
+	Token int64
 	// Held is how long the hold lasted, from the acquire that began it.
 	Held time.Duration
 	// Ended is set when the release ended the hold (its count reached 0).

@@ -143,7 +143,7 @@ func TestHold_reentry(t *testing.T) {
 		t.Fatalf("held %d with one hold re-entered, want 1", n)
 	}
 
-	tr.Released(lockkit.ReleasedInfo{Lock: orders, Held: time.Second})
+	tr.Released(lockkit.ReleasedInfo{Lock: orders, Token: 7, Held: time.Second})
 	got = collect(t, reader)
 	if n := sum(t, got, "lockkit.lock.held", kind("reentrant")); n != 1 {
 		t.Fatalf("held %d after the release that undid the re-entry, want 1", n)
@@ -152,7 +152,7 @@ func TestHold_reentry(t *testing.T) {
 		t.Fatal("hold.duration recorded before the hold ended")
 	}
 
-	tr.Released(lockkit.ReleasedInfo{Lock: orders, Held: 3 * time.Second, Ended: true})
+	tr.Released(lockkit.ReleasedInfo{Lock: orders, Token: 7, Held: 3 * time.Second, Ended: true})
 	got = collect(t, reader)
 	if n := sum(t, got, "lockkit.lock.held", kind("reentrant")); n != 0 {
 		t.Errorf("held %d after the hold ended, want 0", n)
@@ -174,7 +174,7 @@ func TestHold_lostThenUnlocked(t *testing.T) {
 	tr, reader := instrumented(t)
 	tr.Acquired(lockkit.AcquiredInfo{Lock: orders, Token: 7})
 	tr.Lost(lockkit.LostInfo{Lock: orders, Token: 7, Held: 30 * time.Second, Err: lockkit.ErrLost})
-	tr.Released(lockkit.ReleasedInfo{Lock: orders, Held: 31 * time.Second, Ended: true, Err: lockkit.ErrLost})
+	tr.Released(lockkit.ReleasedInfo{Lock: orders, Token: 7, Held: 31 * time.Second, Ended: true, Err: lockkit.ErrLost})
 
 	got := collect(t, reader)
 	if n := sum(t, got, "lockkit.lock.held", kind("reentrant")); n != 0 {
@@ -198,7 +198,7 @@ func TestHold_lostAtUnlock(t *testing.T) {
 	tr, reader := instrumented(t)
 	tr.Acquired(lockkit.AcquiredInfo{Lock: orders, Token: 7})
 	tr.Acquired(lockkit.AcquiredInfo{Lock: orders, Token: 7, Reentry: true})
-	tr.Released(lockkit.ReleasedInfo{Lock: orders, Held: time.Second, Err: fmt.Errorf("unlock: %w", lockkit.ErrLost)})
+	tr.Released(lockkit.ReleasedInfo{Lock: orders, Token: 7, Held: time.Second, Err: fmt.Errorf("unlock: %w", lockkit.ErrLost)})
 
 	got := collect(t, reader)
 	if n := sum(t, got, "lockkit.lock.held", kind("reentrant")); n != 0 {
@@ -240,7 +240,7 @@ func TestRWLock_mode(t *testing.T) {
 	r.Read = true
 	tr.Acquired(lockkit.AcquiredInfo{Lock: w, Token: 1})
 	tr.Acquired(lockkit.AcquiredInfo{Lock: r, Token: 2})
-	tr.Released(lockkit.ReleasedInfo{Lock: w, Held: time.Second, Ended: true})
+	tr.Released(lockkit.ReleasedInfo{Lock: w, Token: 1, Held: time.Second, Ended: true})
 
 	got := collect(t, reader)
 	if n := sum(t, got, "lockkit.lock.held", kind("rwlock"), mode("read")); n != 1 {
@@ -294,7 +294,7 @@ func everyLockEvent(tr *lockkit.Trace, l lockkit.LockInfo) {
 	tr.WaitStart(lockkit.WaitStartInfo{Lock: l})
 	tr.WaitDone(lockkit.WaitDoneInfo{Lock: l, Waited: time.Second})
 	tr.Acquired(lockkit.AcquiredInfo{Lock: l, Token: 1, Contended: true})
-	tr.Released(lockkit.ReleasedInfo{Lock: l, Held: time.Second, Ended: true})
+	tr.Released(lockkit.ReleasedInfo{Lock: l, Token: 1, Held: time.Second, Ended: true})
 	tr.Acquired(lockkit.AcquiredInfo{Lock: l, Token: 2})
 	tr.Lost(lockkit.LostInfo{Lock: l, Token: 2, Held: time.Second, Err: lockkit.ErrLost})
 }

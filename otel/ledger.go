@@ -12,25 +12,31 @@ import (
 // twice (found lost by the watchdog, then unlocked), and a hold or a wait
 // that began before Instrument ends without having begun as far as the
 // Trace knows; without the ledger either would drive the counters below
-// their true value, even negative. A hold's key is its LockInfo: one
-// owner holds a lock (or one side of an rwlock) at most once, so it names
-// one hold in Redis.
+// their true value, even negative. A hold's key is its LockInfo and its
+// token: one value may have several holds at once (a semaphore's
+// Acquires), each with a token of its own.
 //
 // Entries live as long as what they count: a hold until its release or
 // loss (Client.Close reports every open hold lost), a wait until it ends.
 type ledger struct {
 	mu    sync.Mutex
-	holds map[lockkit.LockInfo]struct{} // live holds; guarded by mu
-	waits map[lockkit.LockInfo]int      // waits under way; guarded by mu
+	holds map[holdKey]struct{}     // live holds; guarded by mu
+	waits map[lockkit.LockInfo]int // waits under way; guarded by mu
+}
+
+// holdKey names one hold: the lock value's and its token.
+type holdKey struct {
+	lock  lockkit.LockInfo
+	token int64
 }
 
 func newLedger() *ledger {
-	return &ledger{holds: map[lockkit.LockInfo]struct{}{}, waits: map[lockkit.LockInfo]int{}}
+	return &ledger{holds: map[holdKey]struct{}{}, waits: map[lockkit.LockInfo]int{}}
 }
 
-// hold records that the hold of k began, and reports whether it was not
+// hold records that the hold k began, and reports whether it was not
 // live already.
-func (g *ledger) hold(k lockkit.LockInfo) bool {
+func (g *ledger) hold(k holdKey) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if _, ok := g.holds[k]; ok {
@@ -40,9 +46,9 @@ func (g *ledger) hold(k lockkit.LockInfo) bool {
 	return true
 }
 
-// end records that the hold of k ended, and reports whether it was live:
+// end records that the hold k ended, and reports whether it was live:
 // false when its end was recorded already or it began unrecorded.
-func (g *ledger) end(k lockkit.LockInfo) bool {
+func (g *ledger) end(k holdKey) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if _, ok := g.holds[k]; !ok {

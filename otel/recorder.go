@@ -60,7 +60,7 @@ func (r *recorder) waitDone(i lockkit.WaitDoneInfo) {
 
 func (r *recorder) acquired(i lockkit.AcquiredInfo) {
 	r.ins.acquisitions.Add(bg, 1, r.attrs(i.Lock, keyContended.Bool(i.Contended), keyReentry.Bool(i.Reentry)))
-	if !i.Reentry && r.ledger.hold(i.Lock) {
+	if !i.Reentry && r.ledger.hold(holdKey{i.Lock, i.Token}) {
 		r.ins.held.Add(bg, 1, r.attrs(i.Lock))
 	}
 }
@@ -76,19 +76,19 @@ func (r *recorder) released(i lockkit.ReleasedInfo) {
 	if i.Err != nil {
 		outcome = outcomeLost
 	}
-	r.endHold(i.Lock, i.Held, outcome)
+	r.endHold(i.Lock, i.Token, i.Held, outcome)
 }
 
 func (r *recorder) lost(i lockkit.LostInfo) {
 	r.ins.lost.Add(bg, 1, r.attrs(i.Lock))
-	r.endHold(i.Lock, i.Held, outcomeLost)
+	r.endHold(i.Lock, i.Token, i.Held, outcomeLost)
 }
 
-// endHold measures the end of the hold of l, once: a hold found lost and
-// then unlocked is reported ended twice, and a hold taken before
+// endHold measures the end of the hold of l with token, once: a hold found
+// lost and then unlocked is reported ended twice, and a hold taken before
 // Instrument was never counted.
-func (r *recorder) endHold(l lockkit.LockInfo, held time.Duration, outcome string) {
-	if !r.ledger.end(l) {
+func (r *recorder) endHold(l lockkit.LockInfo, token int64, held time.Duration, outcome string) {
+	if !r.ledger.end(holdKey{l, token}) {
 		return
 	}
 	r.ins.held.Add(bg, -1, r.attrs(l))

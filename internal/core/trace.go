@@ -98,7 +98,7 @@ func (t *Tracer) Released(h *Hold, ended bool, err error) {
 	if !t.on() {
 		return
 	}
-	info := lockkit.ReleasedInfo{Lock: t.info, Held: time.Since(h.since), Ended: ended, Err: err}
+	info := lockkit.ReleasedInfo{Lock: t.info, Token: h.Token, Held: time.Since(h.since), Ended: ended, Err: err}
 	t.each(func(tr *lockkit.Trace) {
 		if tr.Released != nil {
 			tr.Released(info)
