@@ -221,6 +221,22 @@ local function take_fresh(h, mode, ms, id)
   return {1, token}
 end
 
+-- start starts an acquire of hold h, in mode 'read' or 'write', with a
+-- lease of ms, by attempt id. It returns the reply to give at once, and
+-- nil when the acquire goes on: {1, token} and true when it took a fresh
+-- lock (take_fresh); the WRONGKIND error (begin); the answer to a re-sent
+-- acquire (hold_again). Otherwise the lock's ended holds are purged.
+local function start(h, mode, ms, id)
+  if fresh() then
+    return take_fresh(h, mode, ms, id), true
+  end
+  local bad = begin()
+  if bad then
+    return bad
+  end
+  return hold_again(HASH, h, id)
+end
+
 -- release undoes one acquire of hold ARGV[1], with token ARGV[2] under
 -- unlock id ARGV[3], remembering an ended hold's token for ARGV[4] ms (the
 -- standard release ARGV, see hold_release). A hold that ended is

@@ -48,16 +48,11 @@ local function taken(reply)
   end
   return reply
 end
-if fresh() then
-  return taken(take_fresh(w, 'write', ms, id))
-end
-local bad = begin()
-if bad then
-  return bad
-end
-local again = hold_again(HASH, w, id)
-if again then
-  return again
+local reply, took = start(w, 'write', ms, id)
+if took then
+  return taken(reply)
+elseif reply then
+  return reply
 end
 if redis.call('hexists', HASH, w) == 1 then
   redis.call('zrem', WRITERS, w)

@@ -25,16 +25,9 @@
 -- waiting writer's intent lapses. A WRONGKIND error when another kind holds
 -- the name.
 local r, ms, id, w = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
-if fresh() then
-  return take_fresh(r, 'read', ms, id)
-end
-local bad = begin()
-if bad then
-  return bad
-end
-local again = hold_again(HASH, r, id)
-if again then
-  return again
+local reply = start(r, 'read', ms, id)
+if reply then
+  return reply
 end
 if redis.call('hexists', HASH, r) == 1 then
   return reenter(r, ms, id)
