@@ -1,13 +1,11 @@
 package lockkit_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,30 +16,12 @@ import (
 	"github.com/lockkit/lockkit/reentrant"
 )
 
-// syncBuffer is a bytes.Buffer safe for the logger's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestWithLogger_logs_a_lost_hold_at_Error: nothing is logged while all
 // goes well; a hold whose key vanishes is logged at Error with the lock's
 // name and owner.
 func TestWithLogger_logs_a_lost_hold_at_Error(t *testing.T) {
 	rc := redistest.StartServer(t).Client(t)
-	var out syncBuffer
+	var out redistest.Buffer
 	lc := redistest.Lockkit(t, rc, lockkit.WithLogger(slog.New(slog.NewJSONHandler(&out, nil))))
 	name := redistest.Unique(t)
 	m := reentrant.New(lc, name, lockkit.WithWatchdogTimeout(300*time.Millisecond), lockkit.WithOwner("job-7"))
@@ -85,7 +65,7 @@ func TestWithLogger_warns_of_a_failed_renewal_and_a_broken_pubsub_connection(t *
 	p := redistest.StartProxy(t, srv.Addr())
 	rc := redis.NewClient(&redis.Options{Addr: p.Addr(), ContextTimeoutEnabled: true})
 	t.Cleanup(func() { _ = rc.Close() })
-	var out syncBuffer
+	var out redistest.Buffer
 	lc := redistest.Lockkit(t, rc, lockkit.WithLogger(slog.New(slog.NewJSONHandler(&out, nil))))
 	logged := func(level, msg string) func() bool {
 		return func() bool {

@@ -104,27 +104,8 @@ func (c cli) okJSON(t testing.TB, v any, args ...string) {
 type running struct {
 	cmd   *exec.Cmd
 	lines chan string   // stdout, line by line; closed at its end
-	err   syncBuffer    // stderr, readable while the process runs
+	err   redistest.Buffer    // stderr, readable while the process runs
 	done  chan struct{} // closed once the process was waited for
-}
-
-// syncBuffer is a bytes.Buffer that one goroutine may write while another
-// reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // start starts lockkit with args; the process is killed at the end of the
