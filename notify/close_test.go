@@ -155,13 +155,8 @@ func TestPassOn_not_run_once_closed(t *testing.T) {
 func TestClose_while_the_server_is_down(t *testing.T) {
 	srv := redistest.StartServer(t)
 	c := srv.Client(t)
-	disconnects := make(chan struct{}, 1)
-	n := notify.New(c, notify.OnDisconnect(func() {
-		select {
-		case disconnects <- struct{}{}:
-		default:
-		}
-	}))
+	onDisconnect, disconnects := disconnects()
+	n := notify.New(c, onDisconnect)
 	w := subscribe(t, n, redistest.Unique(t))
 	srv.Kill(t)
 	redistest.Receive(t, disconnects, redistest.Hang, "OnDisconnect after the server was killed")

@@ -105,20 +105,13 @@ func TestNotifier_replaces_a_silently_dead_connection(t *testing.T) {
 	proxy := newStallProxy(t, srv.Addr())
 	c := redis.NewClient(&redis.Options{Addr: proxy.addr()})
 	t.Cleanup(func() { c.Close() })
-	disconnects := make(chan struct{}, 8)
-	n := notify.New(c, notify.HealthCheck(100*time.Millisecond), notify.OnDisconnect(func() {
-		select {
-		case disconnects <- struct{}{}:
-		default:
-		}
-	}))
+	onDisconnect, disconnects := disconnects()
+	n := notify.New(c, notify.HealthCheck(100*time.Millisecond), onDisconnect)
 	t.Cleanup(func() { _ = n.Close() })
 	ch := redistest.Unique(t)
 	w := subscribe(t, n, ch)
 	defer w.Leave(false)
-	got := make(chan error, 1)
-	go func() { got <- w.WaitTurn(redistest.Ctx(t, time.Minute)) }() // no timer: only a wake-up ends it
-	redistest.Eventually(t, 5*time.Second, "the waiter to sleep", func() bool { return n.Sleeping(ch) == 1 })
+	got := asleep(t, n, w, ch)
 
 	proxy.stall()
 	redistest.Receive(t, disconnects, 5*time.Second, "the dead connection to be detected")

@@ -24,6 +24,29 @@ func subscribe(t *testing.T, n *notify.Notifier, ch string) *notify.Waiter {
 	return w
 }
 
+// disconnects returns an OnDisconnect option that reports each break of
+// the connection on the channel it returns, dropping what nobody reads.
+func disconnects() (notify.Option, <-chan struct{}) {
+	ch := make(chan struct{}, 8)
+	return notify.OnDisconnect(func() {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}), ch
+}
+
+// asleep has w wait for its turn with no timer, so that only a wake-up
+// ends the wait, and returns, once w sleeps on channel ch of n, the
+// channel WaitTurn's result arrives on.
+func asleep(t *testing.T, n *notify.Notifier, w *notify.Waiter, ch string) <-chan error {
+	t.Helper()
+	got := make(chan error, 1)
+	go func() { got <- w.WaitTurn(redistest.Ctx(t, time.Minute)) }()
+	redistest.Eventually(t, 5*time.Second, "the waiter to sleep", func() bool { return n.Sleeping(ch) == 1 })
+	return got
+}
+
 // twoWaiters returns a new Notifier of c and two waiters subscribed, a
 // first, to a channel ch of their own.
 func twoWaiters(t *testing.T, c redis.UniversalClient) (n *notify.Notifier, ch string, a, b *notify.Waiter) {
@@ -219,9 +242,7 @@ func TestClose_wakes_waiters_with_ErrClosed(t *testing.T) {
 		n := notify.New(c)
 		ch := redistest.Unique(t)
 		w := subscribe(t, n, ch)
-		got := make(chan error, 1)
-		go func() { got <- w.WaitTurn(redistest.Ctx(t, time.Minute)) }()
-		redistest.Eventually(t, 5*time.Second, "the waiter to sleep", func() bool { return n.Sleeping(ch) == 1 })
+		got := asleep(t, n, w, ch)
 		if err := n.Close(); err != nil {
 			t.Fatal(err)
 		}

@@ -16,20 +16,13 @@ import (
 func TestWaiter_is_woken_across_a_server_restart(t *testing.T) {
 	srv := redistest.StartServer(t)
 	c := srv.Client(t)
-	disconnects := make(chan struct{}, 1)
-	n := notify.New(c, notify.OnDisconnect(func() {
-		select {
-		case disconnects <- struct{}{}:
-		default:
-		}
-	}))
+	onDisconnect, disconnects := disconnects()
+	n := notify.New(c, onDisconnect)
 	t.Cleanup(func() { _ = n.Close() })
 	ch := redistest.Unique(t)
 	w := subscribe(t, n, ch)
 	defer w.Leave(false)
-	got := make(chan error, 1)
-	go func() { got <- w.WaitTurn(redistest.Ctx(t, time.Minute)) }() // no timer: only a wake-up ends it
-	redistest.Eventually(t, 5*time.Second, "the waiter to sleep", func() bool { return n.Sleeping(ch) == 1 })
+	got := asleep(t, n, w, ch)
 
 	srv.Kill(t)
 	redistest.Receive(t, disconnects, redistest.Hang, "OnDisconnect after the server was killed")
