@@ -623,12 +623,7 @@ func TestLocalHandoff_calls_return_within_ctx_when_the_server_does_not_answer(t 
 	returnsWithin(t, "Lock waiting in memory", d, m.Lock)
 	returnsWithin(t, "TryLock of another cohort", d, tryLock(other))
 	returnsWithin(t, "Unlock", d, holder.Unlock)
-	p.Heal()
-	redistest.Eventually(t, 10*time.Second, "the holder's Unlock to settle", func() bool {
-		return holder.Unlock(redistest.Ctx(t, time.Second)) == nil
-	})
-	redistest.MustLock(t, m)
-	redistest.MustUnlock(t, m)
+	healAndSettle(t, p, holder, m)
 	redistest.MustLock(t, other)
 	redistest.MustUnlock(t, other)
 }

@@ -96,14 +96,19 @@ func TestCalls_return_within_ctx_when_the_server_does_not_answer(t *testing.T) {
 			returnsWithin(t, "Lock", d, m.Lock)
 			returnsWithin(t, "TryLock", d, tryLock(m))
 			returnsWithin(t, "Unlock", d, holder.Unlock)
-			p.Heal()
-			// Once the server answers again, the Unlock left behind is
-			// settled by calling it again, and m gets the lock.
-			redistest.Eventually(t, 10*time.Second, "the holder's Unlock to settle", func() bool {
-				return holder.Unlock(redistest.Ctx(t, time.Second)) == nil
-			})
-			redistest.MustLock(t, m)
-			redistest.MustUnlock(t, m)
+			healAndSettle(t, p, holder, m)
 		})
 	}
+}
+
+// healAndSettle heals p and, once the server answers again, settles the
+// Unlock of holder left behind by calling it again; m then gets the lock.
+func healAndSettle(t *testing.T, p *redistest.Proxy, holder redistest.Locker, m redistest.NamedLocker) {
+	t.Helper()
+	p.Heal()
+	redistest.Eventually(t, 10*time.Second, "the holder's Unlock to settle", func() bool {
+		return holder.Unlock(redistest.Ctx(t, time.Second)) == nil
+	})
+	redistest.MustLock(t, m)
+	redistest.MustUnlock(t, m)
 }
