@@ -103,9 +103,9 @@ func (c cli) okJSON(t testing.TB, v any, args ...string) {
 // running is a lockkit process that runs until stopped (watch).
 type running struct {
 	cmd   *exec.Cmd
-	lines chan string   // stdout, line by line; closed at its end
-	err   redistest.Buffer    // stderr, readable while the process runs
-	done  chan struct{} // closed once the process was waited for
+	lines chan string      // stdout, line by line; closed at its end
+	err   redistest.Buffer // stderr, readable while the process runs
+	done  chan struct{}    // closed once the process was waited for
 }
 
 // start starts lockkit with args; the process is killed at the end of the
