@@ -36,9 +36,10 @@ type conn struct {
 	// opened at, for its channels' slots; "" for any other. Read and
 	// written by the receive loop only, once the connection exists.
 	addr string
-	// ringKey, on a Ring client, is the name of a channel of the
-	// connection: the Ring's shard for it is the one the connection goes
-	// to. "" for any other client.
+	// shard, on a Ring client, is the Ring's shard for ringKey, a channel
+	// of the connection, when the connection was last opened: where it
+	// goes. nil for any other client. Under mu.
+	shard   *redis.Client
 	ringKey string
 }
 
@@ -81,15 +82,18 @@ func (c *conn) stopReceiving() {
 // ringPrefix begins the key of a connection to a shard of a Ring client.
 const ringPrefix = "ring "
 
-// open opens a PubSub connection for c's channels: to the shard of a Ring
-// client that has them, or to wherever the client subscribes.
+// open opens a PubSub connection for c's channels: on a Ring client, at
+// the Ring's shard for them (the one c had, while the Ring counts every
+// shard down: a Ring cannot open a PubSub connection without a channel);
+// on any other, wherever the client subscribes. mu held.
 func (n *Notifier) open(c *conn) *redis.PubSub {
-	if r, ok := n.client.(*redis.Ring); ok && c.ringKey != "" {
-		if shard, err := r.GetShardClientForKey(c.ringKey); err == nil {
-			return shard.Subscribe(context.Background())
-		}
+	if c.shard == nil {
+		return n.client.Subscribe(context.Background())
 	}
-	return n.client.Subscribe(context.Background())
+	if shard, err := n.client.(*redis.Ring).GetShardClientForKey(c.ringKey); err == nil {
+		c.shard = shard
+	}
+	return c.shard.Subscribe(context.Background())
 }
 
 // route returns which connection channel name is subscribed on: "" for a
@@ -192,7 +196,12 @@ func (n *Notifier) subscribe(ctx context.Context, name string) error {
 		c = &conn{key: key, sharded: sharded, marked: marked, pending: map[string]int{},
 			stop: make(chan struct{}), done: make(chan struct{})}
 		if strings.HasPrefix(key, ringPrefix) {
-			c.ringKey = name
+			shard, err := n.client.(*redis.Ring).GetShardClientForKey(name)
+			if err != nil {
+				n.mu.Unlock()
+				return err
+			}
+			c.ringKey, c.shard = name, shard
 		} else {
 			c.addr = strings.TrimPrefix(key, ShardMark)
 		}
