@@ -168,11 +168,10 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 var errStale = errors.New("a stale hold was taken back")
 
 // dropStale takes back the owner's hold with token, which this value holds
-// nothing of (the Undo script with a known count of 0), within ctx.
+// nothing of (an undo to a known count of 0), within ctx.
 func (r *Holder) dropStale(ctx context.Context, token int64) error {
-	argv := append([]any{r.spec.Hold, token, 0}, r.spec.UndoArgs...)
 	_, err := Call(ctx, r.cfg.Client, func(ctx context.Context) (any, error) {
-		return nil, r.spec.Undo.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Err()
+		return nil, r.runUndo(ctx, token, 0)
 	}, nil)
 	return err
 }
@@ -305,6 +304,12 @@ func (r *Holder) freeze(id string) func(undo bool) {
 func (r *Holder) undo(token any, count int64) {
 	ctx, cancel := Detached(context.Background())
 	defer cancel()
+	_ = r.runUndo(ctx, token, count)
+}
+
+// runUndo runs the Undo script that cuts the owner's hold back to token
+// and count (see undo).
+func (r *Holder) runUndo(ctx context.Context, token any, count int64) error {
 	argv := append([]any{r.spec.Hold, token, count}, r.spec.UndoArgs...)
-	_ = r.spec.Undo.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Err()
+	return r.spec.Undo.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Err()
 }
