@@ -48,12 +48,7 @@ func (q *queue) leave(ctx context.Context, x *core.Exclusive, p *place.Place, ca
 	// leave after it, if it comes in time (else leaveLate takes the entry
 	// out when it does).
 	x.H.AwaitLate(ctx)
-	err := p.Leave(q.underOp(x, func() error {
-		_, err := core.Call(ctx, x.Cfg.Client, func(ctx context.Context) (struct{}, error) {
-			return struct{}{}, q.leaveScript(ctx, x)
-		}, nil)
-		return err
-	}))
+	err := p.Leave(q.leaveCall(ctx, x))
 	if err != nil {
 		return errors.Join(cause, core.Op("leave queue", x.Cfg.Name, err))
 	}
@@ -69,22 +64,23 @@ func (q *queue) leaveLate(x *core.Exclusive) {
 	ctx, cancel := core.Detached(context.Background())
 	defer cancel()
 	// If this fails too, the entry ends with its waiter timeout.
-	_ = place.Idle(q.place, q.underOp(x, func() error { return q.leaveScript(ctx, x) }))
+	_ = place.Idle(q.place, q.leaveCall(ctx, x))
 }
 
-// underOp returns leave run with the owner's op mutex held, so that no
-// attempt of the owner's Mutex outside its wait (a TryLock, say) runs
-// while the owner's entry is taken out either.
-func (q *queue) underOp(x *core.Exclusive, leave func() error) func() error {
+// leaveCall returns the run of leave.lua for the owner, within ctx, with the
+// owner's calls serialised (Holder.Op), so that no attempt of the owner's
+// Mutex outside its wait (a TryLock, say) runs while the owner's entry is
+// taken out either.
+func (q *queue) leaveCall(ctx context.Context, x *core.Exclusive) func() error {
 	return func() error {
 		op := x.H.Op()
-		op.Lock()
+		if err := op.Lock(ctx); err != nil {
+			return err
+		}
 		defer op.Unlock()
-		return leave()
+		_, err := core.Call(ctx, x.Cfg.Client, func(ctx context.Context) (struct{}, error) {
+			return struct{}{}, leaveScript.Run(ctx, x.Cfg.Client.Redis(), q.keys, x.Cfg.Owner, q.chans).Err()
+		}, nil)
+		return err
 	}
-}
-
-// leaveScript runs leave.lua for the owner.
-func (q *queue) leaveScript(ctx context.Context, x *core.Exclusive) error {
-	return leaveScript.Run(ctx, x.Cfg.Client.Redis(), q.keys, x.Cfg.Owner, q.chans).Err()
 }

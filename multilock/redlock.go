@@ -2,7 +2,6 @@ package multilock
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/lockkit/lockkit"
@@ -37,7 +36,7 @@ type RedLock struct {
 
 	// op serialises rounds and unlocks, so that the hold stays in step
 	// with the nodes; it guards the hold's count and ending state.
-	op sync.Mutex
+	op *core.Serial
 
 	tr   *core.Tracer
 	hold *redHold  // the current hold, lost or not; nil when none. Guarded by op.
@@ -274,7 +273,9 @@ func (r *RedLock) clientErr() error {
 // background (see abandon) is done, or returns ctx's error when ctx ends
 // first.
 func (r *RedLock) lockOp(ctx context.Context) error {
-	r.op.Lock()
+	if err := r.op.Lock(ctx); err != nil {
+		return err
+	}
 	if g := r.givingBack; g != nil {
 		select {
 		case <-g:

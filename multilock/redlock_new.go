@@ -33,7 +33,7 @@ type node struct {
 // same address; an empty name, a bad option) make every method return an
 // error matching [lockkit.ErrInvalid].
 func NewRedLock(clients []*lockkit.Client, name string, opts ...lockkit.Option) *RedLock {
-	r := &RedLock{}
+	r := &RedLock{op: core.NewSerial()}
 	if err := checkClients(clients); err != nil {
 		r.b = core.Base{Cfg: core.Config{Name: name}, Err: core.Invalid("%s %q: %v", config.RedLock, name, err)}
 		return r

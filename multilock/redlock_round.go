@@ -282,7 +282,9 @@ func (r *RedLock) forget() {
 			continue
 		}
 		op := n.h.Op()
-		op.Lock()
+		// Never fails, with no deadline; a node's calls end with the node
+		// timeout.
+		_ = op.Lock(context.Background())
 		_ = n.h.Suspended(func() error { return nil })
 		op.Unlock()
 	}

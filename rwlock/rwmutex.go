@@ -3,7 +3,6 @@ package rwlock
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/lockkit/lockkit"
@@ -38,7 +37,7 @@ type RWMutex struct {
 
 	// op serialises the owner's acquires and releases on both holds, so
 	// that they stay in step with Redis.
-	op sync.Mutex
+	op *core.Serial
 }
 
 var _ lockkit.Locker = (*RWMutex)(nil)
@@ -64,6 +63,7 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *RWMutex {
 	m.k = newKeys(cfg.Keys)
 	m.wwait = writerWaiter(c, m.k)
 	m.rwait = core.PubSub{Notifier: c.Notifier(), Channel: m.k.rch}
+	m.op = core.NewSerial()
 	w, r := holds(cfg.Owner)
 	prefer := "0"
 	if cfg.PreferWriters {
@@ -81,7 +81,7 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *RWMutex {
 		ReleaseArgs: []any{m.k.rch, m.k.wch},
 		UndoArgs:    []any{m.k.rch, m.k.wch, handOff.Milliseconds()},
 		Refused:     m.refused,
-		Op:          &m.op,
+		Op:          m.op,
 	})
 	m.r = core.NewHolder(core.Spec{
 		Config:      cfg,
@@ -95,7 +95,7 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *RWMutex {
 		ReleaseArgs: []any{m.k.wch, handOff.Milliseconds()},
 		UndoArgs:    []any{m.k.rch, m.k.wch, handOff.Milliseconds()},
 		Read:        true,
-		Op:          &m.op,
+		Op:          m.op,
 	})
 	return m
 }
@@ -324,7 +324,9 @@ func (m *RWMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := m.base().Check(ctx); err != nil {
 		return false, err
 	}
-	m.op.Lock()
+	if err := m.op.Lock(ctx); err != nil {
+		return false, core.Op("force unlock", m.b.Cfg.Name, err)
+	}
 	defer m.op.Unlock()
 	var ok bool
 	err := m.w.Suspended(func() error {

@@ -140,6 +140,7 @@ func cases() []testCase {
 		{"unlock_with_cancelled_ctx_releases", testCancelledUnlock},
 		{"closed_client_reports_ErrClosed", testClosed},
 		{"calls_return_within_ctx_against_a_silent_server", testSilentServer},
+		{"a_call_queued_behind_a_held_up_one_returns_within_ctx", testQueuedBehindSilence},
 	}
 }
 

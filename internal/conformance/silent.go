@@ -68,3 +68,42 @@ func testSilentServer(t *testing.T, e *env) {
 	eventuallyTaken(t, e, name)
 	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrNotHeld)
 }
+
+// testQueuedBehindSilence checks that a call waiting for another call of
+// the same value, held up by a silent server, still returns within its
+// own ctx: the owner's calls are serialised, but not past a caller's
+// deadline.
+func testQueuedBehindSilence(t *testing.T, e *env) {
+	name := redistest.Unique(t)
+	silent := &redistest.Silence{Match: isScript, Max: 2 * redistest.Hang}
+	defer silent.Off()
+	m := e.k.New(redistest.Lockkit(t, e.newRC(t, silent)), name)
+	redistest.MustLock(t, m)
+
+	silent.On()
+	first := make(chan error, 1)
+	go func() { first <- m.Unlock(redistest.Ctx(t, redistest.Hang)) }()
+	redistest.Eventually(t, waitTimeout, "the first Unlock to be held up", func() bool {
+		return silent.Held() > 0
+	})
+	const d = 100 * time.Millisecond
+	within(t, "Unlock behind a held-up Unlock", d, nil, m.Unlock)
+	// TryLock may say the lock is busy without an error (a cohort's
+	// in-memory hold, say): only that it returns, and not with the lock.
+	tried := make(chan bool, 1)
+	go func() {
+		ok, _ := m.TryLock(redistest.Ctx(t, d))
+		tried <- ok
+	}()
+	if redistest.Receive(t, tried, redistest.Hang, "TryLock behind a held-up Unlock") {
+		t.Error("TryLock behind a held-up Unlock = true")
+	}
+	silent.Off()
+	if err := redistest.Receive(t, first, redistest.Hang, "the held-up Unlock"); err != nil {
+		// It gave up before the server answered (RedLock's node timeout):
+		// calling Unlock again settles it.
+		redistest.MustUnlock(t, m)
+	}
+	eventuallyTaken(t, e, name)
+	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrNotHeld)
+}

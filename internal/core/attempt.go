@@ -53,7 +53,9 @@ func (r *Holder) Attempt(ctx context.Context, op string, args ...any) (bool, tim
 // ctx's error when ctx ends first.
 func (r *Holder) lock(ctx context.Context) error {
 	for {
-		r.op.Lock()
+		if err := r.op.Lock(ctx); err != nil {
+			return err
+		}
 		ch := r.settling.Load()
 		if ch == nil {
 			return nil

@@ -65,7 +65,9 @@ func (x *Exclusive) ForceUnlock(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	op := x.H.Op()
-	op.Lock()
+	if err := op.Lock(ctx); err != nil {
+		return false, Op("force unlock", x.Cfg.Name, err)
+	}
 	defer op.Unlock()
 	var n int64
 	err := x.H.Suspended(func() (err error) {

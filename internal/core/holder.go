@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -74,7 +73,7 @@ type Spec struct {
 	// Op serialises the owner's acquires and releases so that the holder
 	// stays in step with Redis; holders of one owner (an rwlock's read and
 	// write holds) share it. Nil gives the holder its own.
-	Op *sync.Mutex
+	Op *Serial
 }
 
 // Holder is one lock value's side of one hold: what it holds, and the
@@ -82,7 +81,7 @@ type Spec struct {
 type Holder struct {
 	spec Spec
 	cfg  *Config
-	op   *sync.Mutex
+	op   *Serial
 	tr   *Tracer
 
 	// Slot is the current hold, lost or not. Its mutex also guards the
@@ -110,7 +109,7 @@ type Holder struct {
 func NewHolder(spec Spec) *Holder {
 	r := &Holder{spec: spec, cfg: spec.Config, op: spec.Op, tr: NewTracer(spec.Config, spec.Read, spec.Quiet)}
 	if r.op == nil {
-		r.op = new(sync.Mutex)
+		r.op = NewSerial()
 	}
 	return r
 }
@@ -139,8 +138,8 @@ func (r *Holder) lose(h *Hold, cause error) {
 	}
 }
 
-// Op returns the mutex that serialises the owner's calls.
-func (r *Holder) Op() *sync.Mutex { return r.op }
+// Op returns what serialises the owner's calls.
+func (r *Holder) Op() *Serial { return r.op }
 
 // Detached returns a context that is not cancelled with ctx, bounded by
 // CleanupTimeout, for clean-ups that must run after ctx ended.

@@ -2,6 +2,7 @@ package redistest
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -23,8 +24,12 @@ type Silence struct {
 	// Max bounds how long a command is held up; zero means 10 s.
 	Max time.Duration
 
-	gate gate // shut by On, opened by Off
+	gate gate         // shut by On, opened by Off
+	held atomic.Int64 // commands held up now
 }
+
+// Held returns how many commands are held up now.
+func (h *Silence) Held() int64 { return h.held.Load() }
 
 // On holds up every matching command from now on.
 func (h *Silence) On() {
@@ -49,10 +54,12 @@ func (h *Silence) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 				max = 10 * time.Second
 			}
 			t := time.NewTimer(max)
+			h.held.Add(1)
 			select {
 			case <-held:
 			case <-t.C:
 			}
+			h.held.Add(-1)
 			t.Stop()
 		}
 		return next(ctx, cmd)
