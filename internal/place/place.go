@@ -85,11 +85,10 @@ func (p *Place) Attempt(f func()) {
 
 // Leave counts out a goroutine that Enter counted in p and that gave up.
 // When it was the last one counted, it runs take, which takes the owner's
-// data back, and returns its error; else it returns nil. No Attempt of p
-// runs from the count to the end of take.
+// data back, and returns its error; else it returns nil at once, without
+// waiting for the attempts of the others. No Attempt of p runs from the
+// decision to take back to the end of take.
 func (p *Place) Leave(take func() error) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	// The caller's count turns into a pin until take is done, so that p
 	// stays known and a goroutine entering meanwhile attempts after take.
 	idle := p.put(1, -1)
@@ -97,7 +96,8 @@ func (p *Place) Leave(take func() error) error {
 	if !idle {
 		return nil
 	}
-	return take()
+	// A goroutine may have entered since: Idle takes back only if not.
+	return p.idle(take)
 }
 
 // Idle runs take when no goroutine is counted in the place k, and returns
@@ -107,6 +107,11 @@ func (p *Place) Leave(take func() error) error {
 func Idle(k Key, take func() error) error {
 	p := get(k, 0, 1)
 	defer p.put(0, 1)
+	return p.idle(take)
+}
+
+// idle is Idle for p, which the caller pins.
+func (p *Place) idle(take func() error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var idle bool

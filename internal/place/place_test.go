@@ -1,6 +1,7 @@
 package place
 
 import (
+	"sync/atomic"
 	"testing"
 
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -42,4 +43,45 @@ func TestLeave_takes_back_only_for_the_last_goroutine_counted(t *testing.T) {
 			t.Fatalf("%d places known once nobody uses them, want 0", n)
 		}
 	})
+}
+
+// TestLeave_of_one_of_several_does_not_wait_for_their_attempts checks that
+// a goroutine that gives up while others of the owner still wait leaves
+// at once, even while an attempt of another is held up (a server that
+// stopped answering): it takes nothing back, so it has nothing to wait
+// for, and its Lock returns within its ctx. The last one's take still
+// waits for the attempts in flight.
+func TestLeave_of_one_of_several_does_not_wait_for_their_attempts(t *testing.T) {
+	c0, _ := redistest.Silent(t)
+	k := Key{Client: c0, Lock: "lock", Owner: "o"}
+	a, b := Enter(k), Enter(k)
+	started, release := make(chan struct{}), make(chan struct{})
+	var attempted atomic.Bool
+	go a.Attempt(func() {
+		close(started)
+		<-release
+		attempted.Store(true)
+	})
+	<-started
+	left := make(chan error, 1)
+	go func() {
+		left <- b.Leave(func() error { t.Error("take ran while another goroutine waits"); return nil })
+	}()
+	if err := redistest.Receive(t, left, redistest.Hang, "the Leave of one of two"); err != nil {
+		t.Fatalf("Leave of one of two = %v", err)
+	}
+
+	// The last one's take runs after the attempt in flight.
+	taken := make(chan struct{})
+	go func() {
+		_ = a.Leave(func() error {
+			if !attempted.Load() {
+				t.Error("the last Leave took back while an attempt was in flight")
+			}
+			close(taken)
+			return nil
+		})
+	}()
+	close(release)
+	redistest.Receive(t, taken, redistest.Hang, "the last Leave's take")
 }
