@@ -61,7 +61,9 @@
 // in the queue; when one of them gets the lock the others re-enter. When
 // the last of them gives up (its ctx ended, or Redis failed), its entry
 // leaves the queue before Lock returns, and the next waiter is woken if
-// it is now first in line for a free lock. An attempt whose reply was lost
+// it is now first in line for a free lock. (Against a server that does
+// not answer within 100 ms, Lock returns anyway and the entry leaves in
+// the background, or ends with the waiter timeout.) An attempt whose reply was lost
 // is undone first, handing the lock on if the attempt had taken it.
 //
 // # Dead waiters

@@ -32,7 +32,8 @@ type Mutex = reentrant.Mutex
 // ([WithWaiterTimeout]); the release that makes it first in line wakes it,
 // and no other waiter. When ctx ends first, Lock takes the owner out of
 // the queue before it returns (waking the next waiter if it was first in
-// line for a free lock), and the error matches both
+// line for a free lock; in the background if the server does not answer
+// within 100 ms), and the error matches both
 // [lockkit.ErrNotObtained] and ctx.Err(). TryLock never joins the queue
 // and never jumps it: it fails while the lock is held or anyone waits,
 // unless the owner holds the lock already, in which case it re-enters.

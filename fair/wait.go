@@ -39,16 +39,17 @@ func (q *queue) wait(ctx context.Context, x *core.Exclusive) error {
 // cause, and returns the error Lock returns: cause, joined with the
 // clean-up's own failure if any. When no other goroutine waits in p, it
 // takes the owner's entry out of the queue (leave.lua, see place.Leave),
-// on a detached context bounded by core.CleanupTimeout. (A hold that an attempt with a
-// lost reply may have taken was undone by the holder already.)
+// in the background if the server takes longer than core.CleanupGrace
+// (see core.Cleanup). (A hold that an attempt with a lost reply may have
+// taken was undone by the holder already.)
 func (q *queue) leave(ctx context.Context, x *core.Exclusive, p *place.Place, cause error) error {
-	ctx, cancel := core.Detached(ctx)
-	defer cancel()
-	// An attempt still on its way when ctx ended may put the entry back:
-	// leave after it, if it comes in time (else leaveLate takes the entry
-	// out when it does).
-	x.H.AwaitLate(ctx)
-	err := p.Leave(q.leaveCall(ctx, x))
+	err := core.Cleanup(ctx, x.Cfg.Client, func(ctx context.Context) error {
+		// An attempt still on its way when ctx ended may put the entry
+		// back: leave after it, if it comes in time (else leaveLate takes
+		// the entry out when it does).
+		x.H.AwaitLate(ctx)
+		return p.Leave(q.leaveCall(ctx, x))
+	})
 	if err != nil {
 		return errors.Join(cause, core.Op("leave queue", x.Cfg.Name, err))
 	}

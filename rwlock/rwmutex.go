@@ -147,19 +147,19 @@ func (m *RWMutex) Lock(ctx context.Context) error {
 	case err == nil || !registered:
 		writers.Exit()
 	default:
-		wctx, cancel := core.Detached(ctx)
-		// An attempt still on its way when ctx ended may register the
-		// intent again: withdraw after it, if it comes in time.
-		m.w.AwaitLate(wctx)
-		w, _ := holds(m.b.Cfg.Owner)
 		// The intent is the owner's: it stays while another call waits to
-		// write as the owner. If this fails, it lapses within the watchdog
-		// timeout.
-		_ = writers.Leave(func() error {
-			_, err := withdraw(wctx, m.b.Cfg.Client, m.k, w)
-			return err
+		// write as the owner. If the withdrawal fails, the intent lapses
+		// within the watchdog timeout.
+		_ = core.Cleanup(ctx, m.b.Cfg.Client, func(ctx context.Context) error {
+			// An attempt still on its way when ctx ended may register the
+			// intent again: withdraw after it, if it comes in time.
+			m.w.AwaitLate(ctx)
+			w, _ := holds(m.b.Cfg.Owner)
+			return writers.Leave(func() error {
+				_, err := withdraw(ctx, m.b.Cfg.Client, m.k, w)
+				return err
+			})
 		})
-		cancel()
 	}
 	return err
 }

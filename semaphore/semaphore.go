@@ -76,12 +76,13 @@ func (s *Semaphore) check(ctx context.Context, n int) error {
 // third of the waiter timeout (5 s); a waiter whose process died is
 // dropped from the queue once that runs out.
 //
-// When ctx ends first, Acquire returns by then, with an error matching
-// both [lockkit.ErrNotObtained] and ctx.Err(). A failed Acquire leaves
-// nothing behind: an attempt whose reply was lost is undone and the
-// place in the queue is given up, in the background when ctx has ended
-// (within moments; if Redis cannot be reached, the place lapses after the
-// waiter timeout and a permit taken unknowingly after its lease). n must be between 1 and the permits given to New
+// When ctx ends first, Acquire returns then, with an error matching both
+// [lockkit.ErrNotObtained] and ctx.Err(). A failed Acquire leaves nothing
+// behind: an attempt whose reply was lost is undone and the place in the
+// queue is given up before Acquire returns (in the background if the
+// server does not answer within 100 ms; if Redis cannot be reached, the
+// place lapses after the waiter timeout and a permit taken unknowingly
+// after its lease). n must be between 1 and the permits given to New
 // ([lockkit.ErrInvalid]). A name held by a lock of another kind is
 // [lockkit.ErrWrongKind].
 func (s *Semaphore) Acquire(ctx context.Context, n int) (*Permits, error) {
@@ -121,24 +122,16 @@ func (s *Semaphore) TryAcquire(ctx context.Context, n int) (*Permits, error) {
 // Acquire returns: cause, joined with the clean-up's own failure if any.
 // The clean-up takes p's entry out of the queue (leave.lua), once an
 // attempt still on its way has come back (else the attempt's late reply
-// leaves again), on a context detached from ctx and bounded by
-// core.CleanupTimeout. It runs in a goroutine of the Client: leave waits
-// for it only while ctx lasts, so that Acquire returns by its deadline
-// even when the server is silent.
+// leaves again), in the background if the server takes longer than
+// core.CleanupGrace (see core.Cleanup), so that Acquire returns about by
+// its deadline even when the server is silent.
 func (s *Semaphore) leave(ctx context.Context, p *Permits, cause error) error {
-	done := make(chan error, 1)
-	s.b.Cfg.Client.Go(func() {
-		cctx, cancel := core.Detached(ctx)
-		defer cancel()
-		p.h.AwaitLate(cctx)
-		done <- s.leaveQueue(cctx, p)
+	err := core.Cleanup(ctx, s.b.Cfg.Client, func(ctx context.Context) error {
+		p.h.AwaitLate(ctx)
+		return s.leaveQueue(ctx, p)
 	})
-	select {
-	case err := <-done:
-		if err != nil {
-			return errors.Join(cause, core.Op("leave queue", s.b.Cfg.Name, err))
-		}
-	case <-ctx.Done():
+	if err != nil {
+		return errors.Join(cause, core.Op("leave queue", s.b.Cfg.Name, err))
 	}
 	return cause
 }

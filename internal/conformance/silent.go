@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -39,7 +40,15 @@ func testSilentServer(t *testing.T, e *env) {
 
 	silent.On()
 	const d = 100 * time.Millisecond
+	start := time.Now()
 	within(t, "Lock", d, lockkit.ErrNotObtained, m.Lock)
+	// The clean-up of the wait (a fair waiter leaving its queue, say) is
+	// waited for CleanupGrace at most; it goes on in the background.
+	// (The bound is loose, against a loaded machine: a Lock that waited
+	// for the clean-up's own bound would take CleanupTimeout more.)
+	if took := time.Since(start); took >= d+core.CleanupTimeout {
+		t.Errorf("Lock against a silent server took %v with a ctx of %v; want less than %v", took, d, d+core.CleanupTimeout)
+	}
 	// TryLock may fail sooner: RedLock's node timeout, say.
 	within(t, "TryLock", d, nil, func(c context.Context) error {
 		ok, err := m.TryLock(c)

@@ -8,13 +8,13 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// CleanupTimeout bounds how long a call waits, past the end of its ctx,
-// for a clean-up: the undo of an acquire whose reply was lost, a release
-// with a cancelled ctx, a fair waiter leaving its queue, a multi-lock
-// giving back what a failed round took. Clean-ups run on a context
-// detached from the caller's; one that the server does not answer in time
-// goes on in the background (see Call), and if it fails, what it would
-// have removed ends with its lease.
+// CleanupTimeout bounds a clean-up, run on a context detached from the
+// caller's: the undo of an acquire whose reply was lost, a release with a
+// cancelled ctx, a waiter leaving its queue, a multi-lock giving back what
+// a failed round took. A call waits for its clean-up this long at most
+// (a waiter leaving its queue, only CleanupGrace: see Cleanup); one that
+// the server does not answer in time goes on in the background (see
+// Call), and if it fails, what it would have removed ends with its lease.
 const CleanupTimeout = 500 * time.Millisecond
 
 // ReleaseWindow is how long a released token is remembered, so that a
