@@ -17,10 +17,14 @@
 // the same order and can never deadlock, in one process or many. Each
 // member's Lock waits as long as the caller's ctx allows, or up to
 // [WithLockWait]. If a member cannot be taken (its wait ran out, or it
-// failed), the round is abandoned: the members it took are released, last
-// first, on a context detached from the caller's (waiting at most 500 ms
-// for the servers), and after a short random sleep Lock starts again, until ctx
-// ends. Members that share a name (distinct locks on different servers)
+// failed), the round is abandoned: the members it took are released, all
+// at once, on a context detached from the caller's, and after a short
+// random sleep Lock starts again, until ctx ends. That release is waited
+// for at most 500 ms in all, however many members a server that stopped
+// answering holds up, so a Lock or TryLock whose round fails as its ctx
+// ends returns up to 500 ms past the deadline (plus the 100 ms a member
+// may take past it to clean up its own wait: a fair waiter leaving its
+// queue, say). Members that share a name (distinct locks on different servers)
 // cannot be ordered between callers, so they are only ever tried, never
 // waited on. TryLock makes one round of TryLocks. Unlock releases every
 // member at once, so that a slow one holds up none of the others, and

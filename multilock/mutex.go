@@ -149,7 +149,8 @@ func validateLocks(locks []lockkit.Locker) error {
 //
 // When a lock cannot be taken (its bounded wait ran out, a TryLock said
 // no, or it returned an error), Lock releases the locks it took in this
-// round, last first, sleeps for a short random time and starts over. When
+// round, all at once (waiting at most 500 ms for them, even after ctx
+// ended), sleeps for a short random time and starts over. When
 // ctx ends, the error matches both [lockkit.ErrNotObtained] and ctx.Err(),
 // and includes the last failure, if any; m then holds nothing it did not
 // hold before. An error that another round cannot cure is returned at
@@ -203,8 +204,9 @@ func withLast(err, last error) error {
 }
 
 // TryLock tries once to take every lock, each with its TryLock, and
-// reports whether it got them all. If not, it releases those it took and
-// returns false, with the error of the lock that failed, if any.
+// reports whether it got them all. If not, it releases those it took, as
+// Lock does (waiting at most 500 ms for them), and returns false, with the
+// error of the lock that failed, if any.
 func (m *Mutex) TryLock(ctx context.Context) (bool, error) {
 	if err := m.checkInput(ctx); err != nil {
 		return false, err
@@ -254,11 +256,12 @@ func (m *Mutex) takeOne(ctx context.Context, l lockkit.Locker, try bool) error {
 	return err
 }
 
-// rollback releases the first n locks, last first, on a context detached
-// from the caller's and bounded by [core.CleanupTimeout]: it runs even
-// when ctx has ended, since a lock left held would keep being renewed.
-// Locks found already gone are no failure; any other error means the lock
-// may still be held.
+// rollback releases the first n locks, all at once, on a context
+// detached from the caller's and bounded by [core.CleanupTimeout]: it runs
+// even when ctx has ended, since a lock left held would keep being
+// renewed, and the one bound covers every lock, however many a server
+// that stopped answering holds up. Locks found already gone are no
+// failure; any other error means the lock may still be held.
 func (m *Mutex) rollback(ctx context.Context, n int) error {
 	if n == 0 {
 		return nil
@@ -266,10 +269,9 @@ func (m *Mutex) rollback(ctx context.Context, n int) error {
 	ctx, cancel := core.Detached(ctx)
 	defer cancel()
 	var errs []error
-	for i := n - 1; i >= 0; i-- {
-		err := m.locks[i].Unlock(ctx)
+	for i, err := range unlockAll(ctx, m.locks[:n]) {
 		if err != nil && !errors.Is(err, lockkit.ErrNotHeld) && !errors.Is(err, lockkit.ErrLost) {
-			errs = append(errs, fmt.Errorf("%q may still be held: %w", m.locks[i].Name(), err))
+			errs = append(errs, fmt.Errorf("%q may still be held: %w", m.locks[n-1-i].Name(), err))
 		}
 	}
 	if len(errs) == 0 {
@@ -290,14 +292,20 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 	if err := m.checkInput(ctx); err != nil {
 		return err
 	}
-	errs := make([]error, len(m.locks))
+	return errors.Join(unlockAll(ctx, m.locks)...)
+}
+
+// unlockAll unlocks every lock of locks at once, each in a goroutine of
+// its own, and returns their errors, last lock first.
+func unlockAll(ctx context.Context, locks []lockkit.Locker) []error {
+	errs := make([]error, len(locks))
 	var wg sync.WaitGroup
-	for i, l := range m.locks {
+	for i, l := range locks {
 		wg.Go(func() { errs[i] = l.Unlock(ctx) })
 	}
 	wg.Wait()
 	slices.Reverse(errs) // last taken first, as they were released before
-	return errors.Join(errs...)
+	return errs
 }
 
 // Name returns the names of the locks in the order they are taken, joined

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
 	"github.com/lockkit/lockkit/reentrant"
@@ -569,5 +570,57 @@ func TestLock_Client_closed_while_waiting_gives_back_and_returns_ErrClosed(t *te
 		t.Fatalf("Lock = %v; want ErrClosed, not a wait that ran out", err)
 	}
 	redistest.AssertClean(t, rc, a)
+	redistest.MustUnlock(t, other)
+}
+
+// TestLock_give_back_waits_CleanupTimeout_in_all_however_many_members_are_silent:
+// when a round fails and the server does not answer the releases of the
+// three members it took, Lock and TryLock return after one
+// core.CleanupTimeout, not one per member (the members are given back all
+// at once, on one bounded context), with an error naming each member.
+func TestLock_give_back_waits_CleanupTimeout_in_all_however_many_members_are_silent(t *testing.T) {
+	s := redistest.StartServer(t)
+	rc, rcS := s.Client(t), s.Client(t)
+	silent := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }, Max: 2 * redistest.Hang}
+	defer silent.Off()
+	rcS.AddHook(silent)
+	c, cS := redistest.Lockkit(t, rc), redistest.Lockkit(t, rcS)
+	u := redistest.Unique(t)
+	names := []string{"a-" + u, "b-" + u, "c-" + u}
+	busy := "d-" + u
+	other := reentrant.New(c, busy)
+	redistest.MustLock(t, other)
+	var members []*reentrant.Mutex
+	locks := []lockkit.Locker{reentrant.New(cS, busy)}
+	for _, n := range names {
+		members = append(members, reentrant.New(cS, n))
+		locks = append(locks, members[len(members)-1])
+	}
+	// d is busy: each round takes a, b and c, waits at most 20 ms for d
+	// and gives them back.
+	m := multilock.New(locks, multilock.WithLockWait(20*time.Millisecond))
+	for _, tt := range lockCalls(m) {
+		silent.On()
+		start := time.Now()
+		err := tt.call(redistest.Ctx(t, redistest.Hang))
+		took := time.Since(start)
+		// One bound for the three releases; one after another they took
+		// three (the bound is loose, against a loaded machine).
+		if took >= 2*core.CleanupTimeout {
+			t.Errorf("%s whose give-back got no reply took %v; want less than %v", tt.what, took, 2*core.CleanupTimeout)
+		}
+		for _, n := range names {
+			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q may still be held", n)) {
+				t.Errorf("%s whose give-back got no reply = %v; want an error naming %s", tt.what, err, n)
+			}
+		}
+		silent.Off()
+		for _, mb := range members {
+			redistest.MustUnlock(t, mb) // settles the release in doubt
+		}
+		for _, n := range names {
+			redistest.AssertClean(t, rc, n)
+		}
+	}
 	redistest.MustUnlock(t, other)
 }
