@@ -57,7 +57,12 @@ func electionKind(o *config.Options) { o.Kind = config.Election }
 // the leadership.
 //
 // When ctx ends first, the error matches both [lockkit.ErrNotObtained] and
-// ctx.Err(), and e holds nothing. A candidate campaigns once at a time:
+// ctx.Err(), and e holds nothing: when ctx ends after the leadership lock
+// was taken but before value was proclaimed, Campaign gives the lock back
+// before it returns (a leader nobody knows of would keep the others out),
+// on a detached context, and so returns up to 500 ms past the deadline
+// against a server that stopped answering; if the give-back fails, the
+// error says so too. A candidate campaigns once at a time:
 // Campaign while e campaigns or leads (Resign was not called) returns an
 // error matching [lockkit.ErrInvalid]. A name held by a lock of another
 // kind is [lockkit.ErrWrongKind].

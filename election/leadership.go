@@ -38,7 +38,9 @@ func (l *Leadership) Context() context.Context { return l.ctx }
 // campaign again. Call it also after the leadership was lost (it then
 // returns an error matching [lockkit.ErrLost]). A second Resign returns
 // [lockkit.ErrNotHeld] and changes nothing. Like Unlock, it releases even
-// when ctx has ended (on a detached context, waiting at most 500 ms). If
+// when ctx has ended (on a detached context, waiting at most 500 ms). The
+// observers are told after the release; Resign waits for that while ctx
+// lasts and at most 100 ms more, then leaves it to the background. If
 // it fails with a Redis error its outcome is unknown: calling Resign again
 // settles it, and until then the Election cannot campaign.
 func (l *Leadership) Resign(ctx context.Context) error {
@@ -56,10 +58,10 @@ func (l *Leadership) Resign(ctx context.Context) error {
 	}
 	defer e.idle()
 	if err == nil {
-		// Observers would learn it at the end of the lease otherwise.
-		dctx, cancel := core.Detached(ctx)
-		defer cancel()
-		_ = e.tell(dctx)
+		// Observers would learn it at the end of the lease otherwise. The
+		// word to them is waited for while ctx lasts and a little more,
+		// then goes on in the background.
+		_ = core.Cleanup(ctx, e.b.Cfg.Client, e.tell)
 	}
 	return err
 }
