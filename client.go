@@ -33,9 +33,10 @@ type Client struct {
 
 	traces atomic.Pointer[[]*Trace] // AddTrace's, copied on write
 
-	bgMu     sync.Mutex
-	bgClosed bool           // Close waits for bg; guarded by bgMu
-	bg       sync.WaitGroup // the goroutines started by Go
+	bgMu   sync.Mutex
+	bgN    int           // goroutines started by Go and running; guarded by bgMu
+	bgIdle chan struct{} // made by Close to wait for bgN to reach 0, closed then; guarded by bgMu
+	bgDone bool          // Close waited for them: Go no longer counts; guarded by bgMu
 
 	localMu sync.Mutex
 	locals  map[any]any // see Locals; guarded by localMu
@@ -97,15 +98,22 @@ func (c *Client) Locals(f func(m map[any]any)) {
 // later call on a lock of the Client. It does not release holds in Redis
 // (they end with their lease) and does not close the go-redis client.
 // It waits for the clean-ups still running in the background (see
-// [Client.Go]), which a server that stopped answering holds up until the
+// [Client.Go]), those that calls woken by Close start while it waits
+// included, which a server that stopped answering holds up until the
 // go-redis client's own timeouts. Close is idempotent.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closed)
 		c.bgMu.Lock()
-		c.bgClosed = true
-		c.bgMu.Unlock()
-		c.bg.Wait()
+		if c.bgN == 0 {
+			c.bgDone = true
+			c.bgMu.Unlock()
+		} else {
+			idle := make(chan struct{})
+			c.bgIdle = idle
+			c.bgMu.Unlock()
+			<-idle
+		}
 		if c.err != nil {
 			return
 		}
@@ -150,21 +158,40 @@ func (c *Client) Traces() []*Trace {
 
 // Go runs f in a goroutine of its own that Close waits for. Lock kinds
 // use it for what outlives a call: a request whose reply came after the
-// caller's ctx ended is awaited there, and what it did is undone. Once
-// Close has begun, Go runs f before it returns.
+// caller's ctx ended is awaited there, and what it did is undone. Close
+// waits for every f that Go started before Close returns; one started
+// later (by a call that was under way when the Client closed, say) still
+// runs in a goroutine of its own, so that the call is not held up past
+// its ctx by a server that stopped answering, and ends by itself.
 func (c *Client) Go(f func()) {
 	c.bgMu.Lock()
-	if c.bgClosed {
+	if c.bgDone {
 		c.bgMu.Unlock()
-		f()
+		go f()
 		return
 	}
-	c.bg.Add(1)
+	c.bgN++
 	c.bgMu.Unlock()
 	go func() {
-		defer c.bg.Done()
+		defer c.goDone()
 		f()
 	}()
+}
+
+// goDone counts down a goroutine started by Go, and lets Close go on when
+// it was the last one Close waited for.
+func (c *Client) goDone() {
+	c.bgMu.Lock()
+	c.bgN--
+	idle := c.bgIdle
+	if c.bgN > 0 || idle == nil {
+		c.bgMu.Unlock()
+		return
+	}
+	c.bgDone = true
+	c.bgIdle = nil
+	c.bgMu.Unlock()
+	close(idle)
 }
 
 // Err returns nil while the Client is usable, an error matching

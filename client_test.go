@@ -13,6 +13,7 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/reentrant"
+	"github.com/lockkit/lockkit/semaphore"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m, nil) }
@@ -128,31 +129,85 @@ func TestClose_reports_open_holds_lost_with_ErrClosed(t *testing.T) {
 	redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrLost, lockkit.ErrClosed)
 }
 
-// TestClient_Go_runs_f_before_returning_once_Close_began: Close waits for
-// what Go started; once Close has begun, Go runs f itself, so that nothing
-// it starts outlives Close.
-func TestClient_Go_runs_f_before_returning_once_Close_began(t *testing.T) {
+// TestClient_Go_started_while_Close_waits_is_waited_for_too: Close waits
+// for what Go started, and for what Go starts while Close waits (the
+// clean-up of a call woken by Close, say); once Close returned, Go still
+// runs f, in a goroutine of its own.
+func TestClient_Go_started_while_Close_waits_is_waited_for_too(t *testing.T) {
 	_, rc := redistest.Mini(t)
 	c := lockkit.New(rc)
-	release, ran := make(chan struct{}), make(chan struct{})
+	release, ran, later := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	c.Go(func() { <-release; close(ran) })
 	closed := make(chan error, 1)
 	go func() { closed <- c.Close() }()
 	<-c.Done()
+	// Close waits for the first f already: Go returns at once, and Close
+	// waits for the second f too.
+	started := make(chan struct{})
+	go func() {
+		c.Go(func() { <-ran; close(later) })
+		close(started)
+	}()
+	redistest.Receive(t, started, 10*time.Second, "Go while Close waits")
 	close(release)
 	if err := redistest.Receive(t, closed, 10*time.Second, "Close"); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-ran:
-	default:
-		t.Fatal("Close returned before what Go started")
+	for _, ch := range []chan struct{}{ran, later} {
+		select {
+		case <-ch:
+		default:
+			t.Fatal("Close returned before what Go started")
+		}
 	}
-	after := false
-	c.Go(func() { after = true })
-	if !after {
-		t.Fatal("Go after Close returned before running f")
+	after := make(chan struct{})
+	c.Go(func() { close(after) })
+	redistest.Receive(t, after, 10*time.Second, "f given to Go after Close")
+}
+
+// TestClose_under_a_waiting_Acquire_lets_it_return_while_the_server_is_silent:
+// an Acquire waiting in the queue when the Client closes returns ErrClosed
+// at once, even though the server does not answer the clean-up it starts
+// then (its place given up): the clean-up goes on in the background
+// rather than holding the call up until the server answers.
+func TestClose_under_a_waiting_Acquire_lets_it_return_while_the_server_is_silent(t *testing.T) {
+	srv := redistest.StartServer(t)
+	rc := srv.Client(t)
+	silent := &redistest.Silence{Max: 2 * redistest.Hang, Match: func(cmd redis.Cmder) bool {
+		return cmd.Name() == "evalsha" || cmd.Name() == "eval"
+	}}
+	defer silent.Off()
+	rc.AddHook(silent)
+	name := redistest.Unique(t)
+	ctx := redistest.Ctx(t, redistest.Hang)
+	if _, err := semaphore.New(redistest.Lockkit(t, srv.Client(t)), name, 1).Acquire(ctx, 1); err != nil {
+		t.Fatal(err)
 	}
+	lc := lockkit.New(rc)
+	acquired := make(chan error, 1)
+	go func() {
+		_, err := semaphore.New(lc, name, 1).Acquire(ctx, 1)
+		acquired <- err
+	}()
+	admin := srv.Client(t)
+	redistest.Eventually(t, redistest.Hang, "the Acquire to wait in the queue", func() bool {
+		n, err := admin.ZCard(ctx, "lockkit:{"+name+"}:waiters").Result()
+		return n == 1 && err == nil
+	})
+	silent.On()
+	if err := lc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	redistest.WantErr(t, redistest.Receive(t, acquired, redistest.Hang, "the Acquire"), lockkit.ErrClosed)
+	if silent.Held() == 0 {
+		t.Error("the Acquire returned, but its clean-up was not held up by the silent server")
+	}
+	silent.Off()
+	// The clean-up ran in the background: the place is given up.
+	redistest.Eventually(t, redistest.Hang, "the place to be given up", func() bool {
+		n, err := admin.ZCard(ctx, "lockkit:{"+name+"}:waiters").Result()
+		return n == 0 && err == nil
+	})
 }
 
 // TestClose_waits_for_a_late_acquire_to_be_undone: a Lock whose ctx ended
