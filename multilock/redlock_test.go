@@ -1054,3 +1054,71 @@ func TestRedLock_round_cut_short_by_its_ctx_gives_back_in_the_background(t *test
 	redistest.MustUnlock(t, r)
 	assertCleanAll(t, clients, name)
 }
+
+// TestRedLock_late_reply_of_a_failed_round_leaves_no_stray_count: the
+// reply of node 0 to a round comes after the node timeout, so the round
+// fails, and node 0's take, which did run, is undone when the reply comes.
+// The next round comes before the reply. It must not re-enter that take
+// on node 0 and count on it: then the undo, coming after it, would find a
+// later acquire than its own and leave the take counted, a count nobody
+// undoes that keeps the lock held on node 0 after every Unlock. Either the
+// next round waits for the undo or it holds exactly what the nodes count:
+// a value of the same owner re-enters with the same token, and once both
+// Unlock, the lock is free on every node. Alike with the value's own owner
+// id and with one several values share (WithOwner).
+func TestRedLock_late_reply_of_a_failed_round_leaves_no_stray_count(t *testing.T) {
+	for _, shared := range []bool{true, false} {
+		t.Run(fmt.Sprintf("shared_owner=%v", shared), func(t *testing.T) {
+			ctx := redistest.Ctx(t, redistest.Hang)
+			_, clients := masters(t, 2) // both must grant
+			var first atomic.Bool
+			late := &redistest.Silence{Late: true, Max: 2 * redistest.Hang, Match: func(cmd redis.Cmder) bool {
+				return multilock.RunsScript(cmd, "acquire") && first.CompareAndSwap(false, true)
+			}}
+			defer late.Off()
+			clients[0].(*redis.Client).AddHook(late)
+			lcs := lockkits(t, clients)
+			name := redistest.Unique(t)
+			// A lease longer than any wait here: a stray count outlives them.
+			opts := []lockkit.Option{lockkit.WithWatchdogTimeout(4 * redistest.Hang)}
+			if shared {
+				opts = append(opts, lockkit.WithOwner("job-"+name))
+			}
+			a := multilock.NewRedLock(lcs, name, opts...)
+			redistest.MustLock(t, a) // loads the scripts
+			redistest.MustUnlock(t, a)
+
+			late.On()
+			if ok, err := a.TryLock(ctx); ok || !errors.Is(err, lockkit.ErrQuorum) {
+				t.Fatalf("TryLock whose reply from node 0 is late = %v, %v; want false and ErrQuorum", ok, err)
+			}
+			if n := late.Held(); n != 1 {
+				t.Fatalf("%d replies held up, want 1", n)
+			}
+			held, err := a.TryLock(ctx)
+			if !held && !errors.Is(err, lockkit.ErrQuorum) {
+				t.Fatalf("TryLock before node 0's late reply = false, %v; want ErrQuorum if it fails", err)
+			}
+			late.Off()
+			if held {
+				if shared {
+					b := multilock.NewRedLock(lcs, name, opts...)
+					if ok, err := b.TryLock(ctx); !ok || err != nil {
+						t.Fatalf("TryLock by a value of the same owner = %v, %v; want re-entry", ok, err)
+					}
+					if b.Token() != a.Token() {
+						t.Fatalf("the shared hold has tokens %d and %d", a.Token(), b.Token())
+					}
+					redistest.MustUnlock(t, b)
+				}
+				redistest.MustUnlock(t, a)
+			}
+			for _, c := range clients {
+				givenBack(t, c, name)
+			}
+			redistest.MustLock(t, a)
+			redistest.MustUnlock(t, a)
+			assertCleanAll(t, clients, name)
+		})
+	}
+}
