@@ -1122,3 +1122,53 @@ func TestRedLock_late_reply_of_a_failed_round_leaves_no_stray_count(t *testing.T
 		})
 	}
 }
+
+// TestRedLock_late_give_back_after_the_next_round_re_entered: a round that
+// node 1 grants and node 0 refuses gives node 1's part back, and that
+// release reaches node 1 only after the next round re-entered the part
+// there. The release takes back only the failed round's count: the hold
+// stays on node 1, a value of the same owner re-enters it with the same
+// token, and once both Unlock the lock is free on every node.
+func TestRedLock_late_give_back_after_the_next_round_re_entered(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	_, clients := masters(t, 2) // both must grant
+	release := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }, Max: 2 * redistest.Hang}
+	defer release.Off()
+	clients[1].(*redis.Client).AddHook(release)
+	lcs := lockkits(t, clients)
+	name := redistest.Unique(t)
+	id := "job-" + name
+	owned := func() *multilock.RedLock { return multilock.NewRedLock(lcs, name, lockkit.WithOwner(id)) }
+	a, b := owned(), owned()
+	redistest.MustLock(t, a) // loads the scripts
+	redistest.MustUnlock(t, a)
+	other := multilock.NewRedLock(lcs[:1], name) // another owner, on node 0 only
+	redistest.MustLock(t, other)
+
+	release.On()
+	if ok, err := a.TryLock(ctx); ok || err != nil {
+		t.Fatalf("TryLock refused by node 0 = %v, %v; want false, nil", ok, err)
+	}
+	if n := release.Held(); n != 1 {
+		t.Fatalf("%d releases held up, want node 1's give-back", n)
+	}
+	redistest.MustUnlock(t, other)
+	if ok, err := a.TryLock(ctx); !ok || err != nil {
+		t.Fatalf("TryLock once node 0 is free = %v, %v; want true, nil", ok, err)
+	}
+	count := func() string { return clients[1].HGet(ctx, lockKey(name), id).Val() }
+	if n := count(); n != "2" {
+		t.Fatalf("node 1 counts %q acquires before the give-back, want 2 (the failed round's and this one's)", n)
+	}
+	release.Off()
+	redistest.Eventually(t, redistest.Hang, "node 1's give-back", func() bool { return count() == "1" })
+	if ok, err := b.TryLock(ctx); !ok || err != nil {
+		t.Fatalf("TryLock by a value of the same owner = %v, %v; want re-entry", ok, err)
+	}
+	if b.Token() != a.Token() {
+		t.Fatalf("the shared hold has tokens %d and %d", a.Token(), b.Token())
+	}
+	redistest.MustUnlock(t, b)
+	redistest.MustUnlock(t, a)
+	assertCleanAll(t, clients, name)
+}
