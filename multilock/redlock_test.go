@@ -1054,3 +1054,118 @@ func TestRedLock_round_cut_short_by_its_ctx_gives_back_in_the_background(t *test
 	redistest.MustUnlock(t, r)
 	assertCleanAll(t, clients, name)
 }
+
+// TestRedLock_late_reply_of_a_failed_round_leaves_no_stray_count: the
+// reply of node 0 to a round comes after the node timeout, so the round
+// fails, and node 0's take, which did run, is undone when the reply comes.
+// The next round comes before the reply. It must not re-enter that take
+// on node 0 and count on it: then the undo, coming after it, would find a
+// later acquire than its own and leave the take counted, a count nobody
+// undoes that keeps the lock held on node 0 after every Unlock. Either the
+// next round waits for the undo or it holds exactly what the nodes count:
+// a value of the same owner re-enters with the same token, and once both
+// Unlock, the lock is free on every node. Alike with the value's own owner
+// id and with one several values share (WithOwner).
+func TestRedLock_late_reply_of_a_failed_round_leaves_no_stray_count(t *testing.T) {
+	for _, shared := range []bool{true, false} {
+		t.Run(fmt.Sprintf("shared_owner=%v", shared), func(t *testing.T) {
+			ctx := redistest.Ctx(t, redistest.Hang)
+			_, clients := masters(t, 2) // both must grant
+			var first atomic.Bool
+			late := &redistest.Silence{Late: true, Max: 2 * redistest.Hang, Match: func(cmd redis.Cmder) bool {
+				return multilock.RunsScript(cmd, "acquire") && first.CompareAndSwap(false, true)
+			}}
+			defer late.Off()
+			clients[0].(*redis.Client).AddHook(late)
+			lcs := lockkits(t, clients)
+			name := redistest.Unique(t)
+			// A lease longer than any wait here: a stray count outlives them.
+			opts := []lockkit.Option{lockkit.WithWatchdogTimeout(4 * redistest.Hang)}
+			if shared {
+				opts = append(opts, lockkit.WithOwner("job-"+name))
+			}
+			a := multilock.NewRedLock(lcs, name, opts...)
+			redistest.MustLock(t, a) // loads the scripts
+			redistest.MustUnlock(t, a)
+
+			late.On()
+			if ok, err := a.TryLock(ctx); ok || !errors.Is(err, lockkit.ErrQuorum) {
+				t.Fatalf("TryLock whose reply from node 0 is late = %v, %v; want false and ErrQuorum", ok, err)
+			}
+			// Node 0's take has run: its reply is held up.
+			redistest.Eventually(t, redistest.Hang, "node 0's reply to be held up", func() bool { return late.Held() == 1 })
+			held, err := a.TryLock(ctx)
+			if !held && !errors.Is(err, lockkit.ErrQuorum) {
+				t.Fatalf("TryLock before node 0's late reply = false, %v; want ErrQuorum if it fails", err)
+			}
+			late.Off()
+			if held {
+				if shared {
+					b := multilock.NewRedLock(lcs, name, opts...)
+					if ok, err := b.TryLock(ctx); !ok || err != nil {
+						t.Fatalf("TryLock by a value of the same owner = %v, %v; want re-entry", ok, err)
+					}
+					if b.Token() != a.Token() {
+						t.Fatalf("the shared hold has tokens %d and %d", a.Token(), b.Token())
+					}
+					redistest.MustUnlock(t, b)
+				}
+				redistest.MustUnlock(t, a)
+			}
+			for _, c := range clients {
+				givenBack(t, c, name)
+			}
+			redistest.MustLock(t, a)
+			redistest.MustUnlock(t, a)
+			assertCleanAll(t, clients, name)
+		})
+	}
+}
+
+// TestRedLock_late_give_back_after_the_next_round_re_entered: a round that
+// node 1 grants and node 0 refuses gives node 1's part back, and that
+// release reaches node 1 only after the next round re-entered the part
+// there. The release takes back only the failed round's count: the hold
+// stays on node 1, a value of the same owner re-enters it with the same
+// token, and once both Unlock the lock is free on every node.
+func TestRedLock_late_give_back_after_the_next_round_re_entered(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	_, clients := masters(t, 2) // both must grant
+	release := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }, Max: 2 * redistest.Hang}
+	defer release.Off()
+	clients[1].(*redis.Client).AddHook(release)
+	lcs := lockkits(t, clients)
+	name := redistest.Unique(t)
+	id := "job-" + name
+	owned := func() *multilock.RedLock { return multilock.NewRedLock(lcs, name, lockkit.WithOwner(id)) }
+	a, b := owned(), owned()
+	redistest.MustLock(t, a) // loads the scripts
+	redistest.MustUnlock(t, a)
+	other := multilock.NewRedLock(lcs[:1], name) // another owner, on node 0 only
+	redistest.MustLock(t, other)
+
+	release.On()
+	if ok, err := a.TryLock(ctx); ok || err != nil {
+		t.Fatalf("TryLock refused by node 0 = %v, %v; want false, nil", ok, err)
+	}
+	redistest.Eventually(t, redistest.Hang, "node 1's give-back to be held up", func() bool { return release.Held() == 1 })
+	redistest.MustUnlock(t, other)
+	if ok, err := a.TryLock(ctx); !ok || err != nil {
+		t.Fatalf("TryLock once node 0 is free = %v, %v; want true, nil", ok, err)
+	}
+	count := func() string { return clients[1].HGet(ctx, lockKey(name), id).Val() }
+	if n := count(); n != "2" {
+		t.Fatalf("node 1 counts %q acquires before the give-back, want 2 (the failed round's and this one's)", n)
+	}
+	release.Off()
+	redistest.Eventually(t, redistest.Hang, "node 1's give-back", func() bool { return count() == "1" })
+	if ok, err := b.TryLock(ctx); !ok || err != nil {
+		t.Fatalf("TryLock by a value of the same owner = %v, %v; want re-entry", ok, err)
+	}
+	if b.Token() != a.Token() {
+		t.Fatalf("the shared hold has tokens %d and %d", a.Token(), b.Token())
+	}
+	redistest.MustUnlock(t, b)
+	redistest.MustUnlock(t, a)
+	assertCleanAll(t, clients, name)
+}

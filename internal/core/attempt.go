@@ -267,23 +267,23 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time, conte
 // is undone. If the undo fails, the stray hold ends with its lease.
 //
 // An owner id that other values share (WithOwner) holds what r does not
-// know of: then nothing is frozen, and the acquire is undone by its
-// attempt id, if it is still the hold's last acquire. r.op held.
+// know of: then the acquire is undone by its attempt id, if it is still
+// the hold's last acquire. r's later calls wait all the same: one of them
+// that re-entered the hold before the undo came would be its last
+// acquire, and the undo would leave the acquire in doubt counted, a count
+// that no Unlock undoes. r.op held.
 func (r *Holder) freeze(id string) func(undo bool) {
-	if !r.cfg.OwnOwner {
-		return func(undo bool) {
-			if undo {
-				r.cfg.Client.Go(func() { r.undo(id, -1) })
-			}
-		}
-	}
 	// An earlier undo may still run: this one follows it.
 	prev := r.settling.Load()
 	ch := make(chan struct{})
 	r.settling.Store(&ch)
-	var token, count int64
-	if h := r.Live(); h != nil {
-		token, count = h.Token, h.Count
+	var token any = id
+	count := int64(-1)
+	if r.cfg.OwnOwner {
+		token, count = int64(0), 0
+		if h := r.Live(); h != nil {
+			token, count = h.Token, h.Count
+		}
 	}
 	return func(undo bool) {
 		r.cfg.Client.Go(func() {

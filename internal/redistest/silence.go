@@ -23,12 +23,17 @@ type Silence struct {
 	Match func(cmd redis.Cmder) bool
 	// Max bounds how long a command is held up; zero means 10 s.
 	Max time.Duration
+	// Late holds up the replies instead of the commands: a matching
+	// command runs on the server at once, and its caller gets the reply
+	// only once the hook is turned off (or after Max), as when a reply is
+	// slow to come back.
+	Late bool
 
 	gate gate         // shut by On, opened by Off
 	held atomic.Int64 // commands held up now
 }
 
-// Held returns how many commands are held up now.
+// Held returns how many commands (or, with Late, replies) are held up now.
 func (h *Silence) Held() int64 { return h.held.Load() }
 
 // On holds up every matching command from now on.
@@ -48,22 +53,35 @@ func (h *Silence) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (h *Silence) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		held := h.gate.held()
-		if held != nil && !isHandshake(cmd) && (h.Match == nil || h.Match(cmd)) {
-			max := h.Max
-			if max <= 0 {
-				max = 10 * time.Second
-			}
-			t := time.NewTimer(max)
-			h.held.Add(1)
-			select {
-			case <-held:
-			case <-t.C:
-			}
-			h.held.Add(-1)
-			t.Stop()
+		if held == nil || isHandshake(cmd) || h.Match != nil && !h.Match(cmd) {
+			return next(ctx, cmd)
+		}
+		var err error
+		if h.Late {
+			err = next(ctx, cmd)
+		}
+		h.hold(held)
+		if h.Late {
+			return err
 		}
 		return next(ctx, cmd)
 	}
+}
+
+// hold waits until held is closed or for at most Max.
+func (h *Silence) hold(held <-chan struct{}) {
+	max := h.Max
+	if max <= 0 {
+		max = 10 * time.Second
+	}
+	t := time.NewTimer(max)
+	h.held.Add(1)
+	select {
+	case <-held:
+	case <-t.C:
+	}
+	h.held.Add(-1)
+	t.Stop()
 }
 
 // ProcessPipelineHook implements redis.Hook.
