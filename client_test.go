@@ -171,13 +171,7 @@ func TestClient_Go_started_while_Close_waits_is_waited_for_too(t *testing.T) {
 // then (its place given up): the clean-up goes on in the background
 // rather than holding the call up until the server answers.
 func TestClose_under_a_waiting_Acquire_lets_it_return_while_the_server_is_silent(t *testing.T) {
-	srv := redistest.StartServer(t)
-	rc := srv.Client(t)
-	silent := &redistest.Silence{Max: 2 * redistest.Hang, Match: func(cmd redis.Cmder) bool {
-		return cmd.Name() == "evalsha" || cmd.Name() == "eval"
-	}}
-	defer silent.Off()
-	rc.AddHook(silent)
+	srv, rc, silent := silentServer(t)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	if _, err := semaphore.New(redistest.Lockkit(t, srv.Client(t)), name, 1).Acquire(ctx, 1); err != nil {
@@ -216,13 +210,7 @@ func TestClose_under_a_waiting_Acquire_lets_it_return_while_the_server_is_silent
 // last, so that once Close returns the acquire has run and the lock is
 // free in Redis.
 func TestClose_waits_for_a_late_acquire_to_be_undone(t *testing.T) {
-	srv := redistest.StartServer(t)
-	rc := srv.Client(t)
-	silent := &redistest.Silence{Max: 2 * redistest.Hang, Match: func(cmd redis.Cmder) bool {
-		return cmd.Name() == "evalsha" || cmd.Name() == "eval"
-	}}
-	defer silent.Off()
-	rc.AddHook(silent)
+	srv, rc, silent := silentServer(t)
 	lc := lockkit.New(rc)
 	name := redistest.Unique(t)
 	m := reentrant.New(lc, name)
@@ -274,4 +262,16 @@ func TestNew_does_no_IO_and_starts_nothing(t *testing.T) {
 	if c := lockkit.New(nil); c.Notifier() != nil || c.Watchdog() != nil {
 		t.Fatal("an invalid Client has a notifier or a watchdog")
 	}
+}
+
+// silentServer starts a server and returns it, with a go-redis client of
+// it whose scripts a Silence holds up once turned on (it is turned off at
+// the test's end).
+func silentServer(t *testing.T) (*redistest.Server, *redis.Client, *redistest.Silence) {
+	srv := redistest.StartServer(t)
+	rc := srv.Client(t)
+	silent := &redistest.Silence{Max: 2 * redistest.Hang, Match: redistest.IsScript}
+	t.Cleanup(silent.Off)
+	rc.AddHook(silent)
+	return srv, rc, silent
 }

@@ -60,7 +60,7 @@ func (h *afterScript) DialHook(next redis.DialHook) redis.DialHook { return next
 func (h *afterScript) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
-		if err == nil && h.armed && (cmd.Name() == "evalsha" || cmd.Name() == "eval") {
+		if err == nil && h.armed && redistest.IsScript(cmd) {
 			h.armed = false
 			err = h.then(ctx, cmd, next)
 		}

@@ -743,12 +743,7 @@ func TestRedLock_with_owner_shares_the_hold_with_a_node_down(t *testing.T) {
 	}
 	a, b := owned(), owned()
 	redistest.MustLock(t, a)
-	if ok, err := b.TryLock(ctx); !ok || err != nil {
-		t.Fatalf("TryLock by a value of the same owner = %v, %v; want re-entry", ok, err)
-	}
-	if b.Token() != a.Token() {
-		t.Fatalf("the shared hold has tokens %d and %d", a.Token(), b.Token())
-	}
+	reenterShared(t, a, b)
 	redistest.MustUnlock(t, b)
 	wantRefused("while the first hold lasts")
 	c := owned() // another process of the job, say
@@ -1102,12 +1097,7 @@ func TestRedLock_late_reply_of_a_failed_round_leaves_no_stray_count(t *testing.T
 			if held {
 				if shared {
 					b := multilock.NewRedLock(lcs, name, opts...)
-					if ok, err := b.TryLock(ctx); !ok || err != nil {
-						t.Fatalf("TryLock by a value of the same owner = %v, %v; want re-entry", ok, err)
-					}
-					if b.Token() != a.Token() {
-						t.Fatalf("the shared hold has tokens %d and %d", a.Token(), b.Token())
-					}
+					reenterShared(t, a, b)
 					redistest.MustUnlock(t, b)
 				}
 				redistest.MustUnlock(t, a)
@@ -1159,13 +1149,20 @@ func TestRedLock_late_give_back_after_the_next_round_re_entered(t *testing.T) {
 	}
 	release.Off()
 	redistest.Eventually(t, redistest.Hang, "node 1's give-back", func() bool { return count() == "1" })
-	if ok, err := b.TryLock(ctx); !ok || err != nil {
+	reenterShared(t, a, b)
+	redistest.MustUnlock(t, b)
+	redistest.MustUnlock(t, a)
+	assertCleanAll(t, clients, name)
+}
+
+// reenterShared checks that b, a RedLock of the owner a holds through,
+// re-enters a's hold with TryLock and has its token.
+func reenterShared(t *testing.T, a, b *multilock.RedLock) {
+	t.Helper()
+	if ok, err := b.TryLock(redistest.Ctx(t, redistest.Hang)); !ok || err != nil {
 		t.Fatalf("TryLock by a value of the same owner = %v, %v; want re-entry", ok, err)
 	}
 	if b.Token() != a.Token() {
 		t.Fatalf("the shared hold has tokens %d and %d", a.Token(), b.Token())
 	}
-	redistest.MustUnlock(t, b)
-	redistest.MustUnlock(t, a)
-	assertCleanAll(t, clients, name)
 }

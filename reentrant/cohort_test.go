@@ -636,7 +636,7 @@ func TestLocalHandoff_calls_return_within_ctx_when_the_server_does_not_answer(t 
 // Unlock, after the Unlock that settles the one in doubt.
 func TestLocalHandoff_lock_after_an_unlock_in_doubt_follows_the_fresh_hold(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
-	drop := &redistest.DropReply{Match: func(cmd redis.Cmder) bool { return cmd.Name() == "evalsha" || cmd.Name() == "eval" }}
+	drop := &redistest.DropReply{Match: redistest.IsScript}
 	c.AddHook(drop)
 	lc := redistest.Lockkit(t, c)
 	name := redistest.Unique(t)

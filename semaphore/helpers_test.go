@@ -51,7 +51,7 @@ func (h *resendScript) DialHook(next redis.DialHook) redis.DialHook { return nex
 func (h *resendScript) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
-		if err == nil && (cmd.Name() == "evalsha" || cmd.Name() == "eval") && h.armed.CompareAndSwap(true, false) {
+		if err == nil && redistest.IsScript(cmd) && h.armed.CompareAndSwap(true, false) {
 			err = next(ctx, cmd)
 		}
 		return err

@@ -166,17 +166,12 @@ func testVanished(t *testing.T, e *env) {
 	eventuallyTaken(t, e, name)
 }
 
-func isScript(cmd redis.Cmder) bool {
-	n := cmd.Name()
-	return n == "evalsha" || n == "eval"
-}
-
 func testUnlockRetry(t *testing.T, e *env) {
 	if _, ok := e.lock("x").(tokener); !ok {
 		return // a composition: its members' Unlocks are retry-safe
 	}
 	name := redistest.Unique(t)
-	drop := &redistest.DropReply{Match: isScript}
+	drop := &redistest.DropReply{Match: redistest.IsScript}
 	m := e.k.New(redistest.Lockkit(t, e.newRC(t, drop)), name)
 	redistest.MustLock(t, m)
 	redistest.MustLock(t, m)
@@ -223,7 +218,7 @@ func testUnlockRetry(t *testing.T, e *env) {
 
 func testLostAcquire(t *testing.T, e *env) {
 	name := redistest.Unique(t)
-	drop := &redistest.DropReply{Match: isScript}
+	drop := &redistest.DropReply{Match: redistest.IsScript}
 	m := e.k.New(redistest.Lockkit(t, e.newRC(t, drop)), name)
 	drop.Arm()
 	if ok, err := m.TryLock(ctx(t)); ok || err == nil {
@@ -297,7 +292,7 @@ func testWithOwner(t *testing.T, e *env) {
 func testWithOwnerLostAcquire(t *testing.T, e *env) {
 	name := redistest.Unique(t)
 	id := "job-" + redistest.Unique(t)
-	drop := &redistest.DropReply{Match: isScript}
+	drop := &redistest.DropReply{Match: redistest.IsScript}
 	m := e.k.New(redistest.Lockkit(t, e.newRC(t, drop)), name, lockkit.WithOwner(id))
 	drop.Arm()
 	if ok, err := m.TryLock(ctx(t)); ok || err == nil {
@@ -311,7 +306,7 @@ func testWithOwnerLostAcquire(t *testing.T, e *env) {
 	// own: the undo above may still be on its way back through m's hook.)
 	a := e.lock(name, lockkit.WithOwner(id))
 	redistest.MustLock(t, a)
-	drop = &redistest.DropReply{Match: isScript}
+	drop = &redistest.DropReply{Match: redistest.IsScript}
 	m = e.k.New(redistest.Lockkit(t, e.newRC(t, drop)), name, lockkit.WithOwner(id))
 	drop.Arm()
 	if ok, err := m.TryLock(ctx(t)); ok || err == nil {
@@ -376,7 +371,7 @@ func testUnlockRetryAfterLock(t *testing.T, e *env) {
 	}
 	for _, holds := range []int{1, 2} {
 		name := redistest.Unique(t)
-		drop := &redistest.DropReply{Match: isScript}
+		drop := &redistest.DropReply{Match: redistest.IsScript}
 		m := e.k.New(redistest.Lockkit(t, e.newRC(t, drop)), name)
 		for range holds {
 			redistest.MustLock(t, m)
@@ -421,7 +416,7 @@ func testUnlockRetryAfterRenewal(t *testing.T, e *env) {
 		return
 	}
 	name := redistest.Unique(t)
-	drop := &redistest.DropReply{Match: isScript}
+	drop := &redistest.DropReply{Match: redistest.IsScript}
 	lc := redistest.Lockkit(t, e.newRC(t, drop))
 	m := e.k.New(lc, name, lockkit.WithWatchdogTimeout(150*time.Millisecond))
 	redistest.MustLock(t, m)
@@ -457,7 +452,7 @@ func (h *resend) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (h *resend) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
-		if err == nil && isScript(cmd) && h.armed.CompareAndSwap(true, false) {
+		if err == nil && redistest.IsScript(cmd) && h.armed.CompareAndSwap(true, false) {
 			err = next(ctx, cmd)
 		}
 		return err

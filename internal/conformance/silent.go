@@ -34,7 +34,7 @@ func within(t *testing.T, what string, d time.Duration, want error, call func(co
 // the lock is free at once, and the holder can still release.
 func testSilentServer(t *testing.T, e *env) {
 	name := redistest.Unique(t)
-	silent := &redistest.Silence{Match: isScript, Max: 2 * redistest.Hang}
+	silent := &redistest.Silence{Match: redistest.IsScript, Max: 2 * redistest.Hang}
 	defer silent.Off()
 	m := e.k.New(redistest.Lockkit(t, e.newRC(t, silent)), name)
 
@@ -84,7 +84,7 @@ func testSilentServer(t *testing.T, e *env) {
 // deadline.
 func testQueuedBehindSilence(t *testing.T, e *env) {
 	name := redistest.Unique(t)
-	silent := &redistest.Silence{Match: isScript, Max: 2 * redistest.Hang}
+	silent := &redistest.Silence{Match: redistest.IsScript, Max: 2 * redistest.Hang}
 	defer silent.Off()
 	m := e.k.New(redistest.Lockkit(t, e.newRC(t, silent)), name)
 	redistest.MustLock(t, m)

@@ -88,3 +88,10 @@ func (h *Silence) hold(held <-chan struct{}) {
 func (h *Silence) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return next
 }
+
+// IsScript reports whether cmd runs a script (EVALSHA or EVAL): a Match
+// for the requests of every lock kind.
+func IsScript(cmd redis.Cmder) bool {
+	n := cmd.Name()
+	return n == "evalsha" || n == "eval"
+}
