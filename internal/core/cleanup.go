@@ -30,12 +30,10 @@ func Cleanup(ctx context.Context, c *lockkit.Client, clean func(context.Context)
 		return err
 	case <-ctx.Done():
 	}
-	t := time.NewTimer(CleanupGrace)
-	defer t.Stop()
 	select {
 	case err := <-done:
 		return err
-	case <-t.C:
+	case <-time.After(CleanupGrace):
 		return nil
 	}
 }
