@@ -37,9 +37,10 @@ func (s *Server) startOn(cluster bool, launch func(port int) error) error {
 		}
 		err = launch(port)
 		if err == nil {
-			s.port = port
+			s.port, s.bus = port, cluster
 			return nil
 		}
+		releasePort(port, cluster)
 		errs = append(errs, err)
 		if !errors.Is(err, errPortInUse) {
 			break

@@ -92,10 +92,12 @@ func (p *process) status() string {
 // client port and its cluster bus port.
 const clusterBusOffset = 10000
 
-// freePort returns a loopback TCP port that was free a moment ago. With
-// bus set, port+10000 (the cluster bus port) was free as well. Another
-// process can still take the port before redis-server binds it; callers
-// retry with a new port when that happens.
+// freePort returns a loopback TCP port that was free a moment ago and that
+// no test process claims, claimed now for this one (see claim; releasePort
+// gives it up). With bus set, port+10000 (the cluster bus port) was free
+// as well, and is claimed too. A process that is not a test's can still
+// take the port before redis-server binds it; callers retry with a new
+// port when that happens.
 func freePort(bus bool) (int, error) {
 	var lastErr error
 	for range 100 {
@@ -118,7 +120,13 @@ func freePort(bus bool) (int, error) {
 			b.Close()
 		}
 		l.Close()
-		return port, nil
+		ok, err := claimPort(port, bus)
+		if err != nil {
+			return 0, fmt.Errorf("redistest: claiming a port: %w", err)
+		}
+		if ok {
+			return port, nil
+		}
 	}
 	return 0, errors.Join(errors.New("redistest: no free port pair for a cluster node"), lastErr)
 }

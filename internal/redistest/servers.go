@@ -23,7 +23,8 @@ type Server struct {
 	// clusterArgs are the cluster settings of a cluster node's command
 	// line (see Cluster).
 	clusterArgs []string
-	port        int // fixed by the first start, reused by Restart
+	port        int  // fixed by the first start, reused by Restart
+	bus         bool // its cluster bus port is claimed with it (see claimPort)
 
 	mu     sync.Mutex
 	proc   *process // running process, nil when stopped
@@ -82,6 +83,9 @@ func newServer(t testing.TB, cluster bool) *Server {
 				t.Errorf("redistest: cleanup of redis-server %s: %v", s.Addr(), err)
 			}
 			s.proc = nil
+		}
+		if s.port != 0 {
+			releasePort(s.port, s.bus)
 		}
 	})
 	return s
