@@ -9,9 +9,10 @@ import (
 
 // CleanupGrace is how long past the end of its ctx a call waits for the
 // clean-up of what it began (a waiter taking its place out of a queue, a
-// multi-lock giving back the members it took) before it returns: long
-// enough for a server that answers, short enough that a call against one
-// that does not still returns about by its deadline.
+// writer withdrawing its intent, the word to an election's observers)
+// before it returns: long enough for a server that answers, short enough
+// that a call against one that does not still returns about by its
+// deadline.
 const CleanupGrace = 100 * time.Millisecond
 
 // Cleanup runs clean in a goroutine of c (see lockkit.Client.Go), on a
