@@ -68,7 +68,7 @@ type cohortKey struct {
 	c                  *lockkit.Client
 	base               string
 	lease, wd, maxHold time.Duration
-	info               bool
+	info, noReentry    bool
 	acks               int
 	ackTimeout         time.Duration
 	trace              any
@@ -84,7 +84,7 @@ func join(m *Mutex) *cohort {
 	cfg := &m.x.Cfg
 	key := cohortKey{
 		c: cfg.Client, base: cfg.Keys.Base, lease: cfg.Lease, wd: cfg.WatchdogTimeout,
-		maxHold: cfg.MaxHold, info: cfg.HolderInfo, acks: cfg.ReplicaAcks, ackTimeout: cfg.ReplicaAckTimeout,
+		maxHold: cfg.MaxHold, info: cfg.HolderInfo, noReentry: cfg.NoReentry, acks: cfg.ReplicaAcks, ackTimeout: cfg.ReplicaAckTimeout,
 		trace: cfg.Trace, handoffs: cfg.HandoffMax, handoffHold: cfg.HandoffHold,
 	}
 	var co *cohort

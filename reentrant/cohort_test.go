@@ -517,22 +517,32 @@ func TestWithLocalHandoff_as_a_Client_default(t *testing.T) {
 // and name made with different options are in different cohorts, which
 // exclude each other in Redis like any two owners.
 func TestLocalHandoff_other_options_are_another_owner(t *testing.T) {
-	c, lc, name := oneProcess(t)
-	ctx := redistest.Ctx(t, 30*time.Second)
-	a := reentrant.New(lc, name, handoff)
-	b := reentrant.New(lc, name, handoff, lockkit.WithWatchdogTimeout(20*time.Second))
-	redistest.MustLock(t, a)
-	if ok, err := b.TryLock(ctx); ok || err != nil {
-		t.Fatalf("TryLock of a Mutex with other options = %v, %v; want false", ok, err)
+	for _, tt := range []struct {
+		name string
+		opt  lockkit.Option
+	}{
+		{"watchdog_timeout", lockkit.WithWatchdogTimeout(20 * time.Second)},
+		{"without_reentry", lockkit.WithoutReentry()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, lc, name := oneProcess(t)
+			ctx := redistest.Ctx(t, 30*time.Second)
+			a := reentrant.New(lc, name, handoff)
+			b := reentrant.New(lc, name, handoff, tt.opt)
+			redistest.MustLock(t, a)
+			if ok, err := b.TryLock(ctx); ok || err != nil {
+				t.Fatalf("TryLock of a Mutex with other options = %v, %v; want false", ok, err)
+			}
+			got := redistest.LockAsync(ctx, b)
+			waitAsleep(t, lc, name, 1) // b's cohort waits in Redis
+			redistest.MustUnlock(t, a)
+			if err := redistest.Receive(t, got, 10*time.Second, "b's Lock"); err != nil {
+				t.Fatal(err)
+			}
+			redistest.MustUnlock(t, b)
+			redistest.AssertClean(t, c, name)
+		})
 	}
-	got := redistest.LockAsync(ctx, b)
-	waitAsleep(t, lc, name, 1) // b's cohort waits in Redis
-	redistest.MustUnlock(t, a)
-	if err := redistest.Receive(t, got, 10*time.Second, "b's Lock"); err != nil {
-		t.Fatal(err)
-	}
-	redistest.MustUnlock(t, b)
-	redistest.AssertClean(t, c, name)
 }
 
 // TestLocalHandoff_Close_leaves_the_hold_to_its_holder: Close reports the
