@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/multilock"
 )
 
 // lockKey is the Redis key of lock name under the default prefix.
@@ -61,4 +62,21 @@ func givenBack(t *testing.T, c redis.UniversalClient, name string) {
 		return err == nil && n == 0
 	})
 	redistest.AssertClean(t, c, name)
+}
+
+// releaseSilence returns a Silence that, once on, holds up the release
+// scripts of the clients it is added to.
+func releaseSilence() *redistest.Silence {
+	return &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }, Max: 2 * redistest.Hang}
+}
+
+// silentReleases starts a server and returns a go-redis client of it,
+// and two Clients of it: c, and cS, whose release scripts silent holds up
+// once on (the caller turns it off).
+func silentReleases(t *testing.T) (rc *redis.Client, c, cS *lockkit.Client, silent *redistest.Silence) {
+	s := redistest.StartServer(t)
+	rc, rcS := s.Client(t), s.Client(t)
+	silent = releaseSilence()
+	rcS.AddHook(silent)
+	return rc, redistest.Lockkit(t, rc), redistest.Lockkit(t, rcS), silent
 }

@@ -457,12 +457,8 @@ func TestLock_returns_at_once_on_an_error_another_round_cannot_cure(t *testing.T
 // (Unlock releases every member at once, not one after another); once the
 // answer comes, Unlock returns nil.
 func TestUnlock_a_silent_member_does_not_hold_up_the_others(t *testing.T) {
-	s := redistest.StartServer(t)
-	rc, rcB := s.Client(t), s.Client(t)
-	silent := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }, Max: 2 * redistest.Hang}
+	rc, c, cB, silent := silentReleases(t)
 	defer silent.Off()
-	rcB.AddHook(silent)
-	c, cB := redistest.Lockkit(t, rc), redistest.Lockkit(t, rcB)
 	// b is taken last, so a release last first would wait for it before a.
 	a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
 	m := multilock.New([]lockkit.Locker{reentrant.New(c, a), reentrant.New(cB, b)})
@@ -579,12 +575,8 @@ func TestLock_Client_closed_while_waiting_gives_back_and_returns_ErrClosed(t *te
 // core.CleanupTimeout, not one per member (the members are given back all
 // at once, on one bounded context), with an error naming each member.
 func TestLock_give_back_waits_CleanupTimeout_in_all_however_many_members_are_silent(t *testing.T) {
-	s := redistest.StartServer(t)
-	rc, rcS := s.Client(t), s.Client(t)
-	silent := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }, Max: 2 * redistest.Hang}
+	rc, c, cS, silent := silentReleases(t)
 	defer silent.Off()
-	rcS.AddHook(silent)
-	c, cS := redistest.Lockkit(t, rc), redistest.Lockkit(t, rcS)
 	u := redistest.Unique(t)
 	names := []string{"a-" + u, "b-" + u, "c-" + u}
 	busy := "d-" + u

@@ -819,7 +819,7 @@ func TestNewRedLock_applies_the_Clients_defaults(t *testing.T) {
 func TestRedLock_Unlock_leaves_a_silent_node_s_part_to_its_lease(t *testing.T) {
 	ctx := redistest.Ctx(t, redistest.Hang)
 	_, clients := masters(t, 3)
-	silent := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }, Max: 2 * redistest.Hang}
+	silent := releaseSilence()
 	defer silent.Off()
 	clients[2].(*redis.Client).AddHook(silent)
 	name := redistest.Unique(t)
@@ -931,7 +931,7 @@ func TestRedLock_reports_a_lost_hold_once_to_a_Trace(t *testing.T) {
 // unknown; once the nodes answer, the next Unlock settles it.
 func TestRedLock_Unlock_returns_within_ctx_against_silent_nodes(t *testing.T) {
 	_, clients := masters(t, 3)
-	silent := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }, Max: 2 * redistest.Hang}
+	silent := releaseSilence()
 	defer silent.Off()
 	for _, c := range clients {
 		c.(*redis.Client).AddHook(silent)
@@ -961,7 +961,7 @@ func TestRedLock_Unlock_returns_within_ctx_against_silent_nodes(t *testing.T) {
 // frees the node's part once the node answers.
 func TestRedLock_failed_round_gives_back_within_ctx(t *testing.T) {
 	_, clients := masters(t, 3)
-	silent := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }, Max: 2 * redistest.Hang}
+	silent := releaseSilence()
 	defer silent.Off()
 	clients[0].(*redis.Client).AddHook(silent)
 	name := redistest.Unique(t)
