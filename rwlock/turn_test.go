@@ -3,6 +3,8 @@ package rwlock
 import (
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // procLock runs lock.lua for owner as Lock does on behalf of process
@@ -18,15 +20,23 @@ func (r *scriptRig) procLock(owner, proc, waiters string) reply {
 	return r.acquire(writeScripts.Acquire, w, lease.Milliseconds(), r.attempt(), rd, 0, claims, proc, waiters)
 }
 
-// listen subscribes to the own writers' channel of process p, so that a
-// release finds it listening.
+// listen subscribes to the own writers' channel of process p, and waits
+// until the server confirms it, so that a release finds it listening.
+// (Messages an earlier release sent to other channels may come first.)
 func (r *scriptRig) listen(p string) {
 	r.t.Helper()
-	if err := r.ps.Subscribe(r.ctx, r.k.wch+":"+p); err != nil {
+	ch := r.k.wch + ":" + p
+	if err := r.ps.Subscribe(r.ctx, ch); err != nil {
 		r.t.Fatal(err)
 	}
-	if _, err := r.ps.ReceiveTimeout(r.ctx, 5*time.Second); err != nil {
-		r.t.Fatal(err)
+	for {
+		m, err := r.ps.ReceiveTimeout(r.ctx, 5*time.Second)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		if s, ok := m.(*redis.Subscription); ok && s.Kind == "subscribe" && s.Channel == ch {
+			return
+		}
 	}
 }
 
