@@ -255,3 +255,18 @@ func TestClose_wakes_waiters_with_ErrClosed(t *testing.T) {
 		}
 	})
 }
+
+// healthCheckedSleeper makes a Notifier of c that checks its connection
+// every 100 ms, and returns a waiter of it asleep on a channel of its own
+// (ch), the outcome of the waiter's WaitTurn, and a channel that gets a
+// value at each disconnect the Notifier finds.
+func healthCheckedSleeper(t *testing.T, c redis.UniversalClient) (ch string, w *notify.Waiter, got <-chan error, disconnected <-chan struct{}) {
+	t.Helper()
+	onDisconnect, disconnected := disconnects()
+	n := notify.New(c, notify.HealthCheck(100*time.Millisecond), onDisconnect)
+	t.Cleanup(func() { _ = n.Close() })
+	ch = redistest.Unique(t)
+	w = subscribe(t, n, ch)
+	t.Cleanup(func() { w.Leave(false) })
+	return ch, w, asleep(t, n, w, ch), disconnected
+}

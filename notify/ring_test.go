@@ -23,13 +23,7 @@ func TestRing_waiter_outlives_a_stall_that_marks_its_shard_down(t *testing.T) {
 		ReadTimeout:        100 * time.Millisecond,
 	})
 	t.Cleanup(func() { _ = c.Close() })
-	onDisconnect, disconnects := disconnects()
-	n := notify.New(c, notify.HealthCheck(100*time.Millisecond), onDisconnect)
-	t.Cleanup(func() { _ = n.Close() })
-	ch := redistest.Unique(t)
-	w := subscribe(t, n, ch)
-	defer w.Leave(false)
-	got := asleep(t, n, w, ch)
+	ch, w, got, disconnects := healthCheckedSleeper(t, c)
 	srv.Stall(t, 3*time.Second)
 	redistest.Receive(t, disconnects, redistest.Hang, "the dead connection to be found")
 	if err := redistest.Receive(t, got, redistest.Hang, "the waiter to be woken to re-check"); err != nil {
