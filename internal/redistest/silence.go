@@ -56,14 +56,12 @@ func (h *Silence) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		if held == nil || isHandshake(cmd) || h.Match != nil && !h.Match(cmd) {
 			return next(ctx, cmd)
 		}
-		var err error
 		if h.Late {
-			err = next(ctx, cmd)
-		}
-		h.hold(held)
-		if h.Late {
+			err := next(ctx, cmd)
+			h.hold(held)
 			return err
 		}
+		h.hold(held)
 		return next(ctx, cmd)
 	}
 }
