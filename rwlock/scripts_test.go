@@ -200,7 +200,7 @@ func TestScripts_use_the_prelude_hold_layout(t *testing.T) {
 	wtok, rtok := r.us(0), r.us(0)+1
 	want := map[string]string{
 		":kind": "rwlock", ":mode": "write",
-		"w:w": "2", ":t:w:w": fmt.Sprint(wtok), ":a:w:w": "a2",
+		"w:w": "2", ":t:w:w": fmt.Sprint(wtok), ":a:w:w": "a1 a2",
 		"w:r": "1", ":t:w:r": fmt.Sprint(rtok), ":a:w:r": "a3",
 	}
 	if h := r.hash(); !maps.Equal(h, want) {

@@ -323,6 +323,56 @@ func testWithOwnerLostAcquire(t *testing.T, e *env) {
 	eventuallyTaken(t, e, name)
 }
 
+// testWithOwnerLateUndo checks that the undo of an acquire in doubt under
+// a shared owner id undoes it even when another value of the owner
+// re-entered the hold after it: that acquire is no longer the hold's
+// last, and an undo that looked only at the last one would leave it
+// counted, keeping the lock held for a whole lease after every value's
+// Unlock.
+func testWithOwnerLateUndo(t *testing.T, e *env) {
+	name := redistest.Unique(t)
+	id := "job-" + redistest.Unique(t)
+	a := e.lock(name, lockkit.WithOwner(id))
+	redistest.MustLock(t, a)
+
+	// m's acquire runs and its reply is held up; b re-enters meanwhile,
+	// and then m gives up: it undoes its acquire when the reply comes.
+	var first atomic.Bool
+	late := &redistest.Silence{Late: true, Max: 2 * waitTimeout, Match: func(cmd redis.Cmder) bool {
+		return redistest.IsScript(cmd) && first.CompareAndSwap(false, true)
+	}}
+	defer late.Off()
+	m := e.k.New(redistest.Lockkit(t, e.newRC(t, late)), name, lockkit.WithOwner(id))
+	late.On()
+	c, cancel := context.WithCancel(ctx(t))
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		ok, err := m.TryLock(c)
+		if ok {
+			err = errors.New("the TryLock took the lock")
+		}
+		done <- err
+	}()
+	redistest.Eventually(t, waitTimeout, "m's acquire to run", func() bool { return late.Held() == 1 })
+	b := e.lock(name, lockkit.WithOwner(id))
+	if ok, err := b.TryLock(ctx(t)); !ok || err != nil {
+		t.Fatalf("TryLock by a value of the owner = %v, %v; want re-entry", ok, err)
+	}
+	cancel()
+	redistest.WantErr(t, redistest.Receive(t, done, waitTimeout, "m's TryLock to give up"), context.Canceled)
+	late.Off() // the reply comes, and m undoes its acquire
+	if hc, ok := a.(counter); ok {
+		redistest.Eventually(t, waitTimeout, "m's acquire to be undone", func() bool {
+			n, err := hc.HoldCount(ctx(t))
+			return n == 2 && err == nil
+		})
+	}
+	redistest.MustUnlock(t, b)
+	redistest.MustUnlock(t, a)
+	eventuallyTaken(t, e, name)
+}
+
 func testCancelledUnlock(t *testing.T, e *env) {
 	name := redistest.Unique(t)
 	m := e.lock(name)

@@ -267,11 +267,10 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time, conte
 // is undone. If the undo fails, the stray hold ends with its lease.
 //
 // An owner id that other values share (WithOwner) holds what r does not
-// know of: then the acquire is undone by its attempt id, if it is still
-// the hold's last acquire. r's later calls wait all the same: one of them
-// that re-entered the hold before the undo came would be its last
-// acquire, and the undo would leave the acquire in doubt counted, a count
-// that no Unlock undoes. r.op held.
+// know of: then the acquire is undone by its attempt id, which the hold
+// lists among its latest acquires (':a:' in the prelude's layout) however
+// many of other values came after it, up to 16. r's later calls wait all
+// the same. r.op held.
 func (r *Holder) freeze(id string) func(undo bool) {
 	// An earlier undo may still run: this one follows it.
 	prev := r.settling.Load()

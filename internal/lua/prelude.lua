@@ -7,7 +7,7 @@
 --   h           hold count: how many acquires are not released yet
 --   ':t:' .. h  fencing token minted when the hold began
 --   ':u:' .. h  id of the hold's last partial unlock (see hold_release)
---   ':a:' .. h  id of the hold's last acquire (see hold_again)
+--   ':a:' .. h  ids of the hold's latest acquires (see Acquires)
 --   ':m:' .. h  who holds it, a JSON object (WithHolderInfo; info.lua)
 --   ':kind'     the lock kind owning the name (one per hash)
 -- Owner ids never start with ':', so these fields never collide.
@@ -88,6 +88,49 @@ local function wrong_kind(hash, kind)
   return nil
 end
 
+-- Acquires. ':a:' .. h lists the attempt ids of hold h's latest
+-- acquires, oldest first, separated by spaces, acquires_kept of them at
+-- the most. A re-sent acquire finds its id there (hold_again), and so does
+-- the undo of an acquire in doubt (hold_undo), also after acquires of
+-- other values of a shared owner id came. An undone acquire stays listed
+-- with a leading '-', so that a late copy of it counts nothing.
+local acquires_kept = 16
+
+-- listed reports whether the acquires list (false when unset) holds id.
+local function listed(list, id)
+  return list and string.find(' ' .. list .. ' ', ' ' .. id .. ' ', 1, true) ~= nil
+end
+
+-- acquired reports whether the acquires list holds the acquire with
+-- attempt id, undone or not.
+local function acquired(list, id)
+  return listed(list, id) or listed(list, '-' .. id)
+end
+
+-- acquires_add returns the acquires list (false when unset) with id added
+-- last; the oldest id is dropped when acquires_kept are listed already.
+local function acquires_add(list, id)
+  if not list or list == '' then
+    return id
+  end
+  local n = 1
+  for _ in string.gmatch(list, ' ') do
+    n = n + 1
+  end
+  if n >= acquires_kept then
+    list = string.sub(list, string.find(list, ' ', 1, true) + 1)
+  end
+  return list .. ' ' .. id
+end
+
+-- acquires_undone returns the acquires list, which holds id, with id
+-- marked undone.
+local function acquires_undone(list, id)
+  local s = ' ' .. list .. ' '
+  local i = string.find(s, ' ' .. id .. ' ', 1, true)
+  return string.sub(s, 2, i) .. '-' .. string.sub(s, i + 1, -2)
+end
+
 -- hold_new begins hold h (count 1) with a freshly minted token, by the
 -- acquire with attempt id, and marks the hash as kind's. It returns the
 -- token. The caller sets the expiry.
@@ -107,21 +150,24 @@ local function hold_token(hash, h)
 end
 
 -- hold_reenter adds one to the count of hold h, which exists, for the
--- acquire with attempt id, and returns {count, token}. The id of the last partial unlock stays: an unlock whose
--- reply was lost before this re-entry is retried with it, and must find
--- itself done.
+-- acquire with attempt id, and returns {count, token}. The id of the last
+-- partial unlock stays: an unlock whose reply was lost before this
+-- re-entry is retried with it, and must find itself done.
 local function hold_reenter(hash, h, id)
+  local v = redis.call('hmget', hash, ':a:' .. h, ':t:' .. h)
   local count = redis.call('hincrby', hash, h, 1)
-  redis.call('hset', hash, ':a:' .. h, id)
-  return {count, hold_token(hash, h)}
+  redis.call('hset', hash, ':a:' .. h, acquires_add(v[1], id))
+  return {count, tonumber(v[2])}
 end
 
--- hold_again returns {count, token} of hold h when its last acquire had
--- attempt id: the client re-sent that acquire (go-redis retries a command
--- whose reply timed out), which must not count twice. Else nil.
+-- hold_again returns {count, token} of hold h when it lists the acquire
+-- with attempt id (see Acquires): the client re-sent that acquire
+-- (go-redis retries a command whose reply timed out), which must not
+-- count twice. Else nil.
 local function hold_again(hash, h, id)
-  if redis.call('hget', hash, ':a:' .. h) == id then
-    return {tonumber(redis.call('hget', hash, h)), hold_token(hash, h)}
+  local v = redis.call('hmget', hash, ':a:' .. h, h, ':t:' .. h)
+  if v[2] and acquired(v[1], id) then
+    return {tonumber(v[2]), tonumber(v[3])}
   end
   return nil
 end
@@ -203,28 +249,28 @@ end
 -- hold_undo cuts hold h back to what a caller knows it holds (token and
 -- count; 0 and 0 for nothing) after an acquire whose reply was lost. A
 -- caller that shares its owner id with others knows nothing of the hold:
--- it passes count -1 and, for token, the attempt id of the acquire to undo,
--- which is undone once, and only while it is the hold's last acquire (one
--- that came after may be another value's). It returns 'cut' when the count
--- was set back, 'drop' when h was a hold the caller does not know of and
--- its fields were dropped (the caller frees or settles the hash and wakes
--- waiters), or nil when there was nothing to do.
+-- it passes count -1 and, for token, the attempt id of the acquire to
+-- undo, which is undone once, as long as the hold lists it (see
+-- Acquires), whatever other acquires came after it. It returns 'cut' when
+-- the count was set back, 'drop' when h was a hold the caller does not
+-- know of and its fields were dropped (the caller frees or settles the
+-- hash and wakes waiters), or nil when there was nothing to do.
 local function hold_undo(hash, h, token, known)
-  local count = redis.call('hget', hash, h)
+  local v = redis.call('hmget', hash, h, ':a:' .. h, ':t:' .. h)
+  local count = tonumber(v[1])
   if not count then
     return nil
   end
   if known < 0 then
-    if redis.call('hget', hash, ':a:' .. h) ~= token then
+    if not listed(v[2], token) then
       return nil
     end
-    redis.call('hdel', hash, ':a:' .. h)
-    if tonumber(count) > 1 then
-      redis.call('hincrby', hash, h, -1)
+    if count > 1 then
+      redis.call('hset', hash, h, count - 1, ':a:' .. h, acquires_undone(v[2], token))
       return 'cut'
     end
-  elseif known > 0 and redis.call('hget', hash, ':t:' .. h) == token then
-    if tonumber(count) > known then
+  elseif known > 0 and v[3] == token then
+    if count > known then
       redis.call('hset', hash, h, known)
       return 'cut'
     end

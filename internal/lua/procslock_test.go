@@ -32,11 +32,30 @@ func newProcsLock(t *testing.T, c redis.UniversalClient) *procsLock {
 func (l *procsLock) acquire(owner, proc, waiters string) []int64 {
 	l.t.Helper()
 	l.n++
-	got, err := lua.Mutex.Acquire.Run(context.Background(), l.c, l.keys, owner, 30000, fmt.Sprint(owner, l.n), "reentrant", proc, waiters).Int64Slice()
+	return l.acquireAs(owner, fmt.Sprint(owner, l.n), proc, waiters)
+}
+
+// acquireAs runs acquire.lua for owner with attempt id, as process proc
+// with waiters, and returns its reply.
+func (l *procsLock) acquireAs(owner, id, proc, waiters string) []int64 {
+	l.t.Helper()
+	got, err := lua.Mutex.Acquire.Run(context.Background(), l.c, l.keys, owner, 30000, id, "reentrant", proc, waiters).Int64Slice()
 	if err != nil {
 		l.t.Fatal(err)
 	}
 	return got
+}
+
+// undo runs undo.lua for the acquire of owner with attempt id, as an
+// owner id several values share does, and returns its reply: 1 when it
+// undid it.
+func (l *procsLock) undo(owner, id string) int64 {
+	l.t.Helper()
+	n, err := lua.Mutex.Undo.Run(context.Background(), l.c, l.keys, owner, id, -1, l.ch, "reentrant").Int64()
+	if err != nil {
+		l.t.Fatalf("undo: %v", err)
+	}
+	return n
 }
 
 // release runs release.lua for owner's hold with token and checks that

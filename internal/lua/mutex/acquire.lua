@@ -64,7 +64,7 @@ else
   if v[1] and v[1] ~= kind then
     return wrong_kind(hash, kind)
   end
-  if v[2] and v[3] == id then
+  if v[2] and acquired(v[3], id) then
     -- Re-sent by the client (see the prelude's hold_again).
     return {tonumber(v[2]), tonumber(v[4])}
   end
@@ -72,7 +72,7 @@ else
     return refuse(redis.call('pttl', hash))
   end
   r = {redis.call('hincrby', hash, owner, 1), tonumber(v[4])}
-  redis.call('hset', hash, ':a:' .. owner, id)
+  redis.call('hset', hash, ':a:' .. owner, acquires_add(v[3], id))
   if redis.call('pttl', hash) < lease then
     redis.call('pexpire', hash, lease)
   end
