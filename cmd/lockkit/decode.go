@@ -140,7 +140,8 @@ func kindOf(s *snapshot) string {
 
 // readHash decodes the prelude's hold layout: a field not starting with
 // ':' is a hold (value = count), ':t:', ':u:' and ':a:' + hold are its
-// token, last partial unlock and last acquire, and ':kind' the kind. It
+// token, last partial unlock and latest acquires (ids separated by
+// spaces, the last one last), and ':kind' the kind. It
 // notes holds without a token and fields without a hold.
 func readHash(s *snapshot, l *Lock) hash {
 	h := hash{meta: map[string]string{}}
@@ -174,7 +175,8 @@ func readHash(s *snapshot, l *Lock) hash {
 			l.anomaly("hold %q has token %q, not a positive integer", hd.Hold, t)
 		}
 		hd.LastUnlock = per[unlockField][hd.Hold]
-		hd.LastAcquire = per[acquireField][hd.Hold]
+		acquires := per[acquireField][hd.Hold]
+		hd.LastAcquire = acquires[strings.LastIndexByte(acquires, ' ')+1:]
 		hd.Info = per[infoField][hd.Hold]
 	}
 	for _, p := range []string{tokenField, unlockField, acquireField, infoField} {

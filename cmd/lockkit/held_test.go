@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lockkit/lockkit"
@@ -30,6 +31,11 @@ func wantHeld(t *testing.T, l *Lock, m *reentrant.Mutex) {
 	}
 	if got, want := holderLines(l.Holders), []string{"owner exclusive 2 " + itoa(m.Token())}; !slices.Equal(got, want) {
 		t.Errorf("show %s: holders %q, want %q", m.Name(), got, want)
+	}
+	if len(l.Holders) == 1 {
+		if a := l.Holders[0].LastAcquire; a == "" || strings.Contains(a, " ") {
+			t.Errorf("show %s: last acquire %q, want one attempt id", m.Name(), a)
+		}
 	}
 	if l.Fence != m.Token() {
 		t.Errorf("show %s: fence %d, want the token %d", m.Name(), l.Fence, m.Token())

@@ -129,7 +129,8 @@ type Holder struct {
 	// script has purged yet; it no longer counts.
 	Expired bool `json:"expired"`
 	// LastAcquire and LastUnlock are the ids of the hold's last acquire
-	// (':a:') and last partial unlock (':u:'), empty when unset.
+	// (the last one ':a:' lists; a leading '-' marks one undone) and last
+	// partial unlock (':u:'), empty when unset.
 	LastAcquire string `json:"last_acquire"`
 	LastUnlock  string `json:"last_unlock"`
 	// Info is who holds it (host, pid, since), a JSON object stored with
