@@ -1,6 +1,8 @@
 package rwlock_test
 
 import (
+	"context"
+	"sync/atomic"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -57,5 +59,40 @@ func TestReentry_through_another_value_of_the_owner_does_not_queue(t *testing.T)
 		redistest.MustUnlock(t, first)
 		at("the waiting writer's Lock", func() error { return <-wrote })
 		redistest.MustUnlock(t, w2)
+	})
+}
+
+// TestRLock_late_undo_after_another_values_reentry_leaves_no_read_hold: an
+// RLock under a shared owner id whose reply comes late, after another
+// value of the owner re-entered the read hold, is undone alone when the
+// reply comes: once the other values RUnlock, a writer gets the lock at
+// once, not after the read lease.
+func TestRLock_late_undo_after_another_values_reentry_leaves_no_read_hold(t *testing.T) {
+	onBackends(t, func(t *testing.T, c redis.UniversalClient, lc *lockkit.Client, name string) {
+		owned := func(lc *lockkit.Client) *rwlock.RWMutex { return rwlock.New(lc, name, lockkit.WithOwner("o")) }
+		a := owned(lc)
+		mustRLock(t, a)
+		var first atomic.Bool
+		late := &redistest.Silence{Late: true, Max: 2 * spanTimeout, Match: func(cmd redis.Cmder) bool {
+			return isScript(cmd) && first.CompareAndSwap(false, true)
+		}}
+		defer late.Off()
+		rc := redistest.SpecClient(redistest.ClientSpec(c))
+		defer rc.Close()
+		rc.AddHook(late)
+		m := owned(redistest.Lockkit(t, rc))
+		late.On()
+		ctx, cancel := context.WithCancel(redistest.Ctx(t, spanTimeout))
+		defer cancel()
+		read := async(t, func() error { return m.RLock(ctx) })
+		redistest.Eventually(t, waitTimeout, "m's acquire to run", func() bool { return late.Held() == 1 })
+		b := owned(lc)
+		mustRLock(t, b)
+		cancel()
+		redistest.WantErr(t, redistest.Receive(t, read, waitTimeout, "m's RLock to give up"), context.Canceled)
+		late.Off() // the reply comes, and m undoes its acquire
+		mustRUnlock(t, b)
+		mustRUnlock(t, a)
+		wantWriterGets(t, lc, name)
 	})
 }
