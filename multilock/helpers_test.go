@@ -80,3 +80,24 @@ func silentReleases(t *testing.T) (rc *redis.Client, c, cS *lockkit.Client, sile
 	rcS.AddHook(silent)
 	return rc, redistest.Lockkit(t, rc), redistest.Lockkit(t, rcS), silent
 }
+
+// keepsTrying checks that a Lock, whose result comes on done, keeps trying
+// while down (what is down, for messages): it waits until counter has
+// seen rounds scripts and fails the test if the Lock has returned.
+func keepsTrying(t *testing.T, done <-chan error, counter *redistest.Counter, rounds int64, down string) {
+	t.Helper()
+	redistest.Eventually(t, redistest.Hang, "rounds of the Lock while "+down, func() bool { return counter.Scripts() >= rounds })
+	select {
+	case err := <-done:
+		t.Fatalf("Lock returned %v while %s", err, down)
+	default:
+	}
+}
+
+// threeNodes starts three masters and returns a client of each, a lockkit
+// Client of each and a fresh lock name.
+func threeNodes(t *testing.T) ([]redis.UniversalClient, []*lockkit.Client, string) {
+	t.Helper()
+	_, clients := masters(t, 3)
+	return clients, lockkits(t, clients), redistest.Unique(t)
+}
