@@ -105,17 +105,6 @@ func wantNoLoss(t *testing.T, lost <-chan error, d time.Duration, what string) {
 	}
 }
 
-// wantNoLossYet fails the test, saying what, if a loss has been reported
-// on lost already.
-func wantNoLossYet(t *testing.T, lost <-chan error, what string) {
-	t.Helper()
-	select {
-	case err := <-lost:
-		t.Fatalf("%s: %v", what, err)
-	default:
-	}
-}
-
 // watched is a key kept alive by a watchdog hold.
 type watched struct {
 	key     string
@@ -281,7 +270,7 @@ func TestCheck_verifies_every_hold_at_once(t *testing.T) {
 	if err := redistest.Receive(t, lost, 5*time.Second, "the vanished hold to be reported long before its renewal"); err != nil {
 		t.Fatalf("OnLost cause = %v, want nil (gone)", err)
 	}
-	wantNoLossYet(t, lost, "the kept hold was reported lost")
+	redistest.NotYet(t, lost, "the kept hold was reported lost")
 	if w.Len() != 1 {
 		t.Fatalf("Len = %d, want the kept hold only", w.Len())
 	}
