@@ -485,9 +485,7 @@ func TestToken_strictly_increases_across_sides(t *testing.T) {
 // than the write's before it, and the next write's larger still (the
 // conformance suite checks the write side alone).
 func TestRToken_increases_across_a_redis_restart_that_lost_the_counter(t *testing.T) {
-	srv := redistest.StartServer(t)
-	lc := redistest.Lockkit(t, srv.Client(t))
-	name := redistest.Unique(t)
+	srv, lc, name := redistest.OnServer(t)
 	w := rwlock.New(lc, name)
 	before := srv.RestartHolding(t, w)
 	r := rwlock.New(lc, name)
