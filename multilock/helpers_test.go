@@ -57,11 +57,17 @@ func lockCalls(l lockkit.Locker) []lockCall {
 // when its reply comes.
 func givenBack(t *testing.T, c redis.UniversalClient, name string) {
 	t.Helper()
-	redistest.Eventually(t, redistest.Hang, name+" to be given back", func() bool {
+	waitFreeOn(t, c, name, name+" to be given back")
+	redistest.AssertClean(t, c, name)
+}
+
+// waitFreeOn waits, saying what for, until lock name is free on c.
+func waitFreeOn(t *testing.T, c redis.UniversalClient, name, what string) {
+	t.Helper()
+	redistest.Eventually(t, redistest.Hang, what, func() bool {
 		n, err := c.Exists(context.Background(), lockKey(name)).Result()
 		return err == nil && n == 0
 	})
-	redistest.AssertClean(t, c, name)
 }
 
 // releaseSilence returns a Silence that, once on, holds up the release

@@ -978,10 +978,7 @@ func TestRedLock_failed_round_gives_back_within_ctx(t *testing.T) {
 		t.Fatal("TryLock got a lock two of three nodes hold for another owner")
 	}
 	silent.Off()
-	redistest.Eventually(t, redistest.Hang, "the part on node 0 to be given back", func() bool {
-		n, err := clients[0].Exists(redistest.Ctx(t, redistest.Hang), lockKey(name)).Result()
-		return err == nil && n == 0
-	})
+	waitFreeOn(t, clients[0], name, "the part on node 0 to be given back")
 	redistest.MustUnlock(t, other)
 	redistest.MustLock(t, r)
 	redistest.MustUnlock(t, r)
@@ -1032,10 +1029,7 @@ func TestRedLock_round_cut_short_by_its_ctx_gives_back_in_the_background(t *test
 	}
 	acquire.Off()
 	release.Off()
-	redistest.Eventually(t, redistest.Hang, "the part on node 0 to be given back", func() bool {
-		n, err := clients[0].Exists(redistest.Ctx(t, redistest.Hang), lockKey(name)).Result()
-		return err == nil && n == 0
-	})
+	waitFreeOn(t, clients[0], name, "the part on node 0 to be given back")
 	redistest.MustLock(t, r)
 	redistest.MustUnlock(t, r)
 	assertCleanAll(t, clients, name)
