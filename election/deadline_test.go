@@ -44,21 +44,15 @@ func TestResign_with_an_ended_ctx_waits_CleanupGrace_at_most_to_tell_the_observe
 	c := redistest.Lockkit(t, rc)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
-	l, err := election.New(c, name).Campaign(ctx, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	obs, err := election.New(redistest.Lockkit(t, s.Client(t)), name).Observe(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := mustCampaign(ctx, t, election.New(c, name), "a")
+	obs := mustObserve(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name))
 	observeUntil(t, obs, "the leader", func(got election.Leader) bool { return got == l.Leader() })
 
 	silent.On()
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
 	start := time.Now()
-	err = l.Resign(ended)
+	err := l.Resign(ended)
 	took := time.Since(start)
 	if err != nil {
 		t.Fatalf("Resign = %v", err)

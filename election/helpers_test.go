@@ -54,6 +54,28 @@ func takesOver(t *testing.T, won <-chan *election.Leadership, prev *election.Lea
 	return b
 }
 
+// mustCampaign returns e.Campaign(ctx, value)'s leadership, and fails the
+// test on an error.
+func mustCampaign(ctx context.Context, t *testing.T, e *election.Election, value string) *election.Leadership {
+	t.Helper()
+	l, err := e.Campaign(ctx, value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// mustObserve returns e.Observe(ctx)'s channel, and fails the test on an
+// error.
+func mustObserve(ctx context.Context, t *testing.T, e *election.Election) <-chan election.Leader {
+	t.Helper()
+	obs, err := e.Observe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obs
+}
+
 // campaignAsync starts e.Campaign(ctx, value) and returns the channel its
 // leadership arrives on (nil after an error, which fails the test).
 func campaignAsync(ctx context.Context, t *testing.T, e *election.Election, value string) <-chan *election.Leadership {

@@ -24,10 +24,7 @@ func TestCampaign_ctx_ended_after_winning_does_not_end_the_leadership(t *testing
 	redistest.ForEachBackendName(t, func(t *testing.T, rc redis.UniversalClient, name string) {
 		c := redistest.Lockkit(t, rc)
 		ctx, cancel := context.WithCancel(context.WithValue(redistest.Ctx(t, redistest.Hang), ctxKey{}, "v"))
-		l, err := election.New(c, name).Campaign(ctx, "a")
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := mustCampaign(ctx, t, election.New(c, name), "a")
 		cancel()
 		if err := l.Context().Err(); err != nil || l.Context().Value(ctxKey{}) != "v" {
 			t.Fatalf("leadership context after the campaign's ctx ended: err %v, value %v; want nil, v", err, l.Context().Value(ctxKey{}))
@@ -53,14 +50,8 @@ func TestResign_with_an_ended_ctx_hands_over_at_once(t *testing.T) {
 		c := redistest.Lockkit(t, rc)
 		ctx := redistest.Ctx(t, redistest.Hang)
 		long := lockkit.WithWatchdogTimeout(5 * time.Minute)
-		obs, err := election.New(c, name).Observe(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := election.New(c, name, long).Campaign(ctx, "a")
-		if err != nil {
-			t.Fatal(err)
-		}
+		obs := mustObserve(ctx, t, election.New(c, name))
+		a := mustCampaign(ctx, t, election.New(c, name, long), "a")
 		observeUntil(t, obs, "a to lead", func(x election.Leader) bool { return x == a.Leader() })
 		next := campaignAsync(ctx, t, election.New(redistest.Lockkit(t, rc), name, long), "b")
 		ended, cancel := context.WithCancel(context.Background())
@@ -98,10 +89,7 @@ func TestCampaign_while_the_candidate_campaigns_is_invalid(t *testing.T) {
 	c := redistest.Lockkit(t, rc)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
-	leader, err := election.New(c, name).Campaign(ctx, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
+	leader := mustCampaign(ctx, t, election.New(c, name), "a")
 	waiting := make(chan struct{}, 1)
 	trace := lockkit.WithTrace(&lockkit.Trace{WaitStart: func(lockkit.WaitStartInfo) {
 		select {
@@ -117,7 +105,7 @@ func TestCampaign_while_the_candidate_campaigns_is_invalid(t *testing.T) {
 		done <- err
 	}()
 	redistest.Receive(t, waiting, redistest.Hang, "the first Campaign to wait")
-	_, err = e.Campaign(ctx, "c")
+	_, err := e.Campaign(ctx, "c")
 	redistest.WantErr(t, err, lockkit.ErrInvalid)
 	giveUp()
 	redistest.WantErr(t, redistest.Receive(t, done, redistest.Hang, "the first Campaign to give up"), lockkit.ErrNotObtained, context.Canceled)
@@ -133,10 +121,7 @@ func TestClient_Close_ends_the_leadership_and_a_waiting_Campaign(t *testing.T) {
 		name := redistest.Unique(t)
 		ctx := redistest.Ctx(t, redistest.Hang)
 		lc := lockkit.New(rc)
-		l, err := election.New(lc, name).Campaign(ctx, "a")
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := mustCampaign(ctx, t, election.New(lc, name), "a")
 		wc := lockkit.New(rc)
 		waiting := make(chan struct{}, 1)
 		trace := lockkit.WithTrace(&lockkit.Trace{WaitStart: func(lockkit.WaitStartInfo) {
@@ -150,10 +135,7 @@ func TestClient_Close_ends_the_leadership_and_a_waiting_Campaign(t *testing.T) {
 			_, err := election.New(wc, name, trace).Campaign(ctx, "w")
 			campaign <- err
 		}()
-		obs, err := election.New(wc, name).Observe(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		obs := mustObserve(ctx, t, election.New(wc, name))
 		redistest.Receive(t, waiting, redistest.Hang, "the candidate to wait")
 		_ = wc.Close()
 		redistest.WantErr(t, redistest.Receive(t, campaign, redistest.Hang, "the waiting Campaign to return"), lockkit.ErrClosed)
@@ -175,14 +157,8 @@ func TestLeadership_with_a_fixed_lease_ends_by_itself(t *testing.T) {
 		name := redistest.Unique(t)
 		c := redistest.Lockkit(t, rc)
 		ctx := redistest.Ctx(t, redistest.Hang)
-		obs, err := election.New(c, name).Observe(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := election.New(c, name, lockkit.WithLease(time.Second)).Campaign(ctx, "a")
-		if err != nil {
-			t.Fatal(err)
-		}
+		obs := mustObserve(ctx, t, election.New(c, name))
+		l := mustCampaign(ctx, t, election.New(c, name, lockkit.WithLease(time.Second)), "a")
 		observeUntil(t, obs, "a to lead", func(x election.Leader) bool { return x == l.Leader() })
 		redistest.Receive(t, l.Context().Done(), redistest.Hang, "the leadership's context to end")
 		if cause := context.Cause(l.Context()); !errors.Is(cause, lockkit.ErrLost) {
@@ -201,23 +177,15 @@ func TestObserve_a_slow_observer_holds_up_nobody(t *testing.T) {
 	redistest.ForEachBackendName(t, func(t *testing.T, rc redis.UniversalClient, name string) {
 		c := redistest.Lockkit(t, rc)
 		ctx := redistest.Ctx(t, redistest.Hang)
-		slow, err := election.New(c, name).Observe(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fast, err := election.New(c, name).Observe(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		slow := mustObserve(ctx, t, election.New(c, name))
+		fast := mustObserve(ctx, t, election.New(c, name))
 		nextLeader(t, fast, "the first report")
 		var l *election.Leadership
 		for _, v := range []string{"a", "b", "c"} {
 			if l != nil {
 				_ = l.Resign(ctx)
 			}
-			if l, err = election.New(c, name).Campaign(ctx, v); err != nil {
-				t.Fatal(err)
-			}
+			l = mustCampaign(ctx, t, election.New(c, name), v)
 			observeUntil(t, fast, v+" to lead", func(x election.Leader) bool { return x == l.Leader() })
 		}
 		observeUntil(t, slow, "the latest leader", func(x election.Leader) bool { return x == l.Leader() })

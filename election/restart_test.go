@@ -22,14 +22,8 @@ func TestElection_across_a_Redis_restart(t *testing.T) {
 	ctx := redistest.Ctx(t, redistest.Hang)
 	name := redistest.Unique(t)
 	opt := lockkit.WithWatchdogTimeout(time.Second)
-	a, err := election.New(redistest.Lockkit(t, rc), name, opt).Campaign(ctx, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	obs, err := election.New(redistest.Lockkit(t, s.Client(t)), name).Observe(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustCampaign(ctx, t, election.New(redistest.Lockkit(t, rc), name, opt), "a")
+	obs := mustObserve(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name))
 	observeUntil(t, obs, "a to lead", func(l election.Leader) bool { return l == a.Leader() })
 	bc := redistest.Lockkit(t, s.Client(t))
 	won := campaignAsync(ctx, t, election.New(bc, name, opt), "b")

@@ -85,9 +85,7 @@ func TestLeadership_Context_ends_with_ErrLost_when_the_server_stalls_past_the_le
 // (which also runs past an ended ctx, but only for a short clean-up
 // time).
 func TestEvery_call_returns_by_its_deadline_against_a_stalled_server(t *testing.T) {
-	srv := redistest.StartServer(t)
-	c := redistest.Lockkit(t, srv.Client(t))
-	name := redistest.Unique(t)
+	srv, c, name := redistest.OnServer(t)
 	l, err := election.New(c, name).Campaign(redistest.Ctx(t, redistest.Hang), "a")
 	if err != nil {
 		t.Fatal(err)

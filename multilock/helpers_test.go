@@ -57,11 +57,17 @@ func lockCalls(l lockkit.Locker) []lockCall {
 // when its reply comes.
 func givenBack(t *testing.T, c redis.UniversalClient, name string) {
 	t.Helper()
-	redistest.Eventually(t, redistest.Hang, name+" to be given back", func() bool {
+	waitFreeOn(t, c, name, name+" to be given back")
+	redistest.AssertClean(t, c, name)
+}
+
+// waitFreeOn waits, saying what for, until lock name is free on c.
+func waitFreeOn(t *testing.T, c redis.UniversalClient, name, what string) {
+	t.Helper()
+	redistest.Eventually(t, redistest.Hang, what, func() bool {
 		n, err := c.Exists(context.Background(), lockKey(name)).Result()
 		return err == nil && n == 0
 	})
-	redistest.AssertClean(t, c, name)
 }
 
 // releaseSilence returns a Silence that, once on, holds up the release
@@ -79,4 +85,21 @@ func silentReleases(t *testing.T) (rc *redis.Client, c, cS *lockkit.Client, sile
 	silent = releaseSilence()
 	rcS.AddHook(silent)
 	return rc, redistest.Lockkit(t, rc), redistest.Lockkit(t, rcS), silent
+}
+
+// keepsTrying checks that a Lock, whose result comes on done, keeps trying
+// while down (what is down, for messages): it waits until counter has
+// seen rounds scripts and fails the test if the Lock has returned.
+func keepsTrying(t *testing.T, done <-chan error, counter *redistest.Counter, rounds int64, down string) {
+	t.Helper()
+	redistest.Eventually(t, redistest.Hang, "rounds of the Lock while "+down, func() bool { return counter.Scripts() >= rounds })
+	redistest.NotYet(t, done, "Lock returned while "+down)
+}
+
+// threeNodes starts three masters and returns a client of each, a lockkit
+// Client of each and a fresh lock name.
+func threeNodes(t *testing.T) ([]redis.UniversalClient, []*lockkit.Client, string) {
+	t.Helper()
+	_, clients := masters(t, 3)
+	return clients, lockkits(t, clients), redistest.Unique(t)
 }

@@ -235,12 +235,7 @@ func TestLock_starts_over_after_a_lock_fails(t *testing.T) {
 	servers[1].Kill(t)
 
 	done := redistest.LockAsync(ctx, m)
-	redistest.Eventually(t, redistest.Hang, "three failed rounds", func() bool { return counter.Scripts() >= 3 })
-	select {
-	case err := <-done:
-		t.Fatalf("Lock returned %v while b's server is down", err)
-	default:
-	}
+	keepsTrying(t, done, counter, 3, "b's server is down")
 	servers[1].Restart(t)
 	if err := <-done; err != nil {
 		t.Fatal(err)

@@ -639,9 +639,7 @@ func TestRedLock_Lock_reenters_without_talking_to_Redis(t *testing.T) {
 // node it held and leaves r holding nothing.
 func TestRedLock_Unlock_released_on_a_minority_returns_ErrLost(t *testing.T) {
 	ctx := redistest.Ctx(t, redistest.Hang)
-	_, clients := masters(t, 3)
-	lcs := lockkits(t, clients)
-	name := redistest.Unique(t)
+	clients, lcs, name := threeNodes(t)
 	r := multilock.NewRedLock(lcs, name, lockkit.WithWatchdogTimeout(time.Hour))
 	redistest.MustLock(t, r)
 	for _, c := range clients[1:] {
@@ -672,12 +670,7 @@ func TestRedLock_Lock_waits_through_an_outage_of_a_majority(t *testing.T) {
 	servers[1].Kill(t)
 	servers[2].Kill(t)
 	done := redistest.LockAsync(redistest.Ctx(t, redistest.Hang), r)
-	redistest.Eventually(t, redistest.Hang, "several rounds on the live node", func() bool { return counter.Scripts() >= 4 })
-	select {
-	case err := <-done:
-		t.Fatalf("Lock returned %v while a majority is down", err)
-	default:
-	}
+	keepsTrying(t, done, counter, 4, "a majority is down") // rounds on the live node
 	servers[1].Restart(t)
 	servers[2].Restart(t)
 	if err := redistest.Receive(t, done, redistest.Hang, "Lock once the masters are back"); err != nil {
@@ -696,9 +689,7 @@ func TestRedLock_Lock_waits_through_an_outage_of_a_majority(t *testing.T) {
 // second node's Client leaves one, and the lost channel closes.
 func TestRedLock_closed_node_Clients(t *testing.T) {
 	ctx := redistest.Ctx(t, redistest.Hang)
-	_, clients := masters(t, 3)
-	lcs := lockkits(t, clients)
-	name := redistest.Unique(t)
+	clients, lcs, name := threeNodes(t)
 	holder, waiter := multilock.NewRedLock(lcs, name), multilock.NewRedLock(lcs, name)
 	redistest.MustLock(t, holder)
 	done := redistest.LockAsync(ctx, waiter)
@@ -987,10 +978,7 @@ func TestRedLock_failed_round_gives_back_within_ctx(t *testing.T) {
 		t.Fatal("TryLock got a lock two of three nodes hold for another owner")
 	}
 	silent.Off()
-	redistest.Eventually(t, redistest.Hang, "the part on node 0 to be given back", func() bool {
-		n, err := clients[0].Exists(redistest.Ctx(t, redistest.Hang), lockKey(name)).Result()
-		return err == nil && n == 0
-	})
+	waitFreeOn(t, clients[0], name, "the part on node 0 to be given back")
 	redistest.MustUnlock(t, other)
 	redistest.MustLock(t, r)
 	redistest.MustUnlock(t, r)
@@ -1041,10 +1029,7 @@ func TestRedLock_round_cut_short_by_its_ctx_gives_back_in_the_background(t *test
 	}
 	acquire.Off()
 	release.Off()
-	redistest.Eventually(t, redistest.Hang, "the part on node 0 to be given back", func() bool {
-		n, err := clients[0].Exists(redistest.Ctx(t, redistest.Hang), lockKey(name)).Result()
-		return err == nil && n == 0
-	})
+	waitFreeOn(t, clients[0], name, "the part on node 0 to be given back")
 	redistest.MustLock(t, r)
 	redistest.MustUnlock(t, r)
 	assertCleanAll(t, clients, name)

@@ -123,8 +123,7 @@ func TestLocalHandoff_sends_nothing(t *testing.T) {
 func TestLocalHandoff_token_kept(t *testing.T) {
 	_, lc, name := oneProcess(t)
 	ctx := redistest.Ctx(t, 30*time.Second)
-	m1, m2 := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
-	redistest.MustLock(t, m1)
+	m1, m2 := heldInCohort(t, lc, name)
 	t1 := m1.Token()
 	got := redistest.LockAsync(ctx, m2)
 	waitLocal(t, m1, 1)
@@ -227,8 +226,7 @@ func TestLocalHandoff_time_bound_lets_other_process_in(t *testing.T) {
 func TestLocalHandoff_lost_reaches_holder(t *testing.T) {
 	c, lc, name := oneProcess(t)
 	ctx := redistest.Ctx(t, 30*time.Second)
-	m1, m2 := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
-	redistest.MustLock(t, m1)
+	m1, m2 := heldInCohort(t, lc, name)
 	lost1, ctx1 := m1.Lost(), m1.Context(ctx)
 	got := redistest.LockAsync(ctx, m2)
 	waitLocal(t, m1, 1)
@@ -366,6 +364,15 @@ func oneProcess(t *testing.T) (*redis.Client, *lockkit.Client, string) {
 	return c, redistest.Lockkit(t, c), redistest.Unique(t)
 }
 
+// heldInCohort returns two Mutexes of lc and name in cohort mode, the
+// first holding the lock.
+func heldInCohort(t *testing.T, lc *lockkit.Client, name string) (holder, other *reentrant.Mutex) {
+	t.Helper()
+	holder, other = reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
+	redistest.MustLock(t, holder)
+	return holder, other
+}
+
 // twoProcesses starts a redis-server and returns a client of it, two
 // lockkit Clients of that client (two processes, as Redis sees them) and a
 // fresh lock name.
@@ -385,8 +392,7 @@ func twoProcesses(t *testing.T) (*redis.Client, *lockkit.Client, *lockkit.Client
 func TestLocalHandoff_lost_hold_lets_the_process_in(t *testing.T) {
 	c, lc, name := oneProcess(t)
 	ctx := redistest.Ctx(t, 30*time.Second)
-	a, b := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
-	redistest.MustLock(t, a)
+	a, b := heldInCohort(t, lc, name)
 	lost := a.Token()
 	got := redistest.LockAsync(ctx, b)
 	waitLocal(t, a, 1)
@@ -552,8 +558,7 @@ func TestLocalHandoff_other_options_are_another_owner(t *testing.T) {
 func TestLocalHandoff_Close_leaves_the_hold_to_its_holder(t *testing.T) {
 	c, lc, name := oneProcess(t)
 	ctx := redistest.Ctx(t, 30*time.Second)
-	a, b := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
-	redistest.MustLock(t, a)
+	a, b := heldInCohort(t, lc, name)
 	got := redistest.LockAsync(ctx, b)
 	waitLocal(t, a, 1)
 	if err := lc.Close(); err != nil {
@@ -628,12 +633,7 @@ func TestLocalHandoff_calls_return_within_ctx_when_the_server_does_not_answer(t 
 	holder, m := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
 	other := reentrant.New(lc, name, handoff, lockkit.WithHolderInfo()) // another cohort
 	redistest.MustLock(t, holder)
-	const d = 300 * time.Millisecond
-	p.Cut()
-	returnsWithin(t, "Lock waiting in memory", d, m.Lock)
-	returnsWithin(t, "TryLock of another cohort", d, tryLock(other))
-	returnsWithin(t, "Unlock", d, holder.Unlock)
-	healAndSettle(t, p, holder, m)
+	callsReturnWithinACut(t, p, holder, m, other) // m waits in memory, other is another cohort
 	redistest.MustLock(t, other)
 	redistest.MustUnlock(t, other)
 }

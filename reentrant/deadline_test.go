@@ -91,14 +91,22 @@ func TestCalls_return_within_ctx_when_the_server_does_not_answer(t *testing.T) {
 			holder := k.new(lc, name)
 			redistest.MustLock(t, holder)
 			m := k.new(lc, name)
-			const d = 300 * time.Millisecond
-			p.Cut()
-			returnsWithin(t, "Lock", d, m.Lock)
-			returnsWithin(t, "TryLock", d, tryLock(m))
-			returnsWithin(t, "Unlock", d, holder.Unlock)
-			healAndSettle(t, p, holder, m)
+			callsReturnWithinACut(t, p, holder, m, m)
 		})
 	}
+}
+
+// callsReturnWithinACut cuts p while holder holds the lock and checks
+// that a Lock of m, a TryLock of tryer and holder's Unlock each return
+// within a short ctx; then healAndSettle settles what they left behind.
+func callsReturnWithinACut(t *testing.T, p *redistest.Proxy, holder, m, tryer *reentrant.Mutex) {
+	t.Helper()
+	const d = 300 * time.Millisecond
+	p.Cut()
+	returnsWithin(t, "Lock", d, m.Lock)
+	returnsWithin(t, "TryLock", d, tryLock(tryer))
+	returnsWithin(t, "Unlock", d, holder.Unlock)
+	healAndSettle(t, p, holder, m)
 }
 
 // healAndSettle heals p and, once the server answers again, settles the

@@ -118,9 +118,7 @@ func TestLock_reenters_while_others_wait(t *testing.T) {
 // TestLock_reenters_with_longer_lease_only checks that re-entry never
 // shortens the lease another acquire of the same hold asked for.
 func TestLock_reenters_with_longer_lease_only(t *testing.T) {
-	srv := redistest.StartServer(t)
-	lc := redistest.Lockkit(t, srv.Client(t))
-	name := redistest.Unique(t)
+	_, lc, name := redistest.OnServer(t)
 	long := reentrant.New(lc, name, lockkit.WithOwner("job"), lockkit.WithLease(time.Minute))
 	short := reentrant.New(lc, name, lockkit.WithOwner("job"), lockkit.WithLease(time.Second))
 	redistest.MustLock(t, long)
@@ -232,9 +230,7 @@ func TestLock_after_holder_process_killed(t *testing.T) {
 // loss is reported when the first lease's time passes, and the hold ends
 // one lease after the re-entry.
 func TestLock_reentry_renews_a_fixed_lease(t *testing.T) {
-	srv := redistest.StartServer(t)
-	lc := redistest.Lockkit(t, srv.Client(t))
-	name := redistest.Unique(t)
+	_, lc, name := redistest.OnServer(t)
 	const lease = time.Second
 	m := reentrant.New(lc, name, lockkit.WithLease(lease))
 	redistest.MustLock(t, m)

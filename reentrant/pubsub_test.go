@@ -32,9 +32,7 @@ func lockOnce(ctx context.Context, lc *lockkit.Client, name string, n int) <-cha
 }
 
 func TestLost_fires_after_redis_restart(t *testing.T) {
-	srv := redistest.StartServer(t)
-	lc := redistest.Lockkit(t, srv.Client(t))
-	name := redistest.Unique(t)
+	srv, lc, name := redistest.OnServer(t)
 	const lease = 3 * time.Second // renewed every second
 	a := reentrant.New(lc, name, lockkit.WithWatchdogTimeout(lease))
 	redistest.MustLock(t, a)
@@ -50,9 +48,7 @@ func TestLost_fires_after_redis_restart(t *testing.T) {
 // lock when the pub/sub connection drops, not at its next renewal (10 s
 // away with the default lease).
 func TestLost_fires_at_once_when_the_pubsub_connection_drops(t *testing.T) {
-	srv := redistest.StartServer(t)
-	lc := redistest.Lockkit(t, srv.Client(t))
-	name := redistest.Unique(t)
+	srv, lc, name := redistest.OnServer(t)
 	holder := reentrant.New(lc, name)
 	redistest.MustLock(t, holder)
 	// Another lock of the Client waits, so the Client is subscribed.

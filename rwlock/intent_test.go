@@ -65,8 +65,7 @@ func TestLock_giving_up_keeps_the_intent_of_the_owner_still_waiting(t *testing.T
 // not.
 func TestRLock_without_writer_preference_ignores_intents(t *testing.T) {
 	onBackends(t, func(t *testing.T, _ redis.UniversalClient, lc *lockkit.Client, name string) {
-		r, w := rwlock.New(lc, name), rwlock.New(lc, name)
-		mustRLock(t, r)
+		r, w := readHeld(t, lc, name)
 		wrote := async(t, func() error { return w.Lock(redistest.Ctx(t, spanTimeout)) })
 		redistest.Eventually(t, waitTimeout, "the writer's intent", func() bool { return state(t, r).WaitingWriters == 1 })
 		if tryRLock(t, rwlock.New(lc, name)) {

@@ -183,9 +183,7 @@ func TestLock_without_writer_preference_waits_for_readers_to_stop(t *testing.T) 
 }
 
 func TestRLock_not_starved_by_looping_writers(t *testing.T) {
-	srv := redistest.StartServer(t)
-	c := redistest.Lockkit(t, srv.Client(t))
-	name := redistest.Unique(t)
+	srv, c, name := redistest.OnServer(t)
 	// Each writer has its own Client, so each waits at the head of its own
 	// queue with a live intent, as writers in separate processes do.
 	writers := make([]lockkit.Locker, 4)

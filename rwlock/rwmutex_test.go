@@ -65,6 +65,15 @@ func writersChannel(c *lockkit.Client, name string) string {
 	return core.SleepChannel(c, channel(c, name, "wch"))
 }
 
+// readHeld returns two RWMutexes of lc and name, the first holding a
+// read lock.
+func readHeld(t testing.TB, lc *lockkit.Client, name string) (r, w *rwlock.RWMutex) {
+	t.Helper()
+	r, w = rwlock.New(lc, name), rwlock.New(lc, name)
+	mustRLock(t, r)
+	return r, w
+}
+
 // mustRLock, mustRUnlock, tryLock and tryRLock call the method of m they
 // are named after and fail the test if it returns an error.
 func mustRLock(t testing.TB, m *rwlock.RWMutex) {
@@ -351,8 +360,7 @@ func TestRUnlock_late_release_cannot_end_newer_hold(t *testing.T) {
 
 func TestLock_giving_up_withdraws_intent(t *testing.T) {
 	onBackends(t, func(t *testing.T, _ redis.UniversalClient, lc *lockkit.Client, name string) {
-		r, w := rwlock.New(lc, name), rwlock.New(lc, name)
-		mustRLock(t, r)
+		r, w := readHeld(t, lc, name)
 		if err := w.Lock(redistest.Ctx(t, 50*time.Millisecond)); err == nil {
 			t.Fatal("Lock under a reader succeeded")
 		}
@@ -392,8 +400,7 @@ func TestLock_giving_up_withdraws_intent(t *testing.T) {
 
 func TestTryLock_leaves_no_intent(t *testing.T) {
 	onBackends(t, func(t *testing.T, _ redis.UniversalClient, lc *lockkit.Client, name string) {
-		r, w := rwlock.New(lc, name), rwlock.New(lc, name)
-		mustRLock(t, r)
+		r, w := readHeld(t, lc, name)
 		if tryLock(t, w) {
 			t.Fatal("TryLock succeeded under a reader")
 		}
@@ -478,9 +485,7 @@ func TestToken_strictly_increases_across_sides(t *testing.T) {
 // than the write's before it, and the next write's larger still (the
 // conformance suite checks the write side alone).
 func TestRToken_increases_across_a_redis_restart_that_lost_the_counter(t *testing.T) {
-	srv := redistest.StartServer(t)
-	lc := redistest.Lockkit(t, srv.Client(t))
-	name := redistest.Unique(t)
+	srv, lc, name := redistest.OnServer(t)
 	w := rwlock.New(lc, name)
 	before := srv.RestartHolding(t, w)
 	r := rwlock.New(lc, name)

@@ -3,7 +3,6 @@ package semaphore_test
 import (
 	"context"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -39,25 +38,4 @@ func waitSleeping(t *testing.T, rc redis.UniversalClient, c *lockkit.Client, nam
 		}
 		return true
 	})
-}
-
-// resendScript is a go-redis hook that, once armed, sends the next script
-// twice, as go-redis does when a read times out and it retries: the
-// caller gets the second reply.
-type resendScript struct{ armed atomic.Bool }
-
-func (h *resendScript) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (h *resendScript) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		err := next(ctx, cmd)
-		if err == nil && redistest.IsScript(cmd) && h.armed.CompareAndSwap(true, false) {
-			err = next(ctx, cmd)
-		}
-		return err
-	}
-}
-
-func (h *resendScript) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
 }

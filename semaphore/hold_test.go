@@ -142,28 +142,28 @@ func TestClient_Close_ends_a_waiting_Acquire_and_reports_holds_lost(t *testing.T
 // read timeout: every hold counts once.
 func TestAcquire_resent_by_the_client_takes_the_permits_once(t *testing.T) {
 	redistest.ForEachBackendName(t, func(t *testing.T, rc redis.UniversalClient, name string) {
-		h := &resendScript{}
+		h := &redistest.ResendScript{}
 		wrc := redistest.SpecClient(redistest.ClientSpec(rc))
 		t.Cleanup(func() { _ = wrc.Close() })
 		wrc.AddHook(h)
 		s := semaphore.New(redistest.Lockkit(t, wrc), name, 3)
-		h.armed.Store(true)
+		h.Arm()
 		p := mustAcquire(t, s, 2)
-		if h.armed.Load() {
+		if h.Armed() {
 			t.Fatal("the acquire was not sent")
 		}
 		wantAvailable(t, s, 1)
-		h.armed.Store(true)
+		h.Arm()
 		mustRelease(t, p)
 		wantAvailable(t, s, 3)
 
 		all := mustAcquire(t, semaphore.New(redistest.Lockkit(t, rc), name, 3), 3)
 		got := acquireAsync(redistest.Ctx(t, redistest.Hang), t, s, 1)
 		waitQueued(t, rc, name, 1)
-		h.armed.Store(true) // the waiter's next attempt
+		h.Arm() // the waiter's next attempt
 		mustRelease(t, all)
 		q := redistest.Receive(t, got, redistest.Hang, "the waiter to be served")
-		if q == nil || h.armed.Load() {
+		if q == nil || h.Armed() {
 			t.Fatalf("the waiter was served (%v) without a script sent twice", q != nil)
 		}
 		wantAvailable(t, s, 2)

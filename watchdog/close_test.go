@@ -1,7 +1,6 @@
 package watchdog_test
 
 import (
-	"context"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,20 +11,6 @@ import (
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/watchdog"
 )
-
-// inFlight counts the pipelines sent through a client that have not
-// returned yet.
-type inFlight struct{ n atomic.Int64 }
-
-func (f *inFlight) DialHook(next redis.DialHook) redis.DialHook          { return next }
-func (f *inFlight) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
-func (f *inFlight) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		f.n.Add(1)
-		defer f.n.Add(-1)
-		return next(ctx, cmds)
-	}
-}
 
 // TestClose_called_twice_at_once_both_wait_for_the_renewals_in_flight
 // checks Close's promise to leave no goroutine behind for every caller:
@@ -38,7 +23,7 @@ func TestClose_called_twice_at_once_both_wait_for_the_renewals_in_flight(t *test
 	// until the stall ends.
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), ReadTimeout: 10 * time.Second})
 	t.Cleanup(func() { _ = c.Close() })
-	flying := &inFlight{}
+	flying := &pipelineCounter{}
 	c.AddHook(flying)
 	const ttl = 30 * time.Second
 	w := watchdog.New(c)
@@ -54,12 +39,12 @@ func TestClose_called_twice_at_once_both_wait_for_the_renewals_in_flight(t *test
 
 	srv.Stall(t, 3*time.Second)
 	w.Check() // a renewal now, stuck on the stalled server
-	redistest.Eventually(t, 5*time.Second, "a renewal to be in flight", func() bool { return flying.n.Load() > 0 })
+	redistest.Eventually(t, 5*time.Second, "a renewal to be in flight", func() bool { return flying.inFlight.Load() > 0 })
 	var wg sync.WaitGroup
 	for i := range 2 {
 		wg.Go(func() {
 			_ = w.Close()
-			if n := flying.n.Load(); n > 0 {
+			if n := flying.inFlight.Load(); n > 0 {
 				t.Errorf("Close %d returned with %d renewals in flight", i, n)
 			}
 			if !lost.Load() {

@@ -59,11 +59,7 @@ func TestWatchdog_retries_through_a_cut_and_keeps_the_hold(t *testing.T) {
 	}
 	proxy.Heal()
 	nextRound(t, rounds, "a retry to renew the hold after the heal", func(r watchdog.Round) bool { return r.Renewed == 1 })
-	select {
-	case cause := <-lost:
-		t.Fatalf("the hold was reported lost (%v) though a retry renewed it within its lease", cause)
-	default:
-	}
+	redistest.NotYet(t, lost, "the hold was reported lost though a retry renewed it within its lease")
 	if w.Len() != 1 {
 		t.Fatalf("Len = %d after the retry renewed the hold, want 1", w.Len())
 	}

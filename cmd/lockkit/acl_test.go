@@ -26,10 +26,7 @@ func TestConnect_user_REDISCLI_AUTH_and_database(t *testing.T) {
 	if err := admin.Do(ctx, "ACL", "SETUSER", "default", "off").Err(); err != nil {
 		t.Fatal(err)
 	}
-	rc := redis.NewClient(&redis.Options{Addr: s.Addr(), Username: user, Password: password, DB: 2})
-	t.Cleanup(func() { _ = rc.Close() })
-	c, prefix := prefixed(t, rc)
-	m := holdReentrant(t, c)
+	m, prefix := holdVia(t, &redis.Options{Addr: s.Addr(), Username: user, Password: password, DB: 2})
 	host, port, err := net.SplitHostPort(s.Addr())
 	if err != nil {
 		t.Fatal(err)

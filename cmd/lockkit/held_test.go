@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/reentrant"
@@ -20,6 +22,17 @@ func holdReentrant(t *testing.T, c *lockkit.Client) *reentrant.Mutex {
 	redistest.MustLock(t, m)
 	redistest.MustLock(t, m)
 	return m
+}
+
+// holdVia takes a reentrant lock as holdReentrant does, through a client
+// of opts (closed in t.Cleanup) under a prefix unique to the test, and
+// returns the lock and the prefix.
+func holdVia(t *testing.T, opts *redis.Options) (*reentrant.Mutex, string) {
+	t.Helper()
+	rc := redis.NewClient(opts)
+	t.Cleanup(func() { _ = rc.Close() })
+	c, prefix := prefixed(t, rc)
+	return holdReentrant(t, c), prefix
 }
 
 // wantHeld fails the test unless l shows m held twice by "owner" with m's

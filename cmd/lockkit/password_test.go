@@ -19,10 +19,7 @@ func TestConnect_password(t *testing.T) {
 	if err := s.Client(t).ConfigSet(redistest.Ctx(t, 5*time.Second), "requirepass", password).Err(); err != nil {
 		t.Fatal(err)
 	}
-	rc := redis.NewClient(&redis.Options{Addr: s.Addr(), Password: password})
-	t.Cleanup(func() { _ = rc.Close() })
-	c, prefix := prefixed(t, rc)
-	m := holdReentrant(t, c)
+	m, prefix := holdVia(t, &redis.Options{Addr: s.Addr(), Password: password})
 	host, port, err := net.SplitHostPort(s.Addr())
 	if err != nil {
 		t.Fatal(err)

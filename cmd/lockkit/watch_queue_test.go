@@ -28,6 +28,15 @@ func eventsUntil(t *testing.T, w *running, want, also []string) []Event {
 	return evs
 }
 
+// watchPastState starts a JSON watch of name under f's prefix and reads
+// past its first event, the state, to the events that follow.
+func (f *fixture) watchPastState(t *testing.T, name string) *running {
+	t.Helper()
+	w := f.start(t, "-o", "json", "watch", "--prefix", f.prefix, name)
+	nextEvent(t, w) // the state
+	return w
+}
+
 // TestWatch_prints_a_fair_queue_and_a_writers_intent checks the events
 // doc.go promises for waiters that Redis keeps: an owner that joins and
 // leaves a fair queue, and a read-write lock's writer intent that begins
@@ -42,8 +51,7 @@ func TestWatch_prints_a_fair_queue_and_a_writers_intent(t *testing.T) {
 		name := f.name + "-fair"
 		holder := fair.New(f.lc, name, lockkit.WithOwner("holder"))
 		redistest.MustLock(t, holder)
-		w := f.start(t, "-o", "json", "watch", "--prefix", f.prefix, name)
-		nextEvent(t, w) // the state
+		w := f.watchPastState(t, name)
 		waiter := fair.New(other, name, lockkit.WithOwner("waiter"))
 		got := waitInBackground(t, waiter.Lock)
 		if ev := eventsUntil(t, w, []string{"join"}, nil)[0]; ev.Owner != "waiter" {
@@ -66,8 +74,7 @@ func TestWatch_prints_a_fair_queue_and_a_writers_intent(t *testing.T) {
 		if err := reader.RLock(f.ctx); err != nil {
 			t.Fatal(err)
 		}
-		w := f.start(t, "-o", "json", "watch", "--prefix", f.prefix, name)
-		nextEvent(t, w) // the state
+		w := f.watchPastState(t, name)
 		writer := rwlock.New(other, name, lockkit.WithOwner("writer"))
 		got := waitInBackground(t, writer.Lock)
 		if ev := eventsUntil(t, w, []string{"intent"}, nil)[0]; ev.Owner != "writer" {

@@ -492,36 +492,15 @@ func testUnlockRetryAfterRenewal(t *testing.T, e *env) {
 	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrNotHeld)
 }
 
-// resend is a go-redis hook that, once armed, sends the next script twice,
-// as go-redis does when a read times out and it retries: the caller gets
-// the second reply.
-type resend struct{ armed atomic.Bool }
-
-func (h *resend) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (h *resend) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		err := next(ctx, cmd)
-		if err == nil && redistest.IsScript(cmd) && h.armed.CompareAndSwap(true, false) {
-			err = next(ctx, cmd)
-		}
-		return err
-	}
-}
-
-func (h *resend) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
-}
-
 // testAcquireResent checks that an acquire the client sent twice takes the
 // lock once: after Lock and Unlock, the lock is free at once.
 func testAcquireResent(t *testing.T, e *env) {
 	name := redistest.Unique(t)
-	h := &resend{}
+	h := &redistest.ResendScript{}
 	m := e.k.New(redistest.Lockkit(t, e.newRC(t, h)), name)
-	h.armed.Store(true)
+	h.Arm()
 	redistest.MustLock(t, m)
-	if h.armed.Load() {
+	if h.Armed() {
 		t.Fatal("the acquire was not sent")
 	}
 	redistest.MustUnlock(t, m)

@@ -8,9 +8,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// This file and counter.go and silence.go hold the go-redis hooks that
-// tests add to a client. Faults of the server itself (stop, kill,
-// restart, stall) are methods of [Server].
+// This file and counter.go, resend.go and silence.go hold the go-redis
+// hooks that tests add to a client. Faults of the server itself (stop,
+// kill, restart, stall) are methods of [Server].
 
 // ErrReplyDropped is the error a [DropReply] hook gives the caller of the
 // command whose reply it dropped.

@@ -23,6 +23,15 @@ func Lockkit(t testing.TB, rc redis.UniversalClient, opts ...lockkit.Option) *lo
 	return c
 }
 
+// OnServer starts a redis-server and returns it, a lockkit Client of a
+// client of it and a fresh lock name: what a test of one lock on a server
+// of its own starts from.
+func OnServer(t *testing.T) (*Server, *lockkit.Client, string) {
+	t.Helper()
+	srv := StartServer(t)
+	return srv, Lockkit(t, srv.Client(t)), Unique(t)
+}
+
 // Silent returns a lockkit Client on miniredis, and the go-redis client
 // under it, for input that must be refused before anything reaches Redis:
 // when the test ends, it fails if any command was sent through rc (by

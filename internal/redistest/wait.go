@@ -43,6 +43,17 @@ func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 	}
 }
 
+// NotYet fails the test, naming what happened too soon, if a value has
+// already been sent on ch or ch is closed. It does not wait.
+func NotYet[T any](t testing.TB, ch <-chan T, what string) {
+	t.Helper()
+	select {
+	case v := <-ch:
+		t.Fatalf("%s: %v", what, v)
+	default:
+	}
+}
+
 // Receive returns the next value sent on ch, and fails the test, naming
 // what it waited for, if none arrives within timeout. A closed channel
 // yields its zero value at once, so Receive also waits for a channel, such
