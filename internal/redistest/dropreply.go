@@ -31,18 +31,8 @@ type DropReply struct {
 	// nil matches every command.
 	Match func(cmd redis.Cmder) bool
 
-	armed atomic.Bool
+	oneShot
 }
-
-// Arm makes the hook drop the reply of the next matching command.
-func (h *DropReply) Arm() { h.armed.Store(true) }
-
-// Armed reports whether the hook is armed: no matching command has
-// succeeded since [DropReply.Arm].
-func (h *DropReply) Armed() bool { return h.armed.Load() }
-
-// DialHook passes dials through unchanged.
-func (h *DropReply) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 // ProcessHook sends the command and, if the hook is armed and the command
 // is not part of a connection handshake, matches and succeeds, disarms the
@@ -50,7 +40,7 @@ func (h *DropReply) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (h *DropReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
-		if err == nil && !isHandshake(cmd) && (h.Match == nil || h.Match(cmd)) && h.armed.CompareAndSwap(true, false) {
+		if err == nil && !isHandshake(cmd) && (h.Match == nil || h.Match(cmd)) && h.fire() {
 			cmd.SetErr(ErrReplyDropped)
 			return ErrReplyDropped
 		}
@@ -58,7 +48,25 @@ func (h *DropReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	}
 }
 
+// oneShot is the arming that the one-shot hooks ([DropReply],
+// [ResendScript]) share: Arm arms it, and the hook acts on the first
+// command it selects that succeeds, and disarms itself (fire). Dials and
+// pipelines pass through.
+type oneShot struct{ armed atomic.Bool }
+
+// Arm makes the hook act on the next command it selects that succeeds.
+func (h *oneShot) Arm() { h.armed.Store(true) }
+
+// Armed reports whether the hook is armed: it has not acted since Arm.
+func (h *oneShot) Armed() bool { return h.armed.Load() }
+
+// fire disarms the hook and reports whether it was armed: whether it acts.
+func (h *oneShot) fire() bool { return h.armed.CompareAndSwap(true, false) }
+
+// DialHook passes dials through unchanged.
+func (*oneShot) DialHook(next redis.DialHook) redis.DialHook { return next }
+
 // ProcessPipelineHook passes pipelines through unchanged.
-func (h *DropReply) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+func (*oneShot) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return next
 }

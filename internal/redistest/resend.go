@@ -2,7 +2,6 @@ package redistest
 
 import (
 	"context"
-	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -15,31 +14,16 @@ import (
 //
 // A ResendScript must not be copied after first use. It is safe for
 // concurrent use.
-type ResendScript struct{ armed atomic.Bool }
-
-// Arm makes the hook send the next script twice.
-func (h *ResendScript) Arm() { h.armed.Store(true) }
-
-// Armed reports whether the hook is armed: no script has succeeded since
-// [ResendScript.Arm].
-func (h *ResendScript) Armed() bool { return h.armed.Load() }
-
-// DialHook passes dials through unchanged.
-func (h *ResendScript) DialHook(next redis.DialHook) redis.DialHook { return next }
+type ResendScript struct{ oneShot }
 
 // ProcessHook sends the command and, if it is a script that succeeded and
 // the hook is armed, disarms the hook and sends it again.
 func (h *ResendScript) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
-		if err == nil && IsScript(cmd) && h.armed.CompareAndSwap(true, false) {
+		if err == nil && IsScript(cmd) && h.fire() {
 			err = next(ctx, cmd)
 		}
 		return err
 	}
-}
-
-// ProcessPipelineHook passes pipelines through unchanged.
-func (h *ResendScript) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
 }
