@@ -267,10 +267,10 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time, conte
 // is undone. If the undo fails, the stray hold ends with its lease.
 //
 // An owner id that other values share (WithOwner) holds what r does not
-// know of: then the acquire is undone by its attempt id, which the hold
-// lists among its latest acquires (':a:' in the prelude's layout) however
-// many of other values came after it, up to 16. r's later calls wait all
-// the same. r.op held.
+// know of: then the acquire is undone by its attempt id. The hold lists
+// the ids of its latest 16 acquires (':a:' in the prelude's layout), so
+// the undo finds it even when acquires of other values came after it.
+// r's later calls wait all the same. r.op held.
 func (r *Holder) freeze(id string) func(undo bool) {
 	// An earlier undo may still run: this one follows it.
 	prev := r.settling.Load()
