@@ -140,15 +140,6 @@ local function hold_new(hash, fence, kind, h, id)
   return token
 end
 
--- hold_token returns the token of hold h, or nil when h is not held.
-local function hold_token(hash, h)
-  local t = redis.call('hget', hash, ':t:' .. h)
-  if t then
-    return tonumber(t)
-  end
-  return nil
-end
-
 -- hold_reenter adds one to the count of hold h, which exists, for the
 -- acquire with attempt id, and returns {count, token}. The id of the last
 -- partial unlock stays: an unlock whose reply was lost before this
