@@ -269,9 +269,10 @@ func (m *Mutex) rollback(ctx context.Context, n int) error {
 	ctx, cancel := core.Detached(ctx)
 	defer cancel()
 	var errs []error
-	for i, err := range unlockAll(ctx, m.locks[:n]) {
-		if err != nil && !errors.Is(err, lockkit.ErrNotHeld) && !errors.Is(err, lockkit.ErrLost) {
-			errs = append(errs, fmt.Errorf("%q may still be held: %w", m.locks[n-1-i].Name(), err))
+	released := unlockAll(ctx, m.locks[:n])
+	for i := n - 1; i >= 0; i-- {
+		if err := released[i]; err != nil && !errors.Is(err, lockkit.ErrNotHeld) && !errors.Is(err, lockkit.ErrLost) {
+			errs = append(errs, fmt.Errorf("%q may still be held: %w", m.locks[i].Name(), err))
 		}
 	}
 	if len(errs) == 0 {
@@ -292,11 +293,13 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 	if err := m.checkInput(ctx); err != nil {
 		return err
 	}
-	return errors.Join(unlockAll(ctx, m.locks)...)
+	errs := unlockAll(ctx, m.locks)
+	slices.Reverse(errs) // last taken first, as they were released before
+	return errors.Join(errs...)
 }
 
 // unlockAll unlocks every lock of locks at once, each in a goroutine of
-// its own, and returns their errors, last lock first.
+// its own, and returns their errors, in the order of locks.
 func unlockAll(ctx context.Context, locks []lockkit.Locker) []error {
 	errs := make([]error, len(locks))
 	var wg sync.WaitGroup
@@ -304,7 +307,6 @@ func unlockAll(ctx context.Context, locks []lockkit.Locker) []error {
 		wg.Go(func() { errs[i] = l.Unlock(ctx) })
 	}
 	wg.Wait()
-	slices.Reverse(errs) // last taken first, as they were released before
 	return errs
 }
 
