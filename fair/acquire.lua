@@ -3,7 +3,8 @@
 --
 -- KEYS[1]  lock hash PREFIX:{NAME}: one hold (see the prelude), kind 'fair'
 -- KEYS[2]  fencing-token counter PREFIX:{NAME}:fence (no TTL)
--- KEYS[3]  released tokens PREFIX:{NAME}:released (see release.lua)
+-- KEYS[3]  released tokens: the prefix PREFIX:{NAME}:released of their
+--          keys (see the prelude)
 -- KEYS[4]  queue sorted set PREFIX:{NAME}:waiters (see queue.lua)
 -- KEYS[5]  deadline sorted set PREFIX:{NAME}:timeouts (see queue.lua)
 -- ARGV[1]  owner id (the hold's id)

@@ -30,9 +30,9 @@
 //     and gets [lockkit.ErrWrongKind], and so does a fair lock of a name
 //     another kind holds; nothing is changed;
 //   - PREFIX:{NAME}:fence holds the last fencing token minted, the larger
-//     of its value + 1 and the server time in µs (no TTL), and
-//     PREFIX:{NAME}:released remembers recently released tokens, so a
-//     retried Unlock reports the outcome of the first;
+//     of its value + 1 and the server time in µs (no TTL), and a key
+//     PREFIX:{NAME}:released:TOKEN remembers a released token for a
+//     while, so a retried Unlock reports the outcome of the first;
 //   - PREFIX:{NAME}:waiters is the queue, a sorted set of the waiting
 //     owner ids scored by arrival number (one more than the last entry's),
 //     oldest first, and PREFIX:{NAME}:timeouts holds each waiter's

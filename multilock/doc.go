@@ -72,9 +72,9 @@
 // this module: field = owner id, value = hold count; ':t:' + owner id =
 // the node's fencing token of the hold; ':kind' = "redlock", so that the
 // name cannot be used by another kind on that node. PREFIX:{NAME}:fence is
-// the node's token counter (no TTL) and PREFIX:{NAME}:released remembers
-// recently released tokens for a while, so that a retried release reports
-// success. Waiters do not use pub/sub: a blocked Lock retries with
+// the node's token counter (no TTL) and a key PREFIX:{NAME}:released:TOKEN
+// remembers a released token for a while, so that a retried release
+// reports success. Waiters do not use pub/sub: a blocked Lock retries with
 // backoff, as package spin does.
 //
 // Each node's part of a hold is an ordinary hold of the engine: by default

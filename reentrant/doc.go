@@ -29,8 +29,8 @@
 // partial unlock, ':kind' = 'reentrant' (a lock of another kind with the
 // same name is refused with ErrWrongKind). The fencing counter
 // PREFIX:{NAME}:fence holds the last token minted (the larger of the
-// counter + 1 and the server time in µs); PREFIX:{NAME}:released remembers
-// released tokens for a retried Unlock. The processes that wait register
+// counter + 1 and the server time in µs); a key PREFIX:{NAME}:released:TOKEN
+// remembers a released token for 10 s, for a retried Unlock. The processes that wait register
 // in the sorted set PREFIX:{NAME}:procs (by when they registered), and
 // PREFIX:{NAME}:turn names, for 100 ms at most, the process a free lock is
 // kept for. Releases are published on PREFIX:{NAME}:ch:ID, ID being the

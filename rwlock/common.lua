@@ -26,7 +26,8 @@
 --          reader freed for the writers that claimed it (hand_off).
 -- KEYS[4]  fencing-token counter PREFIX:{NAME}:fence, shared by read and
 --          write holds (no TTL)
--- KEYS[5]  released tokens PREFIX:{NAME}:released (see the prelude)
+-- KEYS[5]  released tokens: the prefix PREFIX:{NAME}:released of their
+--          keys (see the prelude)
 -- KEYS[6]  the processes whose writers wait, PREFIX:{NAME}:wprocs (see the
 --          prelude's wait_register): a release that frees the lock for
 --          writers wakes one of them, on its own channel wch:ID

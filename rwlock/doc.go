@@ -28,7 +28,7 @@
 //	PREFIX:{NAME}:writers   zset  member = OWNER:w of a waiting writer, score = its intent deadline;
 //	                              member ':handoff', score = the end of a hand-off (see Waiting)
 //	PREFIX:{NAME}:fence     fencing-token counter shared by read and write holds (no TTL)
-//	PREFIX:{NAME}:released  zset of recently released tokens (retry-safe unlocks)
+//	PREFIX:{NAME}:released:TOKEN  there for a while after the hold with TOKEN was released (retry-safe unlocks)
 //	PREFIX:{NAME}:ch        channel that wakes readers
 //	PREFIX:{NAME}:wch       channel that wakes writers
 //

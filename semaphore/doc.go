@@ -18,9 +18,10 @@
 // PREFIX:{NAME}:timeouts (as the fair lock's, each entry naming the
 // permits it waits for), the number of permits set at run time
 // PREFIX:{NAME}:permits, the fencing counter PREFIX:{NAME}:fence and the
-// recently released tokens PREFIX:{NAME}:released. Every key expires with
-// what it serves (the latest lease, the latest waiter deadline, 24 hours
-// for the number of permits), except the fencing counter.
+// recently released tokens, a key PREFIX:{NAME}:released:TOKEN each.
+// Every key expires with what it serves (the latest lease, the latest
+// waiter deadline, 24 hours for the number of permits, 10 s for a
+// released token), except the fencing counter.
 //
 // # Waiting
 //

@@ -7,7 +7,8 @@
 --          permits held, and for each hold h the prelude's fields (count
 --          1, token, unlock and attempt ids) and ':n:' .. h = its permits
 -- KEYS[2]  fencing-token counter PREFIX:{NAME}:fence (no TTL)
--- KEYS[3]  released tokens PREFIX:{NAME}:released (see the prelude)
+-- KEYS[3]  released tokens: the prefix PREFIX:{NAME}:released of their
+--          keys (see the prelude)
 -- KEYS[4]  leases PREFIX:{NAME}:leases: member h, score = the server ms
 --          at which h's lease ends; a hold past it is freed by the next
 --          script that runs

@@ -18,11 +18,11 @@
 // hash, PREFIX:{NAME}, field = owner id, value = hold count, plus the hold's
 // fencing token in ':t:OWNER'; the counter PREFIX:{NAME}:fence (no TTL)
 // holds the last token minted (the larger of the counter + 1 and the server
-// time in µs), and
-// PREFIX:{NAME}:released remembers released tokens for a short while so a
-// retried Unlock is safe. The {NAME} hash tag keeps every key in one Cluster
-// slot. Nothing is published: no channel is used, and a spin lock never
-// SUBSCRIBEs or PUBLISHes.
+// time in µs), and a key PREFIX:{NAME}:released:TOKEN remembers a
+// released token for a short while so a retried Unlock is safe. The
+// {NAME} hash tag keeps every key in one Cluster slot. Nothing is
+// published: no channel is used, and a spin lock never SUBSCRIBEs or
+// PUBLISHes.
 //
 // # Waiting
 //

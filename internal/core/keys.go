@@ -17,7 +17,8 @@ type Keys struct {
 	Base string
 	// Fence is the fencing-token counter (no TTL: tokens keep increasing).
 	Fence string
-	// Released remembers recently released tokens for retried releases.
+	// Released is the prefix of the keys that remember recently released
+	// tokens for retried releases: Released:TOKEN, each with a TTL.
 	Released string
 	// Channel carries release messages for the lock's waiters; a process
 	// that registers in Procs is woken on Channel:ID instead, ID being its

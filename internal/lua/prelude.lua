@@ -16,9 +16,10 @@
 -- increase per name. A token is the larger of the counter + 1 and the
 -- server's time in µs, so that tokens keep increasing even across a
 -- restart that lost the counter (as long as the server's clock does not
--- go back). The sorted set PREFIX:{NAME}:released remembers the
--- tokens of recently ended holds (score = server ms), so that a retried
--- release whose first reply was lost reports success instead of a loss.
+-- go back). A key PREFIX:{NAME}:released:TOKEN remembers, for a short
+-- while (it expires), that the hold with TOKEN ended by its release, so
+-- that a retried release whose first reply was lost reports success
+-- instead of a loss.
 
 -- now_ms returns the server's time in ms.
 local function now_ms()
@@ -180,11 +181,19 @@ local function hold_drop(hash, h)
   redis.call('hdel', hash, h, ':t:' .. h, ':u:' .. h, ':a:' .. h, ':m:' .. h)
 end
 
--- remember records token as released at now, for window ms.
-local function remember(released, token, now, window)
-  redis.call('zadd', released, now, token)
-  redis.call('zremrangebyscore', released, '-inf', now - window)
-  redis.call('pexpire', released, window)
+-- Released tokens. released is the prefix PREFIX:{NAME}:released; the
+-- key released .. ':' .. token is there, for window ms, when the hold
+-- with token ended by a release. One key per token, each with its own
+-- expiry, makes remembering one call and forgetting none.
+
+-- remember records token as released, for window ms.
+local function remember(released, token, window)
+  redis.call('set', released .. ':' .. token, '1', 'PX', window)
+end
+
+-- remembered reports whether token was released in the last window ms.
+local function remembered(released, token)
+  return redis.call('exists', released .. ':' .. token) == 1
 end
 
 -- hold_release undoes one acquire of hold h with token, under unlock id
@@ -215,10 +224,10 @@ local function hold_release(hash, released, h, token, id, window, gone)
     if not gone then
       hold_drop(hash, h)
     end
-    remember(released, token, now_ms(), window)
+    remember(released, token, window)
     return 0, true
   end
-  if redis.call('zscore', released, token) then
+  if remembered(released, token) then
     return 0, false
   end
   return -1, false

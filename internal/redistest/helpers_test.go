@@ -146,14 +146,14 @@ func TestAssertClean_allows_only_what_a_freed_lock_keeps(t *testing.T) {
 			}
 		}
 		set(base+":fence", 0)
-		set(base+":released", time.Minute)
+		set(base+":released:17", time.Minute)
 		set("unrelated", 0)
 		wantNoFailure(t, func(tb testing.TB) { AssertClean(tb, c, name) })
 
 		set(base, time.Minute)
-		set(base+":released", 0) // no TTL: it would never go
+		set(base+":released:18", 0) // no TTL: it would never go
 		got := failures(t, func(tb testing.TB) { AssertClean(tb, c, name) })
-		for _, want := range []string{base + " (TTL ", base + ":released (no TTL)"} {
+		for _, want := range []string{base + " (TTL ", base + ":released:18 (no TTL)"} {
 			if !strings.Contains(got, want) {
 				t.Fatalf("AssertClean reported %q; want it to name %q", got, want)
 			}

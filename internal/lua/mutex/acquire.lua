@@ -4,7 +4,8 @@
 --
 -- KEYS[1]  lock hash PREFIX:{NAME}: one hold (see the prelude)
 -- KEYS[2]  fencing-token counter PREFIX:{NAME}:fence (no TTL)
--- KEYS[3]  released tokens PREFIX:{NAME}:released (see release.lua)
+-- KEYS[3]  released tokens: the prefix PREFIX:{NAME}:released of their
+--          keys (see the prelude)
 -- KEYS[4]  waiting processes PREFIX:{NAME}:procs (see the prelude)
 -- KEYS[5]  the process a free lock is kept for, PREFIX:{NAME}:turn (see
 --          the prelude's wake_next)
