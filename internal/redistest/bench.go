@@ -12,10 +12,11 @@ import (
 // BenchLockUnlock measures one owner locking and unlocking the free lock l.
 // It takes and frees l once first, so that its scripts are loaded, then
 // does so b.N times. It reports how long Lock took as by [ReportWaits],
-// the allocations per cycle and, when counter is not nil, the commands
-// counter saw per cycle as cmds/op; when counter was made by
-// CountCommands from a client of one server, that server's CPU time per
-// cycle, as redis-cpu-us/op.
+// the allocations per cycle, this process's CPU time per cycle as
+// client-cpu-us/op and, when counter is not nil, the commands counter saw
+// per cycle as cmds/op; when counter was made by CountCommands from a
+// client of one server, that server's CPU time per cycle, as
+// redis-cpu-us/op.
 func BenchLockUnlock(b *testing.B, l Locker, counter *Counter) {
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -24,6 +25,8 @@ func BenchLockUnlock(b *testing.B, l Locker, counter *Counter) {
 		counter.server.begin(b)
 		counter.Reset()
 	}
+	var cpu clientCPU
+	cpu.begin()
 	var waits []time.Duration
 	for b.Loop() {
 		t0 := time.Now()
@@ -35,6 +38,7 @@ func BenchLockUnlock(b *testing.B, l Locker, counter *Counter) {
 			b.Fatal(err)
 		}
 	}
+	cpu.report(b, b.N)
 	if counter != nil {
 		b.ReportMetric(float64(counter.Total())/float64(b.N), "cmds/op")
 		counter.server.report(b, b.N)
@@ -46,7 +50,8 @@ func BenchLockUnlock(b *testing.B, l Locker, counter *Counter) {
 // newLock, share b.N acquisitions of one lock, holding it for hold each
 // time. It takes and frees one more lock from newLock first, so that the
 // scripts are loaded. It reports acquisitions per second as acq/s, the
-// allocations per acquisition and, when counter is not nil, the commands
+// allocations per acquisition, this process's CPU time per acquisition
+// as BenchLockUnlock does and, when counter is not nil, the commands
 // counter saw per acquisition (Lock and Unlock) as cmds/acq, and the
 // server's CPU time per acquisition as BenchLockUnlock does. It returns
 // how long each Lock call waited, for [ReportWaits].
@@ -70,6 +75,8 @@ func BenchContended(b *testing.B, owners int, hold time.Duration, newLock func()
 	)
 	left.Store(int64(b.N))
 	b.ResetTimer()
+	var cpu clientCPU
+	cpu.begin()
 	start := time.Now()
 	for _, m := range locks {
 		wg.Go(func() {
@@ -100,6 +107,7 @@ func BenchContended(b *testing.B, owners int, hold time.Duration, newLock func()
 	elapsed := time.Since(start)
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "acq/s")
+	cpu.report(b, b.N)
 	if counter != nil {
 		b.ReportMetric(float64(counter.Total())/float64(b.N), "cmds/acq")
 		counter.server.report(b, b.N)
