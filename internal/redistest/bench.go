@@ -38,7 +38,7 @@ func BenchLockUnlock(b *testing.B, l Locker, counter *Counter) {
 			b.Fatal(err)
 		}
 	}
-	cpu.report(b, b.N)
+	cpu.report(b, b.N, "client-cpu-us/op")
 	if counter != nil {
 		b.ReportMetric(float64(counter.Total())/float64(b.N), "cmds/op")
 		counter.server.report(b, b.N)
@@ -51,7 +51,7 @@ func BenchLockUnlock(b *testing.B, l Locker, counter *Counter) {
 // time. It takes and frees one more lock from newLock first, so that the
 // scripts are loaded. It reports acquisitions per second as acq/s, the
 // allocations per acquisition, this process's CPU time per acquisition
-// as BenchLockUnlock does and, when counter is not nil, the commands
+// as client-cpu-us/acq and, when counter is not nil, the commands
 // counter saw per acquisition (Lock and Unlock) as cmds/acq, and the
 // server's CPU time per acquisition as BenchLockUnlock does. It returns
 // how long each Lock call waited, for [ReportWaits].
@@ -107,7 +107,7 @@ func BenchContended(b *testing.B, owners int, hold time.Duration, newLock func()
 	elapsed := time.Since(start)
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "acq/s")
-	cpu.report(b, b.N)
+	cpu.report(b, b.N, "client-cpu-us/acq")
 	if counter != nil {
 		b.ReportMetric(float64(counter.Total())/float64(b.N), "cmds/acq")
 		counter.server.report(b, b.N)

@@ -22,6 +22,9 @@ func TestBenchLockUnlock_reports_commands_per_cycle(t *testing.T) {
 	if _, ok := r.Extra["redis-cpu-us/op"]; ok {
 		t.Fatalf("metrics %v; want no redis-cpu-us/op from miniredis, which does not report it", r.Extra)
 	}
+	if _, ok := processCPU(); ok && r.Extra["client-cpu-us/op"] <= 0 {
+		t.Fatalf("metrics %v; want a positive client-cpu-us/op", r.Extra)
+	}
 }
 
 func TestBenchLockUnlock_reports_the_servers_cpu_per_cycle(t *testing.T) {
@@ -57,6 +60,9 @@ func TestBenchContended_shares_b_N_acquisitions(t *testing.T) {
 	}
 	if r.Extra["cmds/acq"] != 3 || r.Extra["acq/s"] <= 0 {
 		t.Fatalf("metrics %v; want 3 cmds/acq and a positive acq/s", r.Extra)
+	}
+	if _, ok := processCPU(); ok && r.Extra["client-cpu-us/acq"] <= 0 {
+		t.Fatalf("metrics %v; want a positive client-cpu-us/acq", r.Extra)
 	}
 }
 

@@ -18,11 +18,11 @@ type clientCPU struct {
 func (c *clientCPU) begin() { c.start, c.ok = processCPU() }
 
 // report reports the process's CPU time since begin, per op, in µs, as
-// client-cpu-us/op, when it could be told.
-func (c *clientCPU) report(b *testing.B, ops int) {
+// the metric unit (client-cpu-us/op, say), when it could be told.
+func (c *clientCPU) report(b *testing.B, ops int, unit string) {
 	now, ok := processCPU()
 	if !c.ok || !ok || ops == 0 {
 		return
 	}
-	b.ReportMetric(float64(now-c.start)/float64(time.Microsecond)/float64(ops), "client-cpu-us/op")
+	b.ReportMetric(float64(now-c.start)/float64(time.Microsecond)/float64(ops), unit)
 }
