@@ -40,7 +40,7 @@ if redis.call('exists', hash, queue, timeouts) == 0 then
   redis.call('pexpire', hash, lease)
   return {1, token}
 end
-local first = acquire_first(hash, 'fair', owner, id)
+local first, v = acquire_first(hash, 'fair', owner, id)
 if first then
   return first
 end
@@ -54,8 +54,8 @@ end
 local before = head_of(queue)
 local head = evict(queue, timeouts, now)
 
-if reenter and redis.call('hexists', hash, owner) == 1 then
-  local r = hold_reenter(hash, owner, id)
+if reenter and v[2] then
+  local r = hold_reenter(hash, owner, id, v[3], v[4])
   if redis.call('pttl', hash) < lease then
     redis.call('pexpire', hash, lease)
   end

@@ -78,15 +78,20 @@ local function mint(fence)
   return token, s
 end
 
--- wrong_kind returns an error reply when hash belongs to a kind other than
--- kind, else nil. Scripts call it first and return its reply if any, so
--- that nothing is changed.
-local function wrong_kind(hash, kind)
-  local k = redis.call('hget', hash, ':kind')
+-- kind_error returns the WRONGKIND error reply when k, the kind marked on
+-- hash (false when unmarked), is not kind; else nil.
+local function kind_error(hash, k, kind)
   if k and k ~= kind then
     return redis.error_reply('WRONGKIND lockkit: ' .. hash .. ' is a ' .. k .. ' lock, not ' .. kind)
   end
   return nil
+end
+
+-- wrong_kind returns an error reply when hash belongs to a kind other than
+-- kind, else nil. Scripts call it first and return its reply if any, so
+-- that nothing is changed.
+local function wrong_kind(hash, kind)
+  return kind_error(hash, redis.call('hget', hash, ':kind'), kind)
 end
 
 -- Acquires. ':a:' .. h lists the attempt ids of hold h's latest
@@ -142,14 +147,19 @@ local function hold_new(hash, fence, kind, h, id)
 end
 
 -- hold_reenter adds one to the count of hold h, which exists, for the
--- acquire with attempt id, and returns {count, token}. The id of the last
--- partial unlock stays: an unlock whose reply was lost before this
+-- acquire with attempt id, and returns {count, token}. list and token are
+-- the hold's acquires list and token when the caller read them already
+-- (acquire_first does); without token, they are read here. The id of the
+-- last partial unlock stays: an unlock whose reply was lost before this
 -- re-entry is retried with it, and must find itself done.
-local function hold_reenter(hash, h, id)
-  local v = redis.call('hmget', hash, ':a:' .. h, ':t:' .. h)
+local function hold_reenter(hash, h, id, list, token)
+  if not token then
+    local v = redis.call('hmget', hash, ':a:' .. h, ':t:' .. h)
+    list, token = v[1], v[2]
+  end
   local count = redis.call('hincrby', hash, h, 1)
-  redis.call('hset', hash, ':a:' .. h, acquires_add(v[1], id))
-  return {count, tonumber(v[2])}
+  redis.call('hset', hash, ':a:' .. h, acquires_add(list, id))
+  return {count, tonumber(token)}
 end
 
 -- hold_again returns {count, token} of hold h when it lists the acquire
@@ -167,13 +177,20 @@ end
 -- acquire_first starts an acquire of hold h, by attempt id, on a hash of
 -- kind: it returns the reply to give at once, the WRONGKIND error when
 -- another kind holds the hash or the answer to a re-sent acquire (see
--- hold_again), and nil when the acquire goes on.
+-- hold_again), and nil when the acquire goes on. It reads the hash once,
+-- and returns what it read second, for the acquire to go on with: the
+-- fields {':kind', h, ':a:' .. h, ':t:' .. h}, false where unset (h's
+-- count is false when h holds nothing).
 local function acquire_first(hash, kind, h, id)
-  local bad = wrong_kind(hash, kind)
+  local v = redis.call('hmget', hash, ':kind', h, ':a:' .. h, ':t:' .. h)
+  local bad = kind_error(hash, v[1], kind)
   if bad then
-    return bad
+    return bad, v
   end
-  return hold_again(hash, h, id)
+  if v[2] and acquired(v[3], id) then
+    return {tonumber(v[2]), tonumber(v[4])}, v
+  end
+  return nil, v
 end
 
 -- hold_drop removes hold h's fields.

@@ -61,19 +61,14 @@ if n == 0 then
   r = {1, hold_new(hash, KEYS[2], kind, owner, id)}
   redis.call('pexpire', hash, lease)
 else
-  local v = redis.call('hmget', hash, ':kind', owner, ':a:' .. owner, ':t:' .. owner)
-  if v[1] and v[1] ~= kind then
-    return wrong_kind(hash, kind)
-  end
-  if v[2] and acquired(v[3], id) then
-    -- Re-sent by the client (see the prelude's hold_again).
-    return {tonumber(v[2]), tonumber(v[4])}
+  local first, v = acquire_first(hash, kind, owner, id)
+  if first then
+    return first
   end
   if not v[2] or not reenter then
     return refuse(redis.call('pttl', hash))
   end
-  r = {redis.call('hincrby', hash, owner, 1), tonumber(v[4])}
-  redis.call('hset', hash, ':a:' .. owner, acquires_add(v[3], id))
+  r = hold_reenter(hash, owner, id, v[3], v[4])
   if redis.call('pttl', hash) < lease then
     redis.call('pexpire', hash, lease)
   end
