@@ -15,7 +15,8 @@ import (
 // one key from 4 processes; every workload runs with the floor and one
 // library of each client stack (go-redis, rueidis). It checks that every
 // cell acquired, that no Lock or Unlock failed, that the counter parsed
-// every byte, and that the floor alone costs 2 commands per acquisition.
+// every byte, that every row has its ratio to the serial floor, and that
+// the floor alone costs 2 commands per acquisition.
 func TestBenchmark_runs_every_library_and_every_workload(t *testing.T) {
 	requireRedis(t)
 	const d = 100 * time.Millisecond
@@ -38,6 +39,9 @@ func TestBenchmark_runs_every_library_and_every_workload(t *testing.T) {
 		}
 		if r.errors != 0 {
 			t.Errorf("%s on %s: %d errors, first: %s", r.lib, r.work.name, r.errors, r.firstError)
+		}
+		if !(r.vsSerial > 0) {
+			t.Errorf("%s on %s: vs serial = %v, want a ratio to the serial floor", r.lib, r.work.name, r.vsSerial)
 		}
 		if r.badBytes != 0 {
 			t.Errorf("%s on %s: %d bytes were not RESP requests", r.lib, r.work.name, r.badBytes)

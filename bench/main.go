@@ -95,8 +95,28 @@ func benchmark(o options) ([]summary, error) {
 	admin := redis.NewClient(&redis.Options{Addr: srv.addr})
 	defer admin.Close()
 
+	// serial holds the serial floor's acquisitions per second by hold: the
+	// floor run by one goroutine, which does one acquisition at a time.
+	serial := map[time.Duration]float64{}
 	var rows []summary
 	for wi, w := range works {
+		if _, ok := serial[w.hold]; !ok {
+			sw := serialWorkload(w.hold)
+			if !o.quiet {
+				fmt.Fprintf(os.Stderr, "%-12s %-12s ", "serial", floorLibrary.name)
+			}
+			if err := admin.FlushAll(context.Background()).Err(); err != nil {
+				return nil, err
+			}
+			r, err := runCell(exe, srv.addr, admin, floorLibrary, sw, o.duration, "bench:serial:"+sw.name)
+			if err != nil {
+				return nil, fmt.Errorf("the serial floor on %s: %w", sw.name, err)
+			}
+			serial[w.hold] = summarize(r, 0, 0).opsPerSec
+			if !o.quiet {
+				fmt.Fprintf(os.Stderr, "%d acquisitions\n", sum(r.acquisitions))
+			}
+		}
 		results := map[string]*cellResult{}
 		for li := range libs {
 			lib := libs[(li+wi)%len(libs)] // rotate who goes first
@@ -115,9 +135,9 @@ func benchmark(o options) ([]summary, error) {
 				fmt.Fprintf(os.Stderr, "%d acquisitions\n", sum(r.acquisitions))
 			}
 		}
-		floor := summarize(results[floorLibrary.name], 0)
+		floor := summarize(results[floorLibrary.name], 0, 0)
 		for _, lib := range libs {
-			rows = append(rows, summarize(results[lib.name], floor.opsPerSec))
+			rows = append(rows, summarize(results[lib.name], floor.opsPerSec, serial[w.hold]))
 		}
 	}
 	return rows, nil

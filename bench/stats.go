@@ -12,6 +12,7 @@ type summary struct {
 	acqs       int
 	opsPerSec  float64
 	vsFloor    float64 // opsPerSec / the floor's opsPerSec in the same workload; NaN without a floor
+	vsSerial   float64 // opsPerSec / the serial floor's with the same hold (serialWorkload); NaN without one
 	p50, p99   float64 // seconds of wait
 	max        float64
 	starved    int     // goroutines with no acquisition
@@ -24,8 +25,9 @@ type summary struct {
 }
 
 // summarize computes a cell's row; floorOps is the floor's acquisitions
-// per second in the same workload, 0 when unknown.
-func summarize(r *cellResult, floorOps float64) summary {
+// per second in the same workload and serialOps the serial floor's with
+// the same hold, each 0 when unknown.
+func summarize(r *cellResult, floorOps, serialOps float64) summary {
 	s := summary{lib: r.lib, work: r.work, errors: r.errors, firstError: r.firstError, badBytes: r.badBytes}
 	for _, a := range r.acquisitions {
 		s.acqs += a
@@ -34,10 +36,7 @@ func summarize(r *cellResult, floorOps float64) summary {
 		}
 	}
 	s.opsPerSec = float64(s.acqs) / r.duration.Seconds()
-	s.vsFloor = math.NaN()
-	if floorOps > 0 {
-		s.vsFloor = s.opsPerSec / floorOps
-	}
+	s.vsFloor, s.vsSerial = ratio(s.opsPerSec, floorOps), ratio(s.opsPerSec, serialOps)
 	w := slices.Clone(r.waits)
 	slices.Sort(w)
 	s.p50, s.p99 = quantile(w, 0.50), quantile(w, 0.99)
@@ -51,6 +50,14 @@ func summarize(r *cellResult, floorOps float64) summary {
 		s.cpuPerAcq = r.redisCPU / float64(s.acqs)
 	}
 	return s
+}
+
+// ratio returns ops / base, NaN when base is unknown (0).
+func ratio(ops, base float64) float64 {
+	if base <= 0 {
+		return math.NaN()
+	}
+	return ops / base
 }
 
 // quantile returns the q-quantile of sorted (nearest rank), NaN when empty.

@@ -9,16 +9,16 @@ import (
 
 // writeTable prints the rows as a markdown table, one line per cell.
 func writeTable(out io.Writer, rows []summary) {
-	fmt.Fprintln(out, "| workload | shape | hold | library | acq/s | vs floor | p50 wait | p99 wait | max wait | starved | Jain | cmds/acq | Redis CPU/acq | errors |")
-	fmt.Fprintln(out, "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(out, "| workload | shape | hold | library | acq/s | vs floor | vs serial | p50 wait | p99 wait | max wait | starved | Jain | cmds/acq | Redis CPU/acq | errors |")
+	fmt.Fprintln(out, "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		keys := ""
 		if r.work.keys > 1 {
 			keys = fmt.Sprintf(" on %d keys", r.work.keys)
 		}
-		fmt.Fprintf(out, "| %s | %s%s | %s | %s | %.0f | %s | %s | %s | %s | %d/%d | %s | %s | %s | %d |\n",
+		fmt.Fprintf(out, "| %s | %s%s | %s | %s | %.0f | %s | %s | %s | %s | %s | %d/%d | %s | %s | %s | %d |\n",
 			r.work.name, r.work.shape(), keys, holdText(r.work.hold), r.lib,
-			r.opsPerSec, ratioText(r.vsFloor),
+			r.opsPerSec, ratioText(r.vsFloor), ratioText(r.vsSerial),
 			waitText(r.p50), waitText(r.p99), waitText(r.max),
 			r.starved, r.work.contenders(), numText(r.jain, 3), numText(r.cmdsPerAcq, 2),
 			cpuText(r.cpuPerAcq), r.errors)

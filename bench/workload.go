@@ -37,6 +37,15 @@ var workloads = []workload{
 	{name: "keys1024", procs: 1, goroutines: 64, keys: 1024},
 }
 
+// serialWorkload is the workload of the serial floor for hold: one
+// goroutine of one process, on one key, so one acquisition at a time, each
+// two round trips and the hold. It is what a lock that hands over in no
+// time at all would reach with that hold, the end of each hold waiting
+// for nothing.
+func serialWorkload(hold time.Duration) workload {
+	return workload{name: "serial-" + holdText(hold), procs: 1, goroutines: 1, keys: 1, hold: hold}
+}
+
 // workloadNames returns the workloads' names in table order.
 func workloadNames() []string {
 	var names []string
