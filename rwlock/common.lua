@@ -214,8 +214,7 @@ end
 -- for the acquire with attempt id, with a lease of ms; it returns {1,
 -- token}.
 local function take_fresh(h, mode, ms, id)
-  local token = hold_new(HASH, FENCE, KIND, h, id)
-  redis.call('hset', HASH, ':mode', mode)
+  local token = hold_new(HASH, FENCE, KIND, h, id, ':mode', mode)
   redis.call('zadd', LEASES, NOW + ms, h)
   redis.call('pexpire', HASH, ms)
   redis.call('pexpire', LEASES, ms)

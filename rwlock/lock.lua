@@ -65,8 +65,7 @@ local free = redis.call('exists', HASH) == 0
 -- A free lock may be kept for another process's writers (kept: the wait).
 local kept = free and kept_for(TURN, proc, ms)
 if free and not kept then
-  local token = hold_new(HASH, FENCE, KIND, w, id)
-  redis.call('hset', HASH, ':mode', 'write')
+  local token = hold_new(HASH, FENCE, KIND, w, id, ':mode', 'write')
   lease(w, ms)
   settle()
   redis.call('zrem', WRITERS, w, HANDOFF)

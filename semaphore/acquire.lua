@@ -38,8 +38,7 @@ tidy(now, def, prefix)
 
 if free(def) - wanted_ahead(m) >= n then
   drop(waiters, timeouts, m)
-  local token = hold_new(hash, fence, kind, h, id)
-  redis.call('hset', hash, ':n:' .. h, n)
+  local token = hold_new(hash, fence, kind, h, id, ':n:' .. h, n)
   redis.call('hincrby', hash, ':used', n)
   redis.call('zadd', leases, now + lease, h)
   redis.call('pexpire', permits_key, expiry)

@@ -21,9 +21,23 @@
 -- that a retried release whose first reply was lost reports success
 -- instead of a loss.
 
+-- clock is the server's time as TIME gives it, {seconds, µs}, once read
+-- (see server_time).
+local clock
+
+-- server_time returns the server's time, {seconds, µs}: read once per
+-- script, which runs at one instant as far as the data can tell, so that
+-- the helpers that need the time share one call.
+local function server_time()
+  if not clock then
+    clock = redis.call('time')
+  end
+  return clock
+end
+
 -- now_ms returns the server's time in ms.
 local function now_ms()
-  local t = redis.call('time')
+  local t = server_time()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
@@ -66,7 +80,7 @@ end
 -- with GET); only when the counter had reached the time already (the
 -- clock went back, or two tokens in one µs) is the token set again.
 local function mint(fence)
-  local t = redis.call('time')
+  local t = server_time()
   local token = tonumber(t[1]) * 1000000 + tonumber(t[2])
   local s = string.format('%d', token)
   local last = tonumber(redis.call('set', fence, s, 'GET') or '0')
@@ -138,11 +152,12 @@ local function acquires_undone(list, id)
 end
 
 -- hold_new begins hold h (count 1) with a freshly minted token, by the
--- acquire with attempt id, and marks the hash as kind's. It returns the
+-- acquire with attempt id, and marks the hash as kind's; the optional
+-- field, value pairs that follow are set in the same call. It returns the
 -- token. The caller sets the expiry.
-local function hold_new(hash, fence, kind, h, id)
+local function hold_new(hash, fence, kind, h, id, ...)
   local token, s = mint(fence)
-  redis.call('hset', hash, ':kind', kind, h, 1, ':t:' .. h, s, ':a:' .. h, id)
+  redis.call('hset', hash, ':kind', kind, h, 1, ':t:' .. h, s, ':a:' .. h, id, ...)
   return token
 end
 
@@ -324,7 +339,7 @@ local wait_slack = 2000
 -- has pttl ms left: where it stands in line if it is in it already, else
 -- (or with back) at the back.
 local function wait_register(waiting, p, pttl, back)
-  local t = redis.call('time')
+  local t = server_time()
   local us = t[1] .. string.format('%06d', tonumber(t[2]))
   if back then
     redis.call('zadd', waiting, us, p)
