@@ -240,16 +240,25 @@ end
 -- release undoes one acquire of hold ARGV[1], with token ARGV[2] under
 -- unlock id ARGV[3], remembering an ended hold's token for ARGV[4] ms (the
 -- standard release ARGV, see hold_release). A hold that ended is
--- forgotten: its lease goes, and a write hold leaves the mode 'read'; the
--- caller settles the lock. Returns the remaining count and whether the
--- hold ended.
+-- forgotten and the lock settled: when its lease was the lock's only one,
+-- the hash and the lease set are deleted at once; otherwise its lease
+-- goes, a write hold leaves the mode 'read', and the lock expires with
+-- the latest lease left (settle). Returns the remaining count, whether
+-- the hold ended, and whether that freed the lock.
 local function release()
   local h = ARGV[1]
-  local count, ended = hold_release(HASH, RELEASED, h, ARGV[2], ARGV[3], tonumber(ARGV[4]))
-  if ended then
-    forget(h)
+  local leases = redis.call('zrange', LEASES, 0, 1)
+  local last = #leases == 1 and leases[1] == h
+  local count, ended = hold_release(HASH, RELEASED, h, ARGV[2], ARGV[3], tonumber(ARGV[4]), last)
+  if not ended then
+    return count, false, false
   end
-  return count, ended
+  if last then
+    redis.call('del', HASH, LEASES)
+    return count, true, true
+  end
+  forget(h)
+  return count, true, not settle()
 end
 
 -- Operation follows.

@@ -22,8 +22,8 @@ if bad then
   return bad
 end
 local was_claimed = claimed()
-local count, ended = release()
-if ended and not settle() then
+local count, _, free = release()
+if free then
   freed(was_claimed, tonumber(ARGV[6]), ARGV[5])
 end
 return count

@@ -25,7 +25,6 @@ if bad then
 end
 local count, ended = release()
 if ended then
-  settle()
   redis.call('del', WRITERS)
   publish(ARGV[5], '*')
   wake_writer(ARGV[6])
