@@ -16,7 +16,8 @@ import (
 // client-cpu-us/op and, when counter is not nil, the commands counter saw
 // per cycle as cmds/op; when counter was made by CountCommands from a
 // client of one server, that server's CPU time per cycle, as
-// redis-cpu-us/op.
+// redis-cpu-us/op, and the commands it ran per cycle, those inside
+// scripts included and the scripts themselves not, as redis-calls/op.
 func BenchLockUnlock(b *testing.B, l Locker, counter *Counter) {
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -51,9 +52,9 @@ func BenchLockUnlock(b *testing.B, l Locker, counter *Counter) {
 // time. It takes and frees one more lock from newLock first, so that the
 // scripts are loaded. It reports acquisitions per second as acq/s, the
 // allocations per acquisition, this process's CPU time per acquisition
-// as client-cpu-us/acq and, when counter is not nil, the commands
-// counter saw per acquisition (Lock and Unlock) as cmds/acq, and the
-// server's CPU time per acquisition as BenchLockUnlock does. It returns
+// as client-cpu-us/acq and, when counter is not nil, the commands counter
+// saw per acquisition (Lock and Unlock) as cmds/acq, and the server's CPU
+// time and commands per acquisition as BenchLockUnlock does. It returns
 // how long each Lock call waited, for [ReportWaits].
 func BenchContended(b *testing.B, owners int, hold time.Duration, newLock func() Locker, counter *Counter) []time.Duration {
 	ctx := context.Background()

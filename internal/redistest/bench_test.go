@@ -1,9 +1,12 @@
 package redistest
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 func TestBenchLockUnlock_reports_commands_per_cycle(t *testing.T) {
@@ -43,6 +46,41 @@ func TestBenchLockUnlock_reports_the_servers_cpu_per_cycle(t *testing.T) {
 	}
 	if us := r.Extra["redis-cpu-us/op"]; us <= 0 {
 		t.Fatalf("metrics %v; want a positive redis-cpu-us/op", r.Extra)
+	}
+	// The same 3 commands ran on the server, none of them in a script.
+	if calls := r.Extra["redis-calls/op"]; calls != 3 {
+		t.Fatalf("metrics %v; want 3 redis-calls/op", r.Extra)
+	}
+}
+
+// scriptLock runs a script of two calls to lock and one of one call to
+// unlock.
+type scriptLock struct {
+	c   *redis.Client
+	key string
+}
+
+var (
+	scriptLockLock   = redis.NewScript("redis.call('set', KEYS[1], 1) return redis.call('get', KEYS[1])")
+	scriptLockUnlock = redis.NewScript("return redis.call('del', KEYS[1])")
+)
+
+func (l scriptLock) Lock(ctx context.Context) error {
+	return scriptLockLock.Run(ctx, l.c, []string{l.key}).Err()
+}
+
+func (l scriptLock) Unlock(ctx context.Context) error {
+	return scriptLockUnlock.Run(ctx, l.c, []string{l.key}).Err()
+}
+
+func TestBenchLockUnlock_counts_the_calls_of_scripts_not_the_scripts(t *testing.T) {
+	c := StartServer(t).Client(t)
+	counter := CountCommands(c)
+	r := testing.Benchmark(func(b *testing.B) {
+		BenchLockUnlock(b, scriptLock{c: c, key: Unique(t)}, counter)
+	})
+	if r.Extra["cmds/op"] != 2 || r.Extra["redis-calls/op"] != 3 {
+		t.Fatalf("metrics %v; want 2 cmds/op (the scripts) and 3 redis-calls/op (what they call)", r.Extra)
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 
 // clientCPU measures the CPU time the benchmark's own process spends (the
 // lock library, go-redis and the Go runtime, system calls included), to
-// set beside the server's (serverCPU): of two libraries that send as
+// set beside the server's (serverCost): of two libraries that send as
 // many commands, the one that costs its host more shows it here.
 type clientCPU struct {
 	start time.Duration

@@ -25,8 +25,8 @@ import (
 type Counter struct {
 	total, scripts atomic.Int64
 	// server, set by CountCommands for a client of one server, measures
-	// that server's CPU time for the benchmarks.
-	server serverCPU
+	// that server's CPU time and commands for the benchmarks.
+	server serverCost
 }
 
 // NewCounter returns a Counter with every count at zero.
