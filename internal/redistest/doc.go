@@ -38,10 +38,11 @@
 //     argument ([ClientSpec], [SpecClient]);
 //   - counting.go: mutual exclusion checked across processes
 //     ([CountingChild], [CountRun]);
-//   - dropreply.go, counter.go, silence.go: go-redis hooks for a reply lost
-//     on its way back ([DropReply], [ErrReplyDropped]), a count of the
-//     commands a client sends ([Counter], [CountCommands]), and a server
-//     that seems to stop answering ([Silence]);
+//   - oneshot.go, counter.go, silence.go: go-redis hooks for a reply lost
+//     on its way back ([DropReply], [ErrReplyDropped]) and a script sent
+//     twice ([ResendScript]), a count of the commands a client sends
+//     ([Counter], [CountCommands]), and a server that seems to stop
+//     answering ([Silence]);
 //   - proxy.go: a TCP proxy in front of a server that delays what it
 //     forwards or stops forwarding, as a slow or partitioned network does
 //     ([StartProxy], [Proxy]); gate.go: what Proxy and Silence hold
@@ -54,7 +55,9 @@
 //     mutual exclusion within a process ([Hammer], [ErrOverlap]); closed.go:
 //     whether a hold's lost signal has fired ([Closed], [AnyClosed]);
 //   - bench.go: the common benchmarks ([BenchLockUnlock], [BenchContended],
-//     [ReportWaits]);
+//     [ReportWaits]) and the floor they measure a lock against ([Floor]);
+//     cost.go: what an op costs the server (CPU, commands run inside
+//     scripts included) and the benchmark's own process (CPU);
 //   - lockkit.go: a lockkit Client closed in cleanup ([Lockkit]);
 //   - main.go: the body of TestMain ([Main]) with the package's child
 //     entry points ([Children]) and goroutine leak detection.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // sysProcAttr asks the kernel to SIGKILL every process the harness starts
@@ -18,6 +19,16 @@ import (
 // harness never does.
 func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
+
+// processCPU returns the CPU time this process has used so far (user and
+// system), and whether it could tell.
+func processCPU() (time.Duration, bool) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, false
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
 }
 
 // canWatchSockets reports whether tcpQueues works here.

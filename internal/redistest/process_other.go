@@ -5,11 +5,15 @@ package redistest
 import (
 	"errors"
 	"syscall"
+	"time"
 )
 
 // sysProcAttr returns no special attributes where parent-death signals
 // are not available; processes are still stopped in t.Cleanup.
 func sysProcAttr() *syscall.SysProcAttr { return nil }
+
+// processCPU cannot tell this process's CPU time here.
+func processCPU() (time.Duration, bool) { return 0, false }
 
 // canWatchSockets reports whether tcpQueues works here.
 const canWatchSockets = false

@@ -8,8 +8,8 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// This file and counter.go, resend.go and silence.go hold the go-redis
-// hooks that tests add to a client. Faults of the server itself (stop,
+// This file and counter.go and silence.go hold the go-redis hooks that
+// tests add to a client. Faults of the server itself (stop,
 // kill, restart, stall) are methods of [Server].
 
 // ErrReplyDropped is the error a [DropReply] hook gives the caller of the
@@ -69,4 +69,26 @@ func (*oneShot) DialHook(next redis.DialHook) redis.DialHook { return next }
 // ProcessPipelineHook passes pipelines through unchanged.
 func (*oneShot) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return next
+}
+
+// ResendScript is a go-redis hook that, once armed, sends the next script
+// twice, as go-redis does when a read times out and it retries: the caller
+// gets the second reply, and the hook disarms itself. A script that fails
+// is not sent again and leaves the hook armed. Add it to a client with
+// client.AddHook(h).
+//
+// A ResendScript must not be copied after first use. It is safe for
+// concurrent use.
+type ResendScript struct{ oneShot }
+
+// ProcessHook sends the command and, if it is a script that succeeded and
+// the hook is armed, disarms the hook and sends it again.
+func (h *ResendScript) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if err == nil && IsScript(cmd) && h.fire() {
+			err = next(ctx, cmd)
+		}
+		return err
+	}
 }

@@ -1,0 +1,137 @@
+package redistest
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// serverCost measures the CPU time a redis-server process spends, from its
+// INFO CPU (used_cpu_sys + used_cpu_user): the server's whole cost, network
+// included, which the load of other processes on a shared machine does
+// not inflate as it does wall time; and the commands it runs, those its
+// scripts call included (serverCalls). A server that does not report them
+// (miniredis) is not measured.
+type serverCost struct {
+	c     *redis.Client
+	start float64 // seconds, at begin; < 0 when the server does not tell
+	calls int64   // serverCalls at begin; < 0 when the server does not tell
+}
+
+// used returns the server's CPU time so far, in seconds, or -1 when it
+// does not report it (miniredis refuses INFO CPU).
+func (s *serverCost) used(b *testing.B) float64 {
+	info, err := s.c.Info(context.Background(), "cpu").Result()
+	if err != nil {
+		return -1
+	}
+	total, found := 0.0, 0
+	for _, line := range strings.Split(info, "\n") {
+		name, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || (name != "used_cpu_sys" && name != "used_cpu_user") {
+			continue
+		}
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			b.Fatalf("%s: %v", line, err)
+		}
+		total += n
+		found++
+	}
+	if found != 2 {
+		return -1
+	}
+	return total
+}
+
+// begin starts the measurement, when there is a server to measure.
+func (s *serverCost) begin(b *testing.B) {
+	if s.c != nil {
+		s.start = s.used(b)
+		s.calls = serverCalls(s.c)
+	}
+}
+
+// report reports, per op since begin, the server's CPU time in µs as
+// redis-cpu-us/op, and the commands it ran as redis-calls/op.
+func (s *serverCost) report(b *testing.B, ops int) {
+	if s.c == nil || ops == 0 {
+		return
+	}
+	if end := s.used(b); s.start >= 0 && end >= 0 {
+		b.ReportMetric((end-s.start)*1e6/float64(ops), "redis-cpu-us/op")
+	}
+	if end := serverCalls(s.c); s.calls >= 0 && end >= 0 {
+		b.ReportMetric(float64(end-s.calls)/float64(ops), "redis-calls/op")
+	}
+}
+
+// commandStat is one line of INFO commandstats: a command's name and how
+// many times the server ran it.
+var commandStat = regexp.MustCompile(`(?m)^cmdstat_([^:]+):calls=(\d+)`)
+
+// notWork names the commands that serverCalls leaves out: the scripts
+// themselves (what they call is counted), and what a client or the
+// measurement sends besides a lock's work.
+var notWork = []string{"eval", "script", "info", "config", "hello", "client", "ping", "select", "auth", "command"}
+
+// serverCalls returns how many commands the server behind c has run so
+// far, those its scripts called included and the scripts themselves not
+// (see notWork), or -1 when it does not tell (miniredis has no INFO
+// commandstats). Set beside the commands a client sends, it is the work a
+// script does inside Redis.
+func serverCalls(c *redis.Client) int64 {
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		return -1
+	}
+	stats := commandStat.FindAllStringSubmatch(info, -1)
+	if len(stats) == 0 {
+		return -1
+	}
+	var n int64
+	for _, m := range stats {
+		if isWork(m[1]) {
+			calls, _ := strconv.ParseInt(m[2], 10, 64)
+			n += calls
+		}
+	}
+	return n
+}
+
+// isWork reports whether the command name is a lock's work (see notWork).
+func isWork(name string) bool {
+	for _, p := range notWork {
+		if strings.HasPrefix(name, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// clientCPU measures the CPU time the benchmark's own process spends (the
+// lock library, go-redis and the Go runtime, system calls included), to
+// set beside the server's (serverCost): of two libraries that send as
+// many commands, the one that costs its host more shows it here.
+type clientCPU struct {
+	start time.Duration
+	ok    bool
+}
+
+// begin starts the measurement.
+func (c *clientCPU) begin() { c.start, c.ok = processCPU() }
+
+// report reports the process's CPU time since begin, per op, in µs, as
+// the metric unit (client-cpu-us/op, say), when it could be told.
+func (c *clientCPU) report(b *testing.B, ops int, unit string) {
+	now, ok := processCPU()
+	if !c.ok || !ok || ops == 0 {
+		return
+	}
+	b.ReportMetric(float64(now-c.start)/float64(time.Microsecond)/float64(ops), unit)
+}
