@@ -9,9 +9,9 @@
 //     independent masters ([StartMasters]), each a [Server] that a test can
 //     [Server.Stop], [Server.Kill] and [Server.Restart] (same port, empty
 //     data set); stall.go: [Server.Stall] (the server stops answering for a
-//     while); launch.go, ready.go, admin.go and require.go: how a process
-//     is started on a free port, waited for, spoken to by the harness, and
-//     found on PATH;
+//     while); launch.go, ready.go and admin.go: how a process is found on
+//     PATH and started on a free port, waited for, and spoken to by the
+//     harness;
 //   - cluster.go: a Redis Cluster of three masters ([StartCluster],
 //     [Cluster]), or of three masters with a replica each
 //     ([StartClusterWithReplicas]); clustertopology.go: waiting until the
@@ -47,13 +47,14 @@
 //     forwards or stops forwarding, as a slow or partitioned network does
 //     ([StartProxy], [Proxy]); gate.go: what Proxy and Silence hold
 //     traffic up with;
-//   - locker.go: what the helpers need of a lock ([Locker], [NamedLocker],
-//     [TokenLocker]); wait.go: waiting with a deadline that fails loudly
-//     ([Ctx], [Eventually], [Receive], [LockAsync]); unique.go: unique lock
-//     names ([Unique]); helpers.go: checking a lock ([MustLock],
-//     [MustUnlock], [WantHoldCount], [WantErr], [AssertClean]); hammer.go:
-//     mutual exclusion within a process ([Hammer], [ErrOverlap]); closed.go:
-//     whether a hold's lost signal has fired ([Closed], [AnyClosed]);
+//   - helpers.go: what the helpers need of a lock ([Locker], [NamedLocker],
+//     [TokenLocker]), checking a lock ([MustLock], [MustUnlock],
+//     [WantHoldCount], [WantErr], [AssertClean]), unique lock names
+//     ([Unique]) and whether a hold's lost signal has fired ([Closed],
+//     [AnyClosed]); wait.go: waiting with a deadline that fails loudly
+//     ([Ctx], [Eventually], [Receive], [LockAsync]), and calls that must
+//     return at their deadline ([WantDeadlines]); hammer.go: mutual
+//     exclusion within a process ([Hammer], [ErrOverlap]);
 //   - bench.go: the common benchmarks ([BenchLockUnlock], [BenchContended],
 //     [ReportWaits]) and the floor they measure a lock against ([Floor]);
 //     cost.go: what an op costs the server (CPU, commands run inside

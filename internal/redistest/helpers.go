@@ -3,8 +3,11 @@ package redistest
 import (
 	"context"
 	"errors"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,6 +15,29 @@ import (
 
 	"github.com/lockkit/lockkit/internal/nodes"
 )
+
+// Locker is what the helpers of this package need of a lock. Every lock of
+// the module is one, and so is the read side of a read-write lock seen
+// through its RLocker.
+type Locker interface {
+	Lock(ctx context.Context) error
+	Unlock(ctx context.Context) error
+}
+
+// NamedLocker is a [Locker] that reports its lock's name, for failure
+// messages.
+type NamedLocker interface {
+	Locker
+	Name() string
+}
+
+// TokenLocker is a [Locker] whose holds carry a fencing token: a number
+// that grows with every new hold of the lock and is 0 while it holds
+// nothing.
+type TokenLocker interface {
+	Locker
+	Token() int64
+}
 
 // Generous bounds on the calls the helpers make: reaching one means the
 // lock or the server hangs.
@@ -112,3 +138,43 @@ func AssertClean(t testing.TB, c redis.UniversalClient, name string) {
 		t.Errorf("keys of %q left behind: %s", name, strings.Join(left, ", "))
 	}
 }
+
+// uniqueSeq numbers the names handed out by Unique. It is process-wide
+// because process-wide uniqueness is what Unique promises.
+var uniqueSeq atomic.Uint64
+
+// Unique returns a lock name that is unique within the process: the test's
+// name, with every character other than ASCII letters, digits, '-', '_' and
+// '.' replaced by '_', followed by '-' and a process-wide sequence number.
+// Tests that share a server can use it to never collide. The name contains
+// no braces, so it never forms a cluster hash tag by itself.
+func Unique(t testing.TB) string {
+	t.Helper()
+	prefix := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		default:
+			return '_'
+		}
+	}, t.Name())
+	if len(prefix) > maxUniquePrefix {
+		prefix = prefix[:maxUniquePrefix]
+	}
+	return prefix + "-" + strconv.FormatUint(uniqueSeq.Add(1), 10)
+}
+
+// Closed reports whether ch is closed. It never blocks, and ch must be one
+// that is only ever closed, never sent on.
+func Closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// AnyClosed reports whether any of chs is closed, as the lost signal of a
+// hold is once the hold is gone. It never blocks.
+func AnyClosed(chs []<-chan struct{}) bool { return slices.ContainsFunc(chs, Closed) }
