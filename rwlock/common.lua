@@ -104,17 +104,28 @@ local function lease(h, ms)
   end
 end
 
--- purge drops the holds whose lease has ended and the lapsed intents.
+-- earliest returns the lock's two earliest leases, {hold, deadline, ...}
+-- as ZRANGE 0 1 WITHSCORES gives them.
+local function earliest()
+  return redis.call('zrange', LEASES, 0, 1, 'withscores')
+end
+
+-- purge drops the holds whose lease has ended and the lapsed intents. It
+-- returns the two earliest leases left (see earliest).
 local function purge()
-  local dead = redis.call('zrangebyscore', LEASES, '-inf', NOW)
-  for _, h in ipairs(dead) do
-    hold_drop(HASH, h)
-    forget(h)
-  end
-  if #dead > 0 or redis.call('zcard', LEASES) == 0 then
+  local first = earliest()
+  if #first > 0 and tonumber(first[2]) <= NOW then
+    for _, h in ipairs(redis.call('zrangebyscore', LEASES, '-inf', NOW)) do
+      hold_drop(HASH, h)
+      forget(h)
+    end
+    settle()
+    first = earliest()
+  elseif #first == 0 then
     settle()
   end
   redis.call('zremrangebyscore', WRITERS, '-inf', NOW)
+  return first
 end
 
 -- intent_left returns the ms until the last live intent lapses, or false
@@ -194,13 +205,14 @@ end
 
 -- begin starts every script that changes the lock: it returns the
 -- WRONGKIND error reply when another kind holds the name (the script
--- returns it and changes nothing), and otherwise purges ended holds.
+-- returns it and changes nothing), and otherwise purges ended holds and
+-- returns nil and the two earliest leases left (see purge).
 local function begin()
   local bad = wrong_kind(HASH, KIND)
-  if not bad then
-    purge()
+  if bad then
+    return bad
   end
-  return bad
+  return nil, purge()
 end
 
 -- fresh reports whether nothing of the lock is there: no hold, lease,
@@ -239,16 +251,16 @@ end
 
 -- release undoes one acquire of hold ARGV[1], with token ARGV[2] under
 -- unlock id ARGV[3], remembering an ended hold's token for ARGV[4] ms (the
--- standard release ARGV, see hold_release). A hold that ended is
+-- standard release ARGV, see hold_release); first is the lock's two
+-- earliest leases, as begin returned them. A hold that ended is
 -- forgotten and the lock settled: when its lease was the lock's only one,
 -- the hash and the lease set are deleted at once; otherwise its lease
 -- goes, a write hold leaves the mode 'read', and the lock expires with
 -- the latest lease left (settle). Returns the remaining count, whether
 -- the hold ended, and whether that freed the lock.
-local function release()
+local function release(first)
   local h = ARGV[1]
-  local leases = redis.call('zrange', LEASES, 0, 1)
-  local last = #leases == 1 and leases[1] == h
+  local last = #first == 2 and first[1] == h
   local count, ended = hold_release(HASH, RELEASED, h, ARGV[2], ARGV[3], tonumber(ARGV[4]), last)
   if not ended then
     return count, false, false

@@ -17,12 +17,12 @@
 -- that already took effect returns the same answer again. Returns -1 when
 -- the hold is not there: its lease ended, it was removed, or a newer hold
 -- took its place. A WRONGKIND error when another kind holds the name.
-local bad = begin()
+local bad, first = begin()
 if bad then
   return bad
 end
 local was_claimed = claimed()
-local count, _, free = release()
+local count, _, free = release(first)
 if free then
   freed(was_claimed, tonumber(ARGV[6]), ARGV[5])
 end

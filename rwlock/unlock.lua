@@ -19,11 +19,11 @@
 -- again instead of releasing twice. Returns -1 when the hold is not there:
 -- its lease ended, it was removed, or a newer hold took its place.
 -- A WRONGKIND error when another kind holds the name.
-local bad = begin()
+local bad, first = begin()
 if bad then
   return bad
 end
-local count, ended = release()
+local count, ended = release(first)
 if ended then
   redis.call('del', WRITERS)
   publish(ARGV[5], '*')
