@@ -39,9 +39,9 @@ var workloads = []workload{
 
 // serialWorkload is the workload of the serial floor for hold: one
 // goroutine of one process, on one key, so one acquisition at a time, each
-// two round trips and the hold. It is what a lock that hands over in no
-// time at all would reach with that hold, the end of each hold waiting
-// for nothing.
+// two round trips and the hold as it really lasts. It is about what a lock
+// reaches at best with that hold when a release wakes the next holder, who
+// then takes the lock in one round trip.
 func serialWorkload(hold time.Duration) workload {
 	return workload{name: "serial-" + holdText(hold), procs: 1, goroutines: 1, keys: 1, hold: hold}
 }
