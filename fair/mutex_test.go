@@ -168,6 +168,17 @@ func TestLock_other_kind_returns_ErrWrongKind(t *testing.T) {
 		e.wantQueue()
 		redistest.WantHoldCount(t, r, 1)
 		redistest.MustUnlock(t, r)
+
+		// A hold whose name another kind took meanwhile (its key deleted
+		// by hand): its Unlock is refused and leaves the other lock be.
+		f = e.held()
+		if err := e.c.Del(redistest.Ctx(t, time.Second), lockKey(e.name)).Err(); err != nil {
+			t.Fatal(err)
+		}
+		redistest.MustLock(t, r)
+		redistest.WantErr(t, f.Unlock(redistest.Ctx(t, time.Second)), lockkit.ErrWrongKind)
+		redistest.WantHoldCount(t, r, 1)
+		redistest.MustUnlock(t, r)
 	})
 }
 

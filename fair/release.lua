@@ -15,10 +15,6 @@
 -- effect returns the same answer again instead of releasing twice. Returns
 -- -1 when this hold is not there: it expired or was removed, or a newer
 -- hold took its place. A WRONGKIND error when another kind holds the name.
-local bad = wrong_kind(KEYS[1], 'fair')
-if bad then
-  return bad
-end
 return hold_release_all(KEYS[1], KEYS[3], ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), function()
   hand_on(KEYS[4], KEYS[5], ARGV[5])
-end)
+end, 'fair')

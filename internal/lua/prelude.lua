@@ -237,9 +237,17 @@ end
 -- window ms; the caller frees or settles the hash. A retry of an unlock
 -- that took effect returns the same count again, or 0 once the hold ended.
 -- It returns -1 when the hold is not there: it expired, was removed, or a
--- newer hold took its place.
-local function hold_release(hash, released, h, token, id, window, gone)
-  local v = redis.call('hmget', hash, h, ':t:' .. h, ':u:' .. h)
+-- newer hold took its place. With kind, it first returns the WRONGKIND
+-- error reply (and false) when the hash is another kind's, reading that
+-- in the same call; nothing is changed then.
+local function hold_release(hash, released, h, token, id, window, gone, kind)
+  local v = redis.call('hmget', hash, h, ':t:' .. h, ':u:' .. h, ':kind')
+  if kind then
+    local bad = kind_error(hash, v[4], kind)
+    if bad then
+      return bad, false
+    end
+  end
   local count, held = tonumber(v[1]), v[2]
   if token == '' then
     token = held or ''
@@ -266,11 +274,12 @@ local function hold_release(hash, released, h, token, id, window, gone)
 end
 
 -- hold_release_all is the release of a lock whose hash holds one hold:
--- hold_release of hold h, and when that ended the hold, the hash is
--- deleted and freed() is called to wake whoever comes next. It returns
--- the remaining count, as hold_release does.
-local function hold_release_all(hash, released, h, token, id, window, freed)
-  local count, ended = hold_release(hash, released, h, token, id, window, true)
+-- hold_release of hold h (with kind, if given), and when that ended the
+-- hold, the hash is deleted and freed() is called to wake whoever comes
+-- next. It returns the remaining count, or the WRONGKIND error reply, as
+-- hold_release does.
+local function hold_release_all(hash, released, h, token, id, window, freed, kind)
+  local count, ended = hold_release(hash, released, h, token, id, window, true, kind)
   if ended then
     redis.call('del', hash)
     freed()
