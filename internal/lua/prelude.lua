@@ -177,22 +177,28 @@ local function hold_reenter(hash, h, id, list, token)
   return {count, tonumber(token)}
 end
 
--- hold_again returns {count, token} of hold h when it lists the acquire
--- with attempt id (see Acquires): the client re-sent that acquire
--- (go-redis retries a command whose reply timed out), which must not
--- count twice. Else nil.
-local function hold_again(hash, h, id)
-  local v = redis.call('hmget', hash, ':a:' .. h, h, ':t:' .. h)
-  if v[2] and acquired(v[1], id) then
-    return {tonumber(v[2]), tonumber(v[3])}
+-- again returns {count, token} of a hold whose count, acquires list and
+-- token are as read (false where unset) when it lists the acquire with
+-- attempt id (see Acquires): the client re-sent that acquire (go-redis
+-- retries a command whose reply timed out), which must not count twice.
+-- Else nil.
+local function again(count, list, token, id)
+  if count and acquired(list, id) then
+    return {tonumber(count), tonumber(token)}
   end
   return nil
+end
+
+-- hold_again is again for hold h, read from the hash.
+local function hold_again(hash, h, id)
+  local v = redis.call('hmget', hash, h, ':a:' .. h, ':t:' .. h)
+  return again(v[1], v[2], v[3], id)
 end
 
 -- acquire_first starts an acquire of hold h, by attempt id, on a hash of
 -- kind: it returns the reply to give at once, the WRONGKIND error when
 -- another kind holds the hash or the answer to a re-sent acquire (see
--- hold_again), and nil when the acquire goes on. It reads the hash once,
+-- again), and nil when the acquire goes on. It reads the hash once,
 -- and returns what it read second, for the acquire to go on with: the
 -- fields {':kind', h, ':a:' .. h, ':t:' .. h}, false where unset (h's
 -- count is false when h holds nothing).
@@ -202,10 +208,7 @@ local function acquire_first(hash, kind, h, id)
   if bad then
     return bad, v
   end
-  if v[2] and acquired(v[3], id) then
-    return {tonumber(v[2]), tonumber(v[4])}, v
-  end
-  return nil, v
+  return again(v[2], v[3], v[4], id), v
 end
 
 -- hold_drop removes hold h's fields.
