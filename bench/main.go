@@ -95,45 +95,44 @@ func benchmark(o options) ([]summary, error) {
 	admin := redis.NewClient(&redis.Options{Addr: srv.addr})
 	defer admin.Close()
 
+	// cell runs lib on w on an emptied server, with progress on stderr.
+	cell := func(lib library, w workload) (*cellResult, error) {
+		if !o.quiet {
+			fmt.Fprintf(os.Stderr, "%-12s %-12s ", w.name, lib.name)
+		}
+		if err := admin.FlushAll(context.Background()).Err(); err != nil {
+			return nil, err
+		}
+		r, err := runCell(exe, srv.addr, admin, lib, w, o.duration, fmt.Sprintf("bench:%s:%s", w.name, lib.name))
+		if err != nil {
+			return nil, fmt.Errorf("%s on %s: %w", lib.name, w.name, err)
+		}
+		if !o.quiet {
+			fmt.Fprintf(os.Stderr, "%d acquisitions\n", sum(r.acquisitions))
+		}
+		return r, nil
+	}
+
 	// serial holds the serial floor's acquisitions per second by hold: the
 	// floor run by one goroutine, which does one acquisition at a time.
 	serial := map[time.Duration]float64{}
 	var rows []summary
 	for wi, w := range works {
 		if _, ok := serial[w.hold]; !ok {
-			sw := serialWorkload(w.hold)
-			if !o.quiet {
-				fmt.Fprintf(os.Stderr, "%-12s %-12s ", "serial", floorLibrary.name)
-			}
-			if err := admin.FlushAll(context.Background()).Err(); err != nil {
+			r, err := cell(floorLibrary, serialWorkload(w.hold))
+			if err != nil {
 				return nil, err
 			}
-			r, err := runCell(exe, srv.addr, admin, floorLibrary, sw, o.duration, "bench:serial:"+sw.name)
-			if err != nil {
-				return nil, fmt.Errorf("the serial floor on %s: %w", sw.name, err)
-			}
 			serial[w.hold] = summarize(r, 0, 0).opsPerSec
-			if !o.quiet {
-				fmt.Fprintf(os.Stderr, "%d acquisitions\n", sum(r.acquisitions))
-			}
 		}
 		results := map[string]*cellResult{}
 		for li := range libs {
 			lib := libs[(li+wi)%len(libs)] // rotate who goes first
-			if !o.quiet {
-				fmt.Fprintf(os.Stderr, "%-12s %-12s ", w.name, lib.name)
-			}
-			if err := admin.FlushAll(context.Background()).Err(); err != nil {
+			r, err := cell(lib, w)
+			if err != nil {
 				return nil, err
 			}
-			r, err := runCell(exe, srv.addr, admin, lib, w, o.duration, fmt.Sprintf("bench:%s:%s", w.name, lib.name))
-			if err != nil {
-				return nil, fmt.Errorf("%s on %s: %w", lib.name, w.name, err)
-			}
 			results[lib.name] = r
-			if !o.quiet {
-				fmt.Fprintf(os.Stderr, "%d acquisitions\n", sum(r.acquisitions))
-			}
 		}
 		floor := summarize(results[floorLibrary.name], 0, 0)
 		for _, lib := range libs {
