@@ -130,7 +130,13 @@ func testLockAfterLoss(t *testing.T, e *env) {
 	}
 	key := lockkit.DefaultPrefix + ":{" + name + "}"
 	aside := key + ":aside" // in the same slot
-	if err := e.rc.Rename(ctx(t), key, aside).Err(); err != nil {
+	// Moved aside with a minute to live, in one transaction: the hold's
+	// own short lease must not end it while the watchdog finds it gone.
+	if _, err := e.rc.TxPipelined(ctx(t), func(p redis.Pipeliner) error {
+		p.PExpire(ctx(t), key, time.Minute)
+		p.Rename(ctx(t), key, aside)
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	lostWithin(t, m, waitTimeout)
