@@ -17,11 +17,16 @@ import (
 // When fewer than n acknowledge in time, the hold is undone and the call
 // returns an error matching [ErrReplicaAck] that says how many did; if the
 // undo fails too, the stray hold ends with its lease. When the master has
-// no replica connected at all, there is nothing to wait for and no
-// replica a failover could promote: the acknowledgement is skipped and
-// the call returns as without this option. A replica that acknowledged
-// can still lose the hold if it is not the one promoted, so n should
-// count every replica that may be.
+// had no replica for a long while (none attached, and no replication
+// backlog: none ever, or none for its repl-backlog-ttl, an hour by
+// default), there is nothing to wait for and no replica a failover could
+// promote: the acknowledgement is skipped and the call returns as without
+// this option. A master whose replicas are cut off is waited for, and so
+// fails with ErrReplicaAck: they may be down and come back, still
+// syncing, or already promoted by a failover it has not heard of, and
+// each could take over without the hold. A replica that acknowledged can
+// still lose the hold if it is not the one promoted, so n should count
+// every replica that may be.
 //
 // It applies to reentrant, fair, spin and read-write locks, and as a
 // Client default. n must be at least 1 and timeout positive. Default: no

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 
@@ -19,9 +21,18 @@ import (
 // writes a marker that changes nothing (INCRBY of the fencing counter by
 // 0, which is still replicated) on a connection of its own to the lock's
 // master and WAITs there: the replication stream is ordered, so a replica
-// that acknowledged the marker has the hold, taken before it. ROLE, sent
-// with the marker, tells whether the master has any replica connected;
-// with none, nothing is waited for (see lockkit.WithReplicaAck).
+// that acknowledged the marker has the hold, taken before it.
+//
+// INFO replication, sent with the marker, tells whether there is a
+// replica to wait for. A master with no replica attached (connected, or
+// still syncing) and no replication backlog has had none for
+// repl-backlog-ttl, or never: nothing is waited for (see
+// lockkit.WithReplicaAck). Any other master is waited for, even with no
+// replica attached: its replicas may be cut off, restarting, or promoted
+// away by a failover that this master has not heard of yet, and each of
+// those could take over without the hold. ROLE would not do: it lists
+// only the replicas that are online, not one still syncing, whose
+// acknowledgement WAIT does wait for.
 
 // errNoMaster reports a client whose master for a key cannot be named.
 var errNoMaster = errors.New("WithReplicaAck needs a *redis.Client (plain or failover) or a *redis.ClusterClient")
@@ -53,8 +64,8 @@ func (r *Holder) confirm(ctx context.Context, id string) error {
 
 // replicaAck waits until ReplicaAcks replicas of the lock's master have
 // every write the master took so far, for at most ReplicaAckTimeout, and
-// returns an error matching ErrReplicaAck when fewer did. A master with no
-// replica connected is not waited for.
+// returns an error matching ErrReplicaAck when fewer did. A master that
+// has had no replica for a long while (see above) is not waited for.
 func (r *Holder) replicaAck(ctx context.Context) error {
 	c := r.cfg
 	master, err := masterOf(ctx, c.Client.Redis(), c.Keys.Base)
@@ -63,16 +74,16 @@ func (r *Holder) replicaAck(ctx context.Context) error {
 	}
 	conn := master.Conn()
 	defer conn.Close()
-	var role *redis.Cmd
+	var info *redis.StringCmd
 	if _, err := conn.Pipelined(ctx, func(p redis.Pipeliner) error {
-		role = p.Do(ctx, "role")
+		info = p.Info(ctx, "replication")
 		p.IncrBy(ctx, c.Keys.Fence, 0)
 		return nil
 	}); err != nil {
 		return err
 	}
-	connected, err := connectedReplicas(role)
-	if err != nil || connected == 0 {
+	connected, backlog, err := replication(info.Val())
+	if err != nil || (connected == 0 && !backlog) {
 		return err
 	}
 	n, timeout := c.ReplicaAcks, c.ReplicaAckTimeout
@@ -99,19 +110,24 @@ func masterOf(ctx context.Context, rc redis.UniversalClient, key string) (*redis
 	return nil, fmt.Errorf("%w (got %T)", errNoMaster, rc)
 }
 
-// connectedReplicas returns how many replicas the ROLE reply of a master
-// lists: ["master", offset, [[ip, port, offset], ...]].
-func connectedReplicas(role *redis.Cmd) (int, error) {
-	v, err := role.Slice()
+// replication reads the INFO replication section of a master: how many
+// replicas it has attached (connected_slaves, which counts those still
+// syncing) and whether it keeps a replication backlog
+// (repl_backlog_active), which it does from its first replica on until it
+// has had none for repl-backlog-ttl.
+func replication(info string) (connected int, backlog bool, err error) {
+	fields := map[string]string{}
+	for line := range strings.Lines(info) {
+		if name, value, ok := strings.Cut(strings.TrimSpace(line), ":"); ok {
+			fields[name] = value
+		}
+	}
+	if role := fields["role"]; role != "master" {
+		return 0, false, fmt.Errorf("%w: INFO replication says role %q, not a master's", ErrReply, role)
+	}
+	connected, err = strconv.Atoi(fields["connected_slaves"])
 	if err != nil {
-		return 0, err
+		return 0, false, fmt.Errorf("%w: INFO replication: connected_slaves: %v", ErrReply, err)
 	}
-	if len(v) < 3 || v[0] != "master" {
-		return 0, fmt.Errorf("%w: ROLE replied %v, not a master's reply", ErrReply, v)
-	}
-	replicas, ok := v[2].([]any)
-	if !ok {
-		return 0, fmt.Errorf("%w: ROLE replied %v", ErrReply, v)
-	}
-	return len(replicas), nil
+	return connected, fields["repl_backlog_active"] == "1", nil
 }

@@ -33,11 +33,11 @@ func TestWithReplicaAck_failover_right_after_Lock_keeps_the_lock(t *testing.T) {
 				holder lockkit.Locker
 				lost   []<-chan struct{}
 			}
-			// The replicas are connected and caught up before the Locks:
-			// WithReplicaAck waits for none on a master that has no replica
-			// connected, which a replica still syncing after the start of a
-			// loaded machine's cluster can be. The failover still follows
-			// the last Lock at once.
+			// The replicas are attached and caught up before the Locks:
+			// WithReplicaAck waits for none on a master that has never had
+			// a replica attached, which a master of a freshly started
+			// deployment on a loaded machine can still be. The failover
+			// still follows the last Lock at once.
 			d.replicated(t)
 			var holds []held
 			for _, k := range ackKinds() {
@@ -106,6 +106,58 @@ func TestWithReplicaAck_shortfall_undoes_the_acquire(t *testing.T) {
 		if ok, err := tc.k.waiter(lc, tc.name).TryLock(redistest.Ctx(t, callTimeout)); !ok || err != nil {
 			t.Fatalf("%s: another owner's TryLock after the shortfall = %v, %v; want the lock free", tc.k.name, ok, err)
 		}
+	}
+}
+
+// TestWithReplicaAck_waits_for_a_replica_cut_off: a master whose only
+// replica is no longer attached still has a replica that a failover could
+// promote (one that a failover already promoted, while the master runs on
+// unaware, or one that is down and may come back): an acquire with
+// WithReplicaAck waits for it and fails with ErrReplicaAck, leaving the
+// lock free, instead of taking a hold that such a failover would lose.
+func TestWithReplicaAck_waits_for_a_replica_cut_off(t *testing.T) {
+	t.Parallel()
+	cuts := []struct {
+		name string
+		cut  func(t *testing.T, replica *redistest.Server)
+	}{
+		{"promoted away", func(t *testing.T, replica *redistest.Server) {
+			if err := replica.Client(t).ReplicaOf(t.Context(), "no", "one").Err(); err != nil {
+				t.Fatalf("REPLICAOF NO ONE: %v", err)
+			}
+		}},
+		{"killed", func(t *testing.T, replica *redistest.Server) { replica.Kill(t) }},
+	}
+	for _, cut := range cuts {
+		t.Run(cut.name, func(t *testing.T) {
+			t.Parallel()
+			master, replica := redistest.StartServer(t), redistest.StartServer(t)
+			mc := master.Client(t)
+			host, port, _ := strings.Cut(master.Addr(), ":")
+			if err := replica.Client(t).ReplicaOf(t.Context(), host, port).Err(); err != nil {
+				t.Fatalf("REPLICAOF: %v", err)
+			}
+			redistest.Eventually(t, settleBound, "the replica online at the master", func() bool {
+				info, err := mc.Info(t.Context(), "replication").Result()
+				return err == nil && strings.Contains(info, "state=online")
+			})
+			cut.cut(t, replica)
+			redistest.Eventually(t, settleBound, "the master without a replica", func() bool {
+				info, err := mc.Info(t.Context(), "replication").Result()
+				return err == nil && strings.Contains(info, "connected_slaves:0")
+			})
+			lc := redistest.Lockkit(t, mc)
+			for _, k := range ackKinds() {
+				name := redistest.Unique(t)
+				ok, err := k.holder(lc, name, lockkit.WithReplicaAck(1, 50*time.Millisecond)).TryLock(redistest.Ctx(t, callTimeout))
+				if ok || !errors.Is(err, lockkit.ErrReplicaAck) || !strings.Contains(err.Error(), "0 of 1 replicas acknowledged") {
+					t.Fatalf("%s: TryLock = %v, %v; want ErrReplicaAck saying 0 of 1 acknowledged", k.name, ok, err)
+				}
+				if ok, err := k.waiter(lc, name).TryLock(redistest.Ctx(t, callTimeout)); !ok || err != nil {
+					t.Fatalf("%s: another owner's TryLock after the shortfall = %v, %v; want the lock free", k.name, ok, err)
+				}
+			}
+		})
 	}
 }
 
