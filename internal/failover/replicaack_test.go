@@ -2,9 +2,12 @@ package failover_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -25,7 +28,8 @@ func TestWithReplicaAck_failover_right_after_Lock_keeps_the_lock(t *testing.T) {
 		t.Run(dep.name, func(t *testing.T) {
 			t.Parallel()
 			d := dep.start(t)
-			holders := redistest.Lockkit(t, d.client(t), lockkit.WithReplicaAck(1, callTimeout))
+			rc := d.client(t)
+			holders := redistest.Lockkit(t, rc, lockkit.WithReplicaAck(1, callTimeout))
 			others := redistest.Lockkit(t, d.client(t))
 			type held struct {
 				k      kind
@@ -49,15 +53,18 @@ func TestWithReplicaAck_failover_right_after_Lock_keeps_the_lock(t *testing.T) {
 				h.lost = lostSignals(h.holder)
 				holds = append(holds, h)
 			}
+			// What the master said of its replicas once the Locks were
+			// acknowledged, for the failure messages below.
+			repl := replicationOf(t, rc, holds[0].name)
 			d.failover(t)
 			for _, h := range holds {
 				t.Run(h.k.name, func(t *testing.T) {
 					t.Parallel()
 					if tryLockAfter(t, h.k.waiter(others, h.name)) {
-						t.Fatalf("another owner took the lock after the failover: the acknowledged hold was lost")
+						t.Fatalf("another owner took the lock after the failover: the acknowledged hold was lost; the master's INFO replication after the Locks:\n%s", repl)
 					}
 					if redistest.AnyClosed(h.lost) {
-						t.Fatalf("the acknowledged hold was reported lost")
+						t.Fatalf("the acknowledged hold was reported lost; the master's INFO replication after the Locks:\n%s", repl)
 					}
 					retry(t, "the holder's Unlock", h.holder.Unlock)
 				})
@@ -196,4 +203,24 @@ func TestWithReplicaAck_invalid_returns_ErrInvalid(t *testing.T) {
 			}
 		})
 	}
+}
+
+// replicationOf returns the INFO replication section of the master that
+// keeps the lock name on rc (the key's master on a Cluster client), or why
+// it could not be read.
+func replicationOf(t *testing.T, rc redis.UniversalClient, name string) string {
+	ctx := redistest.Ctx(t, callTimeout)
+	var master redis.Cmdable = rc
+	if cc, ok := rc.(*redis.ClusterClient); ok {
+		m, err := cc.MasterForKey(ctx, "{"+name+"}")
+		if err != nil {
+			return fmt.Sprintf("(no master for %q: %v)", name, err)
+		}
+		master = m
+	}
+	info, err := master.Info(ctx, "replication").Result()
+	if err != nil {
+		return fmt.Sprintf("(INFO replication: %v)", err)
+	}
+	return info
 }
