@@ -463,11 +463,14 @@ func (co *cohort) forgetLost(m *Mutex) error {
 	return err
 }
 
-// endTenure ends the holder's tenure: it holds nothing afterwards. co.mu
+// endTenure ends the holder's tenure: it holds nothing afterwards. A loss
+// of the Redis hold found by now (by the Unlock that gives it back, say)
+// is the tenure's, whether or not its following passed it on yet. co.mu
 // held.
 func (co *cohort) endTenure() {
 	m := co.holder
 	co.stop()
+	co.tenure.Catch(co.hold)
 	m.slot.Set(nil)
 	m.held.Store(nil)
 	co.tenure.End()
