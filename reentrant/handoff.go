@@ -24,7 +24,8 @@ import (
 //   - The owner in Redis is the process's cohort (an owner id of its
 //     own), not the Mutex: HoldCount reports the Mutex's own count while
 //     the process holds the lock in Redis, and a re-entry counts in memory,
-//     sending nothing.
+//     sending nothing (so it does not start a fixed lease anew, as a
+//     re-entry does without the option).
 //   - The fencing token stays the Redis hold's: a hand-over does not mint
 //     a token, so Mutexes that follow each other by hand-over see the same
 //     [Mutex.Token]. Tokens increase from one Redis hold to the next, not
