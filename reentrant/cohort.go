@@ -347,9 +347,11 @@ func (m *Mutex) unlockLocal(ctx context.Context) error {
 }
 
 // ended ends the hold that an Unlock gave back to Redis: the tenure ends,
-// the local waiters go on without it, co.mu is released and the Mutex
-// leaves the cohort.
+// lost if that Unlock found the hold gone (whether or not the tenure's
+// following passed the loss on yet), the local waiters go on without it,
+// co.mu is released and the Mutex leaves the cohort.
 func (co *cohort) ended() {
+	co.tenure.Catch(co.hold)
 	co.endTenure()
 	co.passOn()
 	co.unlock()
@@ -490,14 +492,11 @@ func (co *cohort) forgetLost(m *Mutex) error {
 	return err
 }
 
-// endTenure ends the holder's tenure: it holds nothing afterwards. A loss
-// of the Redis hold found by now (by the Unlock that gives it back, say)
-// is the tenure's, whether or not its following passed it on yet. co.mu
+// endTenure ends the holder's tenure: it holds nothing afterwards. co.mu
 // held.
 func (co *cohort) endTenure() {
 	m := co.holder
 	co.stop()
-	co.tenure.Catch(co.hold)
 	m.slot.Set(nil)
 	m.held.Store(nil)
 	co.tenure.End()
