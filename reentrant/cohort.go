@@ -128,13 +128,15 @@ func (m *Mutex) lockLocal(ctx context.Context) error {
 	co := join(m)
 	co.mu.Lock()
 	_ = co.forgetLost(m)
+	if co.holder == m && !co.releasing && co.tenure.Err() != nil {
+		// The hold is lost: give it back, then take a new one (with or
+		// without re-entry: m holds nothing).
+		_ = co.giveBack(ctx)
+		co.leave()
+		return m.lockLocal(ctx)
+	}
 	if co.holder == m && !co.releasing && !m.x.Cfg.NoReentry {
 		switch {
-		case co.tenure.Err() != nil:
-			// The hold is lost: give it back, then take a new one.
-			_ = co.giveBack(ctx)
-			co.leave()
-			return m.lockLocal(ctx)
 		case co.doubt:
 			co.mu.Unlock()
 			err := co.redis.Lock(ctx)
