@@ -13,6 +13,7 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/reentrant"
+	"github.com/lockkit/lockkit/watchdog"
 )
 
 // TestOptions_accept_their_bounds_and_refuse_past_them checks the limits
@@ -195,4 +196,25 @@ func TestLock_names_up_to_1024_bytes(t *testing.T) {
 		_, err := reentrant.New(lc, name+"}").TryLock(redistest.Ctx(t, 10*time.Second))
 		redistest.WantInvalid(t, "TryLock of a 1025-byte name", err, "name")
 	})
+}
+
+// TestWithMaxHold_has_no_effect_with_WithLease checks that a maximum hold
+// shorter than a fixed lease does not end the hold early: the hold ends
+// with its lease, and its loss says so rather than watchdog.ErrMaxHold.
+func TestWithMaxHold_has_no_effect_with_WithLease(t *testing.T) {
+	rc := redistest.StartServer(t).Client(t)
+	lost := make(chan lockkit.LostInfo, 1)
+	trace := lockkit.WithTrace(&lockkit.Trace{Lost: func(i lockkit.LostInfo) { lost <- i }})
+	m := reentrant.New(redistest.Lockkit(t, rc), redistest.Unique(t),
+		lockkit.WithLease(time.Second), lockkit.WithMaxHold(100*time.Millisecond), trace)
+	redistest.MustLock(t, m)
+	info := redistest.Receive(t, lost, redistest.Hang, "the hold's loss")
+	if errors.Is(info.Err, watchdog.ErrMaxHold) || info.Held < time.Second/2 {
+		t.Fatalf("hold lost after %v with %v; want its fixed lease of 1s to end it, not WithMaxHold", info.Held, info.Err)
+	}
+	err := m.Unlock(redistest.Ctx(t, 10*time.Second))
+	redistest.WantErr(t, err, lockkit.ErrLost)
+	if errors.Is(err, watchdog.ErrMaxHold) {
+		t.Fatalf("Unlock = %v; want the fixed lease's end, not WithMaxHold", err)
+	}
 }

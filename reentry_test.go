@@ -41,3 +41,39 @@ func TestWithoutReentry_applies_to_hash_locks_only(t *testing.T) {
 		t.Fatalf("error %q does not name the option", err)
 	}
 }
+
+// TestWithoutReentry_a_second_Lock_takes_the_lock_when_the_owners_lease_runs_out
+// checks the other way a non-reentrant owner's second Lock ends its wait:
+// the owner's own hold has a fixed lease and is never released, so the
+// Lock waits for that lease to run out, then takes a fresh hold (a larger
+// token, a count of 1) while the first hold is reported lost, and one
+// Unlock frees the lock.
+func TestWithoutReentry_a_second_Lock_takes_the_lock_when_the_owners_lease_runs_out(t *testing.T) {
+	rc := redistest.StartServer(t).Client(t)
+	for _, k := range []struct {
+		name string
+		new  func(*lockkit.Client, string, ...lockkit.Option) *reentrant.Mutex
+	}{{"reentrant", reentrant.New}, {"fair", fair.New}, {"spin", spin.New}} {
+		t.Run(k.name, func(t *testing.T) {
+			name := redistest.Unique(t)
+			m := k.new(redistest.Lockkit(t, rc), name, lockkit.WithoutReentry(), lockkit.WithLease(500*time.Millisecond))
+			redistest.MustLock(t, m)
+			first, lost := m.Token(), m.Lost()
+			ctx := redistest.Ctx(t, redistest.Hang)
+			if err := m.Lock(ctx); err != nil {
+				t.Fatalf("second Lock by the owner, its own hold never released: %v", err)
+			}
+			if !redistest.Closed(lost) {
+				t.Error("the second Lock holds, but the first hold's lost signal is open")
+			}
+			if m.Token() <= first {
+				t.Errorf("token of the second hold %d, not above the first's %d", m.Token(), first)
+			}
+			redistest.WantHoldCount(t, m, 1)
+			redistest.MustUnlock(t, m)
+			if ok, err := m.IsLocked(ctx); ok || err != nil {
+				t.Fatalf("IsLocked after one Unlock = %v, %v; want false", ok, err)
+			}
+		})
+	}
+}

@@ -2,6 +2,8 @@ package lockkit_test
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -74,4 +76,40 @@ func TestTrace_WaitDone_reports_the_error_Lock_returns(t *testing.T) {
 		t.Fatalf("WaitDone = %+v after %d WaitStart; want Lock's error %q and one WaitStart", info, started.Load(), err)
 	}
 	redistest.WantErr(t, info.Err, lockkit.ErrNotObtained, context.DeadlineExceeded)
+}
+
+// TestClient_AddTrace_reports_in_order_and_ignores_nil: the hooks given to
+// New come first, then those added with AddTrace in the order added, each
+// called once per event, beside a lock's own; AddTrace(nil) adds nothing,
+// and a lock's WithTrace(nil) leaves its own hooks as they were. Hooks
+// added from many goroutines at once are all kept.
+func TestClient_AddTrace_reports_in_order_and_ignores_nil(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	var order []string // appended to on the Lock's goroutine: hooks run synchronously
+	acquired := func(who string) *lockkit.Trace {
+		return &lockkit.Trace{Acquired: func(lockkit.AcquiredInfo) { order = append(order, who) }}
+	}
+	lc := redistest.Lockkit(t, rc, lockkit.WithTrace(acquired("given")))
+	lc.AddTrace(acquired("first"))
+	lc.AddTrace(nil)
+	lc.AddTrace(acquired("second"))
+	if n := len(lc.Traces()); n != 3 {
+		t.Fatalf("Traces has %d hooks, want 3 (AddTrace(nil) adds none)", n)
+	}
+	m := reentrant.New(lc, redistest.Unique(t), lockkit.WithTrace(acquired("own")), lockkit.WithTrace(nil))
+	redistest.MustLock(t, m)
+	redistest.MustUnlock(t, m)
+	clientHooks := slices.DeleteFunc(slices.Clone(order), func(s string) bool { return s == "own" })
+	if !slices.Equal(clientHooks, []string{"given", "first", "second"}) || len(order) != 4 {
+		t.Fatalf("Acquired reported to %v; want given, first, second once each, and own", order)
+	}
+
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() { lc.AddTrace(&lockkit.Trace{}) })
+	}
+	wg.Wait()
+	if n := len(lc.Traces()); n != 3+16 {
+		t.Fatalf("Traces has %d hooks after 16 concurrent AddTrace, want %d", n, 3+16)
+	}
 }

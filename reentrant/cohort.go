@@ -49,6 +49,10 @@ type cohort struct {
 	handoffs int
 	queue    []*cwaiter
 	wake     []chan struct{} // closed by unlock, after mu is released
+	// giving is set while dropLost gives a lost hold back in Redis, and
+	// closed when it is done: a TryLock waits for it rather than fail
+	// for want of a holder that is gone.
+	giving chan struct{}
 }
 
 // cwaiter is a Lock waiting in memory for its cohort's local lock.
@@ -124,13 +128,15 @@ func (m *Mutex) lockLocal(ctx context.Context) error {
 	co := join(m)
 	co.mu.Lock()
 	_ = co.forgetLost(m)
+	if co.holder == m && !co.releasing && co.tenure.Err() != nil {
+		// The hold is lost: give it back, then take a new one (with or
+		// without re-entry: m holds nothing).
+		_ = co.giveBack(ctx)
+		co.leave()
+		return m.lockLocal(ctx)
+	}
 	if co.holder == m && !co.releasing && !m.x.Cfg.NoReentry {
 		switch {
-		case co.tenure.Err() != nil:
-			// The hold is lost: give it back, then take a new one.
-			_ = co.giveBack(ctx)
-			co.leave()
-			return m.lockLocal(ctx)
 		case co.doubt:
 			co.mu.Unlock()
 			err := co.redis.Lock(ctx)
@@ -222,6 +228,26 @@ func (m *Mutex) tryLockLocal(ctx context.Context) (bool, error) {
 	co := join(m)
 	co.mu.Lock()
 	_ = co.forgetLost(m)
+	if co.holder == m && !co.releasing && co.tenure.Err() != nil {
+		// m's hold is lost: give it back, then try for a new one, as Lock
+		// does; m holds nothing, so its own lost hold must not keep it out.
+		_ = co.giveBack(ctx)
+		co.leave()
+		return m.tryLockLocal(ctx)
+	}
+	if giving := co.giving; giving != nil {
+		// The local lock was taken back from a lost holder, and the lost
+		// hold is being given back in Redis: no Mutex holds. Try again once
+		// it is given back (a round trip).
+		co.mu.Unlock()
+		co.leave()
+		select {
+		case <-giving:
+		case <-ctx.Done():
+			return false, core.NotObtained(m.x.Cfg.Name, ctx.Err())
+		}
+		return m.tryLockLocal(ctx)
+	}
 	if co.holder == m && !co.releasing && !m.x.Cfg.NoReentry && co.tenure.Err() == nil && !co.doubt {
 		co.count++
 		co.unlock()
@@ -323,9 +349,11 @@ func (m *Mutex) unlockLocal(ctx context.Context) error {
 }
 
 // ended ends the hold that an Unlock gave back to Redis: the tenure ends,
-// the local waiters go on without it, co.mu is released and the Mutex
-// leaves the cohort.
+// lost if that Unlock found the hold gone (whether or not the tenure's
+// following passed the loss on yet), the local waiters go on without it,
+// co.mu is released and the Mutex leaves the cohort.
 func (co *cohort) ended() {
+	co.tenure.Catch(co.hold)
 	co.endTenure()
 	co.passOn()
 	co.unlock()
@@ -435,12 +463,15 @@ func (co *cohort) dropLost(hold *core.Hold) {
 		}
 	}
 	co.holder, co.tenure, co.stop, co.count, co.doubt = nil, nil, nil, 0, false
+	giving := make(chan struct{})
+	co.giving = giving
 	co.mu.Unlock()
 	ctx, cancel := core.Detached(context.Background())
 	_ = co.redis.Unlock(ctx)
 	cancel()
 	co.mu.Lock()
 	co.passOn()
+	co.giving, co.wake = nil, append(co.wake, giving)
 	co.unlock()
 }
 

@@ -26,11 +26,14 @@
 //
 // The lock is one hash, PREFIX:{NAME}: field = owner id, value = hold count;
 // ':t:OWNER' = the hold's fencing token, ':u:OWNER' = the id of its last
-// partial unlock, ':kind' = 'reentrant' (a lock of another kind with the
-// same name is refused with ErrWrongKind). The fencing counter
-// PREFIX:{NAME}:fence holds the last token minted (the larger of the
-// counter + 1 and the server time in µs); a key PREFIX:{NAME}:released:TOKEN
-// remembers a released token for 10 s, for a retried Unlock. The processes that wait register
+// partial unlock, ':a:OWNER' = the ids of its latest acquires (so that a
+// re-sent acquire counts once and an acquire whose reply was lost can be
+// undone), ':m:OWNER' = who holds it (lockkit.WithHolderInfo), ':kind' =
+// 'reentrant' (a lock of another kind with the same name is refused with
+// ErrWrongKind). The fencing counter PREFIX:{NAME}:fence holds the last
+// token minted (the larger of the counter + 1 and the server time in µs);
+// a key PREFIX:{NAME}:released:TOKEN remembers a released token for 10 s,
+// for a retried Unlock. The processes that wait register
 // in the sorted set PREFIX:{NAME}:procs (by when they registered), and
 // PREFIX:{NAME}:turn names, for 100 ms at most, the process a free lock is
 // kept for. Releases are published on PREFIX:{NAME}:ch:ID, ID being the

@@ -23,8 +23,11 @@ import (
 //
 //   - The owner in Redis is the process's cohort (an owner id of its
 //     own), not the Mutex: HoldCount reports the Mutex's own count while
-//     the process holds the lock in Redis, and a re-entry counts in memory,
-//     sending nothing.
+//     the process holds the lock in Redis, and a re-entry and the Unlock
+//     that undoes it count in memory, sending nothing: the re-entry does
+//     not start a fixed lease anew, as it does without the option, and
+//     only the Unlock that ends the Mutex's hold learns from Redis that
+//     the hold is gone (ErrLost).
 //   - The fencing token stays the Redis hold's: a hand-over does not mint
 //     a token, so Mutexes that follow each other by hand-over see the same
 //     [Mutex.Token]. Tokens increase from one Redis hold to the next, not

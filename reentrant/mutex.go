@@ -167,9 +167,11 @@ func (m *Mutex) Token() int64 {
 
 // Lost returns a channel that is closed when m's current hold is lost: the
 // watchdog found it gone or could not renew it before the lease ran out, a
-// fixed lease ([lockkit.WithLease]) ended, or the Client was closed.
-// Nothing is ever sent on it, and Unlock does not close it. It returns nil
-// (a channel that never fires) when m holds nothing; call it after Lock.
+// fixed lease ([lockkit.WithLease]) ended, the Client was closed, or an
+// Unlock found it gone first (that Unlock returns [lockkit.ErrLost]).
+// Nothing is ever sent on it, and an Unlock that releases the hold does
+// not close it. It returns nil (a channel that never fires) when m holds
+// nothing; call it after Lock.
 func (m *Mutex) Lost() <-chan struct{} {
 	if m != nil && m.local {
 		return m.slot.Lost()

@@ -83,9 +83,14 @@ func (h *Hold) Ended() <-chan struct{} { return h.ended }
 // stop ends the following, and reports whether it stopped it before it
 // ran.
 func (h *Hold) Follow(src *Hold) (stop func() bool) {
-	return context.AfterFunc(src.ctx, func() {
-		if err := src.Err(); err != nil && h.LostSignal.loseWith(err) {
-			h.cancel(err)
-		}
-	})
+	return context.AfterFunc(src.ctx, func() { h.Catch(src) })
+}
+
+// Catch makes h lost, with src's error, if src is lost by now: the check
+// Follow makes, done in the caller, before h ends (see End) with a loss
+// that Follow's goroutine may not have passed on yet.
+func (h *Hold) Catch(src *Hold) {
+	if err := src.Err(); err != nil && h.LostSignal.loseWith(err) {
+		h.cancel(err)
+	}
 }
