@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -158,7 +159,11 @@ func (o *Options) For(option string, clientToo bool, kinds ...string) bool {
 	if o.Kind == Client {
 		o.Fail(option, "cannot be a Client default; give it to each lock")
 	} else {
-		o.Fail(option, "does not apply to a %s lock (only to %v)", o.Kind, kinds)
+		article := "a"
+		if strings.ContainsAny(o.Kind[:1], "aeiou") {
+			article = "an"
+		}
+		o.Fail(option, "does not apply to %s %s lock (only to %v)", article, o.Kind, kinds)
 	}
 	return false
 }
