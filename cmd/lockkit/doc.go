@@ -154,7 +154,8 @@
 //	--insecure           with TLS, do not verify the server's certificate
 //	--cluster            the server is a Cluster node: use a Cluster client
 //	--sentinel-master NAME --sentinel ADDR[,ADDR]
-//	                     connect to the master NAME through Sentinel (repeatable --sentinel)
+//	                     connect to the master NAME through Sentinel (repeatable --sentinel;
+//	                     each needs the other, and neither goes with -u)
 //
 // Other flags: --prefix PREFIX (default "lockkit", as lockkit.WithPrefix),
 // -o text|json, and --timeout D (default 10s), which bounds each command

@@ -74,6 +74,12 @@ func (o *options) check() error {
 		return errors.New("--cluster and --sentinel-master exclude each other")
 	case o.sentinelMaster != "" && len(o.sentinels) == 0:
 		return errors.New("--sentinel-master needs at least one --sentinel ADDR")
+	case o.sentinelMaster == "" && len(o.sentinels) > 0:
+		// Else the command would read another server (-h, -p) unasked.
+		return errors.New("--sentinel needs --sentinel-master NAME")
+	case o.sentinelMaster != "" && o.url != "":
+		// A URL names one server, which Sentinel would not use.
+		return errors.New("-u and --sentinel-master exclude each other: give the password with -a, the user with --user")
 	case o.cluster && o.db != 0:
 		return errors.New("-n: a Cluster has database 0 only")
 	case o.timeout <= 0:
