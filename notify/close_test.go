@@ -205,3 +205,27 @@ func TestNew_and_Close_do_no_IO(t *testing.T) {
 		t.Fatalf("New and Close dialled the server %d times, want 0", got)
 	}
 }
+
+// TestWait_and_WaitTurn_after_Close_return_ErrClosed checks ErrClosed's
+// promise that Wait and WaitTurn return it once the Notifier is closed,
+// not only when they were asleep at Close: a call made afterwards fails
+// even with a wake-up pending or a zero timeout, so a lock's wait loop
+// stops on a closed Client instead of trying again.
+func TestWait_and_WaitTurn_after_Close_return_ErrClosed(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	n, ch, a, b := twoWaiters(t, c)
+	defer a.Leave(false)
+	defer b.Leave(false)
+	publish(t, c, ch, notify.WakeAll)
+	// Both are woken at once: once a has its wake-up, b holds one too.
+	if !woken(a, 5*time.Second) {
+		t.Fatal("waiter not woken by WakeAll")
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := redistest.Ctx(t, 10*time.Second)
+	redistest.WantErr(t, b.WaitTurn(ctx), notify.ErrClosed)
+	redistest.WantErr(t, a.Wait(ctx, 0), notify.ErrClosed)
+	redistest.WantErr(t, b.Wait(ctx, time.Minute), notify.ErrClosed)
+}

@@ -355,11 +355,15 @@ func (w *Waiter) SetDeadline(wait time.Duration) {
 // Wait blocks until the waiter is woken, timeout elapses or ctx ends. A
 // negative timeout means no timeout; zero returns at once. A wake-up that
 // arrived before Wait was called is consumed at once. Wait returns
-// ctx.Err() if ctx ended first and nil otherwise. It suits a waiter alone
-// on its channel that keeps its own timer; waiters sharing a channel use
-// WaitTurn.
+// ctx.Err() if ctx ended first and nil otherwise; once the Notifier is
+// closed it returns [ErrClosed], even with a wake-up pending. It suits a
+// waiter alone on its channel that keeps its own timer; waiters sharing a
+// channel use WaitTurn.
 func (w *Waiter) Wait(ctx context.Context, timeout time.Duration) error {
 	w.woken = false
+	if w.isClosed() {
+		return ErrClosed
+	}
 	if w.pending() || timeout == 0 {
 		return nil
 	}
@@ -377,6 +381,16 @@ func (w *Waiter) Wait(ctx context.Context, timeout time.Duration) error {
 		if rearmed, err := w.await(ctx, fire); !rearmed {
 			return err
 		}
+	}
+}
+
+// isClosed reports whether the notifier is closed.
+func (w *Waiter) isClosed() bool {
+	select {
+	case <-w.n.closed:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -423,9 +437,13 @@ func (w *Waiter) sleep(delta int) {
 // SetDeadline) passed. Only the head keeps a timer; the others sleep until a
 // wake-up, and take the timer over when they become head. A wake-up that
 // arrived before WaitTurn was called is consumed at once. It returns
-// ctx.Err() if ctx ends first, else nil.
+// ctx.Err() if ctx ends first, [ErrClosed] once the Notifier is closed
+// (even with a wake-up pending), else nil.
 func (w *Waiter) WaitTurn(ctx context.Context) error {
 	w.woken = false
+	if w.isClosed() {
+		return ErrClosed
+	}
 	w.sleep(1)
 	defer w.sleep(-1)
 	var t *time.Timer

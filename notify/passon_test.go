@@ -131,3 +131,36 @@ func TestLeave_and_Handoff_are_idempotent(t *testing.T) {
 	}
 	redistest.Eventually(t, 5*time.Second, "the channel to be unsubscribed", func() bool { return !n.Subscribed(ch) })
 }
+
+// TestPassOn_of_the_latest_Subscribe_wins checks PassOn's promise that
+// the latest Subscribe's function is the one run for the channel: a
+// wake-up the last waiter leaves unused is handed to it, not to the
+// function an earlier waiter gave.
+func TestPassOn_of_the_latest_Subscribe_wins(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	n := newNotifier(t, c)
+	passed := make(chan string, 2)
+	ch := redistest.Unique(t)
+	ctx := redistest.Ctx(t, 10*time.Second)
+	a, err := n.Subscribe(ctx, ch, notify.PassOn(func() { passed <- "first" }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := n.Subscribe(ctx, ch, notify.PassOn(func() { passed <- "latest" }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Leave(true)
+	publish(t, c, ch, notify.WakeOne)
+	if !woken(b, 5*time.Second) {
+		t.Fatal("the remaining waiter was not woken")
+	}
+	b.Leave(false)
+	if got := redistest.Receive(t, passed, 5*time.Second, "PassOn for the unused wake-up"); got != "latest" {
+		t.Fatalf("PassOn of the %s Subscribe ran, want the latest's", got)
+	}
+	_ = n.Close() // waits for anything PassOn started
+	if len(passed) != 0 {
+		t.Fatalf("PassOn ran again: %s", <-passed)
+	}
+}

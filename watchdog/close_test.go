@@ -54,3 +54,33 @@ func TestClose_called_twice_at_once_both_wait_for_the_renewals_in_flight(t *test
 	}
 	wg.Wait()
 }
+
+// TestClose_reports_a_suspended_hold_lost_with_ErrClosed checks that Close
+// reports a hold that is suspended (its Unlock's release on its way) lost
+// with ErrClosed, as Close and Suspend say: should that release fail, its
+// Resume comes too late to renew the hold, and the holder must learn that
+// nothing keeps its lease alive. A hold stopped before Close is not
+// reported.
+func TestClose_reports_a_suspended_hold_lost_with_ErrClosed(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	w := watchdog.New(c)
+	const ttl = time.Minute
+	lost := make(chan error, 2)
+	suspended := w.Register()
+	suspended.Start(lease(redistest.Unique(t), ttl, lost), time.Now())
+	suspended.Suspend()
+	stopped := w.Register()
+	stopped.Start(lease(redistest.Unique(t), ttl, lost), time.Now())
+	stopped.Stop()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	redistest.WantErr(t, redistest.Receive(t, lost, 5*time.Second, "OnLost of the suspended hold"), watchdog.ErrClosed)
+	select {
+	case err := <-lost:
+		t.Fatalf("a second OnLost after Close, with %v: the stopped hold was reported", err)
+	default:
+	}
+	suspended.Resume() // too late: changes nothing
+	suspended.Stop()
+}

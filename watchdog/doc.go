@@ -57,10 +57,10 @@
 // stopped. While the hold is suspended such a reply can only extend the
 // lease the watchdog knows of; one that finds the hold gone (maybe
 // released) is ignored. A suspended hold is neither renewed nor reported
-// lost.
+// lost, except at Close (below).
 //
 // A hold with a fixed lease (a Lease without a Script) is never renewed;
 // the watchdog only reports its end, at the acquire's send time plus the
 // TTL. [Watchdog.Close] stops everything, reports every hold still started
-// lost with [ErrClosed], and waits for the renewals in flight to return.
+// (suspended or not) lost with [ErrClosed], and waits for the renewals in flight to return.
 package watchdog

@@ -271,8 +271,8 @@ func (h *Hold) lose(cause error) func() {
 }
 
 // Close stops the Watchdog: it stops the goroutine, calls OnLost with
-// [ErrClosed] for every hold still started, since nothing renews it any
-// more, and waits for the renewals still in flight to return, so that it
+// [ErrClosed] for every hold still started, suspended ones included, since
+// nothing renews it any more, and waits for the renewals still in flight to return, so that it
 // leaves no goroutine behind. go-redis bounds such a round trip by the
 // client's timeouts, not by a context, unless the client was created with
 // ContextTimeoutEnabled: against a silent server Close may wait for the
@@ -331,7 +331,9 @@ func (h *Hold) Renewed(since time.Time) {
 }
 
 // Suspend stops renewing h until Resume or Stop, and stops its loss being
-// reported. It does not wait for a renewal of h in flight: the script,
+// reported, except by Close: a hold still suspended then is reported lost
+// with [ErrClosed], since a release that fails cannot Resume it any more.
+// It does not wait for a renewal of h in flight: the script,
 // fenced by the hold's token, changes nothing on the server once the hold
 // is released, and its reply, if it comes while h is suspended, is only
 // used to extend the lease h is known to have (a reply that finds the hold

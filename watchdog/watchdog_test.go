@@ -348,3 +348,22 @@ func TestWatchdog_renews_in_one_pipeline_per_shard_on_Cluster(t *testing.T) {
 		t.Fatalf("%d pipelines for 12 holds on 3 masters over 4 leases; renewals are not batched", n)
 	}
 }
+
+// TestRenewed_never_moves_the_end_of_a_lease_earlier checks Renewed's
+// promise: a renewal time older than the lease's start (a reply that
+// comes late, say) leaves the lease ending where it did, so the hold is
+// not reported over before its own end.
+func TestRenewed_never_moves_the_end_of_a_lease_earlier(t *testing.T) {
+	_, c := redistest.Mini(t)
+	w := newWatchdog(t, c)
+	lost := make(chan error, 1)
+	const ttl = 300 * time.Millisecond
+	h := w.Register()
+	start := time.Now()
+	h.Start(watchdog.Lease{TTL: ttl, OnLost: func(cause error) { lost <- cause }}, start)
+	h.Renewed(start.Add(-ttl / 2))
+	redistest.WantErr(t, redistest.Receive(t, lost, 5*time.Second, "the end of the fixed lease"), watchdog.ErrLeaseEnded)
+	if ended := time.Since(start); ended < ttl {
+		t.Fatalf("fixed lease reported over after %v, before its end %v: Renewed moved it earlier", ended, ttl)
+	}
+}

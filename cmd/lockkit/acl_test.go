@@ -42,3 +42,16 @@ func TestConnect_user_REDISCLI_AUTH_and_database(t *testing.T) {
 		wantHeld(t, &l, m)
 	}
 }
+
+// TestConnect_n_0_overrides_the_database_of_a_URL checks that -n given
+// with -u overrides the URL's database also when it is 0, as doc.go says
+// of every flag given beside a URL: a URL kept in a config file names
+// database 3, and the lock lives in database 0.
+func TestConnect_n_0_overrides_the_database_of_a_URL(t *testing.T) {
+	s := redistest.StartServer(t)
+	m, prefix := holdVia(t, &redis.Options{Addr: s.Addr()})
+	conn := cli{conn: []string{"-u", "redis://" + s.Addr() + "/3", "-n", "0"}}
+	var l Lock
+	conn.okJSON(t, &l, "show", "--prefix", prefix, m.Name())
+	wantHeld(t, &l, m)
+}

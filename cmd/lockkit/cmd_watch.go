@@ -31,10 +31,20 @@ func watchCommand() *command {
 // interval and at once after each message. A hold taken and released
 // between two reads shows only by its release's message (a spin lock's
 // not at all: it publishes nothing).
+// An interrupt ends it with no error, also while it still connects,
+// subscribes or reads the first state.
 func watch(ctx context.Context, e *env, name string, interval time.Duration) error {
 	if interval <= 0 {
 		return usageError{fmt.Sprintf("--interval %v: must be positive", interval)}
 	}
+	if err := follow(ctx, e, name, interval); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil
+}
+
+// follow is watch once its flags are checked.
+func follow(ctx context.Context, e *env, name string, interval time.Duration) error {
 	k := keysOf(e.opts.prefix, name)
 	ps := e.rc.Subscribe(ctx, k.Channel, k.WriterChannel, k.Observers)
 	defer ps.Close()

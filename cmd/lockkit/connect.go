@@ -30,7 +30,7 @@ func (o *options) connect() (redis.UniversalClient, error) {
 			SentinelAddrs: o.sentinels,
 			Username:      o.user,
 			Password:      password,
-			DB:            o.db,
+			DB:            o.db.n,
 		}
 		if o.tls {
 			opt.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
@@ -57,14 +57,14 @@ func (o *options) connect() (redis.UniversalClient, error) {
 		}
 		return redis.NewClusterClient(opt), nil
 	default:
-		opt := &redis.Options{Addr: addr, DB: o.db}
+		opt := &redis.Options{Addr: addr, DB: o.db.n}
 		if o.url != "" {
 			var err error
 			if opt, err = redis.ParseURL(o.url); err != nil {
 				return nil, fmt.Errorf("-u: %w", err)
 			}
-			if o.db != 0 {
-				opt.DB = o.db
+			if o.db.set {
+				opt.DB = o.db.n
 			}
 		}
 		override(&opt.Username, o.user)

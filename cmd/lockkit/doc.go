@@ -70,12 +70,12 @@
 //	key          lockkit:{jobs:nightly}
 //	kind         fair
 //	state        exclusive, lease 25.348s
-//	server time  2025-03-14T09:26:53.014Z
-//	fence        17 (last token minted)
+//	server time  2026-11-24T09:26:53.014Z
+//	fence        1795512413014017 (last token minted)
 //
 //	holders: 1
-//	  OWNER     MODE       COUNT  TOKEN  LEASE
-//	  worker-a  exclusive  1      17     25.348s
+//	  OWNER     MODE       COUNT  TOKEN             LEASE
+//	  worker-a  exclusive  1      1795512413014017  25.348s
 //
 //	queue: 2 waiting
 //	  #  OWNER     ARRIVAL  DEADLINE
@@ -132,7 +132,8 @@
 // kind, is refused as well (status 1): no ForceUnlock knows how to free
 // it and wake its waiters. Without --force unlock refuses (status 2);
 // without --yes it changes nothing, says what it would free and exits
-// with status 1.
+// with status 1. A lock that is not held is left as it is, with status 0,
+// with or without --yes.
 //
 // Every other command only reads: show and ls read through EVAL_RO, which
 // the server refuses to let write. An ACL user with +@read +@pubsub
@@ -153,7 +154,8 @@
 //	--insecure           with TLS, do not verify the server's certificate
 //	--cluster            the server is a Cluster node: use a Cluster client
 //	--sentinel-master NAME --sentinel ADDR[,ADDR]
-//	                     connect to the master NAME through Sentinel (repeatable --sentinel)
+//	                     connect to the master NAME through Sentinel (repeatable --sentinel;
+//	                     each needs the other, and neither goes with -u)
 //
 // Other flags: --prefix PREFIX (default "lockkit", as lockkit.WithPrefix),
 // -o text|json, and --timeout D (default 10s), which bounds each command

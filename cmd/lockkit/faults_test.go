@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"strings"
 	"syscall"
 	"testing"
@@ -67,5 +68,41 @@ func TestWatch_outlives_a_server_restart_and_ends_on_SIGTERM(t *testing.T) {
 	if ev := awaitEvents(t, w, "publish", "release")["publish"]; ev.Channel != ch {
 		t.Errorf("publish event %+v, want one on %s", ev, ch)
 	}
+	w.stop(t, syscall.SIGTERM)
+}
+
+// TestWatch_interrupted_while_connecting_exits_0 checks that watch ends
+// with status 0 when interrupted, as doc.go says, also before it printed
+// anything: here its server accepts the connection and never answers, and
+// SIGTERM comes while watch waits for it.
+func TestWatch_interrupted_while_connecting_exits_0(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := make(chan net.Conn, 8)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				close(accepted)
+				return
+			}
+			accepted <- c
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		for c := range accepted {
+			c.Close()
+		}
+	})
+	host, port, err := net.SplitHostPort(ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := cli{conn: []string{"-h", host, "-p", port}}.start(t, "watch", redistest.Unique(t))
+	conn := redistest.Receive(t, accepted, redistest.Hang, "watch to connect")
+	defer conn.Close()
 	w.stop(t, syscall.SIGTERM)
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,7 +21,7 @@ type options struct {
 	port           int
 	password       string
 	user           string
-	db             int
+	db             dbFlag
 	tls            bool
 	cacert         string // --cacert: CA certificates to trust for TLS
 	insecure       bool   // --insecure: skip verifying the server's certificate
@@ -51,7 +52,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.port, "p", o.port, "server `PORT`")
 	fs.StringVar(&o.password, "a", o.password, "`PASSWORD` (also read from REDISCLI_AUTH)")
 	fs.StringVar(&o.user, "user", o.user, "ACL `USER`name")
-	fs.IntVar(&o.db, "n", o.db, "database `NUMBER` (not with --cluster)")
+	fs.Var(&o.db, "n", "database `NUMBER` (not with --cluster)")
 	fs.BoolVar(&o.tls, "tls", o.tls, "connect with TLS")
 	fs.StringVar(&o.cacert, "cacert", o.cacert, "PEM `FILE` of the CA certificates that sign the server's (with --tls or rediss://; default: the system's)")
 	fs.BoolVar(&o.insecure, "insecure", o.insecure, "with TLS, do not verify the server's certificate")
@@ -74,7 +75,13 @@ func (o *options) check() error {
 		return errors.New("--cluster and --sentinel-master exclude each other")
 	case o.sentinelMaster != "" && len(o.sentinels) == 0:
 		return errors.New("--sentinel-master needs at least one --sentinel ADDR")
-	case o.cluster && o.db != 0:
+	case o.sentinelMaster == "" && len(o.sentinels) > 0:
+		// Else the command would read another server (-h, -p) unasked.
+		return errors.New("--sentinel needs --sentinel-master NAME")
+	case o.sentinelMaster != "" && o.url != "":
+		// A URL names one server, which Sentinel would not use.
+		return errors.New("-u and --sentinel-master exclude each other: give the password with -a, the user with --user")
+	case o.cluster && o.db.n != 0:
 		return errors.New("-n: a Cluster has database 0 only")
 	case o.timeout <= 0:
 		return fmt.Errorf("--timeout %v: must be positive", o.timeout)
@@ -84,6 +91,26 @@ func (o *options) check() error {
 
 // json reports whether output is JSON.
 func (o *options) json() bool { return o.output == "json" }
+
+// dbFlag is -n: a database number, and whether it was given, so that -n 0
+// overrides the database of a -u URL too.
+type dbFlag struct {
+	n   int
+	set bool
+}
+
+// String implements flag.Value.
+func (d *dbFlag) String() string { return strconv.Itoa(d.n) }
+
+// Set implements flag.Value.
+func (d *dbFlag) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return errors.New("not a number")
+	}
+	d.n, d.set = n, true
+	return nil
+}
 
 // listFlag is a flag that may be repeated; each value may also hold a
 // comma-separated list.

@@ -69,6 +69,13 @@ func TestLs_lists_every_kind_with_holders_tokens_leases_and_waiters(t *testing.T
 				t.Errorf("ls line %q lacks %q", reLine, s)
 			}
 		}
+		// A read-write hold shows as r:OWNER(COUNT) or w:OWNER(COUNT).
+		rwLine := lines[1+slices.Index(wantOrder, k.rw)]
+		for _, s := range []string{"rwlock", "read", "r:reader-1(1)", "r:reader-2(1)"} {
+			if !strings.Contains(rwLine, s) {
+				t.Errorf("ls line %q lacks %q", rwLine, s)
+			}
+		}
 
 		// A pattern selects by name.
 		c.okJSON(t, &entries, "ls", "--prefix", k.prefix, k.fa[:len(k.fa)-1]+"*")

@@ -101,3 +101,29 @@ func (f *fixture) wantForceRefused(t *testing.T, says ...string) {
 		t.Errorf("the refused unlocks changed %s: %q, then %q", f.name, before, after)
 	}
 }
+
+// TestUnlock_force_of_a_free_lock_exits_0_and_writes_nothing checks what
+// doc.go says of unlock on a lock that is not held: with or without
+// --yes it changes nothing and exits with status 0, saying so, and its
+// JSON reports nothing freed; no key is created for the name.
+func TestUnlock_force_of_a_free_lock_exits_0_and_writes_nothing(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, f *fixture) {
+		for _, yes := range []bool{false, true} {
+			args := []string{"unlock", "--force", "--prefix", f.prefix, f.name}
+			if yes {
+				args = append(args, "--yes")
+			}
+			if out := f.ok(t, args...); !strings.Contains(out, "not held") {
+				t.Errorf("lockkit %q printed %q, want it to say the lock is not held", args, out)
+			}
+			var res UnlockResult
+			f.okJSON(t, &res, args...)
+			if res.Name != f.name || res.Kind != "" || len(res.Holders) != 0 || res.Freed || res.Confirmed != yes {
+				t.Errorf("lockkit -o json %q printed %+v, want nothing freed, confirmed %v", args, res, yes)
+			}
+		}
+		if h := f.hash(t); len(h) != 0 {
+			t.Errorf("unlock of a free lock created its hash: %q", h)
+		}
+	})
+}

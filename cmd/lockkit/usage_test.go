@@ -35,6 +35,8 @@ func TestRun_bad_command_lines_exit_2_without_touching_Redis(t *testing.T) {
 		{"--cluster", "-n", "1", "ls"},
 		{"--cluster", "--sentinel-master", "m", "--sentinel", "127.0.0.1:1", "ls"},
 		{"--sentinel-master", "m", "ls"},
+		{"--sentinel", "127.0.0.1:1", "ls"},
+		{"-u", "redis://127.0.0.1:1", "--sentinel-master", "m", "--sentinel", "127.0.0.1:1", "ls"},
 		{"--cacert", "/nonexistent", "ls"},
 		{"--insecure", "ls"},
 		{"-u", "http://127.0.0.1:1", "ls"},

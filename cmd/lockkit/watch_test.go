@@ -156,3 +156,29 @@ func TestWatch_prints_a_latchs_countdowns_and_an_elections_leader(t *testing.T) 
 	}
 	w.interrupt(t)
 }
+
+// TestWatch_outlasts_its_timeout checks what doc.go says of --timeout: it
+// bounds each command but watch. A watch started with --timeout 1s still
+// prints an acquire made once that second has passed twice over, and
+// ends only when interrupted, with status 0.
+func TestWatch_outlasts_its_timeout(t *testing.T) {
+	rc := redistest.ServerBackend.Client(t)
+	lc, prefix := prefixed(t, rc)
+	name := redistest.Unique(t)
+	const timeout = time.Second
+	w := cliFor(t, rc).start(t, "watch", "-o", "json", "--timeout", timeout.String(), "--prefix", prefix, name)
+	started := time.Now()
+	if ev := nextEvent(t, w); ev.Event != "state" {
+		t.Fatalf("watch began with %+v, want the lock's state", ev)
+	}
+	// The time passing is what is checked here, not a stand-in for an
+	// event.
+	time.Sleep(time.Until(started.Add(2 * timeout)))
+	m := reentrant.New(lc, name, lockkit.WithOwner("watched"))
+	redistest.MustLock(t, m)
+	if ev := awaitEvents(t, w, "acquire")["acquire"]; ev.Owner != "watched" || ev.Token != m.Token() {
+		t.Errorf("acquire event %+v, want watched's hold, token %d", ev, m.Token())
+	}
+	redistest.MustUnlock(t, m)
+	w.interrupt(t)
+}

@@ -1,0 +1,67 @@
+package notify_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/notify"
+)
+
+// TestSubscribe_follows_a_slot_moved_to_another_shard checks the promise
+// of the package doc that when the server drops a shard channel's
+// subscription because its slot moved to another shard (a resharding:
+// CLUSTER SETSLOT ... NODE), the Notifier wakes the channel's waiter to
+// re-check and subscribes the channel again, at the slot's new master,
+// whose SPUBLISH then reaches the waiter.
+func TestSubscribe_follows_a_slot_moved_to_another_shard(t *testing.T) {
+	cl := redistest.StartCluster(t)
+	cc := cl.Client(t)
+	n := notify.New(cc, notify.HealthCheck(200*time.Millisecond))
+	t.Cleanup(func() { _ = n.Close() })
+	name := redistest.Unique(t)
+	ch := "x:{" + name + "}:ch"
+	w := subscribe(t, n, notify.ShardMark+ch)
+	defer w.Leave(false)
+
+	ctx := redistest.Ctx(t, 30*time.Second)
+	from := cl.MasterOf(t, "{"+name+"}")
+	var to *redistest.Server
+	for _, s := range cl.Servers() {
+		if s != from {
+			to = s
+			break
+		}
+	}
+	slot, err := cc.ClusterKeySlot(ctx, ch).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	toID, err := to.Client(t).Do(ctx, "CLUSTER", "MYID").Text()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The slot holds no key: it moves without MIGRATE. The new owner
+	// first, then the old one, which drops the slot's shard channels.
+	for _, s := range []*redistest.Server{to, from} {
+		if err := s.Client(t).Do(ctx, "CLUSTER", "SETSLOT", slot, "NODE", toID).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !woken(w, 10*time.Second) {
+		t.Fatal("the waiter was not woken when its slot moved away")
+	}
+	tc := to.Client(t)
+	redistest.Eventually(t, 10*time.Second, "the channel subscribed at the slot's new master", func() bool {
+		got, err := tc.PubSubShardNumSub(ctx, ch).Result()
+		return err == nil && got[ch] == 1
+	})
+	for woken(w, 0) {
+	}
+	if got, err := tc.SPublish(ctx, ch, notify.WakeOne).Result(); err != nil || got != 1 {
+		t.Fatalf("SPUBLISH at the new master = %d, %v; want 1 subscriber", got, err)
+	}
+	if !woken(w, 5*time.Second) {
+		t.Fatal("the waiter was not woken by the new master's message")
+	}
+}
