@@ -24,7 +24,7 @@ func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
 		{"empty name", election.New(c, ""), "name"},
 		{"nil option", election.New(c, "x", nil), "nil"},
 		{"tiny watchdog timeout", election.New(c, "x", lockkit.WithWatchdogTimeout(time.Microsecond)), "WithWatchdogTimeout"},
-		{"owner", election.New(c, "x", lockkit.WithOwner("o")), "WithOwner"},
+		{"owner", election.New(c, "x", lockkit.WithOwner("o")), "WithOwner: does not apply to an election lock"},
 		{"zero value", new(election.Election), "New"},
 		{"nil pointer", (*election.Election)(nil), "New"},
 	}
