@@ -2,6 +2,7 @@ package otel_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -29,14 +30,8 @@ func lockOf(lock, unlock func(context.Context) error) func(context.Context) (fun
 	return func(ctx context.Context) (func(context.Context) error, error) { return unlock, lock(ctx) }
 }
 
-// TestInstrument_measures_a_contended_wait_of_every_kind makes a second
-// owner wait while a first holds, for every kind that waits: while it
-// waits lockkit.lock.waiting is 1, and once the holder lets go the wait
-// ends as one wait.duration{outcome=acquired} and one
-// acquisitions{lock.contended=true}, and waiting and held come back to 0.
-func TestInstrument_measures_a_contended_wait_of_every_kind(t *testing.T) {
-	s := redistest.StartServer(t)
-	c, reader := instrumentedOn(t, s.Client(t))
+// contenders returns one contender of every kind that waits, made from c.
+func contenders(t *testing.T, c *lockkit.Client) []contender {
 	name := func() string { return redistest.Unique(t) }
 	exclusive := func(k string, newLock func(string) lockkit.Locker) contender {
 		n := name()
@@ -60,7 +55,7 @@ func TestInstrument_measures_a_contended_wait_of_every_kind(t *testing.T) {
 		}
 		return l.Resign, nil
 	}
-	for _, k := range []contender{
+	return []contender{
 		exclusive("reentrant", func(n string) lockkit.Locker { return reentrant.New(c, n) }),
 		exclusive("spin", func(n string) lockkit.Locker { return spin.New(c, n) }),
 		exclusive("fair", func(n string) lockkit.Locker { return fair.New(c, n) }),
@@ -68,7 +63,18 @@ func TestInstrument_measures_a_contended_wait_of_every_kind(t *testing.T) {
 		{[]attribute.KeyValue{kind("rwlock"), mode("read")}, lockOf(rwHolder.Lock, rwHolder.Unlock), lockOf(rwReader.RLock, rwReader.RUnlock)},
 		{[]attribute.KeyValue{kind("semaphore")}, acquire, acquire},
 		{[]attribute.KeyValue{kind("election")}, campaign, campaign},
-	} {
+	}
+}
+
+// TestInstrument_measures_a_contended_wait_of_every_kind makes a second
+// owner wait while a first holds, for every kind that waits: while it
+// waits lockkit.lock.waiting is 1, and once the holder lets go the wait
+// ends as one wait.duration{outcome=acquired} and one
+// acquisitions{lock.contended=true}, and waiting and held come back to 0.
+func TestInstrument_measures_a_contended_wait_of_every_kind(t *testing.T) {
+	s := redistest.StartServer(t)
+	c, reader := instrumentedOn(t, s.Client(t))
+	for _, k := range contenders(t, c) {
 		t.Run(k.kind[0].Value.AsString(), func(t *testing.T) {
 			ctx := redistest.Ctx(t, redistest.Hang)
 			release, err := k.hold(ctx)
@@ -109,6 +115,60 @@ func TestInstrument_measures_a_contended_wait_of_every_kind(t *testing.T) {
 			}
 			if n := sum(t, m, "lockkit.lock.acquisitions", append(k.kind, contended(true), reentry(false))...); n != 1 {
 				t.Errorf("acquisitions{contended=true}: %d, want 1", n)
+			}
+		})
+	}
+}
+
+// TestInstrument_measures_a_wait_whose_ctx_ends_as_failed makes a second
+// owner wait while a first holds, for every kind that waits, and ends the
+// waiter's ctx: the wait ends as one wait.duration{outcome=failed},
+// nothing is acquired, and lockkit.lock.waiting comes back to 0. A call
+// whose ctx ended before it began waits for nothing and leaves waiting at
+// 0 too.
+func TestInstrument_measures_a_wait_whose_ctx_ends_as_failed(t *testing.T) {
+	s := redistest.StartServer(t)
+	c, reader := instrumentedOn(t, s.Client(t))
+	for _, k := range contenders(t, c) {
+		t.Run(k.kind[0].Value.AsString(), func(t *testing.T) {
+			ctx := redistest.Ctx(t, redistest.Hang)
+			release, err := k.hold(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ended, end := context.WithCancel(ctx)
+			end()
+			if _, err := k.wait(ended); !errors.Is(err, context.Canceled) {
+				t.Fatalf("a call with an ended ctx: %v, want context.Canceled", err)
+			}
+			waitCtx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			got := make(chan error, 1)
+			go func() {
+				_, err := k.wait(waitCtx)
+				got <- err
+			}()
+			redistest.Eventually(t, redistest.Hang, "the waiter to be counted", func() bool {
+				m := collect(t, reader)
+				return has(m, "lockkit.lock.waiting", k.kind...) && sum(t, m, "lockkit.lock.waiting", k.kind...) == 1
+			})
+			cancel()
+			redistest.WantErr(t, redistest.Receive(t, got, redistest.Hang, "the wait to end"), context.Canceled, lockkit.ErrNotObtained)
+			if err := release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			m := collect(t, reader)
+			if n := sum(t, m, "lockkit.lock.waiting", k.kind...); n != 0 {
+				t.Errorf("waiting %d after the wait ended, want 0", n)
+			}
+			if p := hist(t, m, "lockkit.lock.wait.duration", append(k.kind, outcome("failed"))...); p.Count != 1 {
+				t.Errorf("wait.duration{failed}: count %d, want 1", p.Count)
+			}
+			if has(m, "lockkit.lock.wait.duration", append(k.kind, outcome("acquired"))...) {
+				t.Errorf("wait.duration{acquired} recorded for a wait that failed")
+			}
+			if has(m, "lockkit.lock.acquisitions", append(k.kind, contended(true), reentry(false))...) {
+				t.Errorf("a contended acquisition recorded for a wait that failed")
 			}
 		})
 	}
