@@ -9,6 +9,7 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/reentrant"
+	"github.com/lockkit/lockkit/rwlock"
 )
 
 // TestInstrument_Close_ends_the_holds_and_waits_it_cuts_short closes an
@@ -50,7 +51,7 @@ func TestInstrument_Close_ends_the_holds_and_waits_it_cuts_short(t *testing.T) {
 }
 
 // TestInstrument_Close_ends_a_hold_of_every_kind once: one hold of every
-// kind that holds, then Close, which reports each lost. Each kind's loss
+// kind that holds (and a read hold), then Close, which reports each lost. Each kind's loss
 // must end the hold it began (lockkit.lock.held back to 0, one
 // hold.duration{outcome=lost}), and the Unlock that follows must not end
 // it again.
@@ -66,6 +67,13 @@ func TestInstrument_Close_ends_a_hold_of_every_kind(t *testing.T) {
 		}
 		releases[i] = release
 	}
+	// And a read hold, whose loss must name the read side.
+	rw := rwlock.New(c, redistest.Unique(t))
+	if err := rw.RLock(redistest.Ctx(t, redistest.Hang)); err != nil {
+		t.Fatal(err)
+	}
+	releases = append(releases, rw.RUnlock)
+	ks = append(ks, contender{kind: []attribute.KeyValue{kind("rwlock"), mode("read")}})
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +84,7 @@ func TestInstrument_Close_ends_a_hold_of_every_kind(t *testing.T) {
 	for _, k := range ks {
 		// The rwlock's holder holds the write lock.
 		attrs := k.kind
-		if k.kind[0].Value.AsString() == "rwlock" {
+		if k.hold != nil && k.kind[0].Value.AsString() == "rwlock" {
 			attrs = []attribute.KeyValue{kind("rwlock"), mode("write")}
 		}
 		if n := sum(t, m, "lockkit.lock.held", attrs...); n != 0 {
