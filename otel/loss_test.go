@@ -78,3 +78,34 @@ func TestInstrument_counts_a_hold_ended_by_WithMaxHold(t *testing.T) {
 		t.Errorf("hold.duration has %d data points, want 1: %s", n, attrSets(got["lockkit.lock.hold.duration"]))
 	}
 }
+
+// TestInstrument_counts_a_loss_found_by_Unlock deletes a held lock's key
+// and unlocks at once, before any renewal: the Unlock finds the hold lost
+// (ErrLost), and the loss is counted in lockkit.lock.lost and ends the
+// hold once, as lost, like a loss the watchdog finds.
+func TestInstrument_counts_a_loss_found_by_Unlock(t *testing.T) {
+	s := redistest.StartServer(t)
+	rc := s.Client(t)
+	c, reader := instrumentedOn(t, rc)
+	name := redistest.Unique(t)
+	m := reentrant.New(c, name)
+	redistest.MustLock(t, m)
+	if err := rc.Del(redistest.Ctx(t, redistest.Hang), core.KeysFor(c, name).Base).Err(); err != nil {
+		t.Fatal(err)
+	}
+	redistest.WantErr(t, m.Unlock(redistest.Ctx(t, redistest.Hang)), lockkit.ErrLost)
+
+	got := collect(t, reader)
+	if n := sum(t, got, "lockkit.lock.lost", kind("reentrant")); n != 1 {
+		t.Errorf("lost %d, want 1", n)
+	}
+	if n := sum(t, got, "lockkit.lock.held", kind("reentrant")); n != 0 {
+		t.Errorf("held %d after the Unlock, want 0", n)
+	}
+	if n := points(got["lockkit.lock.hold.duration"]); n != 1 {
+		t.Errorf("hold.duration has %d data points, want 1: %s", n, attrSets(got["lockkit.lock.hold.duration"]))
+	}
+	if p := hist(t, got, "lockkit.lock.hold.duration", kind("reentrant"), outcome("lost")); p.Count != 1 {
+		t.Errorf("hold.duration{outcome=lost}: count %d, want 1", p.Count)
+	}
+}
