@@ -81,3 +81,32 @@ func TestInstrument_names_the_kind_of_every_lock(t *testing.T) {
 		t.Errorf("acquisitions has %d data points, want the 8 above: %s", n, attrSets(got["lockkit.lock.acquisitions"]))
 	}
 }
+
+// TestInstrument_measures_a_multilock_Mutex_through_its_members: a
+// multilock.Mutex has no kind of its own; the package doc says its
+// members are measured, each as a lock of its kind. Holding two reentrant
+// locks through one Mutex is two acquisitions and two holds of kind
+// reentrant, and nothing else.
+func TestInstrument_measures_a_multilock_Mutex_through_its_members(t *testing.T) {
+	s := redistest.StartServer(t)
+	c, reader := instrumentedOn(t, s.Client(t))
+	both := multilock.New([]lockkit.Locker{reentrant.New(c, redistest.Unique(t)), reentrant.New(c, redistest.Unique(t))})
+	redistest.MustLock(t, both)
+	if n := sum(t, collect(t, reader), "lockkit.lock.held", kind("reentrant")); n != 2 {
+		t.Errorf("held %d while the Mutex holds two members, want 2", n)
+	}
+	redistest.MustUnlock(t, both)
+	got := collect(t, reader)
+	if n := sum(t, got, "lockkit.lock.acquisitions", kind("reentrant"), contended(false), reentry(false)); n != 2 {
+		t.Errorf("acquisitions %d, want one per member", n)
+	}
+	if n := points(got["lockkit.lock.acquisitions"]); n != 1 {
+		t.Errorf("acquisitions has %d data points, want the members' only: %s", n, attrSets(got["lockkit.lock.acquisitions"]))
+	}
+	if p := hist(t, got, "lockkit.lock.hold.duration", kind("reentrant"), outcome("released")); p.Count != 2 {
+		t.Errorf("hold.duration: count %d, want one per member", p.Count)
+	}
+	if n := sum(t, got, "lockkit.lock.held", kind("reentrant")); n != 0 {
+		t.Errorf("held %d after the Unlock, want 0", n)
+	}
+}
