@@ -71,7 +71,8 @@
 // The attributes:
 //
 //   - lock.kind: the lock kind, "reentrant", "fair", "spin", "rwlock",
-//     "redlock", "election" (a candidate's leadership is its hold) or
+//     "redlock" (measured once, through the first of its Clients),
+//     "election" (a candidate's leadership is its hold) or
 //     "semaphore" (each Acquire's permits are a hold); on every
 //     measurement of a lock. A countdown latch reports nothing, and a
 //     multilock.Mutex nothing of its own: each of its members is measured
