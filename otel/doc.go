@@ -71,9 +71,12 @@
 // The attributes:
 //
 //   - lock.kind: the lock kind, "reentrant", "fair", "spin", "rwlock",
-//     "redlock", "election" (a candidate's leadership is its hold) or
+//     "redlock" (measured once, through the first of its Clients),
+//     "election" (a candidate's leadership is its hold) or
 //     "semaphore" (each Acquire's permits are a hold); on every
-//     measurement of a lock. A countdown latch reports nothing.
+//     measurement of a lock. A countdown latch reports nothing, and a
+//     multilock.Mutex nothing of its own: each of its members is measured
+//     as a lock of its kind.
 //   - lock.mode: "read" or "write", for an rwlock only.
 //   - lock.name: the lock's name, only with WithLockName(true).
 //   - outcome: as listed above for each instrument.

@@ -11,6 +11,7 @@ import (
 	"github.com/lockkit/lockkit/fair"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
+	"github.com/lockkit/lockkit/otel"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/rwlock"
 	"github.com/lockkit/lockkit/semaphore"
@@ -79,5 +80,73 @@ func TestInstrument_names_the_kind_of_every_lock(t *testing.T) {
 	}
 	if n := points(got["lockkit.lock.acquisitions"]); n != 8 {
 		t.Errorf("acquisitions has %d data points, want the 8 above: %s", n, attrSets(got["lockkit.lock.acquisitions"]))
+	}
+}
+
+// TestInstrument_measures_a_multilock_Mutex_through_its_members: a
+// multilock.Mutex has no kind of its own; the package doc says its
+// members are measured, each as a lock of its kind. Holding two reentrant
+// locks through one Mutex is two acquisitions and two holds of kind
+// reentrant, and nothing else.
+func TestInstrument_measures_a_multilock_Mutex_through_its_members(t *testing.T) {
+	s := redistest.StartServer(t)
+	c, reader := instrumentedOn(t, s.Client(t))
+	both := multilock.New([]lockkit.Locker{reentrant.New(c, redistest.Unique(t)), reentrant.New(c, redistest.Unique(t))})
+	redistest.MustLock(t, both)
+	if n := sum(t, collect(t, reader), "lockkit.lock.held", kind("reentrant")); n != 2 {
+		t.Errorf("held %d while the Mutex holds two members, want 2", n)
+	}
+	redistest.MustUnlock(t, both)
+	got := collect(t, reader)
+	if n := sum(t, got, "lockkit.lock.acquisitions", kind("reentrant"), contended(false), reentry(false)); n != 2 {
+		t.Errorf("acquisitions %d, want one per member", n)
+	}
+	if n := points(got["lockkit.lock.acquisitions"]); n != 1 {
+		t.Errorf("acquisitions has %d data points, want the members' only: %s", n, attrSets(got["lockkit.lock.acquisitions"]))
+	}
+	if p := hist(t, got, "lockkit.lock.hold.duration", kind("reentrant"), outcome("released")); p.Count != 2 {
+		t.Errorf("hold.duration: count %d, want one per member", p.Count)
+	}
+	if n := sum(t, got, "lockkit.lock.held", kind("reentrant")); n != 0 {
+		t.Errorf("held %d after the Unlock, want 0", n)
+	}
+}
+
+// TestInstrument_measures_a_RedLock_through_its_first_Client: a RedLock
+// over three masters reports its hold once, to the hooks of the first of
+// its Clients, as the package doc says: instrumenting the others measures
+// nothing of it.
+func TestInstrument_measures_a_RedLock_through_its_first_Client(t *testing.T) {
+	var clients []*lockkit.Client
+	for _, s := range redistest.StartMasters(t, 3) {
+		clients = append(clients, redistest.Lockkit(t, s.Client(t)))
+	}
+	first, firstReader := meterProvider(t)
+	others, othersReader := meterProvider(t)
+	if err := otel.Instrument(clients[0], otel.WithMeterProvider(first)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range clients[1:] {
+		if err := otel.Instrument(c, otel.WithMeterProvider(others)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := multilock.NewRedLock(clients, redistest.Unique(t))
+	redistest.MustLock(t, r)
+	redistest.MustUnlock(t, r)
+	got := collect(t, firstReader)
+	if n := sum(t, got, "lockkit.lock.acquisitions", kind("redlock"), contended(false), reentry(false)); n != 1 {
+		t.Errorf("acquisitions %d through the first Client, want 1", n)
+	}
+	if p := hist(t, got, "lockkit.lock.hold.duration", kind("redlock"), outcome("released")); p.Count != 1 {
+		t.Errorf("hold.duration: count %d through the first Client, want 1", p.Count)
+	}
+	// Their watchdogs renew their nodes' parts of the hold: only the
+	// measurements of a lock must be absent.
+	m := collect(t, othersReader)
+	for _, n := range lockInstruments {
+		if v, ok := m[n]; ok {
+			t.Errorf("%s recorded through the other Clients: %s", n, attrSets(v))
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	otelapi "go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
 
@@ -42,5 +43,21 @@ func TestInstrument_returns_the_providers_refusal_and_leaves_the_client(t *testi
 	}
 	if n := len(c.Traces()); n != 0 {
 		t.Errorf("a failed Instrument added %d traces", n)
+	}
+}
+
+// TestWithMeterProvider_nil_means_the_global_provider checks the doc of
+// WithMeterProvider: a nil MeterProvider is the default, the global one.
+func TestWithMeterProvider_nil_means_the_global_provider(t *testing.T) {
+	mp, reader := meterProvider(t)
+	otelapi.SetMeterProvider(mp)
+	t.Cleanup(func() { otelapi.SetMeterProvider(noop.NewMeterProvider()) })
+	c := newClient(t, "127.0.0.1:1")
+	if err := otel.Instrument(c, otel.WithMeterProvider(nil)); err != nil {
+		t.Fatalf("Instrument: %v", err)
+	}
+	c.Traces()[0].Reconnected(lockkit.ReconnectInfo{})
+	if n := sum(t, collect(t, reader), "lockkit.pubsub.reconnects"); n != 1 {
+		t.Errorf("reconnects %d in the global provider, want 1", n)
 	}
 }

@@ -11,7 +11,8 @@
 //	go run ./examples/transfer -redis 127.0.0.1:6379 -transfers 200 -workers 8
 //
 // With -redis it uses that server and removes the keys it created when it
-// is done. With -unsafe it skips the locks, to show what they prevent:
+// is done (those that remember released tokens expire by themselves
+// within 10 s). With -unsafe it skips the locks, to show what they prevent:
 // concurrent transfers then overwrite each other's balances and the total
 // changes.
 package main

@@ -107,17 +107,7 @@ func withLock(ctx context.Context, locks *lockkit.Client, key string, f func(con
 	if err := m.Lock(ctx); err != nil {
 		return err
 	}
-	work, cancel := context.WithCancel(ctx)
-	defer cancel()
-	lost := m.Lost()
-	go func() {
-		select {
-		case <-lost:
-			cancel()
-		case <-work.Done():
-		}
-	}()
-	ferr := f(work)
+	ferr := f(m.Context(ctx))
 	if err := m.Unlock(ctx); err != nil && ferr == nil {
 		ferr = err
 	}
