@@ -272,8 +272,8 @@ func (h *Hold) lose(cause error) func() {
 
 // Close stops the Watchdog: it stops the goroutine, calls OnLost with
 // [ErrClosed] for every hold still started, suspended ones included, since
-// nothing renews it any more, and waits for the renewals still in flight to return, so that it
-// leaves no goroutine behind. go-redis bounds such a round trip by the
+// nothing renews it any more, and waits for the renewals still in flight
+// to return, so that it leaves no goroutine behind. go-redis bounds such a round trip by the
 // client's timeouts, not by a context, unless the client was created with
 // ContextTimeoutEnabled: against a silent server Close may wait for the
 // client's ReadTimeout (3 s by default). Later holds are reported lost at
