@@ -59,6 +59,7 @@ func kinds() []kind {
 	}
 	return []kind{
 		exclusive(conformance.Of("reentrant", reentrant.New)),
+		exclusive(conformance.Of("reentrant-cohort", cohort)),
 		exclusive(conformance.Of("fair", fair.New)),
 		exclusive(conformance.Of("spin", fastSpin)),
 		exclusive(rw),
@@ -151,6 +152,12 @@ func observer(t *testing.T, c *lockkit.Client, name string) func(t *testing.T, l
 
 // memberNames are the names of a multi-lock's two members.
 func memberNames(name string) (string, string) { return name + ":a", name + ":b" }
+
+// cohort is a reentrant lock in cohort mode: the holder's and the other
+// owner's Clients each hold it in Redis as a process.
+func cohort(c *lockkit.Client, name string, opts ...lockkit.Option) *reentrant.Mutex {
+	return reentrant.New(c, name, append([]lockkit.Option{reentrant.WithLocalHandoff(4, 250*time.Millisecond)}, opts...)...)
+}
 
 // fastSpin is a spin lock whose backoff is short enough for the tests.
 func fastSpin(c *lockkit.Client, name string, opts ...lockkit.Option) *spin.Mutex {
