@@ -35,6 +35,10 @@ type kind struct {
 	// noReplicaAck is set for the kinds lockkit.WithReplicaAck does not
 	// apply to.
 	noReplicaAck bool
+	// apart is set when a third owner must try the lock from a Client of
+	// its own: in cohort mode, a TryLock fails while another Mutex of its
+	// Client waits for the lock, whether or not it is free.
+	apart bool
 }
 
 // single is the names of a lock that is its own only part.
@@ -59,7 +63,7 @@ func kinds() []kind {
 	}
 	return []kind{
 		exclusive(conformance.Of("reentrant", reentrant.New)),
-		exclusive(conformance.Of("reentrant-cohort", cohort)),
+		{name: "reentrant-cohort", holder: cohort, waiter: cohort, names: single, apart: true},
 		exclusive(conformance.Of("fair", fair.New)),
 		exclusive(conformance.Of("spin", fastSpin)),
 		exclusive(rw),
@@ -155,7 +159,7 @@ func memberNames(name string) (string, string) { return name + ":a", name + ":b"
 
 // cohort is a reentrant lock in cohort mode: the holder's and the other
 // owner's Clients each hold it in Redis as a process.
-func cohort(c *lockkit.Client, name string, opts ...lockkit.Option) *reentrant.Mutex {
+func cohort(c *lockkit.Client, name string, opts ...lockkit.Option) lockkit.Locker {
 	return reentrant.New(c, name, append([]lockkit.Option{reentrant.WithLocalHandoff(4, 250*time.Millisecond)}, opts...)...)
 }
 
