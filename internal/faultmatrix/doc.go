@@ -28,7 +28,7 @@
 // Cohort mode (reentrant.WithLocalHandoff, at most 4 hand-overs or a
 // quarter of the lease in a row) only matters when several owners of one
 // process share a Client, so its cells give every process several owners:
-// the workers run on two Clients, three on each; the victim's Client runs
+// the workers run on two Clients, two on each; the victim's Client runs
 // a worker besides the victim, which waits in memory while the victim
 // holds across the fault; the holder child starts a second owner that
 // waits beside the holder. A hand-over mints no token, so a hold with the

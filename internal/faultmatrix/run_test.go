@@ -17,15 +17,18 @@ import (
 // Bounds of the matrix. The lease is short so that faults longer than it
 // are short too; the others are generous: reaching one means a hang.
 const (
-	lease       = time.Second
-	lockBound   = 3 * lease        // the ctx of each Lock of a worker
-	callBound   = 10 * time.Second // the ctx of each other call
-	stuckSlack  = 5 * time.Second  // how late past its ctx a call is stuck
-	eventBound  = 60 * time.Second // an awaited event
-	workers     = 3                // owners per lock besides the victim
-	roundsAfter = 3                // holds each lock must see after a fault
-	retryPause  = 20 * time.Millisecond
-	freeBound   = 20 * time.Second // the lock to be free at the end
+	lease      = time.Second
+	lockBound  = 3 * lease        // the ctx of each Lock of a worker
+	callBound  = 10 * time.Second // the ctx of each other call
+	stuckSlack = 5 * time.Second  // how late past its ctx a call is stuck
+	eventBound = 60 * time.Second // an awaited event
+	workers    = 3                // owners per lock besides the victim
+	// cohortWorkers are the workers per Client in cohort mode, where the
+	// workers run on two Clients.
+	cohortWorkers = 2
+	roundsAfter   = 3 // holds each lock must see after a fault
+	retryPause    = 20 * time.Millisecond
+	freeBound     = 20 * time.Second // the lock to be free at the end
 )
 
 // run is one kind's lock in one cell: workers that lock, go through the
@@ -96,16 +99,17 @@ func (r *run) timed(parent context.Context, d time.Duration, call func(ctx conte
 }
 
 // startWorkers starts the workers, owners 1 to workers on lc. In cohort
-// mode, as many more run on a second Client of lc's server, closed in
-// t.Cleanup: two processes, each with several owners.
+// mode they are spread over lc and a second Client of lc's server, closed
+// in t.Cleanup, cohortWorkers on each: two processes, each with several
+// owners.
 func (r *run) startWorkers(t *testing.T, lc *lockkit.Client) {
-	clients := []*lockkit.Client{lc}
+	clients, n := []*lockkit.Client{lc}, workers
 	if r.k.cohort {
-		clients = append(clients, redistest.Lockkit(t, lc.Redis(), lockOptions()...))
+		clients, n = append(clients, redistest.Lockkit(t, lc.Redis(), lockOptions()...)), cohortWorkers
 	}
 	for j, c := range clients {
-		for i := 1; i <= workers; i++ {
-			o := r.k.owner(c, r.name, j*workers+i)
+		for i := 1; i <= n; i++ {
+			o := r.k.owner(c, r.name, j*n+i)
 			r.wg.Go(func() { r.work(o, nil) })
 		}
 	}
@@ -117,7 +121,7 @@ func (r *run) startCompanion(vlc *lockkit.Client) {
 	if !r.k.cohort {
 		return
 	}
-	o := r.k.owner(vlc, r.name, 2*workers+1)
+	o := r.k.owner(vlc, r.name, 2*cohortWorkers+1)
 	r.wg.Go(func() { r.work(o, nil) })
 }
 
