@@ -5,9 +5,10 @@
 // killing the master with SIGKILL.
 //
 // The contract they check, for a lock held across the failover (a
-// reentrant, fair or spin lock, either side of an rwlock, a multi-lock,
-// a semaphore's permits, an election's leadership) and a Lock of another
-// owner blocked on it meanwhile:
+// reentrant lock, with and without cohort mode, a fair or spin lock,
+// either side of an rwlock, a multi-lock, a semaphore's permits, an
+// election's leadership) and a Lock of another owner blocked on it
+// meanwhile:
 //
 //   - the hold survives, or its holder is told (its lost signal closes)
 //     before another owner can hold the lock;

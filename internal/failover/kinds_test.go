@@ -35,6 +35,10 @@ type kind struct {
 	// noReplicaAck is set for the kinds lockkit.WithReplicaAck does not
 	// apply to.
 	noReplicaAck bool
+	// apart is set when a third owner must try the lock from a Client of
+	// its own: in cohort mode, a TryLock fails while another Mutex of its
+	// Client waits for the lock, whether or not it is free.
+	apart bool
 }
 
 // single is the names of a lock that is its own only part.
@@ -59,6 +63,7 @@ func kinds() []kind {
 	}
 	return []kind{
 		exclusive(conformance.Of("reentrant", reentrant.New)),
+		{name: "reentrant-cohort", holder: cohort, waiter: cohort, names: single, apart: true},
 		exclusive(conformance.Of("fair", fair.New)),
 		exclusive(conformance.Of("spin", fastSpin)),
 		exclusive(rw),
@@ -151,6 +156,12 @@ func observer(t *testing.T, c *lockkit.Client, name string) func(t *testing.T, l
 
 // memberNames are the names of a multi-lock's two members.
 func memberNames(name string) (string, string) { return name + ":a", name + ":b" }
+
+// cohort is a reentrant lock in cohort mode: the holder's and the other
+// owner's Clients each hold it in Redis as a process.
+func cohort(c *lockkit.Client, name string, opts ...lockkit.Option) lockkit.Locker {
+	return reentrant.New(c, name, append([]lockkit.Option{reentrant.WithLocalHandoff(4, 250*time.Millisecond)}, opts...)...)
+}
 
 // fastSpin is a spin lock whose backoff is short enough for the tests.
 func fastSpin(c *lockkit.Client, name string, opts ...lockkit.Option) *spin.Mutex {

@@ -74,7 +74,11 @@ func hold(t *testing.T, k kind, holders, waiters *lockkit.Client, name string) *
 // check checks the contract once the failover has settled.
 func (p *probe) check(t *testing.T, waiters *lockkit.Client) {
 	// Another owner gets the lock only if the holder was told it lost it.
-	third := p.k.waiter(waiters, p.name)
+	others := waiters
+	if p.k.apart {
+		others = redistest.Lockkit(t, waiters.Redis())
+	}
+	third := p.k.waiter(others, p.name)
 	took := tryLockAfter(t, third)
 	survived := !redistest.AnyClosed(p.lost)
 	if took {

@@ -1,6 +1,6 @@
 // Package faultmatrix holds the fault matrix: every lock kind (reentrant,
-// fair, spin, the write and read sides of rwlock, a multi-lock, a
-// semaphore of two permits, an election) run through
+// reentrant in cohort mode, fair, spin, the write and read sides of
+// rwlock, a multi-lock, a semaphore of two permits, an election) run through
 // every fault the harness injects (a holder process killed, Redis
 // restarted empty, Redis paused for longer than the lease, 20 ± 10 ms of
 // latency, a network cut longer than the lease, a storm of cancelled Lock
@@ -25,6 +25,16 @@
 // lock: Campaign is its Lock, Resign its Unlock, the end of the
 // leadership's Context its lost signal and the term its token.
 //
+// Cohort mode (reentrant.WithLocalHandoff, at most 4 hand-overs or a
+// quarter of the lease in a row) only matters when several owners of one
+// process share a Client, so its cells give every process several owners:
+// the workers run on two Clients, two on each; the victim's Client runs
+// a worker besides the victim, which waits in memory while the victim
+// holds across the fault; the holder child starts a second owner that
+// waits beside the holder. A hand-over mints no token, so a hold with the
+// token of the hold before it was handed over in memory: each cohort cell
+// waits until the workers have handed the lock over after the fault.
+//
 // Latches are not in the matrix: a latch has no holder, lease or token,
 // so the checker has nothing to watch, and a fault can only lose its
 // count-downs (a restart without persistence or a failover before
@@ -37,7 +47,8 @@
 // that outlived their ctx (stuck, 0), goroutines left behind (0), and how
 // long the lock took to be detected lost or taken over. The test prints
 // the table, and writes it to the file named by LOCKKIT_MATRIX_OUT when
-// set.
+// set. LOCKKIT_MATRIX_KINDS, when set, names the kinds to run, separated by
+// commas (for example "reentrant cohort"); all run by default.
 //
 // The package has no code of its own; it exists for its tests.
 package faultmatrix

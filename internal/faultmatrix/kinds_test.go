@@ -19,6 +19,13 @@ import (
 // checker lets two holders in at once and counts a third as an overlap.
 const permits = 2
 
+// The bounds of the cohort kind's hand-overs: a few in a row, so that the
+// process also gives the hold back in Redis often, to another process.
+const (
+	handoffs    = 4
+	handoffHold = lease / 4
+)
+
 // owner is one owner of a lock as the matrix drives it.
 type owner struct {
 	lockkit.Locker
@@ -67,6 +74,13 @@ type kind struct {
 	// permits is how many owners may hold the lock at once; 0 means 1
 	// (an exclusive lock, or the write side of an rwlock).
 	permits int
+	// cohort is set for cohort mode (reentrant.WithLocalHandoff), where
+	// the owners of one Client share its hold in Redis and hand it over in
+	// memory. Each process of a cell then has several owners of the lock:
+	// the workers run on two Clients, the victim's Client (the holder
+	// child's process) has a worker besides the victim, and the cell waits
+	// for hand-overs after the fault.
+	cohort bool
 }
 
 // single makes a kind of a lock that is its own only part.
@@ -88,6 +102,15 @@ func single[L interface {
 func kinds() []kind {
 	return []kind{
 		single("reentrant", func(c *lockkit.Client, n string) *reentrant.Mutex { return reentrant.New(c, n) }),
+		{
+			name:   "reentrant cohort",
+			names:  func(n string) []string { return []string{n} },
+			cohort: true,
+			owner: func(c *lockkit.Client, n string, _ int) owner {
+				m := reentrant.New(c, n, reentrant.WithLocalHandoff(handoffs, handoffHold))
+				return owner{Locker: m, parts: []hold{m}}
+			},
+		},
 		single("fair", func(c *lockkit.Client, n string) *fair.Mutex { return fair.New(c, n) }),
 		single("spin", func(c *lockkit.Client, n string) *spin.Mutex {
 			return spin.New(c, n, spin.WithBackoff(time.Millisecond, 16*time.Millisecond))

@@ -15,7 +15,8 @@ func TestMain(m *testing.M) { redistest.Main(m, redistest.Children{"holder": hol
 // holderChild takes a lock and holds it until the process is killed. Its
 // arguments: the kind, the lock's server, the checker's server and the
 // lock's name. It prints "held" once it holds the lock and has entered the
-// checker, which raised the fences to its tokens.
+// checker, which raised the fences to its tokens. In cohort mode another
+// owner of the process waits for the lock beside it, in memory.
 func holderChild(args []string) {
 	if len(args) != 4 {
 		redistest.ChildFatalf("holder: want kind, server, store and name; got %q", args)
@@ -34,6 +35,10 @@ func holderChild(args []string) {
 		redistest.ChildFatalf("holder: Lock: %v", err)
 	}
 	newChecker(store, k, args[3]).begin(ctx, o)
+	if k.cohort {
+		// Another owner of the process waits in memory.
+		go func() { _ = k.owner(lc, args[3], 1).Lock(context.Background()) }()
+	}
 	redistest.ChildPrintf("held")
 	for range redistest.ChildLines() { // until killed
 	}

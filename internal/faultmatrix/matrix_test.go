@@ -20,6 +20,10 @@ import (
 // outEnv names the file the table is also written to.
 const outEnv = "LOCKKIT_MATRIX_OUT"
 
+// kindsEnv, when set, names the kinds to run, separated by commas (all by
+// default).
+const kindsEnv = "LOCKKIT_MATRIX_KINDS"
+
 // lockOptions are the options of every Client of the matrix.
 func lockOptions() []lockkit.Option {
 	return []lockkit.Option{lockkit.WithWatchdogTimeout(lease)}
@@ -73,7 +77,7 @@ func holderKilled(t *testing.T, e *cellEnv) *lockkit.Client {
 		ch.WaitLine(t, "held", eventBound)
 	}
 	for i, r := range e.runs {
-		r.startWorkers(lc)
+		r.startWorkers(t, lc)
 		r.markFault()
 		children[i].Kill(t)
 	}
@@ -111,7 +115,7 @@ func latency(t *testing.T, e *cellEnv) *lockkit.Client {
 	lc := redistest.Lockkit(t, proxied(t, p), lockOptions()...)
 	markAll(e)
 	for _, r := range e.runs {
-		r.startWorkers(lc)
+		r.startWorkers(t, lc)
 	}
 	for _, r := range e.runs {
 		r.awaitHolds(t, roundsAfter)
@@ -138,7 +142,7 @@ func cancelStorm(t *testing.T, e *cellEnv) *lockkit.Client {
 	lc := redistest.Lockkit(t, s.Client(t), lockOptions()...)
 	markAll(e)
 	for _, r := range e.runs {
-		r.startWorkers(lc)
+		r.startWorkers(t, lc)
 		for i := range stormers {
 			o := r.k.owner(lc, r.name, workers+1+i)
 			r.wg.Go(func() { r.work(o, func() time.Duration { return rand.N(30 * time.Millisecond) }) })
@@ -253,11 +257,12 @@ func holdVictims(t *testing.T, e *cellEnv, wc, vc redis.UniversalClient) (*lockk
 	lc := redistest.Lockkit(t, wc, lockOptions()...)
 	vlc := redistest.Lockkit(t, vc, lockOptions()...)
 	for _, r := range e.runs {
-		r.startWorkers(lc)
+		r.startWorkers(t, lc)
 	}
 	victims := make([]*victim, len(e.runs))
 	for i, r := range e.runs {
 		r.awaitHolds(t, 1)
+		r.startCompanion(vlc)
 		victims[i] = r.holdVictim(t, vlc)
 	}
 	markAll(e)
@@ -343,10 +348,16 @@ func runFault(t *testing.T, f fault) []row {
 	store := redistest.StartServer(t)
 	sc := store.Client(t)
 	e := &cellEnv{storeAddr: store.Addr()}
+	only := os.Getenv(kindsEnv)
 	for _, k := range kinds() {
-		e.runs = append(e.runs, newRun(t, k, sc))
+		if only == "" || slices.Contains(strings.Split(only, ","), k.name) {
+			e.runs = append(e.runs, newRun(t, k, sc))
+		}
 	}
 	lc := f.inject(t, e)
+	for _, r := range e.runs {
+		r.awaitHandoffs(t)
+	}
 	for _, r := range e.runs {
 		r.finish(t)
 	}
@@ -372,6 +383,9 @@ func runFault(t *testing.T, f fault) []row {
 		}
 		if f.takeover {
 			c.takeover = ms(r.takeover.Load())
+		}
+		if r.k.cohort {
+			t.Logf("%s, %s: %d hand-overs in memory after the fault", f.name, r.k.name, r.handoffs.Load())
 		}
 		for _, l := range r.chk.log {
 			t.Logf("%s, %s: %s", f.name, r.k.name, l)

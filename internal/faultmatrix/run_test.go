@@ -17,15 +17,18 @@ import (
 // Bounds of the matrix. The lease is short so that faults longer than it
 // are short too; the others are generous: reaching one means a hang.
 const (
-	lease       = time.Second
-	lockBound   = 3 * lease        // the ctx of each Lock of a worker
-	callBound   = 10 * time.Second // the ctx of each other call
-	stuckSlack  = 5 * time.Second  // how late past its ctx a call is stuck
-	eventBound  = 60 * time.Second // an awaited event
-	workers     = 3                // owners per lock besides the victim
-	roundsAfter = 3                // holds each lock must see after a fault
-	retryPause  = 20 * time.Millisecond
-	freeBound   = 20 * time.Second // the lock to be free at the end
+	lease      = time.Second
+	lockBound  = 3 * lease        // the ctx of each Lock of a worker
+	callBound  = 10 * time.Second // the ctx of each other call
+	stuckSlack = 5 * time.Second  // how late past its ctx a call is stuck
+	eventBound = 60 * time.Second // an awaited event
+	workers    = 3                // owners per lock besides the victim
+	// cohortWorkers are the workers per Client in cohort mode, where the
+	// workers run on two Clients.
+	cohortWorkers = 2
+	roundsAfter   = 3 // holds each lock must see after a fault
+	retryPause    = 20 * time.Millisecond
+	freeBound     = 20 * time.Second // the lock to be free at the end
 )
 
 // run is one kind's lock in one cell: workers that lock, go through the
@@ -42,6 +45,11 @@ type run struct {
 	takeover atomic.Int64 // ns from the fault to the first hold after it
 	holding  atomic.Int64 // workers holding the lock now
 	detected atomic.Int64 // ns from the fault to the victim's lost signal
+	// last is the token of the workers' last hold, and handoffs counts
+	// the holds since the fault that had the token of the hold before
+	// them: the same hold in Redis, handed over in memory (cohort mode).
+	last     atomic.Int64
+	handoffs atomic.Int64
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -90,12 +98,31 @@ func (r *run) timed(parent context.Context, d time.Duration, call func(ctx conte
 	return err
 }
 
-// startWorkers starts the workers, owners 1 to workers on lc.
-func (r *run) startWorkers(lc *lockkit.Client) {
-	for i := 1; i <= workers; i++ {
-		o := r.k.owner(lc, r.name, i)
-		r.wg.Go(func() { r.work(o, nil) })
+// startWorkers starts the workers, owners 1 to workers on lc. In cohort
+// mode they are spread over lc and a second Client of lc's server, closed
+// in t.Cleanup, cohortWorkers on each: two processes, each with several
+// owners.
+func (r *run) startWorkers(t *testing.T, lc *lockkit.Client) {
+	clients, n := []*lockkit.Client{lc}, workers
+	if r.k.cohort {
+		clients, n = append(clients, redistest.Lockkit(t, lc.Redis(), lockOptions()...)), cohortWorkers
 	}
+	for j, c := range clients {
+		for i := 1; i <= n; i++ {
+			o := r.k.owner(c, r.name, j*n+i)
+			r.wg.Go(func() { r.work(o, nil) })
+		}
+	}
+}
+
+// startCompanion starts, in cohort mode, a worker on the victim's Client
+// vlc, which waits in memory while the victim holds the lock.
+func (r *run) startCompanion(vlc *lockkit.Client) {
+	if !r.k.cohort {
+		return
+	}
+	o := r.k.owner(vlc, r.name, 2*cohortWorkers+1)
+	r.wg.Go(func() { r.work(o, nil) })
 }
 
 // work locks, goes through the checker and unlocks until the stop. With
@@ -123,6 +150,9 @@ func (r *run) work(o owner, cancelAfter func() time.Duration) {
 			r.takeover.CompareAndSwap(0, r.since())
 		}
 		r.holds.Add(1)
+		if tok := o.tokens()[0]; r.last.Swap(tok) == tok && tok != 0 && r.faultAt.Load() != 0 {
+			r.handoffs.Add(1)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), callBound)
 		r.chk.begin(ctx, o).finish(ctx)
 		cancel()
@@ -159,6 +189,18 @@ func (r *run) awaitTakeover(t *testing.T) {
 	t.Helper()
 	redistest.Eventually(t, eventBound, r.k.name+": the takeover", func() bool {
 		return r.takeover.Load() != 0
+	})
+}
+
+// awaitHandoffs waits, in cohort mode, until the workers have handed the
+// lock over in memory since the fault.
+func (r *run) awaitHandoffs(t *testing.T) {
+	t.Helper()
+	if !r.k.cohort {
+		return
+	}
+	redistest.Eventually(t, eventBound, r.k.name+": a hand-over after the fault", func() bool {
+		return r.handoffs.Load() > 0
 	})
 }
 
