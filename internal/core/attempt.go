@@ -82,7 +82,7 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 	ttl := c.TTL()
 	argv := make([]any, 0, 3+len(r.spec.AcquireArgs)+len(args))
 	id := newAttemptID()
-	argv = append(argv, r.spec.Hold, ttl.Milliseconds(), id)
+	argv = append(argv, r.hold, r.lease, id)
 	argv = append(argv, r.spec.AcquireArgs...)
 	argv = append(argv, args...)
 	sent := time.Now()
@@ -181,6 +181,9 @@ func (r *Holder) dropStale(ctx context.Context, token int64) error {
 // isServerError reports whether err is an error reply from Redis: the
 // script ran and failed, and changed nothing.
 func isServerError(err error) bool {
+	if err == nil {
+		return false
+	}
 	var rerr redis.Error
 	return errors.As(err, &rerr) && !errors.Is(err, redis.Nil)
 }
@@ -251,7 +254,7 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time, conte
 		lease.Script = r.spec.Renew
 		lease.MaxHold = r.cfg.MaxHold
 		lease.Keys = r.spec.Keys
-		lease.Args = []any{r.spec.Hold, token, r.cfg.TTL().Milliseconds()}
+		lease.Args = []any{r.hold, token, r.lease}
 	}
 	pre.Start(lease, sent)
 	r.tr.Acquired(token, false, contended)
@@ -311,6 +314,6 @@ func (r *Holder) undo(token any, count int64) {
 // runUndo runs the Undo script that cuts the owner's hold back to token
 // and count (see undo).
 func (r *Holder) runUndo(ctx context.Context, token any, count int64) error {
-	argv := append([]any{r.spec.Hold, token, count}, r.spec.UndoArgs...)
+	argv := append([]any{r.hold, token, count}, r.spec.UndoArgs...)
 	return r.spec.Undo.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Err()
 }

@@ -84,6 +84,10 @@ type Holder struct {
 	op   *Serial
 	tr   *Tracer
 
+	// hold and lease are spec.Hold and the lease in ms, the ARGV every
+	// script takes, converted to any once rather than on every call.
+	hold, lease any
+
 	// Slot is the current hold, lost or not. Its mutex also guards the
 	// hold's Count.
 	Slot
@@ -108,6 +112,7 @@ type Holder struct {
 // NewHolder returns the holder of spec.
 func NewHolder(spec Spec) *Holder {
 	r := &Holder{spec: spec, cfg: spec.Config, op: spec.Op, tr: NewTracer(spec.Config, spec.Read, spec.Quiet)}
+	r.hold, r.lease = spec.Hold, spec.Config.TTL().Milliseconds()
 	if r.op == nil {
 		r.op = NewSerial()
 	}
