@@ -88,36 +88,20 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 	sent := time.Now()
 	// An acquire left behind when ctx ends freezes what r knows of its
 	// hold until its reply comes and whatever it took is undone.
-	var once sync.Once
-	var settle func(undo bool)
-	var lateDone chan struct{} // closed once the late reply is dealt with
-	frozen := func() func(bool) {
-		once.Do(func() {
-			settle = r.freeze(id)
-			lateDone = make(chan struct{})
-			r.late.Store(&lateDone)
-		})
-		return settle
-	}
+	left := &leftBehind{r: r, id: id}
 	res, err := Call(ctx, c.Client, func(ctx context.Context) ([]int64, error) {
 		res, err := r.spec.Acquire.Run(ctx, c.Client.Redis(), r.spec.Keys, argv...).Int64Slice()
 		if err == nil && len(res) != 2 {
 			err = fmt.Errorf("%w: %v", ErrReply, res)
 		}
 		return res, err
-	}, func(res []int64, err error) {
-		frozen()(err != nil && !isServerError(err) || err == nil && res[0] > 0)
-		if r.spec.Late != nil {
-			r.spec.Late()
-		}
-		close(lateDone)
-	})
+	}, left.reply)
 	if err != nil || res[0] <= 0 {
 		abort(pre)
 	}
 	switch {
 	case errors.Is(err, errNoReply):
-		frozen() // its reply settles it
+		left.frozen() // its reply settles it
 		return false, 0, Op(op, c.Name, err)
 	case errors.Is(err, errNotSent) || isServerError(err):
 		return false, 0, Op(op, c.Name, err)
@@ -163,6 +147,38 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 		r.storeInfo(ctx, res[1], sent)
 	}
 	return true, ttl, nil
+}
+
+// leftBehind is an acquire, with attempt id, that its caller may leave
+// behind when its ctx ends: what r knows of its hold is then frozen (see
+// freeze) until the reply comes and settles it.
+type leftBehind struct {
+	r      *Holder
+	id     string
+	once   sync.Once
+	settle func(undo bool)
+	done   chan struct{} // closed once the late reply is dealt with
+}
+
+// frozen freezes r, the first time it is called, and returns the function
+// that settles the acquire.
+func (l *leftBehind) frozen() func(undo bool) {
+	l.once.Do(func() {
+		l.settle = l.r.freeze(l.id)
+		l.done = make(chan struct{})
+		l.r.late.Store(&l.done)
+	})
+	return l.settle
+}
+
+// reply deals with the late reply of the acquire: it undoes whatever the
+// acquire may have taken, and then lets the kind tidy up (Spec.Late).
+func (l *leftBehind) reply(res []int64, err error) {
+	l.frozen()(err != nil && !isServerError(err) || err == nil && res[0] > 0)
+	if l.r.spec.Late != nil {
+		l.r.spec.Late()
+	}
+	close(l.done)
 }
 
 // errStale reports an acquire that found a stale hold of the owner and
