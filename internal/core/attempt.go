@@ -80,7 +80,7 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 		pre = c.Client.Watchdog().Register()
 	}
 	ttl := c.TTL()
-	argv := make([]any, 0, 3+len(r.spec.AcquireArgs)+len(args))
+	argv := r.acquireRunner.Args(3 + len(r.spec.AcquireArgs) + len(args))
 	id := newAttemptID()
 	argv = append(argv, r.hold, r.lease, id)
 	argv = append(argv, r.spec.AcquireArgs...)
@@ -90,7 +90,7 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 	// hold until its reply comes and whatever it took is undone.
 	left := &leftBehind{r: r, id: id}
 	res, err := Call(ctx, c.Client, func(ctx context.Context) ([]int64, error) {
-		res, err := r.spec.Acquire.Run(ctx, c.Client.Redis(), r.spec.Keys, argv...).Int64Slice()
+		res, err := r.acquireRunner.Run(ctx, c.Client.Redis(), argv).Int64Slice()
 		if err == nil && len(res) != 2 {
 			err = fmt.Errorf("%w: %v", ErrReply, res)
 		}
