@@ -80,44 +80,28 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 		pre = c.Client.Watchdog().Register()
 	}
 	ttl := c.TTL()
-	argv := make([]any, 0, 3+len(r.spec.AcquireArgs)+len(args))
+	argv := r.acquireRunner.Args(3 + len(r.spec.AcquireArgs) + len(args))
 	id := newAttemptID()
-	argv = append(argv, r.spec.Hold, ttl.Milliseconds(), id)
+	argv = append(argv, r.hold, r.lease, id)
 	argv = append(argv, r.spec.AcquireArgs...)
 	argv = append(argv, args...)
 	sent := time.Now()
 	// An acquire left behind when ctx ends freezes what r knows of its
 	// hold until its reply comes and whatever it took is undone.
-	var once sync.Once
-	var settle func(undo bool)
-	var lateDone chan struct{} // closed once the late reply is dealt with
-	frozen := func() func(bool) {
-		once.Do(func() {
-			settle = r.freeze(id)
-			lateDone = make(chan struct{})
-			r.late.Store(&lateDone)
-		})
-		return settle
-	}
+	left := &leftBehind{r: r, id: id}
 	res, err := Call(ctx, c.Client, func(ctx context.Context) ([]int64, error) {
-		res, err := r.spec.Acquire.Run(ctx, c.Client.Redis(), r.spec.Keys, argv...).Int64Slice()
+		res, err := r.acquireRunner.Run(ctx, c.Client.Redis(), argv).Int64Slice()
 		if err == nil && len(res) != 2 {
 			err = fmt.Errorf("%w: %v", ErrReply, res)
 		}
 		return res, err
-	}, func(res []int64, err error) {
-		frozen()(err != nil && !isServerError(err) || err == nil && res[0] > 0)
-		if r.spec.Late != nil {
-			r.spec.Late()
-		}
-		close(lateDone)
-	})
+	}, left.reply)
 	if err != nil || res[0] <= 0 {
 		abort(pre)
 	}
 	switch {
 	case errors.Is(err, errNoReply):
-		frozen() // its reply settles it
+		left.frozen() // its reply settles it
 		return false, 0, Op(op, c.Name, err)
 	case errors.Is(err, errNotSent) || isServerError(err):
 		return false, 0, Op(op, c.Name, err)
@@ -165,6 +149,38 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 	return true, ttl, nil
 }
 
+// leftBehind is an acquire, with attempt id, that its caller may leave
+// behind when its ctx ends: what r knows of its hold is then frozen (see
+// freeze) until the reply comes and settles it.
+type leftBehind struct {
+	r      *Holder
+	id     string
+	once   sync.Once
+	settle func(undo bool)
+	done   chan struct{} // closed once the late reply is dealt with
+}
+
+// frozen freezes r, the first time it is called, and returns the function
+// that settles the acquire.
+func (l *leftBehind) frozen() func(undo bool) {
+	l.once.Do(func() {
+		l.settle = l.r.freeze(l.id)
+		l.done = make(chan struct{})
+		l.r.late.Store(&l.done)
+	})
+	return l.settle
+}
+
+// reply deals with the late reply of the acquire: it undoes whatever the
+// acquire may have taken, and then lets the kind tidy up (Spec.Late).
+func (l *leftBehind) reply(res []int64, err error) {
+	l.frozen()(err != nil && !isServerError(err) || err == nil && res[0] > 0)
+	if l.r.spec.Late != nil {
+		l.r.spec.Late()
+	}
+	close(l.done)
+}
+
 // errStale reports an acquire that found a stale hold of the owner and
 // took it back (see attempt): the acquire is to be made anew.
 var errStale = errors.New("a stale hold was taken back")
@@ -181,6 +197,9 @@ func (r *Holder) dropStale(ctx context.Context, token int64) error {
 // isServerError reports whether err is an error reply from Redis: the
 // script ran and failed, and changed nothing.
 func isServerError(err error) bool {
+	if err == nil {
+		return false
+	}
 	var rerr redis.Error
 	return errors.As(err, &rerr) && !errors.Is(err, redis.Nil)
 }
@@ -251,7 +270,7 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time, conte
 		lease.Script = r.spec.Renew
 		lease.MaxHold = r.cfg.MaxHold
 		lease.Keys = r.spec.Keys
-		lease.Args = []any{r.spec.Hold, token, r.cfg.TTL().Milliseconds()}
+		lease.Args = []any{r.hold, token, r.lease}
 	}
 	pre.Start(lease, sent)
 	r.tr.Acquired(token, false, contended)
@@ -311,6 +330,6 @@ func (r *Holder) undo(token any, count int64) {
 // runUndo runs the Undo script that cuts the owner's hold back to token
 // and count (see undo).
 func (r *Holder) runUndo(ctx context.Context, token any, count int64) error {
-	argv := append([]any{r.spec.Hold, token, count}, r.spec.UndoArgs...)
+	argv := append([]any{r.hold, token, count}, r.spec.UndoArgs...)
 	return r.spec.Undo.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Err()
 }

@@ -31,23 +31,51 @@ type Hold struct {
 	// tells (a token it released is remembered).
 	unlocking atomic.Bool
 
-	*LostSignal
+	LostSignal
 
 	endOnce sync.Once
 	ended   chan struct{} // closed by End
 
 	// ctx ends, with its cause, when the hold is lost or ends: in the
 	// call of Lose or End itself, so that the contexts derived from it
-	// (see Slot.Context) have ended when that call returns.
+	// (see Slot.Context) have ended when that call returns. Most holds
+	// are never asked for it: it is made at its first use (see context),
+	// ended already if the hold has (cause). Guarded by ctxMu.
+	ctxMu  sync.Mutex
 	ctx    context.Context
 	cancel context.CancelCauseFunc
+	cause  error // why the hold ended or was lost; nil while it lasts
 }
 
 // NewHold returns a new hold, of one acquire, with token.
 func NewHold(token int64) *Hold {
-	h := &Hold{Token: token, Count: 1, LostSignal: NewLostSignal(), ended: make(chan struct{}), since: time.Now()}
-	h.ctx, h.cancel = context.WithCancelCause(context.Background())
-	return h
+	return &Hold{Token: token, Count: 1, LostSignal: LostSignal{ch: make(chan struct{})}, ended: make(chan struct{}), since: time.Now()}
+}
+
+// context returns h's context, made at the first call.
+func (h *Hold) context() context.Context {
+	h.ctxMu.Lock()
+	defer h.ctxMu.Unlock()
+	if h.ctx == nil {
+		h.ctx, h.cancel = context.WithCancelCause(context.Background())
+		if h.cause != nil {
+			h.cancel(h.cause)
+		}
+	}
+	return h.ctx
+}
+
+// endContext ends h's context with cause, unless it has ended already
+// (the first cause stays).
+func (h *Hold) endContext(cause error) {
+	h.ctxMu.Lock()
+	defer h.ctxMu.Unlock()
+	if h.cause == nil {
+		h.cause = cause
+	}
+	if h.cancel != nil {
+		h.cancel(cause)
+	}
 }
 
 // Lose marks h lost (see LostSignal.Lose) and ends its context with the
@@ -55,7 +83,7 @@ func NewHold(token int64) *Hold {
 func (h *Hold) Lose(name string, cause error) bool {
 	fired := h.LostSignal.Lose(name, cause)
 	if fired {
-		h.cancel(h.LostSignal.Err())
+		h.endContext(h.LostSignal.Err())
 	}
 	return fired
 }
@@ -66,9 +94,9 @@ func (h *Hold) Lose(name string, cause error) bool {
 func (h *Hold) End() {
 	h.endOnce.Do(func() {
 		if err := h.Err(); err != nil {
-			h.cancel(err)
+			h.endContext(err)
 		} else {
-			h.cancel(errReleased)
+			h.endContext(errReleased)
 		}
 		close(h.ended)
 	})
@@ -83,7 +111,7 @@ func (h *Hold) Ended() <-chan struct{} { return h.ended }
 // stop ends the following, and reports whether it stopped it before it
 // ran.
 func (h *Hold) Follow(src *Hold) (stop func() bool) {
-	return context.AfterFunc(src.ctx, func() { h.Catch(src) })
+	return context.AfterFunc(src.context(), func() { h.Catch(src) })
 }
 
 // Catch makes h lost, with src's error, if src is lost by now: the check
@@ -91,6 +119,6 @@ func (h *Hold) Follow(src *Hold) (stop func() bool) {
 // that Follow's goroutine may not have passed on yet.
 func (h *Hold) Catch(src *Hold) {
 	if err := src.Err(); err != nil && h.LostSignal.loseWith(err) {
-		h.cancel(err)
+		h.endContext(err)
 	}
 }

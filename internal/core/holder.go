@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/lua"
 )
 
 // CleanupTimeout bounds a clean-up, run on a context detached from the
@@ -84,6 +86,13 @@ type Holder struct {
 	op   *Serial
 	tr   *Tracer
 
+	// hold and lease are spec.Hold and the lease in ms, the ARGV every
+	// script takes, converted to any once rather than on every call.
+	hold, lease any
+	// acquireRunner and releaseRunner run spec's Acquire and Release
+	// with its Keys.
+	acquireRunner, releaseRunner *lua.Runner
+
 	// Slot is the current hold, lost or not. Its mutex also guards the
 	// hold's Count.
 	Slot
@@ -108,6 +117,8 @@ type Holder struct {
 // NewHolder returns the holder of spec.
 func NewHolder(spec Spec) *Holder {
 	r := &Holder{spec: spec, cfg: spec.Config, op: spec.Op, tr: NewTracer(spec.Config, spec.Read, spec.Quiet)}
+	r.hold, r.lease = spec.Hold, spec.Config.TTL().Milliseconds()
+	r.acquireRunner, r.releaseRunner = lua.NewRunner(spec.Acquire, spec.Keys), lua.NewRunner(spec.Release, spec.Keys)
 	if r.op == nil {
 		r.op = NewSerial()
 	}

@@ -4,15 +4,12 @@ import "sync"
 
 // LostSignal is a hold's lost signal: a channel closed once, when the hold
 // is found lost, and the ErrLost it was lost with. The zero value is not
-// ready: use NewLostSignal.
+// ready: its channel is made with it (see NewHold).
 type LostSignal struct {
 	once sync.Once
 	ch   chan struct{} // closed once, when the hold is found lost
 	err  error         // ErrLost with its cause; written before ch is closed
 }
-
-// NewLostSignal returns a signal that has not fired.
-func NewLostSignal() *LostSignal { return &LostSignal{ch: make(chan struct{})} }
 
 // Lose marks the hold on lock name lost with cause (nil when it simply
 // vanished) and closes the channel. It is idempotent: it reports whether

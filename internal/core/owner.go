@@ -23,11 +23,13 @@ func NewOwner() string {
 // newUnlockID returns an unlock id unique across processes, so that holders
 // sharing an owner id never mistake each other's unlocks for retries.
 func newUnlockID() string {
-	return processID + ":u" + strconv.FormatUint(unlockSeq.Add(1), 10)
+	var n [20]byte
+	return processID + ":u" + string(strconv.AppendUint(n[:0], unlockSeq.Add(1), 10))
 }
 
 // newAttemptID returns the id of one acquire, unique across processes, so
 // that a script re-sent by the client is told from a new acquire.
 func newAttemptID() string {
-	return processID + ":a" + strconv.FormatUint(attemptSeq.Add(1), 10)
+	var n [20]byte
+	return processID + ":a" + string(strconv.AppendUint(n[:0], attemptSeq.Add(1), 10))
 }

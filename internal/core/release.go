@@ -85,6 +85,9 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 	return nil
 }
 
+// releaseWindow is ReleaseWindow in ms, as the release script takes it.
+var releaseWindow any = ReleaseWindow.Milliseconds()
+
 func (r *Holder) release(ctx context.Context, h *Hold) (int64, error) {
 	return r.run(ctx, h.Token, h.unlockID)
 }
@@ -92,11 +95,13 @@ func (r *Holder) release(ctx context.Context, h *Hold) (int64, error) {
 // run runs the release script for the hold with token ("" for the owner's
 // current hold) under unlock id.
 func (r *Holder) run(ctx context.Context, token any, id string) (int64, error) {
-	argv := append([]any{r.spec.Hold, token, id, ReleaseWindow.Milliseconds()}, r.spec.ReleaseArgs...)
+	argv := r.releaseRunner.Args(4 + len(r.spec.ReleaseArgs))
+	argv = append(argv, r.hold, token, id, releaseWindow)
+	argv = append(argv, r.spec.ReleaseArgs...)
 	// A release left behind is in doubt like one whose reply was lost:
 	// its unlock id makes the retry safe.
 	return Call(ctx, r.cfg.Client, func(ctx context.Context) (int64, error) {
-		return r.spec.Release.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Int64()
+		return r.releaseRunner.Run(ctx, r.cfg.Client.Redis(), argv).Int64()
 	}, nil)
 }
 

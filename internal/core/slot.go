@@ -87,7 +87,7 @@ func (s *Slot) Context(parent context.Context) context.Context {
 	// Derived from the hold's context, so that it has ended when the call
 	// that ends the hold (Unlock, say) returns; parent's end, values and
 	// deadline are passed on.
-	ctx, cancel := context.WithCancelCause(h.ctx)
+	ctx, cancel := context.WithCancelCause(h.context())
 	stop := context.AfterFunc(parent, func() { cancel(context.Cause(parent)) })
 	context.AfterFunc(ctx, func() { stop() })
 	if err := parent.Err(); err != nil {

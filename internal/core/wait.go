@@ -36,7 +36,8 @@ type Turn interface {
 	// then costs one round trip).
 	Eager() bool
 	// Args returns what the next attempt passes its acquire script about
-	// the waiter; nil for nothing.
+	// the waiter; nil for nothing. The slice may be the turn's own: the
+	// attempt reads it and does not keep it.
 	Args() []any
 	// Join gets ready to be woken (subscribes, say). It returns only once
 	// a release sent after it returns will wake the turn.
@@ -157,6 +158,10 @@ type pubsubTurn struct {
 	p  PubSub
 	ch string // the channel the turn sleeps on
 	w  *notify.Waiter
+	// args holds what Args returns; id is the notifier's id as an any,
+	// converted once per turn.
+	args [2]any
+	id   any
 	// alone is set when the last attempt told the script that the turn was
 	// its process's only waiter: if it took the lock, the process no longer
 	// waits in Redis.
@@ -175,20 +180,25 @@ func (t *pubsubTurn) Eager() bool {
 
 // Args returns the notifier's id and the waiters of the process: '0' when
 // the turn has not joined them, '1' when it is the only one, '2' when
-// others wait too (see internal/lua/mutex/acquire.lua).
+// others wait too (see internal/lua/mutex/acquire.lua). The slice is the
+// turn's own, valid until the next call.
 func (t *pubsubTurn) Args() []any {
 	if t.p.PassOn == nil {
 		return nil
 	}
-	waiters := "0"
+	var waiters any = "0"
+	t.alone = false
 	if t.w != nil {
 		waiters = "2"
 		if t.p.Notifier.Waiters(t.ch) <= 1 {
-			waiters = "1"
+			waiters, t.alone = "1", true
 		}
 	}
-	t.alone = waiters == "1"
-	return []any{t.p.Notifier.ID(), waiters}
+	if t.id == nil {
+		t.id = t.p.Notifier.ID()
+	}
+	t.args = [2]any{t.id, waiters}
+	return t.args[:]
 }
 
 // TryArgs returns what a try that will not wait (a TryLock) passes its
