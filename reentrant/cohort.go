@@ -123,16 +123,27 @@ func (co *cohort) unlock() {
 	}
 }
 
-// lockLocal is Lock in cohort mode.
-func (m *Mutex) lockLocal(ctx context.Context) error {
+// enter joins m's cohort and locks its mutex for a Lock or TryLock of m.
+// When m's own hold is lost, it gives it back first and reports false,
+// with the cohort left: the caller starts again, for a new hold (with or
+// without re-entry), since m holds nothing now and its lost hold must
+// not keep it out.
+func (m *Mutex) enter(ctx context.Context) (*cohort, bool) {
 	co := join(m)
 	co.mu.Lock()
 	_ = co.forgetLost(m)
 	if co.holder == m && !co.releasing && co.tenure.Err() != nil {
-		// The hold is lost: give it back, then take a new one (with or
-		// without re-entry: m holds nothing).
 		_ = co.giveBack(ctx)
 		co.leave()
+		return nil, false
+	}
+	return co, true
+}
+
+// lockLocal is Lock in cohort mode.
+func (m *Mutex) lockLocal(ctx context.Context) error {
+	co, ok := m.enter(ctx)
+	if !ok {
 		return m.lockLocal(ctx)
 	}
 	if co.holder == m && !co.releasing && !m.x.Cfg.NoReentry {
@@ -225,14 +236,8 @@ func (co *cohort) take(ctx context.Context, m *Mutex) error {
 
 // tryLockLocal is TryLock in cohort mode.
 func (m *Mutex) tryLockLocal(ctx context.Context) (bool, error) {
-	co := join(m)
-	co.mu.Lock()
-	_ = co.forgetLost(m)
-	if co.holder == m && !co.releasing && co.tenure.Err() != nil {
-		// m's hold is lost: give it back, then try for a new one, as Lock
-		// does; m holds nothing, so its own lost hold must not keep it out.
-		_ = co.giveBack(ctx)
-		co.leave()
+	co, ok := m.enter(ctx)
+	if !ok {
 		return m.tryLockLocal(ctx)
 	}
 	if giving := co.giving; giving != nil {
