@@ -63,6 +63,27 @@ func woken(w *notify.Waiter, d time.Duration) bool {
 	return w.Wait(ctx, -1) == nil
 }
 
+// wokenAtNewMaster waits until the shard channel ch is subscribed at
+// master, the new master of its slot, drops the wake-ups w had by then
+// (the move wakes it to look again), and checks that a message published
+// through pub reaches the one subscriber and wakes w.
+func wokenAtNewMaster(t *testing.T, master *redis.Client, pub redis.Cmdable, ch string, w *notify.Waiter) {
+	t.Helper()
+	ctx := redistest.Ctx(t, 10*time.Second)
+	redistest.Eventually(t, 10*time.Second, "the channel subscribed at the slot's new master", func() bool {
+		got, err := master.PubSubShardNumSub(ctx, ch).Result()
+		return err == nil && got[ch] == 1
+	})
+	for woken(w, 0) {
+	}
+	if got, err := pub.SPublish(ctx, ch, notify.WakeOne).Result(); err != nil || got != 1 {
+		t.Fatalf("SPUBLISH at the new master = %d, %v; want 1 subscriber", got, err)
+	}
+	if !woken(w, 5*time.Second) {
+		t.Fatal("the waiter was not woken by the new master's message")
+	}
+}
+
 func publish(t *testing.T, c redis.UniversalClient, ch, msg string) {
 	t.Helper()
 	if err := c.Publish(context.Background(), ch, msg).Err(); err != nil {

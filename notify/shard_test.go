@@ -74,19 +74,6 @@ func TestSubscribe_follows_a_slot_to_its_new_master(t *testing.T) {
 	defer w.Leave(false)
 
 	promoted := cl.Failover(t, cl.MasterOf(t, "{"+name+"}"))
-	ctx := redistest.Ctx(t, 10*time.Second)
-	pc := promoted.Client(t)
-	redistest.Eventually(t, 10*time.Second, "the channel subscribed at the new master", func() bool {
-		got, err := pc.PubSubShardNumSub(ctx, ch).Result()
-		return err == nil && got[ch] == 1
-	})
 	// Woken to look again when it moved, and by what the new master sends.
-	for woken(w, 0) {
-	}
-	if got, err := cc.SPublish(ctx, ch, notify.WakeOne).Result(); err != nil || got != 1 {
-		t.Fatalf("SPUBLISH at the new master = %d, %v; want 1 subscriber", got, err)
-	}
-	if !woken(w, 5*time.Second) {
-		t.Fatal("the waiter was not woken by the new master's message")
-	}
+	wokenAtNewMaster(t, promoted.Client(t), cc, ch, w)
 }

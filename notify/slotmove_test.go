@@ -52,16 +52,5 @@ func TestSubscribe_follows_a_slot_moved_to_another_shard(t *testing.T) {
 		t.Fatal("the waiter was not woken when its slot moved away")
 	}
 	tc := to.Client(t)
-	redistest.Eventually(t, 10*time.Second, "the channel subscribed at the slot's new master", func() bool {
-		got, err := tc.PubSubShardNumSub(ctx, ch).Result()
-		return err == nil && got[ch] == 1
-	})
-	for woken(w, 0) {
-	}
-	if got, err := tc.SPublish(ctx, ch, notify.WakeOne).Result(); err != nil || got != 1 {
-		t.Fatalf("SPUBLISH at the new master = %d, %v; want 1 subscriber", got, err)
-	}
-	if !woken(w, 5*time.Second) {
-		t.Fatal("the waiter was not woken by the new master's message")
-	}
+	wokenAtNewMaster(t, tc, tc, ch, w)
 }
