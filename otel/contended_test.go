@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/election"
@@ -90,10 +91,7 @@ func TestInstrument_measures_a_contended_wait_of_every_kind(t *testing.T) {
 				r, err := k.wait(ctx)
 				got <- taken{r, err}
 			}()
-			redistest.Eventually(t, redistest.Hang, "the waiter to be counted", func() bool {
-				m := collect(t, reader)
-				return has(m, "lockkit.lock.waiting", k.kind...) && sum(t, m, "lockkit.lock.waiting", k.kind...) == 1
-			})
+			awaitWaiting(t, reader, k.kind)
 			if err := release(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -148,10 +146,7 @@ func TestInstrument_measures_a_wait_whose_ctx_ends_as_failed(t *testing.T) {
 				_, err := k.wait(waitCtx)
 				got <- err
 			}()
-			redistest.Eventually(t, redistest.Hang, "the waiter to be counted", func() bool {
-				m := collect(t, reader)
-				return has(m, "lockkit.lock.waiting", k.kind...) && sum(t, m, "lockkit.lock.waiting", k.kind...) == 1
-			})
+			awaitWaiting(t, reader, k.kind)
 			cancel()
 			redistest.WantErr(t, redistest.Receive(t, got, redistest.Hang, "the wait to end"), context.Canceled, lockkit.ErrNotObtained)
 			if err := release(ctx); err != nil {
@@ -172,4 +167,14 @@ func TestInstrument_measures_a_wait_whose_ctx_ends_as_failed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// awaitWaiting waits until lockkit.lock.waiting counts one waiter of the
+// lock with attributes kind.
+func awaitWaiting(t *testing.T, reader *sdkmetric.ManualReader, kind []attribute.KeyValue) {
+	t.Helper()
+	redistest.Eventually(t, redistest.Hang, "the waiter to be counted", func() bool {
+		m := collect(t, reader)
+		return has(m, "lockkit.lock.waiting", kind...) && sum(t, m, "lockkit.lock.waiting", kind...) == 1
+	})
 }
