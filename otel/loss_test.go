@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -36,15 +38,7 @@ func TestInstrument_measures_a_hold_whose_key_vanished(t *testing.T) {
 	if n := sum(t, got, "lockkit.lock.renewals", outcome("lost")); n != 1 {
 		t.Errorf("renewals{outcome=lost} %d, want the renewal that found the hold gone", n)
 	}
-	if n := sum(t, got, "lockkit.lock.lost", kind("reentrant")); n != 1 {
-		t.Errorf("lost %d, want 1", n)
-	}
-	if n := sum(t, got, "lockkit.lock.held", kind("reentrant")); n != 0 {
-		t.Errorf("held %d after the loss and the Unlock, want 0", n)
-	}
-	if n := points(got["lockkit.lock.hold.duration"]); n != 1 {
-		t.Errorf("hold.duration has %d data points, want 1: %s", n, attrSets(got["lockkit.lock.hold.duration"]))
-	}
+	wantLostOnce(t, got)
 	if p := hist(t, got, "lockkit.lock.hold.duration", kind("reentrant"), outcome("lost")); p.Count != 1 {
 		t.Errorf("hold.duration{outcome=lost}: count %d, want 1", p.Count)
 	}
@@ -68,15 +62,7 @@ func TestInstrument_counts_a_hold_ended_by_WithMaxHold(t *testing.T) {
 	}
 
 	got := collect(t, reader)
-	if n := sum(t, got, "lockkit.lock.lost", kind("reentrant")); n != 1 {
-		t.Errorf("lost %d, want 1", n)
-	}
-	if n := sum(t, got, "lockkit.lock.held", kind("reentrant")); n != 0 {
-		t.Errorf("held %d after the hold ended, want 0", n)
-	}
-	if n := points(got["lockkit.lock.hold.duration"]); n != 1 {
-		t.Errorf("hold.duration has %d data points, want 1: %s", n, attrSets(got["lockkit.lock.hold.duration"]))
-	}
+	wantLostOnce(t, got)
 }
 
 // TestInstrument_counts_a_loss_found_by_Unlock deletes a held lock's key
@@ -96,16 +82,24 @@ func TestInstrument_counts_a_loss_found_by_Unlock(t *testing.T) {
 	redistest.WantErr(t, m.Unlock(redistest.Ctx(t, redistest.Hang)), lockkit.ErrLost)
 
 	got := collect(t, reader)
+	wantLostOnce(t, got)
+	if p := hist(t, got, "lockkit.lock.hold.duration", kind("reentrant"), outcome("lost")); p.Count != 1 {
+		t.Errorf("hold.duration{outcome=lost}: count %d, want 1", p.Count)
+	}
+}
+
+// wantLostOnce checks that got measured one reentrant hold lost, and
+// ended once: lost counts 1, held is back to 0, and hold.duration has one
+// data point.
+func wantLostOnce(t *testing.T, got map[string]metricdata.Metrics) {
+	t.Helper()
 	if n := sum(t, got, "lockkit.lock.lost", kind("reentrant")); n != 1 {
 		t.Errorf("lost %d, want 1", n)
 	}
 	if n := sum(t, got, "lockkit.lock.held", kind("reentrant")); n != 0 {
-		t.Errorf("held %d after the Unlock, want 0", n)
+		t.Errorf("held %d after the hold ended, want 0", n)
 	}
 	if n := points(got["lockkit.lock.hold.duration"]); n != 1 {
 		t.Errorf("hold.duration has %d data points, want 1: %s", n, attrSets(got["lockkit.lock.hold.duration"]))
-	}
-	if p := hist(t, got, "lockkit.lock.hold.duration", kind("reentrant"), outcome("lost")); p.Count != 1 {
-		t.Errorf("hold.duration{outcome=lost}: count %d, want 1", p.Count)
 	}
 }
