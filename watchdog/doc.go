@@ -62,5 +62,6 @@
 // A hold with a fixed lease (a Lease without a Script) is never renewed;
 // the watchdog only reports its end, at the acquire's send time plus the
 // TTL. [Watchdog.Close] stops everything, reports every hold still started
-// (suspended or not) lost with [ErrClosed], and waits for the renewals in flight to return.
+// (suspended or not) lost with [ErrClosed], and waits for the renewals in
+// flight to return.
 package watchdog

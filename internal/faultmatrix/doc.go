@@ -1,7 +1,7 @@
 // Package faultmatrix holds the fault matrix: every lock kind (reentrant,
 // reentrant in cohort mode, fair, spin, the write and read sides of
-// rwlock, a multi-lock, a semaphore of two permits, an election) run through
-// every fault the harness injects (a holder process killed, Redis
+// rwlock, a multi-lock, a semaphore of two permits, an election) run
+// through every fault the harness injects (a holder process killed, Redis
 // restarted empty, Redis paused for longer than the lease, 20 ± 10 ms of
 // latency, a network cut longer than the lease, a storm of cancelled Lock
 // calls, a Sentinel failover, a Cluster failover by SIGKILL of the lock's
@@ -29,7 +29,7 @@
 // quarter of the lease in a row) only matters when several owners of one
 // process share a Client, so its cells give every process several owners:
 // the workers run on two Clients, two on each; the victim's Client runs
-// a worker besides the victim, which waits in memory while the victim
+// a worker beside the victim, which waits in memory while the victim
 // holds across the fault; the holder child starts a second owner that
 // waits beside the holder. A hand-over mints no token, so a hold with the
 // token of the hold before it was handed over in memory: each cohort cell
