@@ -58,11 +58,11 @@ import (
 // hold was handed to it in the same instant, Lock returns it held.
 //
 // An Unlock that fails with the outcome of its release unknown (its reply
-// lost, its ctx ended) keeps the local lock until that Unlock is called
-// again, which tells whether the release took effect: until then the
+// lost to a network error, say) keeps the local lock until Unlock is
+// called again, which tells whether the release took effect: until then the
 // process's other Mutexes of the lock wait in memory, even if the release
-// did free it in Redis. Without the option such a hold is no longer
-// renewed and ends with its lease at the latest. Retry a failed Unlock.
+// did free it in Redis (without the option, the other Mutexes go through
+// Redis and take a lock that the release freed). Retry a failed Unlock.
 //
 // maxHandoffs must be at least 1 and maxHold positive. It applies to
 // reentrant locks only (spin and fair locks refuse it), also as a Client
