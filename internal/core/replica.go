@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/redis/go-redis/v9"
 
@@ -74,15 +73,15 @@ func (r *Holder) replicaAck(ctx context.Context) error {
 	}
 	conn := master.Conn()
 	defer conn.Close()
-	var info *redis.StringCmd
+	var info *redis.InfoCmd
 	if _, err := conn.Pipelined(ctx, func(p redis.Pipeliner) error {
-		info = p.Info(ctx, "replication")
+		info = p.InfoMap(ctx, "replication")
 		p.IncrBy(ctx, c.Keys.Fence, 0)
 		return nil
 	}); err != nil {
 		return err
 	}
-	connected, backlog, err := replication(info.Val())
+	connected, backlog, err := replication(info.Val()["Replication"])
 	if err != nil || (connected == 0 && !backlog) {
 		return err
 	}
@@ -110,18 +109,12 @@ func masterOf(ctx context.Context, rc redis.UniversalClient, key string) (*redis
 	return nil, fmt.Errorf("%w (got %T)", errNoMaster, rc)
 }
 
-// replication reads the INFO replication section of a master: how many
-// replicas it has attached (connected_slaves, which counts those still
-// syncing) and whether it keeps a replication backlog
+// replication reads the fields of a master's INFO replication section:
+// how many replicas it has attached (connected_slaves, which counts those
+// still syncing) and whether it keeps a replication backlog
 // (repl_backlog_active), which it does from its first replica on until it
 // has had none for repl-backlog-ttl.
-func replication(info string) (connected int, backlog bool, err error) {
-	fields := map[string]string{}
-	for line := range strings.Lines(info) {
-		if name, value, ok := strings.Cut(strings.TrimSpace(line), ":"); ok {
-			fields[name] = value
-		}
-	}
+func replication(fields map[string]string) (connected int, backlog bool, err error) {
 	if role := fields["role"]; role != "master" {
 		return 0, false, fmt.Errorf("%w: INFO replication says role %q, not a master's", ErrReply, role)
 	}

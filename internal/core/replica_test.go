@@ -8,16 +8,17 @@ import (
 func TestReplication_reads_the_replicas_and_the_backlog_of_a_master(t *testing.T) {
 	tests := []struct {
 		name      string
-		info      string
+		info      map[string]string
 		connected int
 		backlog   bool
 		err       error
 	}{
-		{"never had a replica", "# Replication\r\nrole:master\r\nconnected_slaves:0\r\nrepl_backlog_active:0\r\n", 0, false, nil},
-		{"replica syncing", "# Replication\r\nrole:master\r\nconnected_slaves:1\r\nslave0:ip=127.0.0.1,port=7001,state=wait_bgsave,offset=0,lag=0\r\nrepl_backlog_active:1\r\n", 1, true, nil},
-		{"replica cut off", "role:master\nconnected_slaves:0\nrepl_backlog_active:1\n", 0, true, nil},
-		{"a replica", "role:slave\r\nconnected_slaves:0\r\n", 0, false, ErrReply},
-		{"no count", "role:master\r\nrepl_backlog_active:1\r\n", 0, false, ErrReply},
+		{"never had a replica", map[string]string{"role": "master", "connected_slaves": "0", "repl_backlog_active": "0"}, 0, false, nil},
+		{"replica syncing", map[string]string{"role": "master", "connected_slaves": "1", "slave0": "ip=127.0.0.1,port=7001,state=wait_bgsave,offset=0,lag=0", "repl_backlog_active": "1"}, 1, true, nil},
+		{"replica cut off", map[string]string{"role": "master", "connected_slaves": "0", "repl_backlog_active": "1"}, 0, true, nil},
+		{"a replica", map[string]string{"role": "slave", "connected_slaves": "0"}, 0, false, ErrReply},
+		{"no count", map[string]string{"role": "master", "repl_backlog_active": "1"}, 0, false, ErrReply},
+		{"no section", nil, 0, false, ErrReply},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
