@@ -155,21 +155,17 @@ func PassOn(f func()) SubscribeOption {
 // opened), Subscribe leaves and returns that error; a later Subscribe
 // tries again. Once the Notifier is closed it returns [ErrClosed].
 func (n *Notifier) Subscribe(ctx context.Context, channelName string, opts ...SubscribeOption) (*Waiter, error) {
-	select {
-	case <-n.closed:
+	if n.isClosed() {
 		return nil, ErrClosed
-	default:
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	n.mu.Lock()
-	select {
-	case <-n.closed:
+	if n.isClosed() {
 		// Close has begun: it may be waiting for bg already.
 		n.mu.Unlock()
 		return nil, ErrClosed
-	default:
 	}
 	ch := n.channels[channelName]
 	first := ch == nil
@@ -278,10 +274,8 @@ func (n *Notifier) unclaimed(ch *channel) {
 	if f == nil {
 		return
 	}
-	select {
-	case <-n.closed:
+	if n.isClosed() {
 		return
-	default:
 	}
 	n.bg.Add(1)
 	go func() {
@@ -361,7 +355,7 @@ func (w *Waiter) SetDeadline(wait time.Duration) {
 // channel use WaitTurn.
 func (w *Waiter) Wait(ctx context.Context, timeout time.Duration) error {
 	w.woken = false
-	if w.isClosed() {
+	if w.n.isClosed() {
 		return ErrClosed
 	}
 	if w.pending() || timeout == 0 {
@@ -385,9 +379,9 @@ func (w *Waiter) Wait(ctx context.Context, timeout time.Duration) error {
 }
 
 // isClosed reports whether the notifier is closed.
-func (w *Waiter) isClosed() bool {
+func (n *Notifier) isClosed() bool {
 	select {
-	case <-w.n.closed:
+	case <-n.closed:
 		return true
 	default:
 		return false
@@ -441,7 +435,7 @@ func (w *Waiter) sleep(delta int) {
 // (even with a wake-up pending), else nil.
 func (w *Waiter) WaitTurn(ctx context.Context) error {
 	w.woken = false
-	if w.isClosed() {
+	if w.n.isClosed() {
 		return ErrClosed
 	}
 	w.sleep(1)
