@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/notify"
 )
@@ -66,14 +68,24 @@ func TestSubscribe_shard_channels_at_the_master_of_each_slot(t *testing.T) {
 func TestSubscribe_follows_a_slot_to_its_new_master(t *testing.T) {
 	cl := redistest.StartClusterWithReplicas(t)
 	cc := cl.Client(t)
-	n := notify.New(cc, notify.HealthCheck(200*time.Millisecond))
-	t.Cleanup(func() { _ = n.Close() })
-	name := redistest.Unique(t)
-	ch := "x:{" + name + "}:ch"
-	w := subscribe(t, n, notify.ShardMark+ch)
-	defer w.Leave(false)
+	name, ch, w := shardWaiter(t, cc)
 
 	promoted := cl.Failover(t, cl.MasterOf(t, "{"+name+"}"))
 	// Woken to look again when it moved, and by what the new master sends.
 	wokenAtNewMaster(t, promoted.Client(t), cc, ch, w)
+}
+
+// shardWaiter subscribes a Notifier of the Cluster client cc, which checks
+// its connections every 200 ms, to a shard channel in the slot of a fresh
+// name, and returns the name, the channel and its waiter; both end with
+// the test.
+func shardWaiter(t *testing.T, cc *redis.ClusterClient) (name, ch string, w *notify.Waiter) {
+	t.Helper()
+	n := notify.New(cc, notify.HealthCheck(200*time.Millisecond))
+	t.Cleanup(func() { _ = n.Close() })
+	name = redistest.Unique(t)
+	ch = "x:{" + name + "}:ch"
+	w = subscribe(t, n, notify.ShardMark+ch)
+	t.Cleanup(func() { w.Leave(false) })
+	return name, ch, w
 }

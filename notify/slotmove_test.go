@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/lockkit/lockkit/internal/redistest"
-	"github.com/lockkit/lockkit/notify"
 )
 
 // TestSubscribe_follows_a_slot_moved_to_another_shard checks the promise
@@ -17,12 +16,7 @@ import (
 func TestSubscribe_follows_a_slot_moved_to_another_shard(t *testing.T) {
 	cl := redistest.StartCluster(t)
 	cc := cl.Client(t)
-	n := notify.New(cc, notify.HealthCheck(200*time.Millisecond))
-	t.Cleanup(func() { _ = n.Close() })
-	name := redistest.Unique(t)
-	ch := "x:{" + name + "}:ch"
-	w := subscribe(t, n, notify.ShardMark+ch)
-	defer w.Leave(false)
+	name, ch, w := shardWaiter(t, cc)
 
 	ctx := redistest.Ctx(t, 30*time.Second)
 	from := cl.MasterOf(t, "{"+name+"}")
