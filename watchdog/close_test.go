@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/watchdog"
 )
@@ -18,13 +16,7 @@ import (
 // renewal is stuck on a stalled server both return only once that renewal
 // has, and after the holds were reported lost with ErrClosed.
 func TestClose_called_twice_at_once_both_wait_for_the_renewals_in_flight(t *testing.T) {
-	srv := redistest.StartServer(t)
-	// A read timeout longer than the stall: the renewal stays in flight
-	// until the stall ends.
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), ReadTimeout: 10 * time.Second})
-	t.Cleanup(func() { _ = c.Close() })
-	flying := &pipelineCounter{}
-	c.AddHook(flying)
+	srv, c, flying := stallable(t)
 	const ttl = 30 * time.Second
 	w := watchdog.New(c)
 	key := redistest.Unique(t)

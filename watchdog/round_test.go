@@ -4,8 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/watchdog"
 )
@@ -16,13 +14,7 @@ import (
 // stalled server counts in none of Renewed, Retry and Gone, though the
 // round trip still counts it in Holds.
 func TestOnRound_counts_a_gone_hold_and_not_one_stopped_in_flight(t *testing.T) {
-	srv := redistest.StartServer(t)
-	// A read timeout longer than the stall: the renewal stays in flight
-	// until the stall ends.
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), ReadTimeout: 10 * time.Second})
-	t.Cleanup(func() { _ = c.Close() })
-	flying := &pipelineCounter{}
-	c.AddHook(flying)
+	srv, c, flying := stallable(t)
 	rounds := make(chan watchdog.Round, 16)
 	w := watchdog.New(c, watchdog.OnRound(func(r watchdog.Round) { rounds <- r }))
 	t.Cleanup(func() { _ = w.Close() })

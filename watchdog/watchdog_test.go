@@ -41,6 +41,20 @@ func (p *pipelineCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) re
 	}
 }
 
+// stallable starts a server and returns it with a client of it whose
+// read timeout (10 s) outlasts the stalls of the tests, so that a renewal
+// stays in flight until the stall ends, and the counter of the client's
+// pipelines.
+func stallable(t *testing.T) (*redistest.Server, *redis.Client, *pipelineCounter) {
+	t.Helper()
+	srv := redistest.StartServer(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), ReadTimeout: 10 * time.Second})
+	t.Cleanup(func() { _ = c.Close() })
+	flying := &pipelineCounter{}
+	c.AddHook(flying)
+	return srv, c, flying
+}
+
 func lease(key string, ttl time.Duration, lost chan<- error) watchdog.Lease {
 	return watchdog.Lease{
 		Script: renewScript,
