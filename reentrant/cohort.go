@@ -37,12 +37,10 @@ type cohort struct {
 	stop   func() bool
 	hold   *core.Hold
 	// releasing is set while holder's Unlock gives the hold back in
-	// Redis: holder neither re-enters nor unlocks meanwhile.
+	// Redis, and while the cohort settles that Unlock when its outcome was
+	// unknown (see settle): holder neither re-enters nor unlocks
+	// meanwhile.
 	releasing bool
-	// doubt is set when giving the hold back failed with its outcome
-	// unknown: until an Unlock of holder settles it, holder's Lock and
-	// Unlock go to Redis, and nothing is handed over.
-	doubt bool
 	// since is when the process took the hold from Redis; handoffs counts
 	// the hand-overs since.
 	since    time.Time
@@ -147,29 +145,6 @@ func (m *Mutex) lockLocal(ctx context.Context) error {
 		return m.lockLocal(ctx)
 	}
 	if co.holder == m && !co.releasing && !m.x.Cfg.NoReentry {
-		switch {
-		case co.doubt:
-			co.mu.Unlock()
-			err := co.redis.Lock(ctx)
-			co.mu.Lock()
-			if err == nil {
-				co.count++
-				if h := co.redis.x.H.Current(); h != co.hold && co.holder == m {
-					// The Unlock in doubt had freed the hold, and this Lock
-					// took a fresh one: m's tenure follows it from now on,
-					// with its token. The count keeps the Unlock in doubt,
-					// which m's next Unlock settles.
-					count := co.count
-					co.endTenure()
-					co.since, co.handoffs = time.Now(), 0
-					co.lend(m)
-					co.count = count
-				}
-			}
-			co.unlock()
-			co.leave()
-			return err
-		}
 		co.count++ // a re-entry, in memory
 		co.unlock()
 		co.leave()
@@ -253,7 +228,7 @@ func (m *Mutex) tryLockLocal(ctx context.Context) (bool, error) {
 		}
 		return m.tryLockLocal(ctx)
 	}
-	if co.holder == m && !co.releasing && !m.x.Cfg.NoReentry && co.tenure.Err() == nil && !co.doubt {
+	if co.holder == m && !co.releasing && !m.x.Cfg.NoReentry && co.tenure.Err() == nil {
 		co.count++
 		co.unlock()
 		co.leave()
@@ -286,6 +261,11 @@ func (m *Mutex) unlockLocal(ctx context.Context) error {
 	if err := m.x.CheckInput(ctx); err != nil {
 		return err
 	}
+	if s := m.doubt.Load(); s != nil {
+		if ok, err := m.settled(ctx, s); ok {
+			return err
+		}
+	}
 	co := m.held.Load()
 	if co == nil {
 		return core.NotHeld(m.x.Cfg.Name)
@@ -301,23 +281,6 @@ func (m *Mutex) unlockLocal(ctx context.Context) error {
 	}
 	if err := co.tenure.Err(); err != nil {
 		_ = co.giveBack(ctx)
-		return err
-	}
-	if co.doubt {
-		// Settle the Unlock in doubt, as without cohort mode.
-		co.mu.Unlock()
-		err := co.redis.Unlock(ctx)
-		co.mu.Lock()
-		if err != nil && !errors.Is(err, lockkit.ErrLost) {
-			co.mu.Unlock()
-			return err
-		}
-		co.doubt = false
-		if co.count--; co.count > 0 && err == nil {
-			co.mu.Unlock()
-			return nil
-		}
-		co.ended()
 		return err
 	}
 	if co.count--; co.count > 0 {
@@ -341,12 +304,14 @@ func (m *Mutex) unlockLocal(ctx context.Context) error {
 	co.mu.Unlock()
 	err := co.redis.Unlock(ctx)
 	co.mu.Lock()
-	co.releasing = false
 	if err != nil && !errors.Is(err, lockkit.ErrLost) {
-		// The outcome is unknown: m still holds, and its next Unlock asks
-		// again (see Mutex.Unlock).
-		co.count, co.doubt = 1, true
+		// The outcome is unknown: m holds until the cohort settles it, in
+		// the background, and its next Unlock returns how it was settled.
+		co.count = 1
+		s := &settlement{done: make(chan struct{}), co: co}
+		m.doubt.Store(s)
 		co.mu.Unlock()
+		co.key.c.Go(func() { co.settle(s) }) // Close waits for it
 		return err
 	}
 	co.ended()
@@ -374,7 +339,6 @@ func (co *cohort) giveBack(ctx context.Context) error {
 	co.mu.Unlock()
 	err := co.redis.Unlock(ctx)
 	co.mu.Lock()
-	co.doubt = false
 	co.passOn()
 	co.unlock()
 	co.leave()
@@ -467,7 +431,7 @@ func (co *cohort) dropLost(hold *core.Hold) {
 		case <-tenure.Ended():
 		}
 	}
-	co.holder, co.tenure, co.stop, co.count, co.doubt = nil, nil, nil, 0, false
+	co.holder, co.tenure, co.stop, co.count = nil, nil, nil, 0
 	giving := make(chan struct{})
 	co.giving = giving
 	co.mu.Unlock()

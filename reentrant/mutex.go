@@ -31,12 +31,14 @@ type Mutex struct {
 
 	// In cohort mode (WithLocalHandoff), local is set; opts are New's,
 	// for the cohort's own lock value, slot is m's tenure of the hold
-	// its cohort lends it, and held the cohort that lends it (see
-	// cohort.go).
+	// its cohort lends it, held the cohort that lends it (see cohort.go),
+	// and doubt m's last Unlock whose outcome was unknown, until an
+	// Unlock of m returns how it was settled (see settle.go).
 	local bool
 	opts  []lockkit.Option
 	slot  core.Slot
 	held  atomic.Pointer[cohort]
+	doubt atomic.Pointer[settlement]
 }
 
 var _ lockkit.Locker = (*Mutex)(nil)

@@ -1,0 +1,113 @@
+package reentrant_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/reentrant"
+)
+
+// TestLocalHandoff_an_Unlock_in_doubt_never_called_again_keeps_nobody_out:
+// in cohort mode, the holder's last Unlock reaches Redis but its reply is
+// lost, and the holder never calls Unlock again (a deferred Unlock whose
+// error is dropped). The cohort settles that Unlock itself: another Mutex
+// of the process then gets the lock, the holder's hold ends as
+// released (its Context ends with ErrNotHeld, its lost signal stays
+// open), and the holder's next Unlock reports how the one in doubt was
+// settled (nil: it released), then ErrNotHeld.
+func TestLocalHandoff_an_Unlock_in_doubt_never_called_again_keeps_nobody_out(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	drop := &redistest.DropReply{Match: redistest.IsScript}
+	c.AddHook(drop)
+	lc := redistest.Lockkit(t, c)
+	name := redistest.Unique(t)
+	holder, waiter := heldInCohort(t, lc, name)
+	ctx := redistest.Ctx(t, redistest.Hang)
+	held, lost := holder.Context(ctx), holder.Lost()
+	drop.Arm()
+	if err := holder.Unlock(ctx); err == nil || drop.Armed() {
+		t.Fatalf("Unlock whose reply was dropped = %v (sent: %v); want an error", err, !drop.Armed())
+	}
+	got := redistest.LockAsync(ctx, waiter)
+	if err := redistest.Receive(t, got, 10*time.Second, "the waiter's Lock, the holder's Unlock in doubt never called again"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.WantHoldCount(t, waiter, 1)
+	redistest.WantErr(t, context.Cause(held), lockkit.ErrNotHeld)
+	if redistest.Closed(lost) {
+		t.Error("the holder's lost signal closed; want its hold ended as released")
+	}
+	if err := holder.Unlock(ctx); err != nil {
+		t.Errorf("the holder's Unlock after the one in doubt was settled = %v; want nil (it released)", err)
+	}
+	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrNotHeld)
+	redistest.MustUnlock(t, waiter)
+	redistest.AssertClean(t, c, name)
+}
+
+// TestLocalHandoff_an_Unlock_in_doubt_that_finds_the_hold_gone_reports_it_lost:
+// in cohort mode, the holder's last Unlock gets no answer (the server seems
+// stalled), and the hold vanishes meanwhile (a force-unlock by another
+// process). Once the server answers again, the cohort settles the Unlock
+// in doubt without it being called again: the holder is told that its
+// hold is lost, its next Unlock returns ErrLost, and the Mutex of the
+// process that waits in memory meanwhile gets the lock.
+func TestLocalHandoff_an_Unlock_in_doubt_that_finds_the_hold_gone_reports_it_lost(t *testing.T) {
+	srv := redistest.StartServer(t)
+	c := srv.Client(t)
+	stall := &redistest.Silence{Match: redistest.IsScript}
+	c.AddHook(stall)
+	lc := redistest.Lockkit(t, c)
+	name := redistest.Unique(t)
+	holder, waiter := heldInCohort(t, lc, name)
+	ctx := redistest.Ctx(t, redistest.Hang)
+	stall.On()
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if err := holder.Unlock(short); err == nil {
+		t.Fatal("Unlock against a server that does not answer = nil; want an error")
+	}
+	got := redistest.LockAsync(ctx, waiter)
+	waitLocal(t, holder, 1)
+	force := reentrant.New(redistest.Lockkit(t, srv.Client(t)), name)
+	if ok, err := force.ForceUnlock(ctx); !ok || err != nil {
+		t.Fatalf("ForceUnlock = %v, %v", ok, err)
+	}
+	stall.Off()
+	redistest.Receive(t, holder.Lost(), 10*time.Second, "the holder's lost signal")
+	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrLost)
+	if err := redistest.Receive(t, got, 10*time.Second, "the waiter's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.MustUnlock(t, waiter)
+	redistest.AssertClean(t, c, name)
+}
+
+// TestLocalHandoff_Close_while_an_Unlock_in_doubt_is_settled: in cohort
+// mode, the holder's last Unlock fails (the server is gone), and the
+// cohort keeps trying it in the background. Close does not wait for the
+// server: it returns, the holder is told its hold is lost, and its next
+// Unlock returns ErrLost and ErrClosed, as without cohort mode.
+func TestLocalHandoff_Close_while_an_Unlock_in_doubt_is_settled(t *testing.T) {
+	srv := redistest.StartServer(t)
+	lc := redistest.Lockkit(t, srv.Client(t))
+	holder := reentrant.New(lc, redistest.Unique(t), handoff)
+	redistest.MustLock(t, holder)
+	lost := holder.Lost()
+	srv.Stop(t)
+	ctx := redistest.Ctx(t, redistest.Hang)
+	if err := holder.Unlock(ctx); err == nil {
+		t.Fatal("Unlock against a stopped server = nil; want an error")
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- lc.Close() }()
+	if err := redistest.Receive(t, closed, 10*time.Second, "Close"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.Receive(t, lost, 10*time.Second, "the holder's lost signal")
+	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrLost, lockkit.ErrClosed)
+	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrNotHeld)
+}
