@@ -130,7 +130,7 @@ func (m *Mutex) enter(ctx context.Context) (*cohort, bool) {
 	co := join(m)
 	co.mu.Lock()
 	_ = co.forgetLost(m)
-	if co.holder == m && !co.releasing && co.tenure.Err() != nil {
+	if co.holder == m && !co.releasing && co.caught() != nil {
 		_ = co.giveBack(ctx)
 		co.leave()
 		return nil, false
@@ -279,7 +279,7 @@ func (m *Mutex) unlockLocal(ctx context.Context) error {
 		co.mu.Unlock()
 		return core.NotHeld(m.x.Cfg.Name)
 	}
-	if err := co.tenure.Err(); err != nil {
+	if err := co.caught(); err != nil {
 		_ = co.giveBack(ctx)
 		return err
 	}
@@ -413,24 +413,12 @@ func (co *cohort) watch(hold *core.Hold) {
 // Close, which leaves the hold in Redis to the holder's Unlock or its
 // lease.
 func (co *cohort) dropLost(hold *core.Hold) {
-	for {
-		co.mu.Lock()
-		if co.hold != hold || hold.Err() == nil || co.holder == nil || co.releasing || co.key.c.Err() != nil {
-			co.mu.Unlock()
-			return
-		}
-		tenure := co.tenure
-		if tenure.Err() != nil {
-			break
-		}
-		// The tenure learns of the loss in a moment (see core.Hold.Follow),
-		// or ends with a hand-over: then look at the next holder.
+	co.mu.Lock()
+	if co.hold != hold || hold.Err() == nil || co.holder == nil || co.releasing || co.key.c.Err() != nil {
 		co.mu.Unlock()
-		select {
-		case <-tenure.Done():
-		case <-tenure.Ended():
-		}
+		return
 	}
+	_ = co.caught() // the holder's tenure is lost with hold
 	co.holder, co.tenure, co.stop, co.count = nil, nil, nil, 0
 	giving := make(chan struct{})
 	co.giving = giving
@@ -461,6 +449,16 @@ func (co *cohort) forgetLost(m *Mutex) error {
 	t.End()
 	co.leave()
 	return err
+}
+
+// caught returns the loss of the holder's tenure, which it catches from
+// the Redis hold first: the tenure's following (see core.Hold.Follow)
+// passes a loss on a moment later, on a goroutine of its own, and a
+// re-entry or Unlock in memory must not count on a hold already lost.
+// co.mu held, with a holder.
+func (co *cohort) caught() error {
+	co.tenure.Catch(co.hold)
+	return co.tenure.Err()
 }
 
 // endTenure ends the holder's tenure: it holds nothing afterwards. co.mu

@@ -111,3 +111,50 @@ func TestLocalHandoff_Close_while_an_Unlock_in_doubt_is_settled(t *testing.T) {
 	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrLost, lockkit.ErrClosed)
 	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrNotHeld)
 }
+
+// TestLocalHandoff_no_reentry_in_memory_on_a_lost_hold: in cohort mode, the
+// process's hold is found lost, and the holder re-enters or unlocks in
+// memory before its own view of the hold has heard of the loss (it does,
+// a moment later, on a goroutine of its own). The re-entry does not count
+// on the lost hold: the holder gives it back and takes a fresh one, with
+// a larger token; an Unlock in memory returns ErrLost.
+func TestLocalHandoff_no_reentry_in_memory_on_a_lost_hold(t *testing.T) {
+	_, lc, name := oneProcess(t)
+	ctx := redistest.Ctx(t, redistest.Hang)
+	for _, tc := range []struct {
+		name string
+		call func(m *reentrant.Mutex, first int64)
+	}{
+		{"TryLock", func(m *reentrant.Mutex, first int64) {
+			if ok, err := m.TryLock(ctx); !ok || err != nil {
+				t.Fatalf("TryLock on a lost hold = %v, %v; want a fresh hold", ok, err)
+			}
+			if m.Token() <= first {
+				t.Errorf("TryLock on a lost hold re-entered it (token %d, the lost hold's %d)", m.Token(), first)
+			}
+			redistest.WantHoldCount(t, m, 1)
+			redistest.MustUnlock(t, m)
+		}},
+		{"Lock", func(m *reentrant.Mutex, first int64) {
+			redistest.MustLock(t, m)
+			if m.Token() <= first {
+				t.Errorf("Lock on a lost hold re-entered it (token %d, the lost hold's %d)", m.Token(), first)
+			}
+			redistest.WantHoldCount(t, m, 1)
+			redistest.MustUnlock(t, m)
+		}},
+		{"Unlock", func(m *reentrant.Mutex, _ int64) {
+			redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrLost)
+			redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrNotHeld)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := reentrant.New(lc, name, handoff)
+			redistest.MustLock(t, m)
+			redistest.MustLock(t, m) // held twice: an Unlock counts in memory
+			first := m.Token()
+			reentrant.LoseUnfollowed(m)
+			tc.call(m, first)
+		})
+	}
+}

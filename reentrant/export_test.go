@@ -9,3 +9,16 @@ func LocalWaiters(m *Mutex) int {
 	defer co.mu.Unlock()
 	return len(co.queue)
 }
+
+// LoseUnfollowed marks the Redis hold of m's cohort lost, as the watchdog
+// does, at the instant before the tenure of its holder follows the loss:
+// the following is stopped first, so that only a caller's own check can
+// find it.
+func LoseUnfollowed(m *Mutex) {
+	co := join(m)
+	defer co.leave()
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	co.stop()
+	co.hold.Lose(m.x.Cfg.Name, nil)
+}
