@@ -308,7 +308,7 @@ func (m *Mutex) unlockLocal(ctx context.Context) error {
 		// The outcome is unknown: m holds until the cohort settles it, in
 		// the background, and its next Unlock returns how it was settled.
 		co.count = 1
-		s := &settlement{done: make(chan struct{}), co: co}
+		s := newSettlement(co)
 		m.doubt.Store(s)
 		co.mu.Unlock()
 		co.key.c.Go(func() { co.settle(s) }) // Close waits for it

@@ -88,9 +88,11 @@ func TestLocalHandoff_an_Unlock_in_doubt_that_finds_the_hold_gone_reports_it_los
 
 // TestLocalHandoff_Close_while_an_Unlock_in_doubt_is_settled: in cohort
 // mode, the holder's last Unlock fails (the server is gone), and the
-// cohort keeps trying it in the background. Close does not wait for the
-// server: it returns, the holder is told its hold is lost, and its next
-// Unlock returns ErrLost and ErrClosed, as without cohort mode.
+// cohort keeps trying it in the background. An Unlock called again waits
+// for one try, not for the server, and fails as it does. Close does not
+// wait for the server either: it returns, the holder is told its hold is
+// lost, and its next Unlock returns ErrLost and ErrClosed, as without
+// cohort mode.
 func TestLocalHandoff_Close_while_an_Unlock_in_doubt_is_settled(t *testing.T) {
 	srv := redistest.StartServer(t)
 	lc := redistest.Lockkit(t, srv.Client(t))
@@ -101,6 +103,11 @@ func TestLocalHandoff_Close_while_an_Unlock_in_doubt_is_settled(t *testing.T) {
 	ctx := redistest.Ctx(t, redistest.Hang)
 	if err := holder.Unlock(ctx); err == nil {
 		t.Fatal("Unlock against a stopped server = nil; want an error")
+	}
+	again := make(chan error, 1)
+	go func() { again <- holder.Unlock(ctx) }()
+	if err := redistest.Receive(t, again, 10*time.Second, "the Unlock called again, the server still stopped"); err == nil {
+		t.Fatal("Unlock called again against a stopped server = nil; want an error")
 	}
 	closed := make(chan error, 1)
 	go func() { closed <- lc.Close() }()

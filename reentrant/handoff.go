@@ -58,16 +58,18 @@ import (
 // hold was handed to it in the same instant, Lock returns it held.
 //
 // An Unlock that fails with the outcome of its release unknown (its reply
-// lost to a network error, say) leaves the Mutex holding while the
-// process settles it: the release is tried again in the background, with
-// the same unlock id so that it never releases twice, until Redis
-// answers. The hold then ends (lost, if the release found it gone) and the
-// process's other Mutexes of the lock go on; until then they wait in
-// memory. The Mutex's next Unlock waits for that outcome, within its ctx,
-// and returns it: nil when the release took effect, [lockkit.ErrLost] when
-// the hold was gone. A Lock of the Mutex meanwhile does not re-enter: it
-// waits as another Mutex would and takes a fresh hold, which the Unlock
-// after the one that returns the outcome releases (as without the option).
+// lost to a network error, say) leaves the Mutex holding while the process
+// settles it: the release is tried again in the background, with the same
+// unlock id so that it never releases twice, until Redis answers. The hold
+// then ends (lost, if the release found it gone) and the process's other
+// Mutexes of the lock go on; until then they wait in memory. The Mutex's
+// next Unlock has the release tried at once and waits for that try, within
+// its ctx: once the outcome is known it returns it (nil when the release
+// took effect, [lockkit.ErrLost] when the hold was gone), and while Redis
+// does not answer, the try's error. A Lock of the Mutex meanwhile does not
+// re-enter: it waits as another Mutex would and takes a fresh hold, which
+// the Unlock after the one that returns the outcome releases (as without
+// the option).
 //
 // maxHandoffs must be at least 1 and maxHold positive. It applies to
 // reentrant locks only (spin and fair locks refuse it), also as a Client
