@@ -3,10 +3,12 @@ package otel_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/election"
@@ -95,13 +97,9 @@ func TestInstrument_measures_a_contended_wait_of_every_kind(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := collect(t, reader)
-		for _, inst := range []string{"lockkit.lock.waiting", "lockkit.lock.held"} {
-			if n := sum(t, m, inst, k.kind...); n != 0 {
-				t.Errorf("%s %d after both holds ended, want 0", inst, n)
-			}
-		}
-		if p := hist(t, m, "lockkit.lock.wait.duration", append(k.kind, outcome("acquired"))...); p.Count != 1 {
-			t.Errorf("wait.duration{acquired}: count %d, want 1", p.Count)
+		wantOneWaitEnded(t, m, "acquired", k.kind...)
+		if n := sum(t, m, "lockkit.lock.held", k.kind...); n != 0 {
+			t.Errorf("held %d after both holds ended, want 0", n)
 		}
 		if n := sum(t, m, "lockkit.lock.acquisitions", append(k.kind, contended(true), reentry(false))...); n != 1 {
 			t.Errorf("acquisitions{contended=true}: %d, want 1", n)
@@ -136,12 +134,7 @@ func TestInstrument_measures_a_wait_whose_ctx_ends_as_failed(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := collect(t, reader)
-		if n := sum(t, m, "lockkit.lock.waiting", k.kind...); n != 0 {
-			t.Errorf("waiting %d after the wait ended, want 0", n)
-		}
-		if p := hist(t, m, "lockkit.lock.wait.duration", append(k.kind, outcome("failed"))...); p.Count != 1 {
-			t.Errorf("wait.duration{failed}: count %d, want 1", p.Count)
-		}
+		wantOneWaitEnded(t, m, "failed", k.kind...)
 		if has(m, "lockkit.lock.wait.duration", append(k.kind, outcome("acquired"))...) {
 			t.Errorf("wait.duration{acquired} recorded for a wait that failed")
 		}
@@ -178,4 +171,16 @@ func awaitWaiting(t *testing.T, reader *sdkmetric.ManualReader, kind []attribute
 		m := collect(t, reader)
 		return has(m, "lockkit.lock.waiting", kind...) && sum(t, m, "lockkit.lock.waiting", kind...) == 1
 	})
+}
+
+// wantOneWaitEnded checks that got counts no waiter of the lock with
+// attributes kind, and one wait of it that ended with outcome o.
+func wantOneWaitEnded(t *testing.T, got map[string]metricdata.Metrics, o string, kind ...attribute.KeyValue) {
+	t.Helper()
+	if n := sum(t, got, "lockkit.lock.waiting", kind...); n != 0 {
+		t.Errorf("waiting %d after the wait ended, want 0", n)
+	}
+	if p := hist(t, got, "lockkit.lock.wait.duration", append(slices.Clip(kind), outcome(o))...); p.Count != 1 {
+		t.Errorf("wait.duration{outcome=%s}: count %d, want 1", o, p.Count)
+	}
 }
