@@ -186,11 +186,12 @@ func (e *lockEnv) wantQueue(want ...string) {
 }
 
 // wantTurn waits up to timeout for the Lock of m that reports on got,
-// checks that it took the lock and left the queue empty, and unlocks m.
-func (e *lockEnv) wantTurn(m *fair.Mutex, got <-chan error, timeout time.Duration, what string) {
+// checks that it took the lock and left the queue exactly rest (empty
+// unless given), and unlocks m.
+func (e *lockEnv) wantTurn(m *fair.Mutex, got <-chan error, timeout time.Duration, what string, rest ...string) {
 	e.t.Helper()
 	acquired(e.t, got, timeout, what)
-	e.wantQueue()
+	e.wantQueue(rest...)
 	redistest.MustUnlock(e.t, m)
 }
 

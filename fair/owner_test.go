@@ -34,9 +34,7 @@ func TestLock_mutexes_sharing_an_owner_id_share_its_place(t *testing.T) {
 		redistest.WantErr(t, redistest.Receive(t, gone, 10*time.Second, "the cancelled Lock"), context.Canceled)
 		e.wantQueue("o", "x")
 		redistest.MustUnlock(t, holder)
-		acquired(t, stays, 10*time.Second, "the Mutex still waiting as o")
-		e.wantQueue("x")
-		redistest.MustUnlock(t, stayer)
+		e.wantTurn(stayer, stays, 10*time.Second, "the Mutex still waiting as o", "x")
 		e.wantTurn(later, comes, 10*time.Second, "x")
 	})
 }
@@ -73,9 +71,7 @@ func TestLock_without_reentry_the_owners_other_goroutines_queue_again_at_the_end
 		}
 		e.waitQueue("x", "m")
 		redistest.MustUnlock(t, m)
-		acquired(t, comes, 10*time.Second, "x, which joined after m")
-		e.wantQueue("m")
-		redistest.MustUnlock(t, x)
+		e.wantTurn(x, comes, 10*time.Second, "x, which joined after m", "m")
 		e.wantTurn(m, rest, 10*time.Second, "m's other goroutine")
 	})
 }

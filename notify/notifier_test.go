@@ -48,12 +48,19 @@ func asleep(t *testing.T, n *notify.Notifier, w *notify.Waiter, ch string) <-cha
 }
 
 // twoWaiters returns a new Notifier of c and two waiters subscribed, a
-// first, to a channel ch of their own.
+// first, to a channel ch of their own. Those of them that have not left
+// by the end of the test leave then, b first, as having acquired (so
+// nothing is passed on), before the Notifier is closed.
 func twoWaiters(t *testing.T, c redis.UniversalClient) (n *notify.Notifier, ch string, a, b *notify.Waiter) {
 	t.Helper()
 	n = newNotifier(t, c)
 	ch = redistest.Unique(t)
-	return n, ch, subscribe(t, n, ch), subscribe(t, n, ch)
+	a, b = subscribe(t, n, ch), subscribe(t, n, ch)
+	t.Cleanup(func() {
+		b.Leave(true)
+		a.Leave(true)
+	})
+	return n, ch, a, b
 }
 
 // woken reports whether w is woken within d.
@@ -181,8 +188,6 @@ func TestWait_timeout_and_ctx(t *testing.T) {
 func TestReconnect_wakes_every_waiter(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
 	_, ch, a, b := twoWaiters(t, c)
-	defer a.Leave(true)
-	defer b.Leave(true)
 	if err := c.ClientKillByFilter(context.Background(), "TYPE", "pubsub").Err(); err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,6 @@ import (
 func TestWaitTurn_next_waiter_takes_the_timer_over_when_the_head_leaves(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
 	n, ch, head, next := twoWaiters(t, c)
-	defer next.Leave(true)
 	behind := make(chan error, 1)
 	go func() { behind <- next.WaitTurn(redistest.Ctx(t, time.Minute)) }()
 	redistest.Eventually(t, 5*time.Second, "the second waiter to sleep", func() bool { return n.Sleeping(ch) == 1 })
@@ -40,8 +39,6 @@ func TestWaitTurn_next_waiter_takes_the_timer_over_when_the_head_leaves(t *testi
 func TestSetDeadline_by_any_waiter_moves_the_sleeping_heads_timer(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
 	n, ch, head, next := twoWaiters(t, c)
-	defer head.Leave(true)
-	defer next.Leave(true)
 
 	got := asleep(t, n, head, ch)
 	next.SetDeadline(50 * time.Millisecond)

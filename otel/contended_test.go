@@ -3,10 +3,12 @@ package otel_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/election"
@@ -73,49 +75,36 @@ func contenders(t *testing.T, c *lockkit.Client) []contender {
 // ends as one wait.duration{outcome=acquired} and one
 // acquisitions{lock.contended=true}, and waiting and held come back to 0.
 func TestInstrument_measures_a_contended_wait_of_every_kind(t *testing.T) {
-	s := redistest.StartServer(t)
-	c, reader := instrumentedOn(t, s.Client(t))
-	for _, k := range contenders(t, c) {
-		t.Run(k.kind[0].Value.AsString(), func(t *testing.T) {
-			ctx := redistest.Ctx(t, redistest.Hang)
-			release, err := k.hold(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			type taken struct {
-				release func(context.Context) error
-				err     error
-			}
-			got := make(chan taken, 1)
-			go func() {
-				r, err := k.wait(ctx)
-				got <- taken{r, err}
-			}()
-			awaitWaiting(t, reader, k.kind)
-			if err := release(ctx); err != nil {
-				t.Fatal(err)
-			}
-			w := redistest.Receive(t, got, redistest.Hang, "the waiter to take over")
-			if w.err != nil {
-				t.Fatal(w.err)
-			}
-			if err := w.release(ctx); err != nil {
-				t.Fatal(err)
-			}
-			m := collect(t, reader)
-			for _, inst := range []string{"lockkit.lock.waiting", "lockkit.lock.held"} {
-				if n := sum(t, m, inst, k.kind...); n != 0 {
-					t.Errorf("%s %d after both holds ended, want 0", inst, n)
-				}
-			}
-			if p := hist(t, m, "lockkit.lock.wait.duration", append(k.kind, outcome("acquired"))...); p.Count != 1 {
-				t.Errorf("wait.duration{acquired}: count %d, want 1", p.Count)
-			}
-			if n := sum(t, m, "lockkit.lock.acquisitions", append(k.kind, contended(true), reentry(false))...); n != 1 {
-				t.Errorf("acquisitions{contended=true}: %d, want 1", n)
-			}
-		})
-	}
+	eachContenderHeld(t, func(t *testing.T, ctx context.Context, k contender, reader *sdkmetric.ManualReader, release func(context.Context) error) {
+		type taken struct {
+			release func(context.Context) error
+			err     error
+		}
+		got := make(chan taken, 1)
+		go func() {
+			r, err := k.wait(ctx)
+			got <- taken{r, err}
+		}()
+		awaitWaiting(t, reader, k.kind)
+		if err := release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		w := redistest.Receive(t, got, redistest.Hang, "the waiter to take over")
+		if w.err != nil {
+			t.Fatal(w.err)
+		}
+		if err := w.release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		m := collect(t, reader)
+		wantOneWaitEnded(t, m, "acquired", k.kind...)
+		if n := sum(t, m, "lockkit.lock.held", k.kind...); n != 0 {
+			t.Errorf("held %d after both holds ended, want 0", n)
+		}
+		if n := sum(t, m, "lockkit.lock.acquisitions", append(k.kind, contended(true), reentry(false))...); n != 1 {
+			t.Errorf("acquisitions{contended=true}: %d, want 1", n)
+		}
+	})
 }
 
 // TestInstrument_measures_a_wait_whose_ctx_ends_as_failed makes a second
@@ -125,6 +114,41 @@ func TestInstrument_measures_a_contended_wait_of_every_kind(t *testing.T) {
 // whose ctx ended before it began waits for nothing and leaves waiting at
 // 0 too.
 func TestInstrument_measures_a_wait_whose_ctx_ends_as_failed(t *testing.T) {
+	eachContenderHeld(t, func(t *testing.T, ctx context.Context, k contender, reader *sdkmetric.ManualReader, release func(context.Context) error) {
+		ended, end := context.WithCancel(ctx)
+		end()
+		if _, err := k.wait(ended); !errors.Is(err, context.Canceled) {
+			t.Fatalf("a call with an ended ctx: %v, want context.Canceled", err)
+		}
+		waitCtx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		got := make(chan error, 1)
+		go func() {
+			_, err := k.wait(waitCtx)
+			got <- err
+		}()
+		awaitWaiting(t, reader, k.kind)
+		cancel()
+		redistest.WantErr(t, redistest.Receive(t, got, redistest.Hang, "the wait to end"), context.Canceled, lockkit.ErrNotObtained)
+		if err := release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		m := collect(t, reader)
+		wantOneWaitEnded(t, m, "failed", k.kind...)
+		if has(m, "lockkit.lock.wait.duration", append(k.kind, outcome("acquired"))...) {
+			t.Errorf("wait.duration{acquired} recorded for a wait that failed")
+		}
+		if has(m, "lockkit.lock.acquisitions", append(k.kind, contended(true), reentry(false))...) {
+			t.Errorf("a contended acquisition recorded for a wait that failed")
+		}
+	})
+}
+
+// eachContenderHeld runs check in a subtest for every contender of an
+// instrumented Client on a server of its own, once the contender's holder
+// holds: check gets the subtest's ctx, reader, which reads the Client's
+// metrics, and release, which ends that hold.
+func eachContenderHeld(t *testing.T, check func(t *testing.T, ctx context.Context, k contender, reader *sdkmetric.ManualReader, release func(context.Context) error)) {
 	s := redistest.StartServer(t)
 	c, reader := instrumentedOn(t, s.Client(t))
 	for _, k := range contenders(t, c) {
@@ -134,37 +158,7 @@ func TestInstrument_measures_a_wait_whose_ctx_ends_as_failed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ended, end := context.WithCancel(ctx)
-			end()
-			if _, err := k.wait(ended); !errors.Is(err, context.Canceled) {
-				t.Fatalf("a call with an ended ctx: %v, want context.Canceled", err)
-			}
-			waitCtx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			got := make(chan error, 1)
-			go func() {
-				_, err := k.wait(waitCtx)
-				got <- err
-			}()
-			awaitWaiting(t, reader, k.kind)
-			cancel()
-			redistest.WantErr(t, redistest.Receive(t, got, redistest.Hang, "the wait to end"), context.Canceled, lockkit.ErrNotObtained)
-			if err := release(ctx); err != nil {
-				t.Fatal(err)
-			}
-			m := collect(t, reader)
-			if n := sum(t, m, "lockkit.lock.waiting", k.kind...); n != 0 {
-				t.Errorf("waiting %d after the wait ended, want 0", n)
-			}
-			if p := hist(t, m, "lockkit.lock.wait.duration", append(k.kind, outcome("failed"))...); p.Count != 1 {
-				t.Errorf("wait.duration{failed}: count %d, want 1", p.Count)
-			}
-			if has(m, "lockkit.lock.wait.duration", append(k.kind, outcome("acquired"))...) {
-				t.Errorf("wait.duration{acquired} recorded for a wait that failed")
-			}
-			if has(m, "lockkit.lock.acquisitions", append(k.kind, contended(true), reentry(false))...) {
-				t.Errorf("a contended acquisition recorded for a wait that failed")
-			}
+			check(t, ctx, k, reader, release)
 		})
 	}
 }
@@ -177,4 +171,16 @@ func awaitWaiting(t *testing.T, reader *sdkmetric.ManualReader, kind []attribute
 		m := collect(t, reader)
 		return has(m, "lockkit.lock.waiting", kind...) && sum(t, m, "lockkit.lock.waiting", kind...) == 1
 	})
+}
+
+// wantOneWaitEnded checks that got counts no waiter of the lock with
+// attributes kind, and one wait of it that ended with outcome o.
+func wantOneWaitEnded(t *testing.T, got map[string]metricdata.Metrics, o string, kind ...attribute.KeyValue) {
+	t.Helper()
+	if n := sum(t, got, "lockkit.lock.waiting", kind...); n != 0 {
+		t.Errorf("waiting %d after the wait ended, want 0", n)
+	}
+	if p := hist(t, got, "lockkit.lock.wait.duration", append(slices.Clip(kind), outcome(o))...); p.Count != 1 {
+		t.Errorf("wait.duration{outcome=%s}: count %d, want 1", o, p.Count)
+	}
 }

@@ -113,12 +113,6 @@ func TestInstrument_measures_a_wait_across_a_broken_pubsub_connection(t *testing
 	if err := redistest.Receive(t, got, redistest.Hang, "the waiter to get the lock"); err != nil {
 		t.Fatal(err)
 	}
-	m := collect(t, reader)
-	if n := sum(t, m, "lockkit.lock.waiting", kind("reentrant")); n != 0 {
-		t.Errorf("waiting %d after the wait ended, want 0", n)
-	}
-	if h := hist(t, m, "lockkit.lock.wait.duration", kind("reentrant"), outcome("acquired")); h.Count != 1 {
-		t.Errorf("wait.duration{outcome=acquired}: count %d, want 1", h.Count)
-	}
+	wantOneWaitEnded(t, collect(t, reader), "acquired", kind("reentrant"))
 	redistest.MustUnlock(t, waiter)
 }

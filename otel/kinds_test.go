@@ -98,14 +98,9 @@ func TestInstrument_measures_a_multilock_Mutex_through_its_members(t *testing.T)
 	}
 	redistest.MustUnlock(t, both)
 	got := collect(t, reader)
-	if n := sum(t, got, "lockkit.lock.acquisitions", kind("reentrant"), contended(false), reentry(false)); n != 2 {
-		t.Errorf("acquisitions %d, want one per member", n)
-	}
+	wantReleasedHolds(t, got, "reentrant", 2, "one per member")
 	if n := points(got["lockkit.lock.acquisitions"]); n != 1 {
 		t.Errorf("acquisitions has %d data points, want the members' only: %s", n, attrSets(got["lockkit.lock.acquisitions"]))
-	}
-	if p := hist(t, got, "lockkit.lock.hold.duration", kind("reentrant"), outcome("released")); p.Count != 2 {
-		t.Errorf("hold.duration: count %d, want one per member", p.Count)
 	}
 	if n := sum(t, got, "lockkit.lock.held", kind("reentrant")); n != 0 {
 		t.Errorf("held %d after the Unlock, want 0", n)
@@ -134,13 +129,7 @@ func TestInstrument_measures_a_RedLock_through_its_first_Client(t *testing.T) {
 	r := multilock.NewRedLock(clients, redistest.Unique(t))
 	redistest.MustLock(t, r)
 	redistest.MustUnlock(t, r)
-	got := collect(t, firstReader)
-	if n := sum(t, got, "lockkit.lock.acquisitions", kind("redlock"), contended(false), reentry(false)); n != 1 {
-		t.Errorf("acquisitions %d through the first Client, want 1", n)
-	}
-	if p := hist(t, got, "lockkit.lock.hold.duration", kind("redlock"), outcome("released")); p.Count != 1 {
-		t.Errorf("hold.duration: count %d through the first Client, want 1", p.Count)
-	}
+	wantReleasedHolds(t, collect(t, firstReader), "redlock", 1, "through the first Client")
 	// Their watchdogs renew their nodes' parts of the hold: only the
 	// measurements of a lock must be absent.
 	m := collect(t, othersReader)

@@ -127,6 +127,19 @@ func attrSets(m metricdata.Metrics) []string {
 	return s
 }
 
+// wantReleasedHolds checks that got counts n acquisitions of kind k, none
+// contended or a reentry, and n holds of kind k ended by a release; whose
+// says in a failure which holds these are.
+func wantReleasedHolds(t *testing.T, got map[string]metricdata.Metrics, k string, n int, whose string) {
+	t.Helper()
+	if a := sum(t, got, "lockkit.lock.acquisitions", kind(k), contended(false), reentry(false)); a != int64(n) {
+		t.Errorf("acquisitions{kind=%s} %d, want %d (%s)", k, a, n, whose)
+	}
+	if p := hist(t, got, "lockkit.lock.hold.duration", kind(k), outcome("released")); p.Count != uint64(n) {
+		t.Errorf("hold.duration{kind=%s}: count %d, want %d (%s)", k, p.Count, n, whose)
+	}
+}
+
 // Attributes, as the package doc names them.
 func kind(k string) attribute.KeyValue    { return attribute.String("lock.kind", k) }
 func mode(m string) attribute.KeyValue    { return attribute.String("lock.mode", m) }

@@ -33,14 +33,9 @@ func TestInstrument_measures_locks_made_before_it_but_not_holds_under_way(t *tes
 	redistest.MustUnlock(t, later)
 	redistest.MustUnlock(t, early)
 	got := collect(t, reader)
-	if n := sum(t, got, "lockkit.lock.acquisitions", kind("reentrant"), contended(false), reentry(false)); n != 1 {
-		t.Errorf("acquisitions %d, want 1 (the hold taken after Instrument)", n)
-	}
+	wantReleasedHolds(t, got, "reentrant", 1, "the hold taken after Instrument; the one under way at Instrument is not measured")
 	if n := sum(t, got, "lockkit.lock.held", kind("reentrant")); n != 0 {
 		t.Errorf("held %d after both holds ended, want 0", n)
-	}
-	if p := hist(t, got, "lockkit.lock.hold.duration", kind("reentrant"), outcome("released")); p.Count != 1 {
-		t.Errorf("hold.duration: count %d, want 1 (the hold under way at Instrument is not measured)", p.Count)
 	}
 }
 
@@ -59,13 +54,7 @@ func TestInstrument_twice_measures_every_event_twice(t *testing.T) {
 	m := reentrant.New(c, redistest.Unique(t))
 	redistest.MustLock(t, m)
 	redistest.MustUnlock(t, m)
-	got := collect(t, reader)
-	if n := sum(t, got, "lockkit.lock.acquisitions", kind("reentrant"), contended(false), reentry(false)); n != 2 {
-		t.Errorf("acquisitions %d for one acquire measured twice, want 2", n)
-	}
-	if p := hist(t, got, "lockkit.lock.hold.duration", kind("reentrant"), outcome("released")); p.Count != 2 {
-		t.Errorf("hold.duration: count %d for one hold measured twice, want 2", p.Count)
-	}
+	wantReleasedHolds(t, collect(t, reader), "reentrant", 2, "one acquire and hold, each measured twice")
 }
 
 // TestInstrument_measures_nothing_of_a_countdown_latch waits on a latch

@@ -70,6 +70,18 @@ func waitAsleep(t *testing.T, lc *lockkit.Client, name string, n int) {
 	})
 }
 
+// plainAndCohort runs test in a subtest without cohort mode ("plain") and
+// in one with it ("cohort"); opts select the mode, for the Mutexes test
+// makes.
+func plainAndCohort(t *testing.T, test func(t *testing.T, opts []lockkit.Option)) {
+	for _, tc := range []struct {
+		name string
+		opts []lockkit.Option
+	}{{"plain", nil}, {"cohort", []lockkit.Option{handoff}}} {
+		t.Run(tc.name, func(t *testing.T) { test(t, tc.opts) })
+	}
+}
+
 func TestConformance(t *testing.T) {
 	conformance.Run(t, conformance.Of("reentrant", reentrant.New))
 }

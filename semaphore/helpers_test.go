@@ -10,6 +10,7 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/semaphore"
 )
 
 // waitQueued waits until n Acquires wait in the queue of semaphore name.
@@ -38,4 +39,12 @@ func waitSleeping(t *testing.T, rc redis.UniversalClient, c *lockkit.Client, nam
 		}
 		return true
 	})
+}
+
+// newSemaphore returns a Semaphore of permits, made with opts on a Client
+// of rc of its own, under a name unique to the test, and the name.
+func newSemaphore(t *testing.T, rc redis.UniversalClient, permits int, opts ...lockkit.Option) (*semaphore.Semaphore, string) {
+	t.Helper()
+	name := redistest.Unique(t)
+	return semaphore.New(redistest.Lockkit(t, rc), name, permits, opts...), name
 }

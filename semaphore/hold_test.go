@@ -77,8 +77,7 @@ func TestPermits_Lost_closes_when_the_hold_vanishes(t *testing.T) {
 func TestAcquire_fixed_lease_ends_by_itself(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.RealServers(), func(t *testing.T, rc redis.UniversalClient) {
 		ctx := redistest.Ctx(t, redistest.Hang)
-		name := redistest.Unique(t)
-		s := semaphore.New(redistest.Lockkit(t, rc), name, 2, lockkit.WithLease(time.Second))
+		s, name := newSemaphore(t, rc, 2, lockkit.WithLease(time.Second))
 		p := mustAcquire(t, s, 2)
 		got := acquireAsync(ctx, t, semaphore.New(redistest.Lockkit(t, rc), name, 2), 1)
 		redistest.Receive(t, p.Lost(), redistest.Hang, "the fixed lease to be reported lost")
@@ -206,8 +205,7 @@ func wantPermits(t *testing.T, s *semaphore.Semaphore, want int) {
 func TestAcquire_cut_short_by_a_stalled_server_leaves_nothing_behind(t *testing.T) {
 	srv := redistest.StartServer(t)
 	rc := srv.Client(t)
-	name := redistest.Unique(t)
-	s := semaphore.New(redistest.Lockkit(t, rc), name, 2, lockkit.WithWatchdogTimeout(5*time.Minute))
+	s, name := newSemaphore(t, rc, 2, lockkit.WithWatchdogTimeout(5*time.Minute))
 	mustRelease(t, mustAcquire(t, s, 1)) // load the scripts
 	held := mustAcquire(t, s, 1)
 	srv.Stall(t, 2*time.Second)

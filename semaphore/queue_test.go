@@ -33,8 +33,7 @@ func acquireAsync(ctx context.Context, t *testing.T, s *semaphore.Semaphore, n i
 // pattern subscription sees only one node's messages.)
 func TestAcquire_waiter_that_gives_up_wakes_the_waiters_behind_it(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.SingleNode(), func(t *testing.T, rc redis.UniversalClient) {
-		name := redistest.Unique(t)
-		s := semaphore.New(redistest.Lockkit(t, rc), name, 3)
+		s, name := newSemaphore(t, rc, 3)
 		held := mustAcquire(t, s, 2)
 		wakes := countWakes(t, rc, name)
 		ctx := redistest.Ctx(t, redistest.Hang)
@@ -138,8 +137,7 @@ func TestSetPermits_below_a_waiters_n_keeps_it_and_those_behind_it_waiting(t *te
 func TestAcquire_dead_waiters_place_lapses(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.RealServers(), func(t *testing.T, rc redis.UniversalClient) {
 		ctx := redistest.Ctx(t, redistest.Hang)
-		name := redistest.Unique(t)
-		s := semaphore.New(redistest.Lockkit(t, rc), name, 1)
+		s, name := newSemaphore(t, rc, 1)
 		held := mustAcquire(t, s, 1)
 		kid := redistest.StartChild(t, "holder", redistest.ClientSpec(rc), name, "1", "30000")
 		kid.WaitLine(t, "ready", redistest.Hang)

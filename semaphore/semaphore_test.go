@@ -233,9 +233,7 @@ func (w *wakeCounter) since() int {
 // pattern subscription sees only one node's messages.)
 func TestRelease_wakes_only_the_waiters_its_permits_serve(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.SingleNode(), func(t *testing.T, rc redis.UniversalClient) {
-		name := redistest.Unique(t)
-		c := redistest.Lockkit(t, rc)
-		s := semaphore.New(c, name, 3)
+		s, name := newSemaphore(t, rc, 3)
 		one, two := mustAcquire(t, s, 1), mustAcquire(t, s, 2)
 		wakes := countWakes(t, rc, name)
 		const waiters = 4
@@ -356,8 +354,7 @@ func TestAcquire_lost_reply_is_undone(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, rc redis.UniversalClient) {
 		drop := &redistest.DropReply{}
 		rc.AddHook(drop)
-		name := redistest.Unique(t)
-		s := semaphore.New(redistest.Lockkit(t, rc), name, 2)
+		s, name := newSemaphore(t, rc, 2)
 		drop.Arm()
 		if _, err := s.Acquire(redistest.Ctx(t, redistest.Hang), 2); !errors.Is(err, redistest.ErrReplyDropped) {
 			t.Fatalf("Acquire with its reply lost = %v", err)
@@ -371,8 +368,7 @@ func TestAcquire_lost_reply_is_undone(t *testing.T) {
 // free, returns nil when not enough is, and does not queue.
 func TestTryAcquire_takes_free_permits_and_never_waits(t *testing.T) {
 	_, rc := redistest.Mini(t)
-	name := redistest.Unique(t)
-	s := semaphore.New(redistest.Lockkit(t, rc), name, 2)
+	s, name := newSemaphore(t, rc, 2)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	p, err := s.TryAcquire(ctx, 2)
 	if err != nil || p == nil {
@@ -401,9 +397,7 @@ func TestTryAcquire_takes_free_permits_and_never_waits(t *testing.T) {
 // to 3, which serves a waiter of 2 at once.
 func TestSetPermits_grows_waking_waiters_and_shrinks_without_revoking(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, rc redis.UniversalClient) {
-		name := redistest.Unique(t)
-		c := redistest.Lockkit(t, rc)
-		s := semaphore.New(c, name, 2)
+		s, name := newSemaphore(t, rc, 2)
 		ctx := redistest.Ctx(t, redistest.Hang)
 		a, b := mustAcquire(t, s, 1), mustAcquire(t, s, 1)
 		if err := s.SetPermits(ctx, 1); err != nil {

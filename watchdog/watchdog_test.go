@@ -247,20 +247,33 @@ func TestClose_reports_holds_lost_with_ErrClosed(t *testing.T) {
 	}
 }
 
-func TestFixedLease_reports_its_end_and_Renewed_extends_it(t *testing.T) {
-	_, c := redistest.Mini(t)
-	w := newWatchdog(t, c)
-	lost := make(chan error, 1)
-	const ttl = 200 * time.Millisecond
-	h := w.Register()
-	start := time.Now()
-	h.Start(watchdog.Lease{TTL: ttl, OnLost: func(cause error) { lost <- cause }}, start)
-	// Extended before it ends: it ends a lease after the extension.
-	h.Renewed(start.Add(ttl / 2))
-	err := redistest.Receive(t, lost, 5*time.Second, "the end of the fixed lease")
-	redistest.WantErr(t, err, watchdog.ErrLeaseEnded)
-	if ended := time.Since(start); ended < ttl+ttl/2 {
-		t.Fatalf("fixed lease reported over after %v, before its extended end %v", ended, ttl+ttl/2)
+// TestFixedLease_ends_a_TTL_after_its_latest_renewal starts a fixed lease
+// and reports a renewal with Renewed: one within the lease extends it, so
+// that it ends a TTL after the renewal; one older than the lease's start
+// (a reply that comes late, say) leaves the lease ending where it did, as
+// Renewed promises, so the hold is not reported over before its own end.
+func TestFixedLease_ends_a_TTL_after_its_latest_renewal(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		ttl, renewed time.Duration // renewed: the renewal's time, from the lease's start
+		end          time.Duration // the soonest the lease may be reported over, from its start
+	}{
+		{"Renewed_extends_it", 200 * time.Millisecond, 100 * time.Millisecond, 300 * time.Millisecond},
+		{"Renewed_never_moves_the_end_earlier", 300 * time.Millisecond, -150 * time.Millisecond, 300 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, c := redistest.Mini(t)
+			w := newWatchdog(t, c)
+			lost := make(chan error, 1)
+			h := w.Register()
+			start := time.Now()
+			h.Start(watchdog.Lease{TTL: tc.ttl, OnLost: func(cause error) { lost <- cause }}, start)
+			h.Renewed(start.Add(tc.renewed))
+			redistest.WantErr(t, redistest.Receive(t, lost, 5*time.Second, "the end of the fixed lease"), watchdog.ErrLeaseEnded)
+			if ended := time.Since(start); ended < tc.end {
+				t.Fatalf("fixed lease reported over after %v, before its end %v", ended, tc.end)
+			}
+		})
 	}
 }
 
@@ -360,24 +373,5 @@ func TestWatchdog_renews_in_one_pipeline_per_shard_on_Cluster(t *testing.T) {
 	// one pipeline per master and period (ttl/3) rather than twelve.
 	if n := len(pipes.pipes); n > 3*20 {
 		t.Fatalf("%d pipelines for 12 holds on 3 masters over 4 leases; renewals are not batched", n)
-	}
-}
-
-// TestRenewed_never_moves_the_end_of_a_lease_earlier checks Renewed's
-// promise: a renewal time older than the lease's start (a reply that
-// comes late, say) leaves the lease ending where it did, so the hold is
-// not reported over before its own end.
-func TestRenewed_never_moves_the_end_of_a_lease_earlier(t *testing.T) {
-	_, c := redistest.Mini(t)
-	w := newWatchdog(t, c)
-	lost := make(chan error, 1)
-	const ttl = 300 * time.Millisecond
-	h := w.Register()
-	start := time.Now()
-	h.Start(watchdog.Lease{TTL: ttl, OnLost: func(cause error) { lost <- cause }}, start)
-	h.Renewed(start.Add(-ttl / 2))
-	redistest.WantErr(t, redistest.Receive(t, lost, 5*time.Second, "the end of the fixed lease"), watchdog.ErrLeaseEnded)
-	if ended := time.Since(start); ended < ttl {
-		t.Fatalf("fixed lease reported over after %v, before its end %v: Renewed moved it earlier", ended, ttl)
 	}
 }

@@ -37,9 +37,7 @@ func TestConnect_user_REDISCLI_AUTH_and_database(t *testing.T) {
 		{conn: []string{"-u", "redis://" + user + ":" + password + "@" + s.Addr() + "/2"}},
 		{conn: []string{"-u", "redis://nobody:" + password + "@" + s.Addr() + "/0", "--user", user, "-n", "2"}},
 	} {
-		var l Lock
-		conn.okJSON(t, &l, "show", "--prefix", prefix, m.Name())
-		wantHeld(t, &l, m)
+		conn.wantShowsHeld(t, prefix, m)
 	}
 }
 
@@ -51,7 +49,5 @@ func TestConnect_n_0_overrides_the_database_of_a_URL(t *testing.T) {
 	s := redistest.StartServer(t)
 	m, prefix := holdVia(t, &redis.Options{Addr: s.Addr()})
 	conn := cli{conn: []string{"-u", "redis://" + s.Addr() + "/3", "-n", "0"}}
-	var l Lock
-	conn.okJSON(t, &l, "show", "--prefix", prefix, m.Name())
-	wantHeld(t, &l, m)
+	conn.wantShowsHeld(t, prefix, m)
 }

@@ -15,12 +15,6 @@ func TestConnect_cluster_URL_takes_more_nodes_as_addr(t *testing.T) {
 	c, prefix := prefixed(t, cl.Client(t))
 	m := holdReentrant(t, c)
 	conn := cli{conn: []string{"--cluster", "-u", "redis://127.0.0.1:1?addr=" + cl.Servers()[1].Addr()}}
-	var l Lock
-	conn.okJSON(t, &l, "show", "--prefix", prefix, m.Name())
-	wantHeld(t, &l, m)
-	var entries []Entry
-	conn.okJSON(t, &entries, "ls", "--prefix", prefix)
-	if len(entries) != 1 || entries[0].Name != m.Name() {
-		t.Fatalf("ls through the added node: %+v, want %s alone", entries, m.Name())
-	}
+	conn.wantShowsHeld(t, prefix, m)
+	conn.wantListsAlone(t, prefix, m)
 }

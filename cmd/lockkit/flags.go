@@ -47,21 +47,42 @@ func defaultOptions() *options {
 // register adds the common flags to fs, each defaulting to the value o
 // has now, so that flags given before the command survive.
 func (o *options) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.url, "u", o.url, "server `URL`: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] or rediss:// for TLS")
-	fs.StringVar(&o.host, "h", o.host, "server `HOST`")
-	fs.IntVar(&o.port, "p", o.port, "server `PORT`")
-	fs.StringVar(&o.password, "a", o.password, "`PASSWORD` (also read from REDISCLI_AUTH)")
-	fs.StringVar(&o.user, "user", o.user, "ACL `USER`name")
-	fs.Var(&o.db, "n", "database `NUMBER` (not with --cluster)")
-	fs.BoolVar(&o.tls, "tls", o.tls, "connect with TLS")
-	fs.StringVar(&o.cacert, "cacert", o.cacert, "PEM `FILE` of the CA certificates that sign the server's (with --tls or rediss://; default: the system's)")
-	fs.BoolVar(&o.insecure, "insecure", o.insecure, "with TLS, do not verify the server's certificate")
-	fs.BoolVar(&o.cluster, "cluster", o.cluster, "the server is a node of a Redis Cluster")
-	fs.StringVar(&o.sentinelMaster, "sentinel-master", o.sentinelMaster, "connect to the master `NAME` through Sentinel")
-	fs.Var(&o.sentinels, "sentinel", "Sentinel `ADDR` (repeat, or separate with commas)")
-	fs.StringVar(&o.prefix, "prefix", o.prefix, "key `PREFIX` of the locks (lockkit.WithPrefix)")
-	fs.StringVar(&o.output, "o", o.output, "output `FORMAT`: text or json")
-	fs.DurationVar(&o.timeout, "timeout", o.timeout, "bound of each command's work (not of watch)")
+	for _, f := range []struct {
+		p     any // the field of o the flag sets
+		name  string
+		usage string
+	}{
+		{&o.url, "u", "server `URL`: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] or rediss:// for TLS"},
+		{&o.host, "h", "server `HOST`"},
+		{&o.port, "p", "server `PORT`"},
+		{&o.password, "a", "`PASSWORD` (also read from REDISCLI_AUTH)"},
+		{&o.user, "user", "ACL `USER`name"},
+		{&o.db, "n", "database `NUMBER` (not with --cluster)"},
+		{&o.tls, "tls", "connect with TLS"},
+		{&o.cacert, "cacert", "PEM `FILE` of the CA certificates that sign the server's (with --tls or rediss://; default: the system's)"},
+		{&o.insecure, "insecure", "with TLS, do not verify the server's certificate"},
+		{&o.cluster, "cluster", "the server is a node of a Redis Cluster"},
+		{&o.sentinelMaster, "sentinel-master", "connect to the master `NAME` through Sentinel"},
+		{&o.sentinels, "sentinel", "Sentinel `ADDR` (repeat, or separate with commas)"},
+		{&o.prefix, "prefix", "key `PREFIX` of the locks (lockkit.WithPrefix)"},
+		{&o.output, "o", "output `FORMAT`: text or json"},
+		{&o.timeout, "timeout", "bound of each command's work (not of watch)"},
+	} {
+		switch p := f.p.(type) {
+		case flag.Value:
+			fs.Var(p, f.name, f.usage)
+		case *string:
+			fs.StringVar(p, f.name, *p, f.usage)
+		case *int:
+			fs.IntVar(p, f.name, *p, f.usage)
+		case *bool:
+			fs.BoolVar(p, f.name, *p, f.usage)
+		case *time.Duration:
+			fs.DurationVar(p, f.name, *p, f.usage)
+		default:
+			panic(fmt.Sprintf("flag -%s: no case for %T", f.name, p))
+		}
+	}
 }
 
 // check reports flag values that cannot work together.

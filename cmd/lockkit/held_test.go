@@ -35,6 +35,27 @@ func holdVia(t *testing.T, opts *redis.Options) (*reentrant.Mutex, string) {
 	return holdReentrant(t, c), prefix
 }
 
+// wantShowsHeld runs show of m, under prefix, through c, and fails the
+// test unless it shows m held as wantHeld says.
+func (c cli) wantShowsHeld(t *testing.T, prefix string, m *reentrant.Mutex) {
+	t.Helper()
+	var l Lock
+	c.okJSON(t, &l, "show", "--prefix", prefix, m.Name())
+	wantHeld(t, &l, m)
+}
+
+// wantListsAlone runs ls under prefix through c, fails the test unless it
+// lists m alone, and returns m's entry.
+func (c cli) wantListsAlone(t *testing.T, prefix string, m *reentrant.Mutex) Entry {
+	t.Helper()
+	var entries []Entry
+	c.okJSON(t, &entries, "ls", "--prefix", prefix)
+	if len(entries) != 1 || entries[0].Name != m.Name() {
+		t.Fatalf("ls --prefix %s: %+v, want %s alone", prefix, entries, m.Name())
+	}
+	return entries[0]
+}
+
 // wantHeld fails the test unless l shows m held twice by "owner" with m's
 // token.
 func wantHeld(t *testing.T, l *Lock, m *reentrant.Mutex) {

@@ -26,11 +26,8 @@ func TestConnect_password(t *testing.T) {
 	}
 	conn := []string{"-h", host, "-p", port}
 
-	var l Lock
-	cli{conn: append(conn, "-a", password)}.okJSON(t, &l, "show", "--prefix", prefix, m.Name())
-	wantHeld(t, &l, m)
-	cli{conn: []string{"-u", "redis://:" + password + "@" + s.Addr()}}.okJSON(t, &l, "show", "--prefix", prefix, m.Name())
-	wantHeld(t, &l, m)
+	cli{conn: append(conn, "-a", password)}.wantShowsHeld(t, prefix, m)
+	cli{conn: []string{"-u", "redis://:" + password + "@" + s.Addr()}}.wantShowsHeld(t, prefix, m)
 
 	for _, tc := range []struct {
 		name string

@@ -25,14 +25,8 @@ func TestShow_ls_and_watch_need_no_write_permission(t *testing.T) {
 	m := holdReentrant(t, f.lc)
 	ro := cli{conn: []string{"-u", "redis://" + user + ":" + password + "@" + s.Addr()}}
 
-	var l Lock
-	ro.okJSON(t, &l, "show", "--prefix", f.prefix, m.Name())
-	wantHeld(t, &l, m)
-	var entries []Entry
-	ro.okJSON(t, &entries, "ls", "--prefix", f.prefix)
-	if len(entries) != 1 || entries[0].Name != m.Name() {
-		t.Errorf("ls: %+v, want %s alone", entries, m.Name())
-	}
+	ro.wantShowsHeld(t, f.prefix, m)
+	ro.wantListsAlone(t, f.prefix, m)
 	w := ro.start(t, "-o", "json", "watch", "--prefix", f.prefix, m.Name())
 	if ev := nextEvent(t, w); ev.Event != "state" || ev.Lock == nil || ev.Lock.Mode != "exclusive" {
 		t.Errorf("watch began with %+v, want the held lock's state", ev)
@@ -42,6 +36,5 @@ func TestShow_ls_and_watch_need_no_write_permission(t *testing.T) {
 	if r := ro.run(t, "unlock", "--force", "--yes", "--prefix", f.prefix, m.Name()); r.code != exitFail || !strings.Contains(r.stderr, "NOPERM") {
 		t.Errorf("unlock --force --yes as a read-only user: status %d, stderr %q; want %d and NOPERM", r.code, r.stderr, exitFail)
 	}
-	f.okJSON(t, &l, "show", "--prefix", f.prefix, m.Name())
-	wantHeld(t, &l, m)
+	f.wantShowsHeld(t, f.prefix, m)
 }

@@ -25,16 +25,9 @@ func TestConnect_sentinel_finds_the_master(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cl := cli{conn: tc.conn}
-			var l Lock
-			cl.okJSON(t, &l, "show", "--prefix", prefix, m.Name())
-			wantHeld(t, &l, m)
-
-			var entries []Entry
-			cl.okJSON(t, &entries, "ls", "--prefix", prefix)
-			if len(entries) != 1 || entries[0].Name != m.Name() {
-				t.Fatalf("ls listed %+v, want only %s", entries, m.Name())
-			}
-			if got, want := holderLines(entries[0].Holders), []string{"owner exclusive 2 " + itoa(m.Token())}; !slices.Equal(got, want) {
+			cl.wantShowsHeld(t, prefix, m)
+			e := cl.wantListsAlone(t, prefix, m)
+			if got, want := holderLines(e.Holders), []string{"owner exclusive 2 " + itoa(m.Token())}; !slices.Equal(got, want) {
 				t.Errorf("ls: holders %q, want %q", got, want)
 			}
 		})
@@ -53,7 +46,5 @@ func TestConnect_sentinel_follows_a_failover(t *testing.T) {
 	if n, err := master.Client(t).Exists(redistest.Ctx(t, 5*time.Second), keys(prefix, m.Name()).Base).Result(); err != nil || n != 1 {
 		t.Fatalf("EXISTS on the new master %s = %d, %v; want the lock there", master.Addr(), n, err)
 	}
-	var l Lock
-	cl.okJSON(t, &l, "show", "--prefix", prefix, m.Name())
-	wantHeld(t, &l, m)
+	cl.wantShowsHeld(t, prefix, m)
 }

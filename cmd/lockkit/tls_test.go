@@ -46,9 +46,7 @@ func TestConnect_tls(t *testing.T) {
 		{"--insecure", append(slices.Clone(conn), "--insecure")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var l Lock
-			cli{conn: tc.conn}.okJSON(t, &l, "show", "--prefix", prefix, m.Name())
-			wantHeld(t, &l, m)
+			cli{conn: tc.conn}.wantShowsHeld(t, prefix, m)
 		})
 	}
 	r := cli{conn: conn}.run(t, "show", "--prefix", prefix, m.Name())
