@@ -19,11 +19,8 @@ import (
 // open), and the holder's next Unlock reports how the one in doubt was
 // settled (nil: it released), then ErrNotHeld.
 func TestLocalHandoff_an_Unlock_in_doubt_never_called_again_keeps_nobody_out(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
 	drop := &redistest.DropReply{Match: redistest.IsScript}
-	c.AddHook(drop)
-	lc := redistest.Lockkit(t, c)
-	name := redistest.Unique(t)
+	_, c, lc, name := hookedProcess(t, drop)
 	holder, waiter := heldInCohort(t, lc, name)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	held, lost := holder.Context(ctx), holder.Lost()
@@ -48,6 +45,37 @@ func TestLocalHandoff_an_Unlock_in_doubt_never_called_again_keeps_nobody_out(t *
 	redistest.AssertClean(t, c, name)
 }
 
+// TestLocalHandoff_lock_after_an_unlock_in_doubt_follows_the_fresh_hold:
+// the holder's last Unlock reached Redis but its reply was lost, so the
+// lock is free and the Unlock in doubt; a Lock of the same Mutex then
+// takes a fresh hold in Redis. The Mutex reports that hold: its larger
+// token, and its loss (another owner force-unlocks it) on Lost and in
+// Unlock, after the Unlock that settles the one in doubt.
+func TestLocalHandoff_lock_after_an_unlock_in_doubt_follows_the_fresh_hold(t *testing.T) {
+	drop := &redistest.DropReply{Match: redistest.IsScript}
+	_, c, lc, name := hookedProcess(t, drop)
+	m := reentrant.New(lc, name, handoff)
+	redistest.MustLock(t, m)
+	first := m.Token()
+	drop.Arm()
+	ctx := redistest.Ctx(t, 10*time.Second)
+	if err := m.Unlock(ctx); err == nil || drop.Armed() {
+		t.Fatalf("Unlock whose reply was dropped = %v (sent: %v); want an error", err, !drop.Armed())
+	}
+	redistest.MustLock(t, m)
+	if m.Token() <= first {
+		t.Errorf("token of the fresh hold %d, want more than the first hold's %d", m.Token(), first)
+	}
+	redistest.MustUnlock(t, m) // settles the Unlock in doubt; m still holds
+	redistest.WantHoldCount(t, m, 1)
+	if ok, err := reentrant.New(redistest.Lockkit(t, c), name).ForceUnlock(ctx); !ok || err != nil {
+		t.Fatalf("ForceUnlock = %v, %v", ok, err)
+	}
+	lc.Watchdog().Check()
+	redistest.Receive(t, m.Lost(), 10*time.Second, "m's lost signal once its fresh hold was force-unlocked")
+	redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrLost)
+}
+
 // TestLocalHandoff_an_Unlock_in_doubt_that_finds_the_hold_gone_reports_it_lost:
 // in cohort mode, the holder's last Unlock gets no answer (the server seems
 // stalled), and the hold vanishes meanwhile (a force-unlock by another
@@ -56,12 +84,8 @@ func TestLocalHandoff_an_Unlock_in_doubt_never_called_again_keeps_nobody_out(t *
 // hold is lost, its next Unlock returns ErrLost, and the Mutex of the
 // process that waits in memory meanwhile gets the lock.
 func TestLocalHandoff_an_Unlock_in_doubt_that_finds_the_hold_gone_reports_it_lost(t *testing.T) {
-	srv := redistest.StartServer(t)
-	c := srv.Client(t)
 	stall := &redistest.Silence{Match: redistest.IsScript}
-	c.AddHook(stall)
-	lc := redistest.Lockkit(t, c)
-	name := redistest.Unique(t)
+	srv, c, lc, name := hookedProcess(t, stall)
 	holder, waiter := heldInCohort(t, lc, name)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	stall.On()

@@ -360,8 +360,21 @@ func TestLocalHandoff_commands_per_acquisition(t *testing.T) {
 // Client of that client and a fresh lock name.
 func oneProcess(t *testing.T) (*redis.Client, *lockkit.Client, string) {
 	t.Helper()
-	c := redistest.StartServer(t).Client(t)
-	return c, redistest.Lockkit(t, c), redistest.Unique(t)
+	_, c, lc, name := hookedProcess(t, nil)
+	return c, lc, name
+}
+
+// hookedProcess is oneProcess with hook, unless nil, added to the client
+// before the lockkit Client is made of it; it returns the server too, for
+// clients without the hook.
+func hookedProcess(t *testing.T, hook redis.Hook) (*redistest.Server, *redis.Client, *lockkit.Client, string) {
+	t.Helper()
+	srv := redistest.StartServer(t)
+	c := srv.Client(t)
+	if hook != nil {
+		c.AddHook(hook)
+	}
+	return srv, c, redistest.Lockkit(t, c), redistest.Unique(t)
 }
 
 // heldInCohort returns two Mutexes of lc and name in cohort mode, the
@@ -636,38 +649,4 @@ func TestLocalHandoff_calls_return_within_ctx_when_the_server_does_not_answer(t 
 	callsReturnWithinACut(t, p, holder, m, other) // m waits in memory, other is another cohort
 	redistest.MustLock(t, other)
 	redistest.MustUnlock(t, other)
-}
-
-// TestLocalHandoff_lock_after_an_unlock_in_doubt_follows_the_fresh_hold:
-// the holder's last Unlock reached Redis but its reply was lost, so the
-// lock is free and the Unlock in doubt; a Lock of the same Mutex then
-// takes a fresh hold in Redis. The Mutex reports that hold: its larger
-// token, and its loss (another owner force-unlocks it) on Lost and in
-// Unlock, after the Unlock that settles the one in doubt.
-func TestLocalHandoff_lock_after_an_unlock_in_doubt_follows_the_fresh_hold(t *testing.T) {
-	c := redistest.StartServer(t).Client(t)
-	drop := &redistest.DropReply{Match: redistest.IsScript}
-	c.AddHook(drop)
-	lc := redistest.Lockkit(t, c)
-	name := redistest.Unique(t)
-	m := reentrant.New(lc, name, handoff)
-	redistest.MustLock(t, m)
-	first := m.Token()
-	drop.Arm()
-	ctx := redistest.Ctx(t, 10*time.Second)
-	if err := m.Unlock(ctx); err == nil || drop.Armed() {
-		t.Fatalf("Unlock whose reply was dropped = %v (sent: %v); want an error", err, !drop.Armed())
-	}
-	redistest.MustLock(t, m)
-	if m.Token() <= first {
-		t.Errorf("token of the fresh hold %d, want more than the first hold's %d", m.Token(), first)
-	}
-	redistest.MustUnlock(t, m) // settles the Unlock in doubt; m still holds
-	redistest.WantHoldCount(t, m, 1)
-	if ok, err := reentrant.New(redistest.Lockkit(t, c), name).ForceUnlock(ctx); !ok || err != nil {
-		t.Fatalf("ForceUnlock = %v, %v", ok, err)
-	}
-	lc.Watchdog().Check()
-	redistest.Receive(t, m.Lost(), 10*time.Second, "m's lost signal once its fresh hold was force-unlocked")
-	redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrLost)
 }
