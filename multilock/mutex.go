@@ -169,14 +169,14 @@ func (m *Mutex) Lock(ctx context.Context) error {
 		}
 		if rerr := m.rollback(ctx, n); rerr != nil {
 			fatal = errors.Join(err, rerr)
-			return false, 0, fatal
+			return false, 0, errFatal
 		}
 		switch {
 		case ctx.Err() != nil:
 			// The round was cut short; the one before says more.
 		case permanent(err):
 			fatal = err
-			return false, 0, err
+			return false, 0, errFatal
 		case !errors.Is(err, errBusy):
 			last = err
 		}
@@ -187,6 +187,13 @@ func (m *Mutex) Lock(ctx context.Context) error {
 	}
 	return withLast(err, last)
 }
+
+// errFatal ends the wait of Lock when a round failed in a way that ends
+// Lock, kept in fatal: the wait would start over after such an error
+// that it takes for a passing network fault (a give-back that timed out,
+// say), and another round could then take every lock and return fatal
+// holding them.
+var errFatal = errors.New("multilock: fatal round")
 
 // permanent reports whether a lock's error will not go away by trying
 // again.

@@ -46,7 +46,6 @@ func NewRedLock(clients []*lockkit.Client, name string, opts ...lockkit.Option) 
 	r.tr = core.NewTracer(&r.b.Cfg, false, false)
 	keys := first.Keys
 	r.keys = []string{keys.Base, keys.Fence, keys.Released}
-	r.quorum = len(clients)/2 + 1
 	r.nodeTimeout = first.NodeTimeout
 	if r.nodeTimeout <= 0 {
 		r.nodeTimeout = min(first.TTL()/10, MaxNodeTimeout)
@@ -75,6 +74,7 @@ func NewRedLock(clients []*lockkit.Client, name string, opts ...lockkit.Option) 
 		n.h = core.NewHolder(spec)
 		r.nodes = append(r.nodes, n)
 	}
+	r.quorum = len(clients)/2 + 1 // once the arguments are known valid: Quorum reports 0 otherwise
 	return r
 }
 

@@ -121,6 +121,9 @@ func TestNewRedLock_invalid_arguments_return_ErrInvalid(t *testing.T) {
 			if r.Token() != 0 || r.Lost() != nil {
 				t.Fatal("an invalid RedLock reports a hold")
 			}
+			if q := r.Quorum(); q != 0 {
+				t.Fatalf("Quorum() = %d for an invalid RedLock, want 0", q)
+			}
 		})
 	}
 	if lockkit.New(rc1, multilock.WithNodeTimeout(time.Second)).Err() == nil {
