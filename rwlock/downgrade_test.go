@@ -84,3 +84,46 @@ func TestRLock_by_the_writer_with_a_lost_reply_leaves_no_read_hold(t *testing.T)
 		wantWriterGets(t, lc, name)
 	})
 }
+
+// TestUnlock_of_a_downgrade_lets_the_waiting_readers_in_before_the_next_writer
+// checks the promise of a write release to the readers it kept out: they
+// get their turn before the next writer. When the writer downgrades, the
+// lock stays read-locked, so the writer woken with the readers can only
+// register its intent again; the readers must still get in beside the
+// downgraded owner instead of waiting until that writer has had the lock.
+// Once they are in, new readers stay out again behind the waiting writer.
+// All of them share one Client, where the waiter woken last runs first.
+func TestUnlock_of_a_downgrade_lets_the_waiting_readers_in_before_the_next_writer(t *testing.T) {
+	onBackends(t, func(t *testing.T, _ redis.UniversalClient, lc *lockkit.Client, name string) {
+		w, r, w2 := rwlock.New(lc, name), rwlock.New(lc, name), rwlock.New(lc, name)
+		redistest.MustLock(t, w)
+		read := async(t, func() error { return r.RLock(redistest.Ctx(t, spanTimeout)) })
+		redistest.Eventually(t, waitTimeout, "the reader to wait", func() bool {
+			return lc.Notifier().Sleeping(channel(lc, name, "ch")) == 1
+		})
+		wrote := async(t, func() error { return w2.Lock(redistest.Ctx(t, spanTimeout)) })
+		redistest.Eventually(t, waitTimeout, "the writer to wait", func() bool {
+			return lc.Notifier().Sleeping(writersChannel(lc, name)) == 1
+		})
+		mustRLock(t, w)
+		redistest.MustUnlock(t, w) // a downgrade: w reads on
+		if err := redistest.Receive(t, read, waitTimeout, "the RLock of the reader that waited"); err != nil {
+			t.Fatalf("RLock = %v", err)
+		}
+		pending(t, wrote, "the next writer's Lock")
+		redistest.Eventually(t, waitTimeout, "the writer's intent to hold back new readers again", func() bool {
+			newcomer := rwlock.New(lc, name)
+			if tryRLock(t, newcomer) {
+				mustRUnlock(t, newcomer)
+				return false
+			}
+			return state(t, w).WaitingWriters == 1
+		})
+		mustRUnlock(t, r)
+		mustRUnlock(t, w)
+		if err := redistest.Receive(t, wrote, waitTimeout, "the next writer's Lock"); err != nil {
+			t.Fatalf("Lock = %v", err)
+		}
+		redistest.MustUnlock(t, w2)
+	})
+}
