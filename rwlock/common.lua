@@ -10,6 +10,8 @@
 --            ':mode'   'write' while a write hold exists, else 'read'
 --            ':claim'  '1' once a writer waiting in Lock was refused: the
 --                      release that frees the lock hands it off (hand_off)
+--            ':readturn'  after a downgrade, the deadline (ms of server
+--                      time) of the readers' turn (read_turn)
 --          The hash exists exactly while some hold is live.
 -- KEYS[2]  lease set PREFIX:{NAME}:leases: member = hold (OWNER:w or
 --          OWNER:r), score = the hold's lease deadline in ms of server time
@@ -173,6 +175,26 @@ local function handoff_left()
     return false
   end
   return s - NOW
+end
+
+-- READTURN is the hash field of a downgraded lock that holds the end of
+-- the readers' turn (read_turn).
+local READTURN = ':readturn'
+
+-- read_turn gives the waiting readers a turn of ms after a downgrade: the
+-- write hold ended, but the lock stays read-locked by the owner's own read
+-- hold, so the writer woken with the readers can only register its intent
+-- again, first as often as not, and that intent would keep the readers
+-- out until it had the lock. For ms intents hold back no reader; the turn
+-- goes with the hash, which the lock's last release deletes.
+local function read_turn(ms)
+  redis.call('hset', HASH, READTURN, NOW + ms)
+end
+
+-- readers_turn reports whether the readers' turn of a downgrade is on.
+local function readers_turn()
+  local s = tonumber(redis.call('hget', HASH, READTURN))
+  return s ~= nil and s > NOW
 end
 
 -- wake_writer wakes one waiting writer: the head of the process whose

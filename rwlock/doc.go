@@ -23,7 +23,8 @@
 //	                              ':t:'HOLD = the hold's fencing token,
 //	                              ':u:'HOLD = its last partial unlock id;
 //	                              ':mode' = "write" while a write hold exists, else "read";
-//	                              ':claim' = "1" once a writer waiting in Lock was refused
+//	                              ':claim' = "1" once a writer waiting in Lock was refused;
+//	                              ':readturn' = after a downgrade, the end of the readers' turn (see Writer preference)
 //	PREFIX:{NAME}:leases    zset  member = hold (OWNER:w or OWNER:r), score = its lease deadline
 //	PREFIX:{NAME}:writers   zset  member = OWNER:w of a waiting writer, score = its intent deadline;
 //	                              member ':handoff', score = the end of a hand-off (see Waiting)
@@ -72,7 +73,12 @@
 // intents again when they try). So a stream of writers cannot lock readers
 // out: after each write hold the readers already waiting race the writers
 // for the next turn. This is weaker than strict alternation: with several
-// writer processes contending, a reader may lose a few turns.
+// writer processes contending, a reader may lose a few turns. When the
+// writer downgraded, the lock stays read-locked and a writer woken with the
+// readers can only register its intent again, often before they try: for
+// a moment then (100 ms at most) intents hold back no reader, so that the
+// readers woken join the downgraded owner instead of waiting for the next
+// writer.
 // WithWriterPreference(false) turns intents off: readers then get in
 // whenever no writer holds the lock, and a writer may wait for as long as
 // readers keep overlapping.

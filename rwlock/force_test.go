@@ -65,3 +65,45 @@ func TestForceUnlock_wakes_every_waiter(t *testing.T) {
 		redistest.MustUnlock(t, w2)
 	})
 }
+
+// TestForceUnlock_leaves_waiting_writers_holding_back_readers checks that
+// ForceUnlock removes holds, not intents: a writer waiting in Lock still
+// waits, and new readers with writer preference stay out, until it has had
+// the lock. The writer's attempts are held up so that it cannot take the
+// freed lock meanwhile.
+func TestForceUnlock_leaves_waiting_writers_holding_back_readers(t *testing.T) {
+	srv := redistest.StartServer(t)
+	silent := &redistest.Silence{Match: isScript, Max: 2 * spanTimeout}
+	defer silent.Off()
+	wc := srv.Client(t)
+	wc.AddHook(silent)
+	lc, writers := redistest.Lockkit(t, srv.Client(t)), redistest.Lockkit(t, wc)
+	name := redistest.Unique(t)
+	r, w, admin := rwlock.New(lc, name), rwlock.New(writers, name), rwlock.New(lc, name)
+	mustRLock(t, r)
+	wrote := async(t, func() error { return w.Lock(redistest.Ctx(t, spanTimeout)) })
+	redistest.Eventually(t, waitTimeout, "the writer to wait with its intent", func() bool {
+		return writers.Notifier().Sleeping(writersChannel(writers, name)) == 1 && state(t, r).WaitingWriters == 1
+	})
+
+	silent.On()
+	if ok, err := admin.ForceUnlock(redistest.Ctx(t, waitTimeout)); !ok || err != nil {
+		t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
+	}
+	redistest.Eventually(t, waitTimeout, "the woken writer's attempt to be held up", func() bool { return silent.Held() == 1 })
+	if s := state(t, admin); s.Mode != rwlock.Unlocked || s.WaitingWriters != 1 {
+		t.Fatalf("state after ForceUnlock = %+v; want unlocked, the writer still waiting", s)
+	}
+	if tryRLock(t, rwlock.New(lc, name)) {
+		t.Fatal("a new reader got in after ForceUnlock while a writer waits")
+	}
+	pending(t, wrote, "the waiting writer's Lock")
+
+	silent.Off()
+	if err := redistest.Receive(t, wrote, waitTimeout, "the writer's Lock"); err != nil {
+		t.Fatalf("Lock = %v", err)
+	}
+	redistest.WantErr(t, r.RUnlock(redistest.Ctx(t, waitTimeout)), lockkit.ErrLost)
+	redistest.MustUnlock(t, w)
+	wantAdmitted(t, rwlock.New(lc, name), "once the writer had the lock")
+}

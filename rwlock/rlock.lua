@@ -14,7 +14,8 @@
 -- write lock), whatever writers wait. Any other owner gets a read hold
 -- unless a writer holds the lock, the lock is free but handed off to the
 -- waiting writers (see hand_off in common.lua), or, with ARGV[5] = '1', a
--- writer waits.
+-- writer waits, unless a downgrade gave the readers their turn (see
+-- read_turn in common.lua).
 --
 -- Returns {count, token} when the owner now holds the read lock: count 1
 -- and a newly minted token for a fresh hold, count > 1 and the hold's token
@@ -42,7 +43,7 @@ if redis.call('hexists', HASH, w) == 0 then
       return {0, left}
     end
   end
-  if ARGV[5] == '1' then
+  if ARGV[5] == '1' and not readers_turn() then
     local left = intent_left()
     if left then
       return {0, left}

@@ -45,7 +45,9 @@ var _ lockkit.Locker = (*RWMutex)(nil)
 // handOff is how long a lock freed by its last reader is kept for the
 // writers waiting in Lock: new readers stay out until a writer takes it,
 // which a writer woken by the release does within a round trip or two. If
-// no writer comes (it gave up or died), readers wait this long once.
+// no writer comes (it gave up or died), readers wait this long once. It is
+// also how long, after a downgrade, the readers that Unlock woke get in
+// whatever writers wait.
 const handOff = 100 * time.Millisecond
 
 // New returns the read-write lock name of client c for a new owner. It
@@ -78,7 +80,7 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *RWMutex {
 		Renew:       writeScripts.Renew,
 		Undo:        writeScripts.Undo,
 		AcquireArgs: []any{r},
-		ReleaseArgs: []any{m.k.rch, m.k.wch},
+		ReleaseArgs: []any{m.k.rch, m.k.wch, handOff.Milliseconds()},
 		UndoArgs:    []any{m.k.rch, m.k.wch, handOff.Milliseconds()},
 		Refused:     m.refused,
 		Op:          m.op,
@@ -220,8 +222,9 @@ func (m *RWMutex) writeAttempt(intent time.Duration, claim bool, registered *boo
 
 // Unlock undoes one Lock. When the write hold count drops to zero the write
 // hold ends: every waiting reader and one waiting writer are woken (see
-// the package documentation for which). If m also holds the read lock, it keeps it (a downgrade) and the
-// lock stays read-locked.
+// the package documentation for which). If m also holds the read lock, it
+// keeps it (a downgrade) and the lock stays read-locked; the readers woken
+// then get in even while writers wait, for a moment (100 ms at most).
 //
 // It returns an error matching [lockkit.ErrNotHeld] when m holds no write
 // hold, and [lockkit.ErrLost] when m held one but it is gone (then m holds

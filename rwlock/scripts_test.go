@@ -122,7 +122,7 @@ func (r *scriptRig) rlock(owner string, prefer bool) reply {
 func (r *scriptRig) unlock(owner string, token int64, id string) int64 {
 	r.t.Helper()
 	w, _ := holds(owner)
-	return r.int(writeScripts.Release, w, token, id, core.ReleaseWindow.Milliseconds(), r.k.rch, r.k.wch)
+	return r.int(writeScripts.Release, w, token, id, core.ReleaseWindow.Milliseconds(), r.k.rch, r.k.wch, handOff.Milliseconds())
 }
 
 func (r *scriptRig) runlock(owner string, token int64, id string) int64 {
@@ -214,7 +214,10 @@ func TestScripts_use_the_prelude_hold_layout(t *testing.T) {
 		t.Fatalf("hash after a partial unlock = %v, want %v", h, want)
 	}
 	r.unlock("w", wtok, "u2")
-	want = map[string]string{":kind": "rwlock", ":mode": "read", "w:r": "1", ":t:w:r": fmt.Sprint(rtok), ":a:w:r": "a3"}
+	want = map[string]string{
+		":kind": "rwlock", ":mode": "read", "w:r": "1", ":t:w:r": fmt.Sprint(rtok), ":a:w:r": "a3",
+		":readturn": fmt.Sprint(r.t0.Add(handOff).UnixMilli()),
+	}
 	if h := r.hash(); !maps.Equal(h, want) {
 		t.Fatalf("hash after the downgrade = %v, want %v", h, want)
 	}

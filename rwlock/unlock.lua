@@ -7,13 +7,17 @@
 -- ARGV[4]  how long released tokens are remembered, in ms
 -- ARGV[5]  readers' channel PREFIX:{NAME}:ch
 -- ARGV[6]  writers' channel PREFIX:{NAME}:wch
+-- ARGV[7]  how long the readers' turn after a downgrade lasts, in ms
 --
 -- Returns the owner's remaining write hold count. 0: the write hold ended.
 -- The lock is free, or read-locked by the owner's own read hold (a
 -- downgrade). Every waiting writer's intent is cleared, so the readers held
 -- back get their turn before the next writer. Every waiting reader is woken
 -- ('*' on ARGV[5]), and so is one waiting writer (see wake_writer in
--- common.lua), which takes the lock or registers its intent again.
+-- common.lua), which takes the lock or registers its intent again. After a
+-- downgrade the readers' intent-free turn lasts ARGV[7] ms (see read_turn
+-- in common.lua), so that the writer's intent registered again does not
+-- keep out the readers woken with it.
 -- n > 0: the owner still holds the write lock.
 -- A retry of an Unlock that already took effect returns the same answer
 -- again instead of releasing twice. Returns -1 when the hold is not there:
@@ -23,9 +27,12 @@ local bad, first = begin()
 if bad then
   return bad
 end
-local count, ended = release(first)
+local count, ended, free = release(first)
 if ended then
   redis.call('del', WRITERS)
+  if not free then
+    read_turn(tonumber(ARGV[7]))
+  end
   publish(ARGV[5], '*')
   wake_writer(ARGV[6])
 end

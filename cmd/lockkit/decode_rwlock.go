@@ -5,15 +5,17 @@ import "strings"
 // Fields and members of a read-write lock besides its holds (rwlock's
 // common.lua).
 const (
-	modeField  = ":mode"
-	claimField = ":claim"
-	handoff    = ":handoff"
+	modeField     = ":mode"
+	claimField    = ":claim"
+	readTurnField = ":readturn"
+	handoff       = ":handoff"
 )
 
 // decodeRW decodes a read-write lock (rwlock/common.lua): holds OWNER:w
 // and OWNER:r in the hash, each with its own lease in the sorted set
 // PREFIX:{NAME}:leases (score = deadline, server ms); ':mode' says whether
-// a write hold exists and ':claim' that a refused writer claimed the lock.
+// a write hold exists, ':claim' that a refused writer claimed the lock and
+// ':readturn' until when, after a downgrade, intents hold back no reader.
 // Only holds whose lease is live count, as rwlock's state.lua counts them.
 func decodeRW(s *snapshot, l *Lock, h hash) {
 	lease := map[string]int64{}
@@ -72,7 +74,7 @@ func decodeRW(s *snapshot, l *Lock, h hash) {
 		l.anomaly("a write hold of %q together with read holds of other owners", liveWrite)
 	}
 	for _, f := range sortedKeys(h.meta) {
-		if f != modeField && f != claimField {
+		if f != modeField && f != claimField && f != readTurnField {
 			l.anomaly("unknown field %q", f)
 		}
 	}
