@@ -15,9 +15,9 @@ import (
 // waiter a (owner "a", waiter timeout wt) on a Client that talks to the
 // server through proxy, and waiter b (owner "b", waiter timeout a minute:
 // no heartbeat falls within a test) queued behind it on a Client that
-// talks to it directly. a's go-redis client gives up on a reply after
-// 200 ms, so that its attempts fail soon while the proxy is cut, and
-// counter counts the commands it sends.
+// talks to it directly. a's go-redis client gives up on a reply or a new
+// connection after 200 ms, without retrying, so that its attempts fail
+// soon while the proxy is cut, and counter counts the commands it sends.
 type cutOff struct {
 	e          *lockEnv
 	proxy      *redistest.Proxy
@@ -33,7 +33,9 @@ func newCutOff(t *testing.T, wt time.Duration) *cutOff {
 	srv := redistest.StartServer(t)
 	e := newLockEnv(t, srv.Client(t))
 	p := redistest.StartProxy(t, srv.Addr())
-	rc := redis.NewClient(&redis.Options{Addr: p.Addr(), ReadTimeout: 200 * time.Millisecond})
+	rc := redis.NewClient(&redis.Options{
+		Addr: p.Addr(), DialTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond, MaxRetries: -1,
+	})
 	t.Cleanup(func() { _ = rc.Close() })
 	counter := redistest.CountCommands(rc)
 	x := &cutOff{e: e, proxy: p, counter: counter, holder: e.held()}
@@ -53,7 +55,7 @@ func newCutOff(t *testing.T, wt time.Duration) *cutOff {
 // after it, and its Lock, which waits out the network errors, takes the
 // lock first.
 func TestLock_waiter_cut_off_for_less_than_its_waiter_timeout_keeps_its_place(t *testing.T) {
-	x := newCutOff(t, 3*time.Second) // a heartbeat every second
+	x := newCutOff(t, 6*time.Second) // a heartbeat every 2 s
 	before := x.counter.Scripts()
 	x.proxy.Cut()
 	// A second script is sent only once the first one failed: the
