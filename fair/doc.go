@@ -57,7 +57,9 @@
 //
 // Unlock frees the lock and publishes on the channel of the waiter at the
 // head of the queue, and only there: every other waiter, in every process,
-// sleeps on. Goroutines waiting on one Mutex are one owner with one place
+// sleeps on. An attempt that finds the lock free with another waiter first
+// in line wakes that waiter too, as a hold can end without a release (its
+// lease ran out before its holder learned of it). Goroutines waiting on one Mutex are one owner with one place
 // in the queue; when one of them gets the lock the others re-enter. When
 // the last of them gives up (its ctx ended, or Redis failed), its entry
 // leaves the queue before Lock returns, and the next waiter is woken if
