@@ -80,8 +80,11 @@
 // waiter behind it bounds its sleep by that deadline, so it takes over at
 // most one waiter timeout after the death, even when the release that
 // was meant for the dead waiter went unheard. A waiter also bounds its
-// sleep by the holder's remaining lease, so a crashed holder delays the
-// queue by at most its lease.
+// sleep by the remaining lease of the holder its last attempt found, so a
+// crashed holder delays the queue by at most its lease, or by a third of
+// the waiter timeout if that is longer: a waiter learns of a holder that
+// took the lock after its last attempt (the waiter ahead of it, say) at
+// its next heartbeat.
 //
 // # Leases
 //
