@@ -102,11 +102,15 @@
 // go back. Owners take the lock in the order their first attempts reached
 // Redis, except that a waiter that stops attempting for longer than the
 // waiter timeout (its process died, or paused that long) loses its place
-// and, if it comes back, queues again at the end. Mutexes of one Client
-// sharing an owner id ([lockkit.WithOwner]) share one place in the queue,
-// which the last of them to give up takes out; Mutexes of that id on other
-// Clients then queue again at the end at their next attempt. [Mutex.TryLock]
-// never queues and never overtakes: it fails while anyone waits.
+// and, if it comes back, queues again at the end. Deadlines run on the
+// server's clock, so a Redis server that stalls for longer than the
+// waiter timeout ends every entry's: the waiters, which kept attempting,
+// all queue again, in the order their attempts reach the server after the
+// stall. Mutexes of one Client sharing an owner id ([lockkit.WithOwner])
+// share one place in the queue, which the last of them to give up takes
+// out; Mutexes of that id on other Clients then queue again at the end at
+// their next attempt. [Mutex.TryLock] never queues and never overtakes: it
+// fails while anyone waits.
 //
 // A process that pauses (GC, swap, a stopped VM) for longer than its lease
 // can still think it holds the lock after it expired; so can a holder whose
