@@ -29,7 +29,9 @@
 -- also while the owner holds it): wait is how many ms may pass before
 -- something changes without a wake-up, the smaller of the holder's
 -- remaining lease and the time until the deadline of the entry directly
--- ahead of the owner in the queue; -1 when neither applies.
+-- ahead of the owner in the queue; -1 when neither applies. When the lock
+-- is free and another waiter is first in line, '1' is published on that
+-- waiter's own channel.
 -- A WRONGKIND error when another kind holds the name.
 local hash, fence, queue, timeouts = KEYS[1], KEYS[2], KEYS[4], KEYS[5]
 local owner, lease, id, wt, prefix, join = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6] == '1'
@@ -51,7 +53,6 @@ local queued = redis.call('zscore', timeouts, owner)
 if queued then
   redis.call('zadd', timeouts, now + wt, owner)
 end
-local before = head_of(queue)
 local head = evict(queue, timeouts, now)
 
 if reenter and v[2] then
@@ -77,10 +78,11 @@ if not locked then
     settle(queue, timeouts, now)
     return {1, token}
   end
-  if head ~= before then
-    -- Evicting dead entries made head first in line for a free lock.
-    wake(head, prefix)
-  end
+  -- head is first in line for a free lock and has not taken it: it may
+  -- not know (evicting dead entries just made it first, or the hold it
+  -- waited for ended without a release, its holder's lease run out):
+  -- wake it.
+  wake(head, prefix)
 end
 
 if join and not queued then

@@ -57,7 +57,9 @@
 //
 // Unlock frees the lock and publishes on the channel of the waiter at the
 // head of the queue, and only there: every other waiter, in every process,
-// sleeps on. Goroutines waiting on one Mutex are one owner with one place
+// sleeps on. An attempt that finds the lock free with another waiter first
+// in line wakes that waiter too, as a hold can end without a release (its
+// lease ran out before its holder learned of it). Goroutines waiting on one Mutex are one owner with one place
 // in the queue; when one of them gets the lock the others re-enter. When
 // the last of them gives up (its ctx ended, or Redis failed), its entry
 // leaves the queue before Lock returns, and the next waiter is woken if
@@ -78,8 +80,11 @@
 // waiter behind it bounds its sleep by that deadline, so it takes over at
 // most one waiter timeout after the death, even when the release that
 // was meant for the dead waiter went unheard. A waiter also bounds its
-// sleep by the holder's remaining lease, so a crashed holder delays the
-// queue by at most its lease.
+// sleep by the remaining lease of the holder its last attempt found, so a
+// crashed holder delays the queue by at most its lease, or by a third of
+// the waiter timeout if that is longer: a waiter learns of a holder that
+// took the lock after its last attempt (the waiter ahead of it, say) at
+// its next heartbeat.
 //
 // # Leases
 //
@@ -97,11 +102,15 @@
 // go back. Owners take the lock in the order their first attempts reached
 // Redis, except that a waiter that stops attempting for longer than the
 // waiter timeout (its process died, or paused that long) loses its place
-// and, if it comes back, queues again at the end. Mutexes of one Client
-// sharing an owner id ([lockkit.WithOwner]) share one place in the queue,
-// which the last of them to give up takes out; Mutexes of that id on other
-// Clients then queue again at the end at their next attempt. [Mutex.TryLock]
-// never queues and never overtakes: it fails while anyone waits.
+// and, if it comes back, queues again at the end. Deadlines run on the
+// server's clock, so a Redis server that stalls for longer than the
+// waiter timeout ends every entry's: the waiters, which kept attempting,
+// all queue again, in the order their attempts reach the server after the
+// stall. Mutexes of one Client sharing an owner id ([lockkit.WithOwner])
+// share one place in the queue, which the last of them to give up takes
+// out; Mutexes of that id on other Clients then queue again at the end at
+// their next attempt. [Mutex.TryLock] never queues and never overtakes: it
+// fails while anyone waits.
 //
 // A process that pauses (GC, swap, a stopped VM) for longer than its lease
 // can still think it holds the lock after it expired; so can a holder whose

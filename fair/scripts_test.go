@@ -340,15 +340,16 @@ func TestAcquireScript(t *testing.T) {
 		e.c.Persist(e.ctx(), e.hash)
 		wantReply(t, e.acquire("me", true), 0, -1)
 	})
-	t.Run("free but another is first: wait = its deadline", func(t *testing.T) {
+	t.Run("free but another is first: wait = its deadline, and it is woken", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.queued([]string{"a"}, 1200)
 		wantReply(t, e.acquire("me", true), 0, 1200)
 		e.wantQueue("a", "me")
+		e.wantWoken("a")
 		wantReply(t, e.acquire("x", false), 0, -1)
 		e.wantQueue("a", "me")
 		e.wantFree()
-		e.wantWoken()
+		e.wantWoken("a")
 	})
 	t.Run("wait is bounded by the entry directly ahead", func(t *testing.T) {
 		e := newScriptEnv(t)

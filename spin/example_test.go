@@ -70,8 +70,9 @@ func ExampleWithBackoff() {
 	defer closeRedis()
 	ctx := context.Background()
 
-	// A waiter that checks every 5 to 50 ms while another owner holds the
-	// lock.
+	// A waiter that, while another owner holds the lock, sleeps up to 5 ms
+	// after its first refused attempt, then up to twice as long after each
+	// further one, up to 50 ms.
 	waiter := spin.New(locks, "report", spin.WithBackoff(5*time.Millisecond, 50*time.Millisecond))
 	holder := spin.New(locks, "report")
 	_ = holder.Lock(ctx)
