@@ -30,13 +30,7 @@ func TestLock_hold_given_back_after_a_slow_reply_wakes_the_next_waiter(t *testin
 	}}
 	defer slow.Off()
 	e, lc, counter := twoClients(t, slow)
-	holder := e.held()
-	w := e.on(lc).mutex(lockkit.WithOwner("w"), lockkit.WithWatchdogTimeout(lease), fair.WithWaiterTimeout(time.Minute))
-	gotW := redistest.LockAsync(redistest.Ctx(t, time.Minute), w)
-	redistest.Eventually(t, 10*time.Second, "w asleep", func() bool { return counter.Scripts() == 2 })
-	x := e.mutex(lockkit.WithOwner("x"), fair.WithWaiterTimeout(time.Minute))
-	gotX := redistest.LockAsync(redistest.Ctx(t, time.Minute), x)
-	e.waitQueue("w", "x")
+	holder, w, x, gotW, gotX := e.wBeforeX(redistest.Ctx(t, time.Minute), lc, counter, lockkit.WithWatchdogTimeout(lease), fair.WithWaiterTimeout(time.Minute))
 
 	slow.On()
 	redistest.MustUnlock(t, holder)
@@ -57,15 +51,9 @@ func TestLock_hold_taken_after_ctx_ended_is_handed_on(t *testing.T) {
 	slow := &redistest.Silence{Match: isAcquire, Late: true, Max: redistest.Hang}
 	defer slow.Off()
 	e, lc, counter := twoClients(t, slow)
-	holder := e.held()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w := e.on(lc).mutex(lockkit.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
-	gotW := redistest.LockAsync(ctx, w)
-	redistest.Eventually(t, 10*time.Second, "w asleep", func() bool { return counter.Scripts() == 2 })
-	x := e.mutex(lockkit.WithOwner("x"), fair.WithWaiterTimeout(time.Minute))
-	gotX := redistest.LockAsync(redistest.Ctx(t, time.Minute), x)
-	e.waitQueue("w", "x")
+	holder, w, x, gotW, gotX := e.wBeforeX(ctx, lc, counter, fair.WithWaiterTimeout(time.Minute))
 
 	slow.On()
 	redistest.MustUnlock(t, holder)

@@ -19,14 +19,8 @@ import (
 func TestLock_failed_attempt_takes_the_waiter_out_of_the_queue_before_returning(t *testing.T) {
 	hook := &redistest.DropReply{Match: isAcquire}
 	e, lc, counter := twoClients(t, hook)
-	holder := e.held()
 	// A heartbeat every 100 ms.
-	w := e.on(lc).mutex(lockkit.WithOwner("w"), fair.WithWaiterTimeout(300*time.Millisecond))
-	gotW := redistest.LockAsync(redistest.Ctx(t, time.Minute), w)
-	redistest.Eventually(t, 10*time.Second, "w asleep", func() bool { return counter.Scripts() == 2 })
-	x := e.mutex(lockkit.WithOwner("x"), fair.WithWaiterTimeout(time.Minute))
-	gotX := redistest.LockAsync(redistest.Ctx(t, time.Minute), x)
-	e.waitQueue("w", "x")
+	holder, _, x, gotW, gotX := e.wBeforeX(redistest.Ctx(t, time.Minute), lc, counter, fair.WithWaiterTimeout(300*time.Millisecond))
 
 	hook.Arm()
 	redistest.WantErr(t, redistest.Receive(t, gotW, 10*time.Second, "w's Lock"), redistest.ErrReplyDropped)
@@ -47,15 +41,9 @@ func TestLock_ctx_ended_against_a_silent_server_leaves_the_queue_in_the_backgrou
 	silent := &redistest.Silence{Match: redistest.IsScript, Max: redistest.Hang}
 	defer silent.Off()
 	e, lc, counter := twoClients(t, silent)
-	holder := e.held()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w := e.on(lc).mutex(lockkit.WithOwner("w"), fair.WithWaiterTimeout(time.Minute))
-	gotW := redistest.LockAsync(ctx, w)
-	redistest.Eventually(t, 10*time.Second, "w asleep", func() bool { return counter.Scripts() == 2 })
-	x := e.mutex(lockkit.WithOwner("x"), fair.WithWaiterTimeout(time.Minute))
-	gotX := redistest.LockAsync(redistest.Ctx(t, time.Minute), x)
-	e.waitQueue("w", "x")
+	holder, _, x, gotW, gotX := e.wBeforeX(ctx, lc, counter, fair.WithWaiterTimeout(time.Minute))
 
 	silent.On()
 	start := time.Now()

@@ -137,6 +137,22 @@ func twoClients(t *testing.T, hooks ...redis.Hook) (e *lockEnv, lc *lockkit.Clie
 	return e, redistest.Lockkit(t, c), counter
 }
 
+// wBeforeX makes a holder of e's lock, then w, an owner "w" of lc (whose
+// commands counter counts) waiting in Lock with ctx and wopts, asleep,
+// and x, an owner "x" of e's Client queued behind it; gotW and gotX get
+// their Locks' errors.
+func (e *lockEnv) wBeforeX(ctx context.Context, lc *lockkit.Client, counter *redistest.Counter, wopts ...lockkit.Option) (holder, w, x *fair.Mutex, gotW, gotX <-chan error) {
+	e.t.Helper()
+	holder = e.held()
+	w = e.on(lc).mutex(append([]lockkit.Option{lockkit.WithOwner("w")}, wopts...)...)
+	gotW = redistest.LockAsync(ctx, w)
+	redistest.Eventually(e.t, 10*time.Second, "w asleep", func() bool { return counter.Scripts() == 2 })
+	x = e.mutex(lockkit.WithOwner("x"), fair.WithWaiterTimeout(time.Minute))
+	gotX = redistest.LockAsync(redistest.Ctx(e.t, time.Minute), x)
+	e.waitQueue("w", "x")
+	return holder, w, x, gotW, gotX
+}
+
 // on returns the lockEnv with lc as the Client its Mutexes are made from.
 func (e lockEnv) on(lc *lockkit.Client) *lockEnv {
 	e.lc = lc

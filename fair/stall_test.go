@@ -15,13 +15,8 @@ import (
 // during the stall, so the queue comes out of it as it was and the
 // waiters take the lock in the order they joined.
 func TestLock_server_stall_shorter_than_the_waiter_timeout_keeps_the_order(t *testing.T) {
-	srv := redistest.StartServer(t)
-	e := newLockEnv(t, srv.Client(t))
-	holder := e.held()
-	var tr turns
 	want := []string{"a", "b", "c", "d"}
-	tr.join(e, nil, want, fair.WithWaiterTimeout(3*time.Second)) // a heartbeat every second
-	srv.Stall(t, time.Second)
+	e, holder, tr := stalledQueue(t, want, 3*time.Second, time.Second) // a heartbeat every second
 	// Served once the stall is over.
 	e.wantQueue(want...)
 	redistest.MustUnlock(t, holder)
@@ -35,13 +30,8 @@ func TestLock_server_stall_shorter_than_the_waiter_timeout_keeps_the_order(t *te
 // waiter, in the order their attempts reach the server after the stall,
 // and each takes the lock in that order.
 func TestLock_server_stall_longer_than_the_waiter_timeout_requeues_every_waiter(t *testing.T) {
-	srv := redistest.StartServer(t)
-	e := newLockEnv(t, srv.Client(t))
-	holder := e.held()
-	var tr turns
 	joined := []string{"a", "b", "c", "d"}
-	tr.join(e, nil, joined, fair.WithWaiterTimeout(600*time.Millisecond))
-	srv.Stall(t, 1500*time.Millisecond)
+	e, holder, tr := stalledQueue(t, joined, 600*time.Millisecond, 1500*time.Millisecond)
 	var queue []string
 	redistest.Eventually(t, 10*time.Second, "every waiter queued again", func() bool {
 		queue = e.queue()
@@ -50,4 +40,19 @@ func TestLock_server_stall_longer_than_the_waiter_timeout_requeues_every_waiter(
 	})
 	redistest.MustUnlock(t, holder)
 	tr.want(t, time.Minute, queue...)
+}
+
+// stalledQueue starts a redis-server, a holder of a lock on it and
+// waiters with the owner ids ids, queued behind it in that order with
+// waiter timeout wt, then stalls the server for d. The waiters record
+// their turns in tr.
+func stalledQueue(t *testing.T, ids []string, wt, d time.Duration) (e *lockEnv, holder *fair.Mutex, tr *turns) {
+	t.Helper()
+	srv := redistest.StartServer(t)
+	e = newLockEnv(t, srv.Client(t))
+	holder = e.held()
+	tr = new(turns)
+	tr.join(e, nil, ids, fair.WithWaiterTimeout(wt))
+	srv.Stall(t, d)
+	return e, holder, tr
 }

@@ -15,12 +15,7 @@ import (
 // closed, not when its sleep would have ended; the holder on another
 // Client keeps the lock.
 func TestLock_sleeping_waiter_returns_ErrClosed_when_its_Client_closes(t *testing.T) {
-	srv := redistest.StartServer(t)
-	name := redistest.Unique(t)
-	holder := spin.New(redistest.Lockkit(t, srv.Client(t)), name)
-	redistest.MustLock(t, holder)
-	c := srv.Client(t)
-	counter := redistest.CountCommands(c)
+	srv, name, holder, c, counter := heldElsewhere(t)
 	lc := redistest.Lockkit(t, c)
 	waiter := spin.New(lc, name, spin.WithConstantBackoff(time.Hour))
 	got := redistest.LockAsync(redistest.Ctx(t, hang), waiter)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/fair"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -30,12 +32,7 @@ func attemptsWithin(t *testing.T, m *spin.Mutex, counter *redistest.Counter, d t
 // doubling) would attempt a handful of times; a lock's own backoff
 // (20 ms) overrides it.
 func TestWithBackoff_as_Client_default_paces_the_Clients_spin_locks(t *testing.T) {
-	srv := redistest.StartServer(t)
-	name := redistest.Unique(t)
-	holder := spin.New(redistest.Lockkit(t, srv.Client(t)), name)
-	redistest.MustLock(t, holder)
-	c := srv.Client(t)
-	counter := redistest.CountCommands(c)
+	srv, name, holder, c, counter := heldElsewhere(t)
 	lc := redistest.Lockkit(t, c, spin.WithConstantBackoff(time.Hour))
 	const d = 300 * time.Millisecond
 	if n := attemptsWithin(t, spin.New(lc, name), counter, d); n != 1 {
@@ -77,4 +74,17 @@ func TestBackoff_and_waiter_timeout_options_apply_to_their_own_kind(t *testing.T
 		redistest.MustLock(t, m)
 		redistest.MustUnlock(t, m)
 	}
+}
+
+// heldElsewhere starts a redis-server with a spin lock held on a Client
+// of its own, and returns the server, the lock's name, its holder, and a
+// second go-redis client of the server whose commands counter counts.
+func heldElsewhere(t *testing.T) (srv *redistest.Server, name string, holder *spin.Mutex, c *redis.Client, counter *redistest.Counter) {
+	t.Helper()
+	srv = redistest.StartServer(t)
+	name = redistest.Unique(t)
+	holder = spin.New(redistest.Lockkit(t, srv.Client(t)), name)
+	redistest.MustLock(t, holder)
+	c = srv.Client(t)
+	return srv, name, holder, c, redistest.CountCommands(c)
 }
