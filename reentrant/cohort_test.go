@@ -641,7 +641,7 @@ func TestCommands_of_an_uncontended_lock(t *testing.T) {
 // calling it again, and the other Mutex gets the lock.
 func TestLocalHandoff_calls_return_within_ctx_when_the_server_does_not_answer(t *testing.T) {
 	p := redistest.StartProxy(t, redistest.StartServer(t).Addr())
-	lc := redistest.Lockkit(t, patient(t, p.Addr()))
+	lc := redistest.Lockkit(t, redistest.Patient(t, p.Addr()))
 	name := redistest.Unique(t)
 	holder, m := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
 	other := reentrant.New(lc, name, handoff, lockkit.WithHolderInfo()) // another cohort

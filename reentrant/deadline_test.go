@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/fair"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -38,16 +36,6 @@ func returnsWithin(t *testing.T, what string, d time.Duration, call func(context
 	}
 }
 
-// patient returns a go-redis client of addr that waits a minute for a
-// reply and retries a failed dial every second for a minute, closed in
-// t.Cleanup.
-func patient(t *testing.T, addr string) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: addr, ReadTimeout: time.Minute, WriteTimeout: time.Minute,
-		MaxRetries: 60, MinRetryBackoff: time.Second, MaxRetryBackoff: time.Second})
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
 func tryLock(m *reentrant.Mutex) func(context.Context) error {
 	return func(c context.Context) error {
 		ok, err := m.TryLock(c)
@@ -62,7 +50,7 @@ func TestCalls_return_within_ctx_when_the_server_is_down(t *testing.T) {
 	for _, k := range deadlineKinds {
 		t.Run(k.name, func(t *testing.T) {
 			s := redistest.StartServer(t)
-			m := k.new(redistest.Lockkit(t, patient(t, s.Addr())), redistest.Unique(t))
+			m := k.new(redistest.Lockkit(t, redistest.Patient(t, s.Addr())), redistest.Unique(t))
 			redistest.MustLock(t, m) // the connections are open
 			s.Stop(t)
 			const d = 300 * time.Millisecond
@@ -86,7 +74,7 @@ func TestCalls_return_within_ctx_when_the_server_does_not_answer(t *testing.T) {
 	for _, k := range deadlineKinds {
 		t.Run(k.name, func(t *testing.T) {
 			p := redistest.StartProxy(t, redistest.StartServer(t).Addr())
-			lc := redistest.Lockkit(t, patient(t, p.Addr()))
+			lc := redistest.Lockkit(t, redistest.Patient(t, p.Addr()))
 			name := redistest.Unique(t)
 			holder := k.new(lc, name)
 			redistest.MustLock(t, holder)

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/rwlock"
@@ -19,16 +17,6 @@ import (
 
 // cutShort is the ctx of each call made while the server cannot answer.
 const cutShort = 300 * time.Millisecond
-
-// patient returns a go-redis client of addr that waits a minute for a
-// reply and retries a failed dial every second for a minute, closed in
-// t.Cleanup.
-func patient(t *testing.T, addr string) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: addr, ReadTimeout: time.Minute, WriteTimeout: time.Minute,
-		MaxRetries: 60, MinRetryBackoff: time.Second, MaxRetryBackoff: time.Second})
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
 
 // returnsWithin runs call with a ctx of cutShort and returns its error,
 // failing the test if it is nil. A call that did not honour its ctx would
@@ -69,7 +57,7 @@ func stateOf(m *rwlock.RWMutex) func(context.Context) error {
 func TestCalls_return_within_ctx_when_the_network_to_the_server_is_cut(t *testing.T) {
 	srv := redistest.StartServer(t)
 	p := redistest.StartProxy(t, srv.Addr())
-	lc, direct := redistest.Lockkit(t, patient(t, p.Addr())), redistest.Lockkit(t, srv.Client(t))
+	lc, direct := redistest.Lockkit(t, redistest.Patient(t, p.Addr())), redistest.Lockkit(t, srv.Client(t))
 	name := redistest.Unique(t)
 	settle := func(what string, release func(context.Context) error) {
 		t.Helper()
@@ -121,7 +109,7 @@ func TestCalls_return_within_ctx_when_the_network_to_the_server_is_cut(t *testin
 // and a writer gets the lock.
 func TestCalls_return_within_ctx_when_the_server_is_down(t *testing.T) {
 	srv := redistest.StartServer(t)
-	lc := redistest.Lockkit(t, patient(t, srv.Addr()))
+	lc := redistest.Lockkit(t, redistest.Patient(t, srv.Addr()))
 	name := redistest.Unique(t)
 	rh, other := rwlock.New(lc, name), rwlock.New(lc, name)
 	mustRLock(t, rh) // the connections are open

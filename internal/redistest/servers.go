@@ -104,6 +104,19 @@ func (s *Server) Client(t testing.TB) *redis.Client {
 	return c
 }
 
+// Patient returns a go-redis client of addr (a server's, or a [Proxy]'s)
+// that waits a minute for a reply and retries a failed dial every second
+// for a minute, as a client configured for a slow network does: a call
+// that does not bound its own wait by its ctx is held that long while the
+// server cannot answer. It is closed in t.Cleanup.
+func Patient(t testing.TB, addr string) *redis.Client {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: addr, ReadTimeout: time.Minute, WriteTimeout: time.Minute,
+		MaxRetries: 60, MinRetryBackoff: time.Second, MaxRetryBackoff: time.Second})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
 // running reports whether the server's process is running: it was
 // started and neither stopped nor killed since.
 func (s *Server) running() bool {
