@@ -152,8 +152,9 @@ func validateLocks(locks []lockkit.Locker) error {
 // round, all at once (waiting at most 500 ms for them, even after ctx
 // ended), sleeps for a short random time and starts over. When
 // ctx ends, the error matches both [lockkit.ErrNotObtained] and ctx.Err(),
-// and includes the last failure, if any; m then holds nothing it did not
-// hold before. An error that another round cannot cure is returned at
+// and includes the last failure, if any (a lock's wait that ended with a
+// failure of its own, such as a RedLock's [lockkit.ErrQuorum], is one); m
+// then holds nothing it did not hold before. An error that another round cannot cure is returned at
 // once: [lockkit.ErrInvalid], [lockkit.ErrWrongKind] or [lockkit.ErrClosed]
 // from a lock, or a failure to release what a failed round took (it names
 // the locks that may still be held; their own Unlock settles them).
@@ -173,7 +174,11 @@ func (m *Mutex) Lock(ctx context.Context) error {
 		}
 		switch {
 		case ctx.Err() != nil:
-			// The round was cut short; the one before says more.
+			// The round was cut short; the one before says more, unless
+			// the lock's own wait says why it failed.
+			if !errors.Is(err, errBusy) && failed(err) {
+				last = err
+			}
 		case permanent(err):
 			fatal = err
 			return false, 0, errFatal
@@ -257,10 +262,24 @@ func (m *Mutex) takeOne(ctx context.Context, l lockkit.Locker, try bool) error {
 	lctx, cancel := context.WithTimeout(ctx, m.wait)
 	defer cancel()
 	err := l.Lock(lctx)
-	if err != nil && ctx.Err() == nil && lctx.Err() != nil {
+	if err != nil && ctx.Err() == nil && lctx.Err() != nil && !failed(err) {
 		return errBusy
 	}
 	return err
+}
+
+// failed reports whether err, the error of a lock's Lock, says more than
+// that its wait ended (ErrNotObtained with ctx's error): the failure that
+// kept the lock from being taken meanwhile (a RedLock's nodes that did not
+// answer, say).
+func failed(err error) bool {
+	switch x := err.(type) {
+	case interface{ Unwrap() []error }:
+		return slices.ContainsFunc(x.Unwrap(), failed)
+	case interface{ Unwrap() error }:
+		return failed(x.Unwrap())
+	}
+	return err != nil && err != lockkit.ErrNotObtained && err != context.Canceled && err != context.DeadlineExceeded
 }
 
 // rollback releases the first n locks, all at once, on a context
