@@ -57,6 +57,9 @@ type Mutex struct {
 	tied   []bool           // locks[i] shares its name with another lock
 	wait   time.Duration    // WithLockWait; 0: no bound
 	waiter core.Backoff     // spaces the rounds of Lock
+
+	mu    sync.Mutex // guards doubt
+	doubt []bool     // the locks whose release the last Unlock left in doubt; nil when none
 }
 
 var _ lockkit.Locker = (*Mutex)(nil)
@@ -314,12 +317,45 @@ func (m *Mutex) rollback(ctx context.Context, n int) error {
 // up the others' releases: Unlock returns within ctx's deadline like each
 // lock's own Unlock. Each lock's Unlock keeps its own contract: one that
 // failed with a Redis error can be settled by calling Unlock again (the
-// locks that were released already then report ErrNotHeld).
+// locks that were released already then report ErrNotHeld). That call is
+// the retry even when m was locked again meanwhile: it asks only the
+// locks whose release was in doubt, and releases none of the newer holds.
 func (m *Mutex) Unlock(ctx context.Context) error {
 	if err := m.checkInput(ctx); err != nil {
 		return err
 	}
-	errs := unlockAll(ctx, m.locks)
+	m.mu.Lock()
+	doubt := m.doubt
+	m.mu.Unlock()
+	errs := make([]error, len(m.locks))
+	var ask []int // the locks this Unlock releases
+	for i, l := range m.locks {
+		if doubt != nil && !doubt[i] {
+			// Released by the Unlock in doubt that this one retries.
+			errs[i] = core.NotHeld(l.Name())
+			continue
+		}
+		ask = append(ask, i)
+	}
+	locks := make([]lockkit.Locker, len(ask))
+	for j, i := range ask {
+		locks[j] = m.locks[i]
+	}
+	for j, err := range unlockAll(ctx, locks) {
+		errs[ask[j]] = err
+	}
+	doubt = nil
+	for i, err := range errs {
+		if err != nil && !errors.Is(err, lockkit.ErrNotHeld) && !errors.Is(err, lockkit.ErrLost) {
+			if doubt == nil {
+				doubt = make([]bool, len(m.locks))
+			}
+			doubt[i] = true
+		}
+	}
+	m.mu.Lock()
+	m.doubt = doubt
+	m.mu.Unlock()
 	slices.Reverse(errs) // last taken first, as they were released before
 	return errors.Join(errs...)
 }
