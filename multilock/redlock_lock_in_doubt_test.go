@@ -66,3 +66,41 @@ func TestRedLock_Lock_while_an_Unlock_in_doubt_is_unsettled_keeps_it_for_the_ret
 	redistest.MustUnlock(t, other)
 	assertCleanAll(t, clients, name)
 }
+
+// TestRedLock_Lock_after_an_Unlock_in_doubt_leaves_its_outcome_to_the_next_Unlock:
+// no node answers the release of r's last Unlock until it has given up;
+// then the nodes answer again, and r locks again before calling Unlock
+// again. Lock settles the Unlock in doubt and takes a new hold; the next
+// Unlock, the retry, returns the settled outcome (nil) and leaves the new
+// hold be, so another owner still cannot take the lock; the Unlock after
+// it frees the lock.
+func TestRedLock_Lock_after_an_Unlock_in_doubt_leaves_its_outcome_to_the_next_Unlock(t *testing.T) {
+	_, clients := masters(t, 3)
+	silent := releaseSilence()
+	defer silent.Off()
+	for _, c := range clients {
+		c.(*redis.Client).AddHook(silent)
+	}
+	lcs := lockkits(t, clients)
+	name := redistest.Unique(t)
+	r := multilock.NewRedLock(lcs, name, multilock.WithNodeTimeout(100*time.Millisecond))
+	redistest.MustLock(t, r)
+	silent.On()
+	err := r.Unlock(redistest.Ctx(t, redistest.Hang))
+	if err == nil || errors.Is(err, lockkit.ErrLost) || errors.Is(err, lockkit.ErrNotHeld) {
+		t.Fatalf("Unlock that no node answers = %v; want the nodes' errors", err)
+	}
+	silent.Off()
+
+	redistest.MustLock(t, r)
+	redistest.MustUnlock(t, r) // the retry: the settled outcome
+	other := multilock.NewRedLock(lcs, name)
+	if ok, err := other.TryLock(redistest.Ctx(t, redistest.Hang)); ok || err != nil {
+		t.Fatalf("TryLock by another owner after the retry = %v, %v; want false: r locked again", ok, err)
+	}
+	redistest.MustUnlock(t, r)
+	redistest.WantErr(t, r.Unlock(redistest.Ctx(t, redistest.Hang)), lockkit.ErrNotHeld)
+	redistest.MustLock(t, other)
+	redistest.MustUnlock(t, other)
+	assertCleanAll(t, clients, name)
+}
