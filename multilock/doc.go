@@ -28,7 +28,8 @@
 // cannot be ordered between callers, so they are only ever tried, never
 // waited on. TryLock makes one round of TryLocks. Unlock releases every
 // member at once, so that a slow one holds up none of the others, and
-// joins their errors. Holding all members costs what they cost; a round
+// joins their errors; called again after one in doubt, it asks only the
+// members in doubt, so that it releases no newer hold. Holding all members costs what they cost; a round
 // costs one acquire per member, plus one release per member taken when it
 // fails.
 //

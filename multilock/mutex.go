@@ -57,6 +57,9 @@ type Mutex struct {
 	tied   []bool           // locks[i] shares its name with another lock
 	wait   time.Duration    // WithLockWait; 0: no bound
 	waiter core.Backoff     // spaces the rounds of Lock
+
+	mu    sync.Mutex // guards doubt
+	doubt []bool     // the locks whose release the last Unlock left in doubt; nil when none
 }
 
 var _ lockkit.Locker = (*Mutex)(nil)
@@ -152,8 +155,9 @@ func validateLocks(locks []lockkit.Locker) error {
 // round, all at once (waiting at most 500 ms for them, even after ctx
 // ended), sleeps for a short random time and starts over. When
 // ctx ends, the error matches both [lockkit.ErrNotObtained] and ctx.Err(),
-// and includes the last failure, if any; m then holds nothing it did not
-// hold before. An error that another round cannot cure is returned at
+// and includes the last failure, if any (a lock's wait that ended with a
+// failure of its own, such as a RedLock's [lockkit.ErrQuorum], is one); m
+// then holds nothing it did not hold before. An error that another round cannot cure is returned at
 // once: [lockkit.ErrInvalid], [lockkit.ErrWrongKind] or [lockkit.ErrClosed]
 // from a lock, or a failure to release what a failed round took (it names
 // the locks that may still be held; their own Unlock settles them).
@@ -173,7 +177,11 @@ func (m *Mutex) Lock(ctx context.Context) error {
 		}
 		switch {
 		case ctx.Err() != nil:
-			// The round was cut short; the one before says more.
+			// The round was cut short; the one before says more, unless
+			// the lock's own wait says why it failed.
+			if !errors.Is(err, errBusy) && failed(err) {
+				last = err
+			}
 		case permanent(err):
 			fatal = err
 			return false, 0, errFatal
@@ -257,10 +265,24 @@ func (m *Mutex) takeOne(ctx context.Context, l lockkit.Locker, try bool) error {
 	lctx, cancel := context.WithTimeout(ctx, m.wait)
 	defer cancel()
 	err := l.Lock(lctx)
-	if err != nil && ctx.Err() == nil && lctx.Err() != nil {
+	if err != nil && ctx.Err() == nil && lctx.Err() != nil && !failed(err) {
 		return errBusy
 	}
 	return err
+}
+
+// failed reports whether err, the error of a lock's Lock, says more than
+// that its wait ended (ErrNotObtained with ctx's error): the failure that
+// kept the lock from being taken meanwhile (a RedLock's nodes that did not
+// answer, say).
+func failed(err error) bool {
+	switch x := err.(type) {
+	case interface{ Unwrap() []error }:
+		return slices.ContainsFunc(x.Unwrap(), failed)
+	case interface{ Unwrap() error }:
+		return failed(x.Unwrap())
+	}
+	return err != nil && err != lockkit.ErrNotObtained && err != context.Canceled && err != context.DeadlineExceeded
 }
 
 // rollback releases the first n locks, all at once, on a context
@@ -295,12 +317,45 @@ func (m *Mutex) rollback(ctx context.Context, n int) error {
 // up the others' releases: Unlock returns within ctx's deadline like each
 // lock's own Unlock. Each lock's Unlock keeps its own contract: one that
 // failed with a Redis error can be settled by calling Unlock again (the
-// locks that were released already then report ErrNotHeld).
+// locks that were released already then report ErrNotHeld). That call is
+// the retry even when m was locked again meanwhile: it asks only the
+// locks whose release was in doubt, and releases none of the newer holds.
 func (m *Mutex) Unlock(ctx context.Context) error {
 	if err := m.checkInput(ctx); err != nil {
 		return err
 	}
-	errs := unlockAll(ctx, m.locks)
+	m.mu.Lock()
+	doubt := m.doubt
+	m.mu.Unlock()
+	errs := make([]error, len(m.locks))
+	var ask []int // the locks this Unlock releases
+	for i, l := range m.locks {
+		if doubt != nil && !doubt[i] {
+			// Released by the Unlock in doubt that this one retries.
+			errs[i] = core.NotHeld(l.Name())
+			continue
+		}
+		ask = append(ask, i)
+	}
+	locks := make([]lockkit.Locker, len(ask))
+	for j, i := range ask {
+		locks[j] = m.locks[i]
+	}
+	for j, err := range unlockAll(ctx, locks) {
+		errs[ask[j]] = err
+	}
+	doubt = nil
+	for i, err := range errs {
+		if err != nil && !errors.Is(err, lockkit.ErrNotHeld) && !errors.Is(err, lockkit.ErrLost) {
+			if doubt == nil {
+				doubt = make([]bool, len(m.locks))
+			}
+			doubt[i] = true
+		}
+	}
+	m.mu.Lock()
+	m.doubt = doubt
+	m.mu.Unlock()
 	slices.Reverse(errs) // last taken first, as they were released before
 	return errors.Join(errs...)
 }

@@ -406,10 +406,10 @@ func TestLock_returns_within_ctx_when_a_member_is_down(t *testing.T) {
 }
 
 // TestLock_returns_at_once_on_an_error_another_round_cannot_cure: a member
-// whose name another kind uses (ErrWrongKind) or whose Client is closed
-// (ErrClosed) fails every round alike, so Lock returns its error long
-// before its ctx ends, TryLock returns it too, and the member taken before
-// it is given back.
+// whose name another kind uses (ErrWrongKind), whose Client is closed
+// (ErrClosed) or that was made with invalid arguments (ErrInvalid) fails
+// every round alike, so Lock returns its error long before its ctx ends,
+// TryLock returns it too, and the member taken before it is given back.
 func TestLock_returns_at_once_on_an_error_another_round_cannot_cure(t *testing.T) {
 	rc := redistest.StartServer(t).Client(t)
 	c := redistest.Lockkit(t, rc)
@@ -427,6 +427,9 @@ func TestLock_returns_at_once_on_an_error_another_round_cannot_cure(t *testing.T
 			return reentrant.New(c, name)
 		}},
 		{"closed Client", lockkit.ErrClosed, func(name string) lockkit.Locker { return reentrant.New(closed, name) }},
+		{"invalid member", lockkit.ErrInvalid, func(name string) lockkit.Locker {
+			return reentrant.New(c, name, lockkit.WithLease(time.Microsecond))
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)

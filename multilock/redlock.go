@@ -2,6 +2,7 @@ package multilock
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/lockkit/lockkit"
@@ -64,6 +65,13 @@ var _ lockkit.Locker = (*RedLock)(nil)
 // tries again, until ctx ends. If r holds the lock already, Lock re-enters
 // at once, without talking to Redis.
 //
+// After an Unlock whose outcome was unknown, Lock first settles it, asking
+// those nodes again; the next Unlock, that Unlock's retry, returns its
+// outcome and leaves the new hold be. While too few nodes answer to tell,
+// r keeps the hold in doubt for the retry and takes no new one (the retry
+// would release it): Lock tries again as through a node outage, and
+// TryLock fails with an error matching [lockkit.ErrQuorum].
+//
 // When ctx ends first, the error matches both [lockkit.ErrNotObtained] and
 // ctx.Err(), and r holds nothing it did not hold before. If the last round
 // failed because fewer than a majority of nodes answered, the error also
@@ -117,7 +125,14 @@ func (r *RedLock) attempt(ctx context.Context) (bool, time.Duration, error) {
 			return true, r.b.Cfg.TTL(), nil
 		}
 		inDoubt := h.ending && h.Err() == nil
-		err := r.drop(ctx, h)
+		err, unknown := r.drop(ctx, h)
+		if unknown {
+			// r keeps the hold for the retry of its Unlock, which asks
+			// those nodes again; that retry would release a hold taken
+			// now.
+			return false, -1, fmt.Errorf("%w: %q: the last Unlock is still in doubt: %w",
+				lockkit.ErrQuorum, r.b.Cfg.Name, err)
+		}
 		if inDoubt {
 			// The next Unlock is the retry of the one in doubt, which this
 			// settled: it returns this outcome and leaves the new hold be.

@@ -193,13 +193,16 @@ func (r *RedLock) abandon(ctx context.Context) {
 
 // drop ends h, a hold that was lost or whose last Unlock failed, before a
 // new round: it gives back what is left of it (see end), and returns the
-// outcome an Unlock of it would have. r.op held.
-func (r *RedLock) drop(ctx context.Context, h *redHold) error {
+// outcome an Unlock of it would have. When too few nodes answer to tell
+// (unknown set), r keeps h, as Unlock does. r.op held.
+func (r *RedLock) drop(ctx context.Context, h *redHold) (err error, unknown bool) {
 	h.stop()
-	err, _ := r.end(unlockCtx(ctx), h)
+	if err, unknown = r.end(unlockCtx(ctx), h); unknown {
+		return err, true
+	}
 	r.forget()
 	r.setHold(nil)
-	return err
+	return err, false
 }
 
 // settle releases r's part of the hold on every node whose holder still
