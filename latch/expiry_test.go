@@ -36,3 +36,25 @@ func TestWithExpiry_as_a_Client_default_applies_to_latches_only(t *testing.T) {
 		t.Fatalf("TTL of the semaphore's number = %v, %v; want about 24 h, not the latches' expiry", d, err)
 	}
 }
+
+// TestAwait_keeps_waiting_when_its_latch_expires lets a latch of 2 expire
+// after one count-down while a waiter sleeps: the latch starts afresh
+// with its count, the waiter keeps waiting through the first count-down
+// of the new round, and the second opens the latch and wakes it.
+func TestAwait_keeps_waiting_when_its_latch_expires(t *testing.T) {
+	mr, rc := redistest.Mini(t)
+	c := redistest.Lockkit(t, rc)
+	name := redistest.Unique(t)
+	l := latch.New(c, name, 2, latch.WithExpiry(time.Minute))
+	got := awaitAsync(redistest.Ctx(t, redistest.Hang), l)
+	waitSleeping(t, c, name, 1)
+	mustCountDown(t, l, 1)
+	mr.FastForward(time.Minute)
+	mustCountDown(t, l, 1)
+	redistest.NotYet(t, got, "the waiter returned before the new round opened the latch")
+	waitSleeping(t, c, name, 1)
+	mustCountDown(t, l, 0)
+	if err := redistest.Receive(t, got, redistest.Hang, "Await to return"); err != nil {
+		t.Fatalf("Await = %v", err)
+	}
+}
