@@ -74,7 +74,9 @@ func (s *Semaphore) check(ctx context.Context, n int) error {
 // enough permits free for it and those ahead of it: only then is it
 // woken, and no other waiter. While it waits it renews its place every
 // third of the waiter timeout (5 s); a waiter whose process died is
-// dropped from the queue once that runs out.
+// dropped from the queue once that runs out, and so is every waiter's
+// place when the server stalls for longer than that (the waiters queue
+// again, in the order their attempts reach it after the stall).
 //
 // When ctx ends first, Acquire returns then, with an error matching both
 // [lockkit.ErrNotObtained] and ctx.Err(). A failed Acquire leaves nothing
