@@ -106,7 +106,11 @@ func (s *Semaphore) Acquire(ctx context.Context, n int) (*Permits, error) {
 
 // TryAcquire takes n permits if they are free now and nobody waits ahead,
 // without waiting and without joining the queue. It returns nil and a nil
-// error when the permits are not free. Its errors are those of Acquire.
+// error when the permits are not free, and also when the server answered
+// too late to keep the permits it took (it stalled for longer than the
+// lease, so another may have them already): they are given back before
+// TryAcquire returns, where Acquire would try again. Its errors are those
+// of Acquire.
 func (s *Semaphore) TryAcquire(ctx context.Context, n int) (*Permits, error) {
 	if err := s.check(ctx, n); err != nil {
 		return nil, err
