@@ -35,7 +35,11 @@
 // nobody else. A waiter never passes one ahead of it, so a request for
 // many permits is not starved by small ones. While it sleeps a waiter
 // renews its place every third of the waiter timeout (5 s); the entry
-// of a waiter whose process died is dropped once that runs out.
+// of a waiter whose process died is dropped once that runs out. The
+// deadlines run on the server's clock, so a Redis server that stalls for
+// longer than the waiter timeout ends every entry's: the waiters, which
+// kept attempting, all queue again, in the order their attempts reach the
+// server after the stall.
 //
 // # Guarantees and limits
 //

@@ -74,7 +74,9 @@ func (s *Semaphore) check(ctx context.Context, n int) error {
 // enough permits free for it and those ahead of it: only then is it
 // woken, and no other waiter. While it waits it renews its place every
 // third of the waiter timeout (5 s); a waiter whose process died is
-// dropped from the queue once that runs out.
+// dropped from the queue once that runs out, and so is every waiter's
+// place when the server stalls for longer than that (the waiters queue
+// again, in the order their attempts reach it after the stall).
 //
 // When ctx ends first, Acquire returns then, with an error matching both
 // [lockkit.ErrNotObtained] and ctx.Err(). A failed Acquire leaves nothing
@@ -104,7 +106,11 @@ func (s *Semaphore) Acquire(ctx context.Context, n int) (*Permits, error) {
 
 // TryAcquire takes n permits if they are free now and nobody waits ahead,
 // without waiting and without joining the queue. It returns nil and a nil
-// error when the permits are not free. Its errors are those of Acquire.
+// error when the permits are not free, and also when the server answered
+// too late to keep the permits it took (it stalled for longer than the
+// lease, so another may have them already): they are given back before
+// TryAcquire returns, where Acquire would try again. Its errors are those
+// of Acquire.
 func (s *Semaphore) TryAcquire(ctx context.Context, n int) (*Permits, error) {
 	if err := s.check(ctx, n); err != nil {
 		return nil, err
