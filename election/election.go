@@ -62,7 +62,10 @@ func electionKind(o *config.Options) { o.Kind = config.Election }
 // before it returns (a leader nobody knows of would keep the others out),
 // on a detached context, and so returns up to 500 ms past the deadline
 // against a server that stopped answering; if the give-back fails, the
-// error says so too. A candidate campaigns once at a time:
+// error says so too. When the proclamation's reply was lost, the
+// observers may have heard of e as leader: once the lock is given back,
+// Campaign tells them that nobody leads, waiting for that as Resign does
+// (while ctx lasts and at most 100 ms more). A candidate campaigns once at a time:
 // Campaign while e campaigns or leads (Resign was not called) returns an
 // error matching [lockkit.ErrInvalid]. A name held by a lock of another
 // kind is [lockkit.ErrWrongKind].
@@ -100,6 +103,8 @@ func (e *Election) campaign(ctx context.Context, value string) (*Leadership, err
 	if err == nil && n == 1 {
 		return &Leadership{e: e, leader: Leader{Value: value, Term: term}, ctx: lctx}, nil
 	}
+	// A proclamation whose reply did not come may have told the observers.
+	told := err != nil
 	if err == nil {
 		err = core.Lost(cfg.Name, nil)
 	} else {
@@ -107,8 +112,14 @@ func (e *Election) campaign(ctx context.Context, value string) (*Leadership, err
 	}
 	// Give the lock back (on a detached ctx when ctx has ended): a leader
 	// nobody knows of would keep the others out.
-	if uerr := e.m.Unlock(ctx); uerr != nil && !errors.Is(uerr, lockkit.ErrLost) && !errors.Is(uerr, lockkit.ErrNotHeld) {
+	uerr := e.m.Unlock(ctx)
+	if uerr != nil && !errors.Is(uerr, lockkit.ErrLost) && !errors.Is(uerr, lockkit.ErrNotHeld) {
 		err = errors.Join(err, uerr)
+	}
+	if told && uerr == nil {
+		// Observers that heard of the leader would report it until the
+		// end of its lease otherwise; told as Resign tells them.
+		_ = core.Cleanup(ctx, cfg.Client, e.tell)
 	}
 	return nil, err
 }
