@@ -26,6 +26,10 @@ type Election struct {
 
 	mu   sync.Mutex
 	busy bool // a Campaign is under way, or its Leadership not resigned; guarded by mu
+	// doubt is set when a Campaign's give-back failed with its outcome
+	// unknown: the next Unlock of m settles it, and only it. Touched only
+	// while busy.
+	doubt bool
 }
 
 // New returns a candidate in the election name of client c. opts are the
@@ -62,7 +66,8 @@ func electionKind(o *config.Options) { o.Kind = config.Election }
 // before it returns (a leader nobody knows of would keep the others out),
 // on a detached context, and so returns up to 500 ms past the deadline
 // against a server that stopped answering; if the give-back fails, the
-// error says so too. When the proclamation's reply was lost, the
+// error says so too, and the next Campaign settles it first (returning
+// the error of that, if it fails again). When the proclamation's reply was lost, the
 // observers may have heard of e as leader: once the lock is given back,
 // Campaign tells them that nobody leads, waiting for that as Resign does
 // (while ctx lasts and at most 100 ms more). A candidate campaigns once at a time:
@@ -80,11 +85,30 @@ func (e *Election) Campaign(ctx context.Context, value string) (*Leadership, err
 	}
 	e.busy = true
 	e.mu.Unlock()
-	l, err := e.campaign(ctx, value)
+	var l *Leadership
+	err := e.settle(ctx)
+	if err == nil {
+		l, err = e.campaign(ctx, value)
+	}
 	if err != nil {
 		e.idle()
 	}
 	return l, err
+}
+
+// settle settles the give-back of an earlier Campaign whose outcome is
+// unknown, before e takes the lock again: the next Unlock settles it
+// alone, so the Resign of a leadership taken before would leave that
+// leadership held.
+func (e *Election) settle(ctx context.Context) error {
+	if !e.doubt {
+		return nil
+	}
+	if err := e.m.Unlock(ctx); err != nil && !errors.Is(err, lockkit.ErrLost) && !errors.Is(err, lockkit.ErrNotHeld) {
+		return err
+	}
+	e.doubt = false
+	return nil
 }
 
 // campaign takes the lock and proclaims value; on failure it gives the
@@ -115,6 +139,7 @@ func (e *Election) campaign(ctx context.Context, value string) (*Leadership, err
 	uerr := e.m.Unlock(ctx)
 	if uerr != nil && !errors.Is(uerr, lockkit.ErrLost) && !errors.Is(uerr, lockkit.ErrNotHeld) {
 		err = errors.Join(err, uerr)
+		e.doubt = true
 	}
 	if told && uerr == nil {
 		// Observers that heard of the leader would report it until the
