@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/config"
@@ -26,10 +27,10 @@ type Election struct {
 
 	mu   sync.Mutex
 	busy bool // a Campaign is under way, or its Leadership not resigned; guarded by mu
-	// doubt is set when a Campaign's give-back failed with its outcome
-	// unknown: the next Unlock of m settles it, and only it. Touched only
-	// while busy.
-	doubt bool
+	// doubt, when not nil, is closed once the give-back of a failed
+	// Campaign whose outcome was unknown is settled (see settleLater).
+	// Touched only while busy.
+	doubt chan struct{}
 }
 
 // New returns a candidate in the election name of client c. opts are the
@@ -66,8 +67,9 @@ func electionKind(o *config.Options) { o.Kind = config.Election }
 // before it returns (a leader nobody knows of would keep the others out),
 // on a detached context, and so returns up to 500 ms past the deadline
 // against a server that stopped answering; if the give-back fails, the
-// error says so too, and the next Campaign settles it first (returning
-// the error of that, if it fails again). When the proclamation's reply was lost, the
+// error says so too, and e gives the lock back in the background (and
+// tells the observers), trying again every 250 ms until that succeeds or
+// the Client closes; the next Campaign waits for it, while ctx lasts. When the proclamation's reply was lost, the
 // observers may have heard of e as leader: once the lock is given back,
 // Campaign tells them that nobody leads, waiting for that as Resign does
 // (while ctx lasts and at most 100 ms more). A candidate campaigns once at a time:
@@ -96,19 +98,56 @@ func (e *Election) Campaign(ctx context.Context, value string) (*Leadership, err
 	return l, err
 }
 
-// settle settles the give-back of an earlier Campaign whose outcome is
-// unknown, before e takes the lock again: the next Unlock settles it
-// alone, so the Resign of a leadership taken before would leave that
-// leadership held.
+// settle waits until the give-back in doubt of an earlier Campaign, if
+// any, is settled, or ctx ends: the next Unlock of m settles that
+// give-back, and only it, so that the Resign of a leadership taken before
+// would leave the leadership held.
 func (e *Election) settle(ctx context.Context) error {
-	if !e.doubt {
+	if e.doubt == nil {
 		return nil
 	}
-	if err := e.m.Unlock(ctx); err != nil && !errors.Is(err, lockkit.ErrLost) && !errors.Is(err, lockkit.ErrNotHeld) {
-		return err
+	select {
+	case <-e.doubt:
+		e.doubt = nil
+		return nil
+	case <-ctx.Done():
+		return core.CtxError(ctx, e.b.Cfg.Name, ctx.Err())
 	}
-	e.doubt = false
-	return nil
+}
+
+// settleLater settles, in a goroutine of the Client, a give-back whose
+// outcome is unknown: until an Unlock settles it, the watchdog renews the
+// hold it may have left, a leader nobody knows of. It tries again every
+// core.ReadRetry until the Unlock succeeds (then tells the observers, who
+// may have heard of the leader) or finds nothing held, or the Client
+// closes (and its holds end with their lease).
+func (e *Election) settleLater() {
+	done := make(chan struct{})
+	e.doubt = done
+	c := e.b.Cfg.Client
+	c.Go(func() {
+		defer close(done)
+		t := time.NewTimer(core.ReadRetry)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+			case <-c.Done():
+				return
+			}
+			ctx, cancel := core.Detached(context.Background())
+			err := e.m.Unlock(ctx)
+			if err == nil {
+				// The observers may have heard of the leader.
+				_ = e.tell(ctx)
+			}
+			cancel()
+			if err == nil || errors.Is(err, lockkit.ErrLost) || errors.Is(err, lockkit.ErrNotHeld) {
+				return
+			}
+			t.Reset(core.ReadRetry)
+		}
+	})
 }
 
 // campaign takes the lock and proclaims value; on failure it gives the
@@ -139,7 +178,7 @@ func (e *Election) campaign(ctx context.Context, value string) (*Leadership, err
 	uerr := e.m.Unlock(ctx)
 	if uerr != nil && !errors.Is(uerr, lockkit.ErrLost) && !errors.Is(uerr, lockkit.ErrNotHeld) {
 		err = errors.Join(err, uerr)
-		e.doubt = true
+		e.settleLater()
 	}
 	if told && uerr == nil {
 		// Observers that heard of the leader would report it until the

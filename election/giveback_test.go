@@ -13,9 +13,10 @@ import (
 
 // TestCampaign_after_a_failed_give_back_settles_it_and_Resign_frees_the_leadership loses
 // the reply of a proclamation, then that of the give-back that follows
-// (both took effect): Campaign's error reports both, and the candidate,
-// free again, campaigns and leads with a larger term, as Leader reports;
-// its Resign then frees the leadership, not only the give-back in doubt.
+// (both took effect): Campaign's error reports both; the give-back in
+// doubt is settled in the background, and the candidate campaigns again
+// and leads with a larger term, as Leader reports; its Resign then frees
+// that leadership, not only the give-back in doubt.
 func TestCampaign_after_a_failed_give_back_settles_it_and_Resign_frees_the_leadership(t *testing.T) {
 	s := redistest.StartServer(t)
 	rc := s.Client(t)
