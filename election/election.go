@@ -66,16 +66,17 @@ func electionKind(o *config.Options) { o.Kind = config.Election }
 // was taken but before value was proclaimed, Campaign gives the lock back
 // before it returns (a leader nobody knows of would keep the others out),
 // on a detached context, and so returns up to 500 ms past the deadline
-// against a server that stopped answering; if the give-back fails, the
+// against a server that stopped answering. If the give-back fails, the
 // error says so too, and e gives the lock back in the background (and
 // tells the observers), trying again every 250 ms until that succeeds or
-// the Client closes; the next Campaign waits for it, while ctx lasts. When the proclamation's reply was lost, the
-// observers may have heard of e as leader: once the lock is given back,
-// Campaign tells them that nobody leads, waiting for that as Resign does
-// (while ctx lasts and at most 100 ms more). A candidate campaigns once at a time:
-// Campaign while e campaigns or leads (Resign was not called) returns an
-// error matching [lockkit.ErrInvalid]. A name held by a lock of another
-// kind is [lockkit.ErrWrongKind].
+// the Client closes; the next Campaign waits for it, while ctx lasts.
+// When the proclamation's reply was lost, the observers may have heard of
+// e as leader: once the lock is given back, Campaign tells them that
+// nobody leads, waiting for that as Resign does (while ctx lasts and at
+// most 100 ms more). A candidate campaigns once at a time: Campaign while
+// e campaigns or leads (Resign was not called) returns an error matching
+// [lockkit.ErrInvalid]. A name held by a lock of another kind is
+// [lockkit.ErrWrongKind].
 func (e *Election) Campaign(ctx context.Context, value string) (*Leadership, error) {
 	if err := e.base().Check(ctx); err != nil {
 		return nil, err
@@ -99,9 +100,9 @@ func (e *Election) Campaign(ctx context.Context, value string) (*Leadership, err
 }
 
 // settle waits until the give-back in doubt of an earlier Campaign, if
-// any, is settled, or ctx ends: the next Unlock of m settles that
-// give-back, and only it, so that the Resign of a leadership taken before
-// would leave the leadership held.
+// any, is settled, or ctx ends. The next Unlock of m settles that
+// give-back, and only it: a leadership taken before then would outlive
+// its Resign.
 func (e *Election) settle(ctx context.Context) error {
 	if e.doubt == nil {
 		return nil
