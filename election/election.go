@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/config"
@@ -26,6 +27,10 @@ type Election struct {
 
 	mu   sync.Mutex
 	busy bool // a Campaign is under way, or its Leadership not resigned; guarded by mu
+	// doubt, when not nil, is closed once the give-back of a failed
+	// Campaign whose outcome was unknown is settled (see settleLater).
+	// Touched only while busy.
+	doubt chan struct{}
 }
 
 // New returns a candidate in the election name of client c. opts are the
@@ -61,11 +66,17 @@ func electionKind(o *config.Options) { o.Kind = config.Election }
 // was taken but before value was proclaimed, Campaign gives the lock back
 // before it returns (a leader nobody knows of would keep the others out),
 // on a detached context, and so returns up to 500 ms past the deadline
-// against a server that stopped answering; if the give-back fails, the
-// error says so too. A candidate campaigns once at a time:
-// Campaign while e campaigns or leads (Resign was not called) returns an
-// error matching [lockkit.ErrInvalid]. A name held by a lock of another
-// kind is [lockkit.ErrWrongKind].
+// against a server that stopped answering. If the give-back fails, the
+// error says so too, and e gives the lock back in the background (and
+// tells the observers), trying again every 250 ms until that succeeds or
+// the Client closes; the next Campaign waits for it, while ctx lasts.
+// When the proclamation's reply was lost, the observers may have heard of
+// e as leader: once the lock is given back, Campaign tells them that
+// nobody leads, waiting for that as Resign does (while ctx lasts and at
+// most 100 ms more). A candidate campaigns once at a time: Campaign while
+// e campaigns or leads (Resign was not called) returns an error matching
+// [lockkit.ErrInvalid]. A name held by a lock of another kind is
+// [lockkit.ErrWrongKind].
 func (e *Election) Campaign(ctx context.Context, value string) (*Leadership, error) {
 	if err := e.base().Check(ctx); err != nil {
 		return nil, err
@@ -77,11 +88,67 @@ func (e *Election) Campaign(ctx context.Context, value string) (*Leadership, err
 	}
 	e.busy = true
 	e.mu.Unlock()
-	l, err := e.campaign(ctx, value)
+	var l *Leadership
+	err := e.settle(ctx)
+	if err == nil {
+		l, err = e.campaign(ctx, value)
+	}
 	if err != nil {
 		e.idle()
 	}
 	return l, err
+}
+
+// settle waits until the give-back in doubt of an earlier Campaign, if
+// any, is settled, or ctx ends. The next Unlock of m settles that
+// give-back, and only it: a leadership taken before then would outlive
+// its Resign.
+func (e *Election) settle(ctx context.Context) error {
+	if e.doubt == nil {
+		return nil
+	}
+	select {
+	case <-e.doubt:
+		e.doubt = nil
+		return nil
+	case <-ctx.Done():
+		return core.CtxError(ctx, e.b.Cfg.Name, ctx.Err())
+	}
+}
+
+// settleLater settles, in a goroutine of the Client, a give-back whose
+// outcome is unknown: until an Unlock settles it, the watchdog renews the
+// hold it may have left, a leader nobody knows of. It tries again every
+// core.ReadRetry until the Unlock succeeds (then tells the observers, who
+// may have heard of the leader) or finds nothing held, or the Client
+// closes (and its holds end with their lease).
+func (e *Election) settleLater() {
+	done := make(chan struct{})
+	e.doubt = done
+	c := e.b.Cfg.Client
+	c.Go(func() {
+		defer close(done)
+		t := time.NewTimer(core.ReadRetry)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+			case <-c.Done():
+				return
+			}
+			ctx, cancel := core.Detached(context.Background())
+			err := e.m.Unlock(ctx)
+			if err == nil {
+				// The observers may have heard of the leader.
+				_ = e.tell(ctx)
+			}
+			cancel()
+			if err == nil || errors.Is(err, lockkit.ErrLost) || errors.Is(err, lockkit.ErrNotHeld) {
+				return
+			}
+			t.Reset(core.ReadRetry)
+		}
+	})
 }
 
 // campaign takes the lock and proclaims value; on failure it gives the
@@ -100,6 +167,8 @@ func (e *Election) campaign(ctx context.Context, value string) (*Leadership, err
 	if err == nil && n == 1 {
 		return &Leadership{e: e, leader: Leader{Value: value, Term: term}, ctx: lctx}, nil
 	}
+	// A proclamation whose reply did not come may have told the observers.
+	told := err != nil
 	if err == nil {
 		err = core.Lost(cfg.Name, nil)
 	} else {
@@ -107,8 +176,15 @@ func (e *Election) campaign(ctx context.Context, value string) (*Leadership, err
 	}
 	// Give the lock back (on a detached ctx when ctx has ended): a leader
 	// nobody knows of would keep the others out.
-	if uerr := e.m.Unlock(ctx); uerr != nil && !errors.Is(uerr, lockkit.ErrLost) && !errors.Is(uerr, lockkit.ErrNotHeld) {
+	uerr := e.m.Unlock(ctx)
+	if uerr != nil && !errors.Is(uerr, lockkit.ErrLost) && !errors.Is(uerr, lockkit.ErrNotHeld) {
 		err = errors.Join(err, uerr)
+		e.settleLater()
+	}
+	if told && uerr == nil {
+		// Observers that heard of the leader would report it until the
+		// end of its lease otherwise; told as Resign tells them.
+		_ = core.Cleanup(ctx, cfg.Client, e.tell)
 	}
 	return nil, err
 }

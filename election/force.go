@@ -17,9 +17,10 @@ import (
 // The deposed leader learns it from its watchdog: its Leadership's
 // Context ends with a cause matching [lockkit.ErrLost], and its Resign
 // returns ErrLost; until then it may think it leads, so let what it
-// writes to check its term. If e itself leads, its Leadership's Context
-// ends at once, and its Resign returns [lockkit.ErrNotHeld] and lets e
-// campaign again.
+// writes to check its term. If e itself leads, it freed its own
+// leadership, as Resign would: its Leadership's Context ends at once,
+// with a cause matching [lockkit.ErrNotHeld], and its Resign returns
+// ErrNotHeld and lets e campaign again.
 //
 // The observers are told even when ctx ends just after the leadership was
 // freed (on a detached context, waiting at most 500 ms); if they cannot be

@@ -27,8 +27,9 @@ func (l *Leadership) Leader() Leader { return l.leader }
 // Context returns a context that ends when the leadership ends: with a
 // cause matching [lockkit.ErrLost] (see [context.Cause]) when it is lost
 // (the watchdog found the lease gone or could not renew it in time, a
-// fixed lease ran out, someone force-unlocked the election, or the Client
-// was closed), and with one matching [lockkit.ErrNotHeld] after Resign.
+// fixed lease ran out, another Election force-unlocked the election, or
+// the Client was closed), and with one matching [lockkit.ErrNotHeld]
+// after Resign, or after the leader's own Election force-unlocked it.
 // Run the leader's work under it. It carries the values of the ctx given
 // to Campaign, but not its cancellation.
 func (l *Leadership) Context() context.Context { return l.ctx }
