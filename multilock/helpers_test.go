@@ -3,6 +3,8 @@ package multilock_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -10,6 +12,7 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
+	"github.com/lockkit/lockkit/reentrant"
 )
 
 // lockKey is the Redis key of lock name under the default prefix.
@@ -85,6 +88,45 @@ func silentReleases(t *testing.T) (rc *redis.Client, c, cS *lockkit.Client, sile
 	silent = releaseSilence()
 	rcS.AddHook(silent)
 	return rc, redistest.Lockkit(t, rc), redistest.Lockkit(t, rcS), silent
+}
+
+// busyFirst returns a reentrant.Mutex on c of each of names, and the
+// members of a Mutex that takes them after busy: busy, then the
+// reentrant.Mutexes.
+func busyFirst(busy lockkit.Locker, c *lockkit.Client, names []string) ([]*reentrant.Mutex, []lockkit.Locker) {
+	var members []*reentrant.Mutex
+	locks := []lockkit.Locker{busy}
+	for _, n := range names {
+		members = append(members, reentrant.New(c, n))
+		locks = append(locks, members[len(members)-1])
+	}
+	return members, locks
+}
+
+// wantMayStillBeHeld checks that err, the error of what (a Lock or a
+// TryLock whose give-back got no reply), names each of names as a member
+// that may still be held.
+func wantMayStillBeHeld(t *testing.T, what string, err error, names []string) {
+	t.Helper()
+	for _, n := range names {
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q may still be held", n)) {
+			t.Errorf("%s whose give-back got no reply = %v; want an error naming %s", what, err, n)
+		}
+	}
+}
+
+// settleGiveBacks turns silent off, settles the releases in doubt of
+// members by their own Unlock, and checks that each of names, theirs, is
+// clean on rc.
+func settleGiveBacks(t *testing.T, silent *redistest.Silence, rc redis.UniversalClient, members []*reentrant.Mutex, names []string) {
+	t.Helper()
+	silent.Off()
+	for _, mb := range members {
+		redistest.MustUnlock(t, mb) // settles the release in doubt
+	}
+	for _, n := range names {
+		redistest.AssertClean(t, rc, n)
+	}
 }
 
 // keepsTrying checks that a Lock, whose result comes on done, keeps trying
