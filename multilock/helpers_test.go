@@ -129,6 +129,40 @@ func settleGiveBacks(t *testing.T, silent *redistest.Silence, rc redis.Universal
 	}
 }
 
+// droppedReleases starts a server and returns a go-redis client of it,
+// and two Clients of it: c, and cD, the replies to whose release scripts
+// drop loses once armed.
+func droppedReleases(t *testing.T) (rc *redis.Client, c, cD *lockkit.Client, drop *redistest.DropReply) {
+	t.Helper()
+	s := redistest.StartServer(t)
+	rc, rcD := s.Client(t), s.Client(t)
+	drop = &redistest.DropReply{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }}
+	rcD.AddHook(drop)
+	return rc, redistest.Lockkit(t, rc), redistest.Lockkit(t, rcD), drop
+}
+
+// lockedPair returns two fresh lock names a and b and a Mutex, locked, of
+// a reentrant.Mutex of a on c and one of b on cB.
+func lockedPair(t *testing.T, c, cB *lockkit.Client) (a, b string, m *multilock.Mutex) {
+	t.Helper()
+	a, b = "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
+	m = multilock.New([]lockkit.Locker{reentrant.New(c, a), reentrant.New(cB, b)})
+	redistest.MustLock(t, m)
+	return a, b, m
+}
+
+// unlockInDoubt arms drop and unlocks m, a lockedPair whose b is on drop's
+// Client, and fails the test unless that Unlock fails with b's error
+// alone (neither ErrNotHeld nor ErrLost).
+func unlockInDoubt(ctx context.Context, t *testing.T, m *multilock.Mutex, drop *redistest.DropReply) {
+	t.Helper()
+	drop.Arm()
+	err := m.Unlock(ctx)
+	if err == nil || errors.Is(err, lockkit.ErrNotHeld) || errors.Is(err, lockkit.ErrLost) {
+		t.Fatalf("Unlock whose reply from b was lost = %v; want b's error alone", err)
+	}
+}
+
 // keepsTrying checks that a Lock, whose result comes on done, keeps trying
 // while down (what is down, for messages): it waits until counter has
 // seen rounds scripts and fails the test if the Lock has returned.

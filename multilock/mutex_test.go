@@ -458,9 +458,7 @@ func TestUnlock_a_silent_member_does_not_hold_up_the_others(t *testing.T) {
 	rc, c, cB, silent := silentReleases(t)
 	defer silent.Off()
 	// b is taken last, so a release last first would wait for it before a.
-	a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
-	m := multilock.New([]lockkit.Locker{reentrant.New(c, a), reentrant.New(cB, b)})
-	redistest.MustLock(t, m)
+	a, b, m := lockedPair(t, c, cB)
 
 	silent.On()
 	done := make(chan error, 1)
@@ -488,11 +486,7 @@ func TestUnlock_a_silent_member_does_not_hold_up_the_others(t *testing.T) {
 // error naming it instead of starting over, and the member's own Unlock
 // settles it.
 func TestLock_failed_give_back_is_returned_at_once_and_settled_by_the_member(t *testing.T) {
-	s := redistest.StartServer(t)
-	rc, rcA := s.Client(t), s.Client(t)
-	drop := &redistest.DropReply{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }}
-	rcA.AddHook(drop)
-	c, cA := redistest.Lockkit(t, rc), redistest.Lockkit(t, rcA)
+	rc, c, cA, drop := droppedReleases(t)
 	a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
 	other := reentrant.New(c, b)
 	redistest.MustLock(t, other)
