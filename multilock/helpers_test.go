@@ -163,6 +163,31 @@ func unlockInDoubt(ctx context.Context, t *testing.T, m *multilock.Mutex, drop *
 	}
 }
 
+// silentNodes starts three masters and returns a client of each and a
+// Silence that, once on, holds up the release scripts of every one of
+// them (the caller turns it off).
+func silentNodes(t *testing.T) ([]redis.UniversalClient, *redistest.Silence) {
+	t.Helper()
+	_, clients := masters(t, 3)
+	silent := releaseSilence()
+	for _, c := range clients {
+		c.(*redis.Client).AddHook(silent)
+	}
+	return clients, silent
+}
+
+// unlockUnanswered turns silent on, so that no node answers r's releases,
+// and unlocks r: it fails the test unless that Unlock fails with the
+// nodes' errors (neither ErrLost nor ErrNotHeld), its outcome unknown.
+func unlockUnanswered(t *testing.T, r *multilock.RedLock, silent *redistest.Silence) {
+	t.Helper()
+	silent.On()
+	err := r.Unlock(redistest.Ctx(t, redistest.Hang))
+	if err == nil || errors.Is(err, lockkit.ErrLost) || errors.Is(err, lockkit.ErrNotHeld) {
+		t.Fatalf("Unlock that no node answers = %v; want the nodes' errors", err)
+	}
+}
+
 // keepsTrying checks that a Lock, whose result comes on done, keeps trying
 // while down (what is down, for messages): it waits until counter has
 // seen rounds scripts and fails the test if the Lock has returned.
