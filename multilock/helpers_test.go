@@ -188,6 +188,25 @@ func unlockUnanswered(t *testing.T, r *multilock.RedLock, silent *redistest.Sile
 	}
 }
 
+// raisesHeldUp starts three masters and sets node 0's fencing counter of
+// a fresh lock name ahead (see counterAhead), so that nodes 1 and 2 must
+// have theirs raised to a hold's token. It returns a client of each node,
+// the name, the counter's key and node 0's value of it, and a Silence
+// that, once on, holds up the raise scripts of nodes 1 and 2 (the caller
+// turns it off).
+func raisesHeldUp(t *testing.T) (clients []redis.UniversalClient, name, fence string, ahead int64, silent *redistest.Silence) {
+	t.Helper()
+	_, clients = masters(t, 3)
+	name = redistest.Unique(t)
+	fence = lockKey(name) + ":fence"
+	ahead = counterAhead(t, clients[0], fence)
+	silent = &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "raise") }, Max: 2 * redistest.Hang}
+	for _, c := range clients[1:] {
+		c.(*redis.Client).AddHook(silent)
+	}
+	return clients, name, fence, ahead, silent
+}
+
 // keepsTrying checks that a Lock, whose result comes on done, keeps trying
 // while down (what is down, for messages): it waits until counter has
 // seen rounds scripts and fails the test if the Lock has returned.
