@@ -207,6 +207,14 @@ func raisesHeldUp(t *testing.T) (clients []redis.UniversalClient, name, fence st
 	return clients, name, fence, ahead, silent
 }
 
+// openConnections locks and unlocks l, so that the connections it uses
+// are open before a test cuts them.
+func openConnections(t *testing.T, l lockkit.Locker) {
+	t.Helper()
+	redistest.MustLock(t, l)
+	redistest.MustUnlock(t, l)
+}
+
 // keepsTrying checks that a Lock, whose result comes on done, keeps trying
 // while down (what is down, for messages): it waits until counter has
 // seen rounds scripts and fails the test if the Lock has returned.

@@ -388,8 +388,7 @@ func TestLock_returns_within_ctx_when_a_member_is_down(t *testing.T) {
 	t.Cleanup(func() { _ = slow.Close() })
 	name := redistest.Unique(t)
 	m := multilock.New([]lockkit.Locker{reentrant.New(redistest.Lockkit(t, clients[0]), name), reentrant.New(redistest.Lockkit(t, slow), name)})
-	redistest.MustLock(t, m) // the connections are open
-	redistest.MustUnlock(t, m)
+	openConnections(t, m)
 	p.Cut()
 	defer p.Heal() // lets the requests left behind finish before the Clients close
 	for _, tt := range lockCalls(m) {
