@@ -44,10 +44,7 @@ func TestAcquire_waiter_cut_off_is_served_after_the_cut_heals(t *testing.T) {
 	})
 	redistest.NotYet(t, got, "the waiter returned while cut off")
 	proxy.Heal()
-	p := redistest.Receive(t, got, redistest.Hang, "the waiter to be served after the cut healed")
-	if p == nil {
-		t.FailNow()
-	}
+	p := served(t, got, "the waiter to be served after the cut healed")
 	mustRelease(t, p)
 	redistest.AssertClean(t, direct, name)
 }
@@ -84,10 +81,7 @@ func TestAcquire_given_up_while_cut_off_returns_and_its_place_lapses(t *testing.
 		t.Fatalf("the cut-off Acquire returned %v after its ctx ended", d)
 	}
 	mustRelease(t, held)
-	p := redistest.Receive(t, behind, redistest.Hang, "the waiter behind the cut-off one to be served")
-	if p == nil {
-		t.FailNow()
-	}
+	p := served(t, behind, "the waiter behind the cut-off one to be served")
 	mustRelease(t, p)
 	redistest.AssertClean(t, direct, name)
 }

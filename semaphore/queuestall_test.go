@@ -63,10 +63,7 @@ func (e *queueEnv) serve(want []string) {
 	e.t.Helper()
 	mustRelease(e.t, e.held)
 	for i, id := range want {
-		p := redistest.Receive(e.t, e.got, redistest.Hang, "the next waiter to be served")
-		if p == nil {
-			e.t.FailNow()
-		}
+		p := served(e.t, e.got, "the next waiter to be served")
 		if got := strings.TrimSuffix(p.IDs()[0], "/1"); got != id {
 			e.t.Fatalf("waiter %s served in turn %d, want %s", got, i, id)
 		}

@@ -426,10 +426,7 @@ func TestSetPermits_grows_waking_waiters_and_shrinks_without_revoking(t *testing
 		if err := s.SetPermits(ctx, 3); err != nil {
 			t.Fatal(err)
 		}
-		p := redistest.Receive(t, got, redistest.Hang, "the waiter served by the new permits")
-		if p == nil {
-			t.FailNow()
-		}
+		p := served(t, got, "the waiter served by the new permits")
 		if n, err := s.Permits(ctx); err != nil || n != 3 {
 			t.Fatalf("Permits = %d, %v; want 3", n, err)
 		}
