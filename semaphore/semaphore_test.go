@@ -352,10 +352,7 @@ func TestRelease_retried_after_a_lost_reply_releases_once(t *testing.T) {
 // returns.
 func TestAcquire_lost_reply_is_undone(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, rc redis.UniversalClient) {
-		drop := &redistest.DropReply{}
-		rc.AddHook(drop)
-		s, name := newSemaphore(t, rc, 2)
-		drop.Arm()
+		s, name, _ := lostReplySemaphore(t, rc, 2)
 		if _, err := s.Acquire(redistest.Ctx(t, redistest.Hang), 2); !errors.Is(err, redistest.ErrReplyDropped) {
 			t.Fatalf("Acquire with its reply lost = %v", err)
 		}
