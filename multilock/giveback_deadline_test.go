@@ -22,17 +22,13 @@ import (
 // ErrNotObtained and DeadlineExceeded, naming the members that may still
 // be held. Their own Unlock settles them.
 func TestLock_round_failing_as_ctx_ends_returns_within_500ms_plus_100ms_past_the_deadline(t *testing.T) {
-	rc, c, cS, silent := silentReleases(t)
-	defer silent.Off()
-	u := redistest.Unique(t)
-	names := []string{"a-" + u, "b-" + u, "c-" + u}
-	busy := "d-" + u
-	other := fair.New(c, busy)
+	g := newGiveBackScene(t)
+	defer g.silent.Off()
+	other := fair.New(g.c, g.busy)
 	redistest.MustLock(t, other)
-	members, locks := busyFirst(fair.New(c, busy), cS, names)
-	m := multilock.New(locks)
+	m := multilock.New(g.after(fair.New(g.c, g.busy)))
 
-	silent.On()
+	g.silent.On()
 	ctx := redistest.Ctx(t, 300*time.Millisecond)
 	deadline, _ := ctx.Deadline()
 	err := m.Lock(ctx)
@@ -42,7 +38,7 @@ func TestLock_round_failing_as_ctx_ends_returns_within_500ms_plus_100ms_past_the
 		t.Errorf("Lock whose give-back got no reply returned %v past its deadline; want at most %v", late, bound)
 	}
 	redistest.WantErr(t, err, lockkit.ErrNotObtained, context.DeadlineExceeded)
-	wantMayStillBeHeld(t, "Lock", err, names)
-	settleGiveBacks(t, silent, rc, members, names)
+	wantMayStillBeHeld(t, "Lock", err, g.names)
+	g.settle(t)
 	redistest.MustUnlock(t, other)
 }

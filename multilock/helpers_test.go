@@ -90,17 +90,54 @@ func silentReleases(t *testing.T) (rc *redis.Client, c, cS *lockkit.Client, sile
 	return rc, redistest.Lockkit(t, rc), redistest.Lockkit(t, rcS), silent
 }
 
-// busyFirst returns a reentrant.Mutex on c of each of names, and the
-// members of a Mutex that takes them after busy: busy, then the
-// reentrant.Mutexes.
-func busyFirst(busy lockkit.Locker, c *lockkit.Client, names []string) ([]*reentrant.Mutex, []lockkit.Locker) {
-	var members []*reentrant.Mutex
-	locks := []lockkit.Locker{busy}
-	for _, n := range names {
-		members = append(members, reentrant.New(c, n))
-		locks = append(locks, members[len(members)-1])
+// giveBackScene is the set-up of the tests of a give-back the server does
+// not answer: a server reached by rc, c and cS, the release scripts of cS
+// held up by silent once on; three members a, b and c, reentrant.Mutexes
+// on cS; and the name of a lock d to keep busy.
+type giveBackScene struct {
+	rc      *redis.Client
+	c, cS   *lockkit.Client
+	silent  *redistest.Silence
+	names   []string           // of a, b and c
+	members []*reentrant.Mutex // a, b and c
+	busy    string             // d's name
+}
+
+// newGiveBackScene sets up a giveBackScene, silent not on yet (the caller
+// defers turning it off).
+func newGiveBackScene(t *testing.T) giveBackScene {
+	t.Helper()
+	var g giveBackScene
+	g.rc, g.c, g.cS, g.silent = silentReleases(t)
+	u := redistest.Unique(t)
+	g.names = []string{"a-" + u, "b-" + u, "c-" + u}
+	g.busy = "d-" + u
+	for _, n := range g.names {
+		g.members = append(g.members, reentrant.New(g.cS, n))
 	}
-	return members, locks
+	return g
+}
+
+// after returns the members of a Mutex that takes first, then a, b and c.
+func (g giveBackScene) after(first lockkit.Locker) []lockkit.Locker {
+	locks := []lockkit.Locker{first}
+	for _, mb := range g.members {
+		locks = append(locks, mb)
+	}
+	return locks
+}
+
+// settle turns silent off, settles the releases in doubt of a, b and c by
+// their own Unlock, and checks that each is clean.
+func (g giveBackScene) settle(t *testing.T) {
+	t.Helper()
+	g.silent.Off()
+	for _, mb := range g.members {
+		redistest.MustUnlock(t, mb) // settles the release in doubt
+	}
+	for _, n := range g.names {
+		redistest.AssertClean(t, g.rc, n)
+	}
 }
 
 // wantMayStillBeHeld checks that err, the error of what (a Lock or a
@@ -112,20 +149,6 @@ func wantMayStillBeHeld(t *testing.T, what string, err error, names []string) {
 		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q may still be held", n)) {
 			t.Errorf("%s whose give-back got no reply = %v; want an error naming %s", what, err, n)
 		}
-	}
-}
-
-// settleGiveBacks turns silent off, settles the releases in doubt of
-// members by their own Unlock, and checks that each of names, theirs, is
-// clean on rc.
-func settleGiveBacks(t *testing.T, silent *redistest.Silence, rc redis.UniversalClient, members []*reentrant.Mutex, names []string) {
-	t.Helper()
-	silent.Off()
-	for _, mb := range members {
-		redistest.MustUnlock(t, mb) // settles the release in doubt
-	}
-	for _, n := range names {
-		redistest.AssertClean(t, rc, n)
 	}
 }
 

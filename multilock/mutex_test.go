@@ -566,19 +566,15 @@ func TestLock_Client_closed_while_waiting_gives_back_and_returns_ErrClosed(t *te
 // core.CleanupTimeout, not one per member (the members are given back all
 // at once, on one bounded context), with an error naming each member.
 func TestLock_give_back_waits_CleanupTimeout_in_all_however_many_members_are_silent(t *testing.T) {
-	rc, c, cS, silent := silentReleases(t)
-	defer silent.Off()
-	u := redistest.Unique(t)
-	names := []string{"a-" + u, "b-" + u, "c-" + u}
-	busy := "d-" + u
-	other := reentrant.New(c, busy)
+	g := newGiveBackScene(t)
+	defer g.silent.Off()
+	other := reentrant.New(g.c, g.busy)
 	redistest.MustLock(t, other)
-	members, locks := busyFirst(reentrant.New(cS, busy), cS, names)
 	// d is busy: each round takes a, b and c, waits at most 20 ms for d
 	// and gives them back.
-	m := multilock.New(locks, multilock.WithLockWait(20*time.Millisecond))
+	m := multilock.New(g.after(reentrant.New(g.cS, g.busy)), multilock.WithLockWait(20*time.Millisecond))
 	for _, tt := range lockCalls(m) {
-		silent.On()
+		g.silent.On()
 		start := time.Now()
 		err := tt.call(redistest.Ctx(t, redistest.Hang))
 		took := time.Since(start)
@@ -587,8 +583,8 @@ func TestLock_give_back_waits_CleanupTimeout_in_all_however_many_members_are_sil
 		if took >= 2*core.CleanupTimeout {
 			t.Errorf("%s whose give-back got no reply took %v; want less than %v", tt.what, took, 2*core.CleanupTimeout)
 		}
-		wantMayStillBeHeld(t, tt.what, err, names)
-		settleGiveBacks(t, silent, rc, members, names)
+		wantMayStillBeHeld(t, tt.what, err, g.names)
+		g.settle(t)
 	}
 	redistest.MustUnlock(t, other)
 }
