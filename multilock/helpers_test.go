@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -197,6 +198,20 @@ func silentNodes(t *testing.T) ([]redis.UniversalClient, *redistest.Silence) {
 		c.(*redis.Client).AddHook(silent)
 	}
 	return clients, silent
+}
+
+// heldOnSilentNodes starts three nodes as silentNodes does and locks a
+// RedLock r of a fresh name on them, with a node timeout of 100 ms. It
+// returns a client and a lockkit Client of each node, the name, r and the
+// Silence (the caller turns it off).
+func heldOnSilentNodes(t *testing.T) (clients []redis.UniversalClient, lcs []*lockkit.Client, name string, r *multilock.RedLock, silent *redistest.Silence) {
+	t.Helper()
+	clients, silent = silentNodes(t)
+	lcs = lockkits(t, clients)
+	name = redistest.Unique(t)
+	r = multilock.NewRedLock(lcs, name, multilock.WithNodeTimeout(100*time.Millisecond))
+	redistest.MustLock(t, r)
+	return clients, lcs, name, r, silent
 }
 
 // unlockUnanswered turns silent on, so that no node answers r's releases,

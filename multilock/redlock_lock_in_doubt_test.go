@@ -19,12 +19,8 @@ import (
 // the nodes answer, the Unlock called again asks them again and settles
 // it without releasing anything twice, and the lock is free.
 func TestRedLock_Lock_while_an_Unlock_in_doubt_is_unsettled_keeps_it_for_the_retry(t *testing.T) {
-	clients, silent := silentNodes(t)
+	clients, lcs, name, r, silent := heldOnSilentNodes(t)
 	defer silent.Off()
-	lcs := lockkits(t, clients)
-	name := redistest.Unique(t)
-	r := multilock.NewRedLock(lcs, name, multilock.WithNodeTimeout(100*time.Millisecond))
-	redistest.MustLock(t, r)
 	token := r.Token()
 	unlockUnanswered(t, r, silent)
 
@@ -64,12 +60,8 @@ func TestRedLock_Lock_while_an_Unlock_in_doubt_is_unsettled_keeps_it_for_the_ret
 // hold be, so another owner still cannot take the lock; the Unlock after
 // it frees the lock.
 func TestRedLock_Lock_after_an_Unlock_in_doubt_leaves_its_outcome_to_the_next_Unlock(t *testing.T) {
-	clients, silent := silentNodes(t)
+	clients, lcs, name, r, silent := heldOnSilentNodes(t)
 	defer silent.Off()
-	lcs := lockkits(t, clients)
-	name := redistest.Unique(t)
-	r := multilock.NewRedLock(lcs, name, multilock.WithNodeTimeout(100*time.Millisecond))
-	redistest.MustLock(t, r)
 	unlockUnanswered(t, r, silent)
 	silent.Off()
 
