@@ -68,13 +68,7 @@ func TestAcquire_holder_killed_frees_its_permits(t *testing.T) {
 		c := redistest.Lockkit(t, rc)
 		s := semaphore.New(c, name, 2)
 		got := make(chan *semaphore.Permits, 1)
-		go func() {
-			p, err := s.Acquire(ctx, 2)
-			if err != nil {
-				t.Errorf("Acquire: %v", err)
-			}
-			got <- p
-		}()
+		acquireTo(ctx, t, s, 2, got)
 		waitQueued(t, rc, name, 1)
 		kid.Kill(t)
 		p := served(t, got, "the permits of the killed holder")

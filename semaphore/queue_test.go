@@ -25,6 +25,18 @@ func acquireAsync(ctx context.Context, t *testing.T, s *semaphore.Semaphore, n i
 	return got
 }
 
+// acquireTo starts an Acquire of n permits of s on ctx that sends its
+// permits on got, nil if it failed (and then reports its error).
+func acquireTo(ctx context.Context, t *testing.T, s *semaphore.Semaphore, n int, got chan<- *semaphore.Permits) {
+	go func() {
+		p, err := s.Acquire(ctx, n)
+		if err != nil {
+			t.Errorf("Acquire: %v", err)
+		}
+		got <- p
+	}()
+}
+
 // served waits, saying what for, for the permits a waiter sends on got
 // (as acquireAsync's does), and ends the test if the waiter got none (it
 // has reported its Acquire's error already).

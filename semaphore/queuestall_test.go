@@ -30,13 +30,7 @@ func newQueueEnv(t *testing.T, rc redis.UniversalClient, n int) *queueEnv {
 	e := &queueEnv{t: t, rc: rc, name: name, held: mustAcquire(t, s, 1), got: make(chan *semaphore.Permits, n)}
 	ctx := redistest.Ctx(t, time.Minute)
 	for i := range n {
-		go func() {
-			p, err := semaphore.New(redistest.Lockkit(t, rc), name, 1).Acquire(ctx, 1)
-			if err != nil {
-				t.Errorf("Acquire: %v", err)
-			}
-			e.got <- p
-		}()
+		acquireTo(ctx, t, semaphore.New(redistest.Lockkit(t, rc), name, 1), 1, e.got)
 		waitQueued(t, rc, name, i+1)
 	}
 	return e

@@ -26,13 +26,7 @@ func TestAcquire_across_a_Redis_restart(t *testing.T) {
 	}
 	bc := redistest.Lockkit(t, s.Client(t))
 	got := make(chan *semaphore.Permits, 1)
-	go func() {
-		p, err := semaphore.New(bc, name, 1, opt).Acquire(ctx, 1)
-		if err != nil {
-			t.Errorf("Acquire: %v", err)
-		}
-		got <- p
-	}()
+	acquireTo(ctx, t, semaphore.New(bc, name, 1, opt), 1, got)
 	waitSleeping(t, s.Client(t), bc, name, 1)
 
 	s.Restart(t)

@@ -240,13 +240,7 @@ func TestRelease_wakes_only_the_waiters_its_permits_serve(t *testing.T) {
 		got := make(chan *semaphore.Permits, waiters)
 		ctx := redistest.Ctx(t, redistest.Hang)
 		for i := range waiters {
-			go func() {
-				p, err := semaphore.New(redistest.Lockkit(t, rc), name, 3).Acquire(ctx, 1)
-				if err != nil {
-					t.Errorf("Acquire: %v", err)
-				}
-				got <- p
-			}()
+			acquireTo(ctx, t, semaphore.New(redistest.Lockkit(t, rc), name, 3), 1, got)
 			waitQueued(t, rc, name, i+1)
 		}
 		mustRelease(t, one)
@@ -412,13 +406,7 @@ func TestSetPermits_grows_waking_waiters_and_shrinks_without_revoking(t *testing
 		wantAvailable(t, s, 1)
 
 		got := make(chan *semaphore.Permits, 1)
-		go func() {
-			p, err := semaphore.New(redistest.Lockkit(t, rc), name, 2).Acquire(ctx, 2)
-			if err != nil {
-				t.Errorf("Acquire: %v", err)
-			}
-			got <- p
-		}()
+		acquireTo(ctx, t, semaphore.New(redistest.Lockkit(t, rc), name, 2), 2, got)
 		waitQueued(t, rc, name, 1)
 		if err := s.SetPermits(ctx, 3); err != nil {
 			t.Fatal(err)
