@@ -36,11 +36,8 @@ func tellsObservers(cmd redis.Cmder) bool {
 // the background: Resign returns nil long before core.CleanupTimeout, and
 // the observers are told once the server answers.
 func TestResign_with_an_ended_ctx_waits_CleanupGrace_at_most_to_tell_the_observers(t *testing.T) {
-	s := redistest.StartServer(t)
-	rc := s.Client(t)
-	silent := &redistest.Silence{Match: tellsObservers, Max: 2 * redistest.Hang}
+	s, rc, silent := silentServer(t, tellsObservers)
 	defer silent.Off()
-	rc.AddHook(silent)
 	c := redistest.Lockkit(t, rc)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)

@@ -15,11 +15,8 @@ import (
 // leadership is freed, and ForceUnlock returns by its deadline with true
 // and an error matching the ctx's; a candidate may lead at once.
 func TestElection_ForceUnlock_that_cannot_tell_the_observers_reports_freed_and_the_error(t *testing.T) {
-	s := redistest.StartServer(t)
-	rc := s.Client(t)
-	silent := &redistest.Silence{Match: tellsObservers, Max: 2 * redistest.Hang}
+	s, rc, silent := silentServer(t, tellsObservers)
 	defer silent.Off()
-	rc.AddHook(silent)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	long := lockkit.WithWatchdogTimeout(5 * time.Minute)

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
@@ -88,4 +90,16 @@ func campaignAsync(ctx context.Context, t *testing.T, e *election.Election, valu
 		won <- l
 	}()
 	return won
+}
+
+// silentServer starts a server and returns it, a client of it and a
+// Silence that, once on, holds up the commands of that client that match
+// picks (the caller turns it off).
+func silentServer(t *testing.T, match func(redis.Cmder) bool) (*redistest.Server, *redis.Client, *redistest.Silence) {
+	t.Helper()
+	s := redistest.StartServer(t)
+	rc := s.Client(t)
+	silent := &redistest.Silence{Match: match, Max: 2 * redistest.Hang}
+	rc.AddHook(silent)
+	return s, rc, silent
 }

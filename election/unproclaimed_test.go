@@ -15,11 +15,8 @@ import (
 // observer reports nothing new, and another candidate cannot lead; once
 // the proclamation goes through, both report the winner.
 func TestLeader_reports_nobody_while_the_winner_has_not_proclaimed_itself(t *testing.T) {
-	s := redistest.StartServer(t)
-	rc := s.Client(t)
-	silent := &redistest.Silence{Match: proclaims, Max: 2 * redistest.Hang}
+	s, rc, silent := silentServer(t, proclaims)
 	defer silent.Off()
-	rc.AddHook(silent)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	other := redistest.Lockkit(t, s.Client(t))

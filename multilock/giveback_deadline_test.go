@@ -2,8 +2,6 @@ package multilock_test
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -12,7 +10,6 @@ import (
 	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
-	"github.com/lockkit/lockkit/reentrant"
 )
 
 // TestLock_round_failing_as_ctx_ends_returns_within_500ms_plus_100ms_past_the_deadline:
@@ -25,22 +22,13 @@ import (
 // ErrNotObtained and DeadlineExceeded, naming the members that may still
 // be held. Their own Unlock settles them.
 func TestLock_round_failing_as_ctx_ends_returns_within_500ms_plus_100ms_past_the_deadline(t *testing.T) {
-	rc, c, cS, silent := silentReleases(t)
-	defer silent.Off()
-	u := redistest.Unique(t)
-	names := []string{"a-" + u, "b-" + u, "c-" + u}
-	busy := "d-" + u
-	other := fair.New(c, busy)
+	g := newGiveBackScene(t)
+	defer g.silent.Off()
+	other := fair.New(g.c, g.busy)
 	redistest.MustLock(t, other)
-	var members []*reentrant.Mutex
-	locks := []lockkit.Locker{fair.New(c, busy)}
-	for _, n := range names {
-		members = append(members, reentrant.New(cS, n))
-		locks = append(locks, members[len(members)-1])
-	}
-	m := multilock.New(locks)
+	m := multilock.New(g.after(fair.New(g.c, g.busy)))
 
-	silent.On()
+	g.silent.On()
 	ctx := redistest.Ctx(t, 300*time.Millisecond)
 	deadline, _ := ctx.Deadline()
 	err := m.Lock(ctx)
@@ -50,17 +38,7 @@ func TestLock_round_failing_as_ctx_ends_returns_within_500ms_plus_100ms_past_the
 		t.Errorf("Lock whose give-back got no reply returned %v past its deadline; want at most %v", late, bound)
 	}
 	redistest.WantErr(t, err, lockkit.ErrNotObtained, context.DeadlineExceeded)
-	for _, n := range names {
-		if !strings.Contains(err.Error(), fmt.Sprintf("%q may still be held", n)) {
-			t.Errorf("Lock whose give-back got no reply = %v; want an error naming %s", err, n)
-		}
-	}
-	silent.Off()
-	for _, mb := range members {
-		redistest.MustUnlock(t, mb) // settles the release in doubt
-	}
-	for _, n := range names {
-		redistest.AssertClean(t, rc, n)
-	}
+	wantMayStillBeHeld(t, "Lock", err, g.names)
+	g.settle(t)
 	redistest.MustUnlock(t, other)
 }

@@ -3,13 +3,17 @@ package multilock_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
+	"github.com/lockkit/lockkit/reentrant"
 )
 
 // lockKey is the Redis key of lock name under the default prefix.
@@ -85,6 +89,168 @@ func silentReleases(t *testing.T) (rc *redis.Client, c, cS *lockkit.Client, sile
 	silent = releaseSilence()
 	rcS.AddHook(silent)
 	return rc, redistest.Lockkit(t, rc), redistest.Lockkit(t, rcS), silent
+}
+
+// giveBackScene is the set-up of the tests of a give-back the server does
+// not answer: a server reached by rc, c and cS, the release scripts of cS
+// held up by silent once on; three members a, b and c, reentrant.Mutexes
+// on cS; and the name of a lock d to keep busy.
+type giveBackScene struct {
+	rc      *redis.Client
+	c, cS   *lockkit.Client
+	silent  *redistest.Silence
+	names   []string           // of a, b and c
+	members []*reentrant.Mutex // a, b and c
+	busy    string             // d's name
+}
+
+// newGiveBackScene sets up a giveBackScene, silent not on yet (the caller
+// defers turning it off).
+func newGiveBackScene(t *testing.T) giveBackScene {
+	t.Helper()
+	var g giveBackScene
+	g.rc, g.c, g.cS, g.silent = silentReleases(t)
+	u := redistest.Unique(t)
+	g.names = []string{"a-" + u, "b-" + u, "c-" + u}
+	g.busy = "d-" + u
+	for _, n := range g.names {
+		g.members = append(g.members, reentrant.New(g.cS, n))
+	}
+	return g
+}
+
+// after returns the members of a Mutex that takes first, then a, b and c.
+func (g giveBackScene) after(first lockkit.Locker) []lockkit.Locker {
+	locks := []lockkit.Locker{first}
+	for _, mb := range g.members {
+		locks = append(locks, mb)
+	}
+	return locks
+}
+
+// settle turns silent off, settles the releases in doubt of a, b and c by
+// their own Unlock, and checks that each is clean.
+func (g giveBackScene) settle(t *testing.T) {
+	t.Helper()
+	g.silent.Off()
+	for _, mb := range g.members {
+		redistest.MustUnlock(t, mb) // settles the release in doubt
+	}
+	for _, n := range g.names {
+		redistest.AssertClean(t, g.rc, n)
+	}
+}
+
+// wantMayStillBeHeld checks that err, the error of what (a Lock or a
+// TryLock whose give-back got no reply), names each of names as a member
+// that may still be held.
+func wantMayStillBeHeld(t *testing.T, what string, err error, names []string) {
+	t.Helper()
+	for _, n := range names {
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q may still be held", n)) {
+			t.Errorf("%s whose give-back got no reply = %v; want an error naming %s", what, err, n)
+		}
+	}
+}
+
+// droppedReleases starts a server and returns a go-redis client of it,
+// and two Clients of it: c, and cD, the replies to whose release scripts
+// drop loses once armed.
+func droppedReleases(t *testing.T) (rc *redis.Client, c, cD *lockkit.Client, drop *redistest.DropReply) {
+	t.Helper()
+	s := redistest.StartServer(t)
+	rc, rcD := s.Client(t), s.Client(t)
+	drop = &redistest.DropReply{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }}
+	rcD.AddHook(drop)
+	return rc, redistest.Lockkit(t, rc), redistest.Lockkit(t, rcD), drop
+}
+
+// lockedPair returns two fresh lock names a and b and a Mutex, locked, of
+// a reentrant.Mutex of a on c and one of b on cB.
+func lockedPair(t *testing.T, c, cB *lockkit.Client) (a, b string, m *multilock.Mutex) {
+	t.Helper()
+	a, b = "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
+	m = multilock.New([]lockkit.Locker{reentrant.New(c, a), reentrant.New(cB, b)})
+	redistest.MustLock(t, m)
+	return a, b, m
+}
+
+// unlockInDoubt arms drop and unlocks m, a lockedPair whose b is on drop's
+// Client, and fails the test unless that Unlock fails with b's error
+// alone (neither ErrNotHeld nor ErrLost).
+func unlockInDoubt(ctx context.Context, t *testing.T, m *multilock.Mutex, drop *redistest.DropReply) {
+	t.Helper()
+	drop.Arm()
+	err := m.Unlock(ctx)
+	if err == nil || errors.Is(err, lockkit.ErrNotHeld) || errors.Is(err, lockkit.ErrLost) {
+		t.Fatalf("Unlock whose reply from b was lost = %v; want b's error alone", err)
+	}
+}
+
+// silentNodes starts three masters and returns a client of each and a
+// Silence that, once on, holds up the release scripts of every one of
+// them (the caller turns it off).
+func silentNodes(t *testing.T) ([]redis.UniversalClient, *redistest.Silence) {
+	t.Helper()
+	_, clients := masters(t, 3)
+	silent := releaseSilence()
+	for _, c := range clients {
+		c.(*redis.Client).AddHook(silent)
+	}
+	return clients, silent
+}
+
+// heldOnSilentNodes starts three nodes as silentNodes does and locks a
+// RedLock r of a fresh name on them, with a node timeout of 100 ms. It
+// returns a client and a lockkit Client of each node, the name, r and the
+// Silence (the caller turns it off).
+func heldOnSilentNodes(t *testing.T) (clients []redis.UniversalClient, lcs []*lockkit.Client, name string, r *multilock.RedLock, silent *redistest.Silence) {
+	t.Helper()
+	clients, silent = silentNodes(t)
+	lcs = lockkits(t, clients)
+	name = redistest.Unique(t)
+	r = multilock.NewRedLock(lcs, name, multilock.WithNodeTimeout(100*time.Millisecond))
+	redistest.MustLock(t, r)
+	return clients, lcs, name, r, silent
+}
+
+// unlockUnanswered turns silent on, so that no node answers r's releases,
+// and unlocks r: it fails the test unless that Unlock fails with the
+// nodes' errors (neither ErrLost nor ErrNotHeld), its outcome unknown.
+func unlockUnanswered(t *testing.T, r *multilock.RedLock, silent *redistest.Silence) {
+	t.Helper()
+	silent.On()
+	err := r.Unlock(redistest.Ctx(t, redistest.Hang))
+	if err == nil || errors.Is(err, lockkit.ErrLost) || errors.Is(err, lockkit.ErrNotHeld) {
+		t.Fatalf("Unlock that no node answers = %v; want the nodes' errors", err)
+	}
+}
+
+// raisesHeldUp starts three masters and sets node 0's fencing counter of
+// a fresh lock name ahead (see counterAhead), so that nodes 1 and 2 must
+// have theirs raised to a hold's token. It returns a client of each node,
+// the name, the counter's key and node 0's value of it, and a Silence
+// that, once on, holds up the raise scripts of nodes 1 and 2 (the caller
+// turns it off).
+func raisesHeldUp(t *testing.T) (clients []redis.UniversalClient, name, fence string, ahead int64, silent *redistest.Silence) {
+	t.Helper()
+	_, clients = masters(t, 3)
+	name = redistest.Unique(t)
+	fence = lockKey(name) + ":fence"
+	ahead = counterAhead(t, clients[0], fence)
+	silent = &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "raise") }, Max: 2 * redistest.Hang}
+	for _, c := range clients[1:] {
+		c.(*redis.Client).AddHook(silent)
+	}
+	return clients, name, fence, ahead, silent
+}
+
+// openConnections locks and unlocks l, so that the connections it uses
+// are open before a test cuts them.
+func openConnections(t *testing.T, l lockkit.Locker) {
+	t.Helper()
+	redistest.MustLock(t, l)
+	redistest.MustUnlock(t, l)
 }
 
 // keepsTrying checks that a Lock, whose result comes on done, keeps trying

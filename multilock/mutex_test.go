@@ -388,8 +388,7 @@ func TestLock_returns_within_ctx_when_a_member_is_down(t *testing.T) {
 	t.Cleanup(func() { _ = slow.Close() })
 	name := redistest.Unique(t)
 	m := multilock.New([]lockkit.Locker{reentrant.New(redistest.Lockkit(t, clients[0]), name), reentrant.New(redistest.Lockkit(t, slow), name)})
-	redistest.MustLock(t, m) // the connections are open
-	redistest.MustUnlock(t, m)
+	openConnections(t, m)
 	p.Cut()
 	defer p.Heal() // lets the requests left behind finish before the Clients close
 	for _, tt := range lockCalls(m) {
@@ -458,9 +457,7 @@ func TestUnlock_a_silent_member_does_not_hold_up_the_others(t *testing.T) {
 	rc, c, cB, silent := silentReleases(t)
 	defer silent.Off()
 	// b is taken last, so a release last first would wait for it before a.
-	a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
-	m := multilock.New([]lockkit.Locker{reentrant.New(c, a), reentrant.New(cB, b)})
-	redistest.MustLock(t, m)
+	a, b, m := lockedPair(t, c, cB)
 
 	silent.On()
 	done := make(chan error, 1)
@@ -488,11 +485,7 @@ func TestUnlock_a_silent_member_does_not_hold_up_the_others(t *testing.T) {
 // error naming it instead of starting over, and the member's own Unlock
 // settles it.
 func TestLock_failed_give_back_is_returned_at_once_and_settled_by_the_member(t *testing.T) {
-	s := redistest.StartServer(t)
-	rc, rcA := s.Client(t), s.Client(t)
-	drop := &redistest.DropReply{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }}
-	rcA.AddHook(drop)
-	c, cA := redistest.Lockkit(t, rc), redistest.Lockkit(t, rcA)
+	rc, c, cA, drop := droppedReleases(t)
 	a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
 	other := reentrant.New(c, b)
 	redistest.MustLock(t, other)
@@ -573,24 +566,15 @@ func TestLock_Client_closed_while_waiting_gives_back_and_returns_ErrClosed(t *te
 // core.CleanupTimeout, not one per member (the members are given back all
 // at once, on one bounded context), with an error naming each member.
 func TestLock_give_back_waits_CleanupTimeout_in_all_however_many_members_are_silent(t *testing.T) {
-	rc, c, cS, silent := silentReleases(t)
-	defer silent.Off()
-	u := redistest.Unique(t)
-	names := []string{"a-" + u, "b-" + u, "c-" + u}
-	busy := "d-" + u
-	other := reentrant.New(c, busy)
+	g := newGiveBackScene(t)
+	defer g.silent.Off()
+	other := reentrant.New(g.c, g.busy)
 	redistest.MustLock(t, other)
-	var members []*reentrant.Mutex
-	locks := []lockkit.Locker{reentrant.New(cS, busy)}
-	for _, n := range names {
-		members = append(members, reentrant.New(cS, n))
-		locks = append(locks, members[len(members)-1])
-	}
 	// d is busy: each round takes a, b and c, waits at most 20 ms for d
 	// and gives them back.
-	m := multilock.New(locks, multilock.WithLockWait(20*time.Millisecond))
+	m := multilock.New(g.after(reentrant.New(g.cS, g.busy)), multilock.WithLockWait(20*time.Millisecond))
 	for _, tt := range lockCalls(m) {
-		silent.On()
+		g.silent.On()
 		start := time.Now()
 		err := tt.call(redistest.Ctx(t, redistest.Hang))
 		took := time.Since(start)
@@ -599,18 +583,8 @@ func TestLock_give_back_waits_CleanupTimeout_in_all_however_many_members_are_sil
 		if took >= 2*core.CleanupTimeout {
 			t.Errorf("%s whose give-back got no reply took %v; want less than %v", tt.what, took, 2*core.CleanupTimeout)
 		}
-		for _, n := range names {
-			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q may still be held", n)) {
-				t.Errorf("%s whose give-back got no reply = %v; want an error naming %s", tt.what, err, n)
-			}
-		}
-		silent.Off()
-		for _, mb := range members {
-			redistest.MustUnlock(t, mb) // settles the release in doubt
-		}
-		for _, n := range names {
-			redistest.AssertClean(t, rc, n)
-		}
+		wantMayStillBeHeld(t, tt.what, err, g.names)
+		g.settle(t)
 	}
 	redistest.MustUnlock(t, other)
 }

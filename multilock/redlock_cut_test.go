@@ -48,8 +48,7 @@ func cutNodes(t *testing.T) (direct []redis.UniversalClient, lcs []*lockkit.Clie
 func TestRedLock_network_cut_to_a_minority_of_nodes_still_locks(t *testing.T) {
 	direct, lcs, proxies, name := cutNodes(t)
 	r := multilock.NewRedLock(lcs, name, multilock.WithNodeTimeout(100*time.Millisecond))
-	redistest.MustLock(t, r) // the connections are open
-	redistest.MustUnlock(t, r)
+	openConnections(t, r)
 	proxies[2].Cut()
 	redistest.MustLock(t, r)
 	if n := holders(t, direct[:2], name); n != 2 {
@@ -129,8 +128,7 @@ func TestRedLock_Unlock_with_the_network_cut_to_a_majority_is_settled_after_heal
 func TestRedLock_Lock_with_the_network_cut_to_a_majority_fails_at_its_deadline(t *testing.T) {
 	direct, lcs, proxies, name := cutNodes(t)
 	r := multilock.NewRedLock(lcs, name, multilock.WithNodeTimeout(100*time.Millisecond))
-	redistest.MustLock(t, r) // the connections are open
-	redistest.MustUnlock(t, r)
+	openConnections(t, r)
 	proxies[1].Cut()
 	proxies[2].Cut()
 	err := r.Lock(redistest.Ctx(t, 500*time.Millisecond))

@@ -1,11 +1,8 @@
 package multilock_test
 
 import (
-	"errors"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -22,24 +19,12 @@ import (
 // the nodes answer, the Unlock called again asks them again and settles
 // it without releasing anything twice, and the lock is free.
 func TestRedLock_Lock_while_an_Unlock_in_doubt_is_unsettled_keeps_it_for_the_retry(t *testing.T) {
-	_, clients := masters(t, 3)
-	silent := releaseSilence()
+	clients, lcs, name, r, silent := heldOnSilentNodes(t)
 	defer silent.Off()
-	for _, c := range clients {
-		c.(*redis.Client).AddHook(silent)
-	}
-	lcs := lockkits(t, clients)
-	name := redistest.Unique(t)
-	r := multilock.NewRedLock(lcs, name, multilock.WithNodeTimeout(100*time.Millisecond))
-	redistest.MustLock(t, r)
 	token := r.Token()
-	silent.On()
-	err := r.Unlock(redistest.Ctx(t, redistest.Hang))
-	if err == nil || errors.Is(err, lockkit.ErrLost) || errors.Is(err, lockkit.ErrNotHeld) {
-		t.Fatalf("Unlock that no node answers = %v; want the nodes' errors", err)
-	}
+	unlockUnanswered(t, r, silent)
 
-	err = r.Lock(redistest.Ctx(t, 500*time.Millisecond))
+	err := r.Lock(redistest.Ctx(t, 500*time.Millisecond))
 	redistest.WantErr(t, err, lockkit.ErrNotObtained)
 	ok, err := r.TryLock(redistest.Ctx(t, redistest.Hang))
 	if ok {
@@ -75,21 +60,9 @@ func TestRedLock_Lock_while_an_Unlock_in_doubt_is_unsettled_keeps_it_for_the_ret
 // hold be, so another owner still cannot take the lock; the Unlock after
 // it frees the lock.
 func TestRedLock_Lock_after_an_Unlock_in_doubt_leaves_its_outcome_to_the_next_Unlock(t *testing.T) {
-	_, clients := masters(t, 3)
-	silent := releaseSilence()
+	clients, lcs, name, r, silent := heldOnSilentNodes(t)
 	defer silent.Off()
-	for _, c := range clients {
-		c.(*redis.Client).AddHook(silent)
-	}
-	lcs := lockkits(t, clients)
-	name := redistest.Unique(t)
-	r := multilock.NewRedLock(lcs, name, multilock.WithNodeTimeout(100*time.Millisecond))
-	redistest.MustLock(t, r)
-	silent.On()
-	err := r.Unlock(redistest.Ctx(t, redistest.Hang))
-	if err == nil || errors.Is(err, lockkit.ErrLost) || errors.Is(err, lockkit.ErrNotHeld) {
-		t.Fatalf("Unlock that no node answers = %v; want the nodes' errors", err)
-	}
+	unlockUnanswered(t, r, silent)
 	silent.Off()
 
 	redistest.MustLock(t, r)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
@@ -20,15 +18,8 @@ import (
 // given back, the raises cut short change no counter, and once the nodes
 // answer the next Lock takes the lock with a larger token.
 func TestRedLock_ctx_cancelled_while_raising_the_fencing_counter_leaves_nothing_held(t *testing.T) {
-	_, clients := masters(t, 3)
-	name := redistest.Unique(t)
-	fence := lockKey(name) + ":fence"
-	ahead := counterAhead(t, clients[0], fence)
-	silent := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "raise") }, Max: 2 * redistest.Hang}
+	clients, name, fence, ahead, silent := raisesHeldUp(t)
 	defer silent.Off()
-	for _, c := range clients[1:] {
-		c.(*redis.Client).AddHook(silent)
-	}
 	r := multilock.NewRedLock(lockkits(t, clients), name, multilock.WithNodeTimeout(2*redistest.Hang))
 	silent.On()
 	for _, tt := range lockCalls(r) {

@@ -4,10 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
-	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
 )
 
@@ -17,14 +14,8 @@ import (
 // node timeout: TryLock returns a quorum failure long before the nodes
 // answer, and gives back every part it took.
 func TestRedLock_node_timeout_bounds_raising_the_fencing_counter(t *testing.T) {
-	_, clients := masters(t, 3)
-	name := redistest.Unique(t)
-	counterAhead(t, clients[0], lockKey(name)+":fence")
-	silent := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "raise") }, Max: 2 * redistest.Hang}
+	clients, name, _, _, silent := raisesHeldUp(t)
 	defer silent.Off()
-	for _, c := range clients[1:] {
-		c.(*redis.Client).AddHook(silent)
-	}
 	r := multilock.NewRedLock(lockkits(t, clients), name, multilock.WithNodeTimeout(100*time.Millisecond))
 	silent.On()
 	wantTryLockFails(t, r, lockkit.ErrQuorum, "took its fencing token")

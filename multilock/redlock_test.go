@@ -924,12 +924,8 @@ func TestRedLock_reports_a_lost_hold_once_to_a_Trace(t *testing.T) {
 // far longer node timeout would, and keeps the hold, whose outcome is
 // unknown; once the nodes answer, the next Unlock settles it.
 func TestRedLock_Unlock_returns_within_ctx_against_silent_nodes(t *testing.T) {
-	_, clients := masters(t, 3)
-	silent := releaseSilence()
+	clients, silent := silentNodes(t)
 	defer silent.Off()
-	for _, c := range clients {
-		c.(*redis.Client).AddHook(silent)
-	}
 	name := redistest.Unique(t)
 	r := multilock.NewRedLock(lockkits(t, clients), name, multilock.WithNodeTimeout(2*redistest.Hang))
 	redistest.MustLock(t, r)

@@ -1,14 +1,10 @@
 package multilock_test
 
 import (
-	"errors"
 	"testing"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
-	"github.com/lockkit/lockkit/multilock"
 	"github.com/lockkit/lockkit/reentrant"
 )
 
@@ -20,19 +16,9 @@ import (
 // another owner still cannot take a or b. The next Unlock frees both.
 func TestUnlock_retry_after_a_new_Lock_settles_the_member_in_doubt_and_releases_no_newer_hold(t *testing.T) {
 	ctx := redistest.Ctx(t, redistest.Hang)
-	s := redistest.StartServer(t)
-	rc, rcB := s.Client(t), s.Client(t)
-	drop := &redistest.DropReply{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }}
-	rcB.AddHook(drop)
-	c, cB := redistest.Lockkit(t, rc), redistest.Lockkit(t, rcB)
-	a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
-	m := multilock.New([]lockkit.Locker{reentrant.New(c, a), reentrant.New(cB, b)})
-	redistest.MustLock(t, m)
-	drop.Arm()
-	err := m.Unlock(ctx)
-	if err == nil || errors.Is(err, lockkit.ErrNotHeld) || errors.Is(err, lockkit.ErrLost) {
-		t.Fatalf("Unlock whose reply from b was lost = %v; want b's error alone", err)
-	}
+	rc, c, cB, drop := droppedReleases(t)
+	a, b, m := lockedPair(t, c, cB)
+	unlockInDoubt(ctx, t, m, drop)
 
 	redistest.MustLock(t, m)
 	wantSettled(t, m.Unlock(ctx))

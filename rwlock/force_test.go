@@ -72,19 +72,12 @@ func TestForceUnlock_wakes_every_waiter(t *testing.T) {
 // the lock. The writer's attempts are held up so that it cannot take the
 // freed lock meanwhile.
 func TestForceUnlock_leaves_waiting_writers_holding_back_readers(t *testing.T) {
-	srv := redistest.StartServer(t)
-	silent := &redistest.Silence{Match: isScript, Max: 2 * spanTimeout}
-	defer silent.Off()
-	wc := srv.Client(t)
-	wc.AddHook(silent)
-	lc, writers := redistest.Lockkit(t, srv.Client(t)), redistest.Lockkit(t, wc)
-	name := redistest.Unique(t)
-	r, w, admin := rwlock.New(lc, name), rwlock.New(writers, name), rwlock.New(lc, name)
-	mustRLock(t, r)
+	sc := readHeldSilentWriter(t)
+	defer sc.silent.Off()
+	lc, name, r, w, silent := sc.readers, sc.name, sc.r, sc.w, sc.silent
+	admin := rwlock.New(lc, name)
 	wrote := async(t, func() error { return w.Lock(redistest.Ctx(t, spanTimeout)) })
-	redistest.Eventually(t, waitTimeout, "the writer to wait with its intent", func() bool {
-		return writers.Notifier().Sleeping(writersChannel(writers, name)) == 1 && state(t, r).WaitingWriters == 1
-	})
+	sc.writerWaits(t)
 
 	silent.On()
 	if ok, err := admin.ForceUnlock(redistest.Ctx(t, waitTimeout)); !ok || err != nil {

@@ -11,6 +11,40 @@ import (
 	"github.com/lockkit/lockkit/rwlock"
 )
 
+// silentWriterScene is a lock read-held by r, of readers, and a writer w,
+// of writers, on a server of its own; silent, once on, holds up the
+// scripts of writers.
+type silentWriterScene struct {
+	readers, writers *lockkit.Client
+	name             string
+	r, w             *rwlock.RWMutex
+	silent           *redistest.Silence
+}
+
+// readHeldSilentWriter sets up a silentWriterScene, its silent not on yet
+// (the caller defers turning it off).
+func readHeldSilentWriter(t *testing.T) silentWriterScene {
+	t.Helper()
+	srv := redistest.StartServer(t)
+	sc := silentWriterScene{silent: &redistest.Silence{Match: isScript, Max: 2 * spanTimeout}}
+	wc := srv.Client(t)
+	wc.AddHook(sc.silent)
+	sc.readers, sc.writers = redistest.Lockkit(t, srv.Client(t)), redistest.Lockkit(t, wc)
+	sc.name = redistest.Unique(t)
+	sc.r, sc.w = rwlock.New(sc.readers, sc.name), rwlock.New(sc.writers, sc.name)
+	mustRLock(t, sc.r)
+	return sc
+}
+
+// writerWaits waits until sc's writer, called to Lock, waits with its
+// intent.
+func (sc silentWriterScene) writerWaits(t *testing.T) {
+	t.Helper()
+	redistest.Eventually(t, waitTimeout, "the writer to wait with its intent", func() bool {
+		return sc.writers.Notifier().Sleeping(writersChannel(sc.writers, sc.name)) == 1 && state(t, sc.r).WaitingWriters == 1
+	})
+}
+
 // TestLock_of_a_waiting_writer_returns_by_its_deadline_against_a_silent_server
 // checks Lock's promise for a writer that waits with an intent when the
 // server stops answering: woken by the last reader's release, its attempt
@@ -20,21 +54,13 @@ import (
 // answers, the writer holds nothing (its late acquire is undone) and
 // readers get in at once, not when the intent would have lapsed (30 s).
 func TestLock_of_a_waiting_writer_returns_by_its_deadline_against_a_silent_server(t *testing.T) {
-	srv := redistest.StartServer(t)
-	silent := &redistest.Silence{Match: isScript, Max: 2 * spanTimeout}
-	defer silent.Off()
-	wc := srv.Client(t)
-	wc.AddHook(silent)
-	readers, writers := redistest.Lockkit(t, srv.Client(t)), redistest.Lockkit(t, wc)
-	name := redistest.Unique(t)
-	r, w := rwlock.New(readers, name), rwlock.New(writers, name)
-	mustRLock(t, r)
+	sc := readHeldSilentWriter(t)
+	defer sc.silent.Off()
+	readers, name, r, w, silent := sc.readers, sc.name, sc.r, sc.w, sc.silent
 	ctx, cancel := context.WithCancel(redistest.Ctx(t, spanTimeout))
 	defer cancel()
 	wrote := async(t, func() error { return w.Lock(ctx) })
-	redistest.Eventually(t, waitTimeout, "the writer to wait with its intent", func() bool {
-		return writers.Notifier().Sleeping(writersChannel(writers, name)) == 1 && state(t, r).WaitingWriters == 1
-	})
+	sc.writerWaits(t)
 
 	silent.On()
 	mustRUnlock(t, r) // frees the lock and wakes the writer, whose attempt is held up

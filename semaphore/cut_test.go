@@ -14,20 +14,29 @@ import (
 	"github.com/lockkit/lockkit/semaphore"
 )
 
+// cutOffHolder starts a server and a Proxy to it, and takes the only
+// permit of a new semaphore through a client of the server that bypasses
+// the proxy. It returns that client, the proxy, a Client through the
+// proxy, the semaphore's name and the permit held.
+func cutOffHolder(t *testing.T) (direct *redis.Client, proxy *redistest.Proxy, c *lockkit.Client, name string, held *semaphore.Permits) {
+	t.Helper()
+	srv := redistest.StartServer(t)
+	direct = srv.Client(t)
+	proxy = redistest.StartProxy(t, srv.Addr())
+	rc := redis.NewClient(&redis.Options{Addr: proxy.Addr()})
+	t.Cleanup(func() { _ = rc.Close() })
+	c = redistest.Lockkit(t, rc)
+	s, name := newSemaphore(t, direct, 1)
+	return direct, proxy, c, name, mustAcquire(t, s, 1)
+}
+
 // TestAcquire_waiter_cut_off_is_served_after_the_cut_heals cuts a
 // sleeping waiter's Client off the server and releases the permit it
 // waits for meanwhile, so that its wake-up is lost with the broken
 // pub/sub connection: once its notifier has found the connection broken
 // and the cut heals, the waiter tries again and is served.
 func TestAcquire_waiter_cut_off_is_served_after_the_cut_heals(t *testing.T) {
-	srv := redistest.StartServer(t)
-	direct := srv.Client(t)
-	proxy := redistest.StartProxy(t, srv.Addr())
-	rc := redis.NewClient(&redis.Options{Addr: proxy.Addr()})
-	t.Cleanup(func() { _ = rc.Close() })
-	c := redistest.Lockkit(t, rc)
-	s, name := newSemaphore(t, direct, 1)
-	held := mustAcquire(t, s, 1)
+	direct, proxy, c, name, held := cutOffHolder(t)
 	got := acquireAsync(redistest.Ctx(t, redistest.Hang), t, semaphore.New(c, name, 1), 1)
 	waitSleeping(t, direct, c, name, 1)
 	members, err := direct.ZRange(redistest.Ctx(t, redistest.Hang), "lockkit:{"+name+"}:waiters", 0, -1).Result()
@@ -44,10 +53,7 @@ func TestAcquire_waiter_cut_off_is_served_after_the_cut_heals(t *testing.T) {
 	})
 	redistest.NotYet(t, got, "the waiter returned while cut off")
 	proxy.Heal()
-	p := redistest.Receive(t, got, redistest.Hang, "the waiter to be served after the cut healed")
-	if p == nil {
-		t.FailNow()
-	}
+	p := served(t, got, "the waiter to be served after the cut healed")
 	mustRelease(t, p)
 	redistest.AssertClean(t, direct, name)
 }
@@ -58,14 +64,7 @@ func TestAcquire_waiter_cut_off_is_served_after_the_cut_heals(t *testing.T) {
 // goes on in the background), and its place in the queue lapses after the
 // waiter timeout, so that the waiter behind it is served by the release.
 func TestAcquire_given_up_while_cut_off_returns_and_its_place_lapses(t *testing.T) {
-	srv := redistest.StartServer(t)
-	direct := srv.Client(t)
-	proxy := redistest.StartProxy(t, srv.Addr())
-	rc := redis.NewClient(&redis.Options{Addr: proxy.Addr()})
-	t.Cleanup(func() { _ = rc.Close() })
-	c := redistest.Lockkit(t, rc)
-	s, name := newSemaphore(t, direct, 1)
-	held := mustAcquire(t, s, 1)
+	direct, proxy, c, name, held := cutOffHolder(t)
 	ctx, giveUp := context.WithCancel(redistest.Ctx(t, redistest.Hang))
 	done := make(chan error, 1)
 	go func() {
@@ -84,10 +83,7 @@ func TestAcquire_given_up_while_cut_off_returns_and_its_place_lapses(t *testing.
 		t.Fatalf("the cut-off Acquire returned %v after its ctx ended", d)
 	}
 	mustRelease(t, held)
-	p := redistest.Receive(t, behind, redistest.Hang, "the waiter behind the cut-off one to be served")
-	if p == nil {
-		t.FailNow()
-	}
+	p := served(t, behind, "the waiter behind the cut-off one to be served")
 	mustRelease(t, p)
 	redistest.AssertClean(t, direct, name)
 }

@@ -37,16 +37,10 @@ func TestAcquire_waiter_keeps_its_place_past_the_waiter_timeout(t *testing.T) {
 		second := acquireAsync(ctx, t, semaphore.New(redistest.Lockkit(t, rc), name, 1), 1)
 		waitQueued(t, rc, name, 2)
 		mustRelease(t, held)
-		p := redistest.Receive(t, first, redistest.Hang, "the first waiter to be served")
-		if p == nil {
-			t.FailNow()
-		}
+		p := served(t, first, "the first waiter to be served")
 		redistest.NotYet(t, second, "the second waiter was served with the first")
 		mustRelease(t, p)
-		q := redistest.Receive(t, second, redistest.Hang, "the second waiter to be served")
-		if q == nil {
-			t.FailNow()
-		}
+		q := served(t, second, "the second waiter to be served")
 		mustRelease(t, q)
 		redistest.AssertClean(t, rc, name)
 	})

@@ -48,3 +48,15 @@ func newSemaphore(t *testing.T, rc redis.UniversalClient, permits int, opts ...l
 	name := redistest.Unique(t)
 	return semaphore.New(redistest.Lockkit(t, rc), name, permits, opts...), name
 }
+
+// lostReplySemaphore adds a DropReply to rc and returns a newSemaphore of
+// permits on rc, its name and the DropReply, armed: the reply to the next
+// command sent through rc is lost.
+func lostReplySemaphore(t *testing.T, rc redis.UniversalClient, permits int) (*semaphore.Semaphore, string, *redistest.DropReply) {
+	t.Helper()
+	drop := &redistest.DropReply{}
+	rc.AddHook(drop)
+	s, name := newSemaphore(t, rc, permits)
+	drop.Arm()
+	return s, name, drop
+}

@@ -29,10 +29,7 @@ func TestAcquire_with_max_hold_is_renewed_until_then_lost(t *testing.T) {
 		if d := time.Since(start); d < maxHold {
 			t.Fatalf("hold lost after %v, before its maximum hold time %v", d, maxHold)
 		}
-		q := redistest.Receive(t, got, redistest.Hang, "the waiter to be served once the hold ended")
-		if q == nil {
-			t.FailNow()
-		}
+		q := served(t, got, "the waiter to be served once the hold ended")
 		ctx := redistest.Ctx(t, redistest.Hang)
 		redistest.WantErr(t, p.Release(ctx), lockkit.ErrLost, watchdog.ErrMaxHold)
 		redistest.WantErr(t, p.Release(ctx), lockkit.ErrNotHeld)

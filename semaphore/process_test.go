@@ -68,19 +68,10 @@ func TestAcquire_holder_killed_frees_its_permits(t *testing.T) {
 		c := redistest.Lockkit(t, rc)
 		s := semaphore.New(c, name, 2)
 		got := make(chan *semaphore.Permits, 1)
-		go func() {
-			p, err := s.Acquire(ctx, 2)
-			if err != nil {
-				t.Errorf("Acquire: %v", err)
-			}
-			got <- p
-		}()
+		acquireTo(ctx, t, s, 2, got)
 		waitQueued(t, rc, name, 1)
 		kid.Kill(t)
-		p := redistest.Receive(t, got, redistest.Hang, "the permits of the killed holder")
-		if p == nil {
-			t.FailNow()
-		}
+		p := served(t, got, "the permits of the killed holder")
 		if p.Token() <= last {
 			t.Fatalf("token %d after the dead holder's %d", p.Token(), last)
 		}

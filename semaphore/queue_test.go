@@ -25,6 +25,30 @@ func acquireAsync(ctx context.Context, t *testing.T, s *semaphore.Semaphore, n i
 	return got
 }
 
+// acquireTo starts an Acquire of n permits of s on ctx that sends its
+// permits on got, nil if it failed (and then reports its error).
+func acquireTo(ctx context.Context, t *testing.T, s *semaphore.Semaphore, n int, got chan<- *semaphore.Permits) {
+	go func() {
+		p, err := s.Acquire(ctx, n)
+		if err != nil {
+			t.Errorf("Acquire: %v", err)
+		}
+		got <- p
+	}()
+}
+
+// served waits, saying what for, for the permits a waiter sends on got
+// (as acquireAsync's does), and ends the test if the waiter got none (it
+// has reported its Acquire's error already).
+func served(t *testing.T, got <-chan *semaphore.Permits, what string) *semaphore.Permits {
+	t.Helper()
+	p := redistest.Receive(t, got, redistest.Hang, what)
+	if p == nil {
+		t.FailNow()
+	}
+	return p
+}
+
 // TestAcquire_waiter_that_gives_up_wakes_the_waiters_behind_it queues a
 // waiter for 2 permits, then one for 1, behind a semaphore of 3 with 2
 // held: the free permit is not the second's while the first waits ahead
@@ -51,10 +75,7 @@ func TestAcquire_waiter_that_gives_up_wakes_the_waiters_behind_it(t *testing.T) 
 		if p := redistest.Receive(t, big, redistest.Hang, "the first waiter to give up"); p != nil {
 			t.Fatal("the waiter that gave up got its permits")
 		}
-		p := redistest.Receive(t, small, redistest.Hang, "the waiter behind the one that gave up")
-		if p == nil {
-			t.FailNow()
-		}
+		p := served(t, small, "the waiter behind the one that gave up")
 		if n := wakes.since(); n != 1 {
 			t.Fatalf("the waiter that gave up woke %d waiters, want 1", n)
 		}
@@ -147,10 +168,7 @@ func TestAcquire_dead_waiters_place_lapses(t *testing.T) {
 		waitQueued(t, rc, name, 2)
 		kid.Kill(t)
 		mustRelease(t, held)
-		p := redistest.Receive(t, got, redistest.Hang, "the waiter behind the dead one")
-		if p == nil {
-			t.FailNow()
-		}
+		p := served(t, got, "the waiter behind the dead one")
 		mustRelease(t, p)
 		redistest.AssertClean(t, rc, name)
 	})

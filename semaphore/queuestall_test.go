@@ -30,13 +30,7 @@ func newQueueEnv(t *testing.T, rc redis.UniversalClient, n int) *queueEnv {
 	e := &queueEnv{t: t, rc: rc, name: name, held: mustAcquire(t, s, 1), got: make(chan *semaphore.Permits, n)}
 	ctx := redistest.Ctx(t, time.Minute)
 	for i := range n {
-		go func() {
-			p, err := semaphore.New(redistest.Lockkit(t, rc), name, 1).Acquire(ctx, 1)
-			if err != nil {
-				t.Errorf("Acquire: %v", err)
-			}
-			e.got <- p
-		}()
+		acquireTo(ctx, t, semaphore.New(redistest.Lockkit(t, rc), name, 1), 1, e.got)
 		waitQueued(t, rc, name, i+1)
 	}
 	return e
@@ -63,10 +57,7 @@ func (e *queueEnv) serve(want []string) {
 	e.t.Helper()
 	mustRelease(e.t, e.held)
 	for i, id := range want {
-		p := redistest.Receive(e.t, e.got, redistest.Hang, "the next waiter to be served")
-		if p == nil {
-			e.t.FailNow()
-		}
+		p := served(e.t, e.got, "the next waiter to be served")
 		if got := strings.TrimSuffix(p.IDs()[0], "/1"); got != id {
 			e.t.Fatalf("waiter %s served in turn %d, want %s", got, i, id)
 		}

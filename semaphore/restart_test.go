@@ -26,21 +26,12 @@ func TestAcquire_across_a_Redis_restart(t *testing.T) {
 	}
 	bc := redistest.Lockkit(t, s.Client(t))
 	got := make(chan *semaphore.Permits, 1)
-	go func() {
-		p, err := semaphore.New(bc, name, 1, opt).Acquire(ctx, 1)
-		if err != nil {
-			t.Errorf("Acquire: %v", err)
-		}
-		got <- p
-	}()
+	acquireTo(ctx, t, semaphore.New(bc, name, 1, opt), 1, got)
 	waitSleeping(t, s.Client(t), bc, name, 1)
 
 	s.Restart(t)
 	redistest.Receive(t, a.Lost(), redistest.Hang, "the holder to learn of its loss")
-	b := redistest.Receive(t, got, redistest.Hang, "the waiter to take the permit")
-	if b == nil {
-		t.FailNow()
-	}
+	b := served(t, got, "the waiter to take the permit")
 	if b.Token() <= a.Token() {
 		t.Fatalf("token %d after %d", b.Token(), a.Token())
 	}

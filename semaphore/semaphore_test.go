@@ -240,13 +240,7 @@ func TestRelease_wakes_only_the_waiters_its_permits_serve(t *testing.T) {
 		got := make(chan *semaphore.Permits, waiters)
 		ctx := redistest.Ctx(t, redistest.Hang)
 		for i := range waiters {
-			go func() {
-				p, err := semaphore.New(redistest.Lockkit(t, rc), name, 3).Acquire(ctx, 1)
-				if err != nil {
-					t.Errorf("Acquire: %v", err)
-				}
-				got <- p
-			}()
+			acquireTo(ctx, t, semaphore.New(redistest.Lockkit(t, rc), name, 3), 1, got)
 			waitQueued(t, rc, name, i+1)
 		}
 		mustRelease(t, one)
@@ -352,10 +346,7 @@ func TestRelease_retried_after_a_lost_reply_releases_once(t *testing.T) {
 // returns.
 func TestAcquire_lost_reply_is_undone(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, rc redis.UniversalClient) {
-		drop := &redistest.DropReply{}
-		rc.AddHook(drop)
-		s, name := newSemaphore(t, rc, 2)
-		drop.Arm()
+		s, name, _ := lostReplySemaphore(t, rc, 2)
 		if _, err := s.Acquire(redistest.Ctx(t, redistest.Hang), 2); !errors.Is(err, redistest.ErrReplyDropped) {
 			t.Fatalf("Acquire with its reply lost = %v", err)
 		}
@@ -415,21 +406,12 @@ func TestSetPermits_grows_waking_waiters_and_shrinks_without_revoking(t *testing
 		wantAvailable(t, s, 1)
 
 		got := make(chan *semaphore.Permits, 1)
-		go func() {
-			p, err := semaphore.New(redistest.Lockkit(t, rc), name, 2).Acquire(ctx, 2)
-			if err != nil {
-				t.Errorf("Acquire: %v", err)
-			}
-			got <- p
-		}()
+		acquireTo(ctx, t, semaphore.New(redistest.Lockkit(t, rc), name, 2), 2, got)
 		waitQueued(t, rc, name, 1)
 		if err := s.SetPermits(ctx, 3); err != nil {
 			t.Fatal(err)
 		}
-		p := redistest.Receive(t, got, redistest.Hang, "the waiter served by the new permits")
-		if p == nil {
-			t.FailNow()
-		}
+		p := served(t, got, "the waiter served by the new permits")
 		if n, err := s.Permits(ctx); err != nil || n != 3 {
 			t.Fatalf("Permits = %d, %v; want 3", n, err)
 		}

@@ -14,10 +14,7 @@ import (
 // permits are free again when it returns, with nothing left behind.
 func TestTryAcquire_lost_reply_is_undone(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.Backends(), func(t *testing.T, rc redis.UniversalClient) {
-		drop := &redistest.DropReply{}
-		rc.AddHook(drop)
-		s, name := newSemaphore(t, rc, 2)
-		drop.Arm()
+		s, name, drop := lostReplySemaphore(t, rc, 2)
 		p, err := s.TryAcquire(redistest.Ctx(t, redistest.Hang), 2)
 		if !errors.Is(err, redistest.ErrReplyDropped) || p != nil {
 			t.Fatalf("TryAcquire with its reply lost = %v, %v; want nil and the lost reply's error", p, err)
