@@ -43,9 +43,9 @@ if redis.call('hexists', HASH, w) == 0 then
       return {0, left}
     end
   end
-  if ARGV[5] == '1' and not readers_turn() then
+  if ARGV[5] == '1' then
     local left = intent_left()
-    if left then
+    if left and not readers_turn() then
       return {0, left}
     end
   end
