@@ -158,3 +158,26 @@ func TestCountCommands_counts_from_now_on(t *testing.T) {
 		t.Fatalf("Total() = %d, want 1 (only the command sent after CountCommands)", n)
 	}
 }
+
+func TestRefuseSend_fails_one_selected_command_without_sending_it(t *testing.T) {
+	mr, c := Mini(t)
+	hook := &RefuseSend{Match: func(cmd redis.Cmder) bool { return cmd.Name() == "set" }}
+	c.AddHook(hook)
+	ctx := Ctx(t, waitTimeout)
+	hook.Arm()
+	if err := c.Get(ctx, "a").Err(); !errors.Is(err, redis.Nil) {
+		t.Fatalf("GET, which does not match = %v, want redis.Nil", err)
+	}
+	if err := c.Set(ctx, "b", "2", 0).Err(); !errors.Is(err, ErrNotSent) {
+		t.Fatalf("SET while armed = %v, want ErrNotSent", err)
+	}
+	if mr.Exists("b") {
+		t.Fatal("b is on the server; the refused command must not be sent")
+	}
+	if hook.Armed() {
+		t.Fatal("still armed after refusing a command")
+	}
+	if err := c.Set(ctx, "c", "3", 0).Err(); err != nil {
+		t.Fatalf("SET after the refusal: %v", err)
+	}
+}

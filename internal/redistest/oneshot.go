@@ -49,8 +49,9 @@ func (h *DropReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 }
 
 // oneShot is the arming that the one-shot hooks ([DropReply],
-// [ResendScript]) share: Arm arms it, and the hook acts on the first
-// command it selects that succeeds, and disarms itself (fire). Dials and
+// [ResendScript], [RefuseSend]) share: Arm arms it, and the hook acts on
+// the first command it selects (that succeeds, but for RefuseSend, which
+// sends none), and disarms itself (fire). Dials and
 // pipelines pass through.
 type oneShot struct{ armed atomic.Bool }
 
@@ -90,5 +91,37 @@ func (h *ResendScript) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			err = next(ctx, cmd)
 		}
 		return err
+	}
+}
+
+// ErrNotSent is the error a [RefuseSend] hook gives the caller of the
+// command it refused.
+var ErrNotSent = errors.New("redistest: command not sent")
+
+// RefuseSend is a go-redis hook that simulates a connection that broke
+// before a request left: once armed, the next single command that matches
+// is not sent at all, its caller gets [ErrNotSent], and the hook disarms
+// itself. Pipelines and the handshake pass through. Add it to a client
+// with client.AddHook(h).
+//
+// A RefuseSend must not be copied after first use. It is safe for
+// concurrent use.
+type RefuseSend struct {
+	// Match, if not nil, selects the commands that may be refused; nil
+	// matches every command.
+	Match func(cmd redis.Cmder) bool
+
+	oneShot
+}
+
+// ProcessHook fails the command without sending it if the hook is armed
+// and the command is selected, disarming the hook; it sends it otherwise.
+func (h *RefuseSend) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if !isHandshake(cmd) && (h.Match == nil || h.Match(cmd)) && h.fire() {
+			cmd.SetErr(ErrNotSent)
+			return ErrNotSent
+		}
+		return next(ctx, cmd)
 	}
 }
