@@ -298,7 +298,7 @@ func (m *Mutex) rollback(ctx context.Context, n int) error {
 	ctx, cancel := core.Detached(ctx)
 	defer cancel()
 	var errs []error
-	released := unlockAll(ctx, m.locks[:n])
+	released := unlockAll(ctx, m.locks[:n], nil)
 	for i := n - 1; i >= 0; i-- {
 		if err := released[i]; err != nil && !errors.Is(err, lockkit.ErrNotHeld) && !errors.Is(err, lockkit.ErrLost) {
 			errs = append(errs, fmt.Errorf("%q may still be held: %w", m.locks[i].Name(), err))
@@ -325,28 +325,20 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 		return err
 	}
 	m.mu.Lock()
-	doubt := m.doubt
+	prev := m.doubt
 	m.mu.Unlock()
-	errs := make([]error, len(m.locks))
-	var ask []int // the locks this Unlock releases
-	for i, l := range m.locks {
-		if doubt != nil && !doubt[i] {
-			// Released by the Unlock in doubt that this one retries.
-			errs[i] = core.NotHeld(l.Name())
-			continue
-		}
-		ask = append(ask, i)
+	var ask func(i int) bool // nil: every lock
+	if prev != nil {
+		ask = func(i int) bool { return prev[i] }
 	}
-	locks := make([]lockkit.Locker, len(ask))
-	for j, i := range ask {
-		locks[j] = m.locks[i]
-	}
-	for j, err := range unlockAll(ctx, locks) {
-		errs[ask[j]] = err
-	}
-	doubt = nil
+	errs := unlockAll(ctx, m.locks, ask)
+	var doubt []bool
 	for i, err := range errs {
-		if err != nil && !errors.Is(err, lockkit.ErrNotHeld) && !errors.Is(err, lockkit.ErrLost) {
+		switch {
+		case ask != nil && !ask(i):
+			// Released by the Unlock in doubt that this one retries.
+			errs[i] = core.NotHeld(m.locks[i].Name())
+		case err != nil && !errors.Is(err, lockkit.ErrNotHeld) && !errors.Is(err, lockkit.ErrLost):
 			if doubt == nil {
 				doubt = make([]bool, len(m.locks))
 			}
@@ -360,13 +352,16 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// unlockAll unlocks every lock of locks at once, each in a goroutine of
-// its own, and returns their errors, in the order of locks.
-func unlockAll(ctx context.Context, locks []lockkit.Locker) []error {
+// unlockAll unlocks the locks of locks that ask selects (every lock when
+// ask is nil) at once, each in a goroutine of its own, and returns their
+// errors, in the order of locks: nil for a lock not asked.
+func unlockAll(ctx context.Context, locks []lockkit.Locker, ask func(i int) bool) []error {
 	errs := make([]error, len(locks))
 	var wg sync.WaitGroup
 	for i, l := range locks {
-		wg.Go(func() { errs[i] = l.Unlock(ctx) })
+		if ask == nil || ask(i) {
+			wg.Go(func() { errs[i] = l.Unlock(ctx) })
+		}
 	}
 	wg.Wait()
 	return errs
