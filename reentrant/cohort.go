@@ -228,7 +228,7 @@ func (m *Mutex) tryLockLocal(ctx context.Context) (bool, error) {
 		}
 		return m.tryLockLocal(ctx)
 	}
-	if co.holder == m && !co.releasing && !m.x.Cfg.NoReentry && co.tenure.Err() == nil {
+	if co.holder == m && !co.releasing && !m.x.Cfg.NoReentry {
 		co.count++
 		co.unlock()
 		co.leave()
