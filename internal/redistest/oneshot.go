@@ -12,9 +12,14 @@ import (
 // tests add to a client. Faults of the server itself (stop,
 // kill, restart, stall) are methods of [Server].
 
-// ErrReplyDropped is the error a [DropReply] hook gives the caller of the
-// command whose reply it dropped.
-var ErrReplyDropped = errors.New("redistest: reply dropped")
+// The errors the one-shot hooks give the caller of the command they act on.
+var (
+	// ErrReplyDropped is the error of a command whose reply a [DropReply]
+	// hook dropped.
+	ErrReplyDropped = errors.New("redistest: reply dropped")
+	// ErrNotSent is the error of a command a [RefuseSend] hook refused.
+	ErrNotSent = errors.New("redistest: command not sent")
+)
 
 // DropReply is a go-redis hook that simulates a reply lost on its way back
 // from the server. Once armed, the next single command that matches runs on
@@ -40,7 +45,7 @@ type DropReply struct {
 func (h *DropReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
-		if err == nil && !isHandshake(cmd) && (h.Match == nil || h.Match(cmd)) && h.fire() {
+		if err == nil && h.takes(h.Match, cmd) {
 			cmd.SetErr(ErrReplyDropped)
 			return ErrReplyDropped
 		}
@@ -63,6 +68,13 @@ func (h *oneShot) Armed() bool { return h.armed.Load() }
 
 // fire disarms the hook and reports whether it was armed: whether it acts.
 func (h *oneShot) fire() bool { return h.armed.CompareAndSwap(true, false) }
+
+// takes reports whether the hook acts on cmd, disarming it if so: it is
+// armed, and cmd is no handshake and is selected by match (nil selects
+// every command).
+func (h *oneShot) takes(match func(redis.Cmder) bool, cmd redis.Cmder) bool {
+	return !isHandshake(cmd) && (match == nil || match(cmd)) && h.fire()
+}
 
 // DialHook passes dials through unchanged.
 func (*oneShot) DialHook(next redis.DialHook) redis.DialHook { return next }
@@ -94,10 +106,6 @@ func (h *ResendScript) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	}
 }
 
-// ErrNotSent is the error a [RefuseSend] hook gives the caller of the
-// command it refused.
-var ErrNotSent = errors.New("redistest: command not sent")
-
 // RefuseSend is a go-redis hook that simulates a connection that broke
 // before a request left: once armed, the next single command that matches
 // is not sent at all, its caller gets [ErrNotSent], and the hook disarms
@@ -118,7 +126,7 @@ type RefuseSend struct {
 // and the command is selected, disarming the hook; it sends it otherwise.
 func (h *RefuseSend) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		if !isHandshake(cmd) && (h.Match == nil || h.Match(cmd)) && h.fire() {
+		if h.takes(h.Match, cmd) {
 			cmd.SetErr(ErrNotSent)
 			return ErrNotSent
 		}
