@@ -28,7 +28,9 @@
 // holder is told (its lost signal closes) before the server could hand the
 // lock to anyone else; every fresh hold carries a fencing token larger
 // than any before it for that name; and an Unlock never frees a newer hold,
-// and may be retried after an error without unlocking twice.
+// and may be retried after an error without unlocking twice (a failed last
+// Unlock that is not retried is settled in the background, so it does not
+// keep the lock held).
 //
 // A fencing token is the larger of the name's counter + 1 and the Redis
 // server's time in µs, so tokens are large numbers, not 1, 2, 3, and keep

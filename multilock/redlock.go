@@ -160,6 +160,9 @@ func (r *RedLock) attempt(ctx context.Context) (bool, time.Duration, error) {
 // no longer renewed. When so many nodes do not answer that the outcome is
 // unknown, Unlock returns their errors and r keeps the hold: calling
 // Unlock again asks those nodes again, without releasing anything twice.
+// Meanwhile each of those nodes is asked again in the background until it
+// answers, as a single lock's failed Unlock is, so that a RedLock whose
+// Unlock is never called again does not stay held on them.
 func (r *RedLock) Unlock(ctx context.Context) error {
 	if err := r.base().CheckInput(ctx); err != nil {
 		return err

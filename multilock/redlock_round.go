@@ -206,17 +206,18 @@ func (r *RedLock) drop(ctx context.Context, h *redHold) (err error, unknown bool
 }
 
 // settle releases r's part of the hold on every node whose holder still
-// has one, all at once, each within the node timeout and ctx (see
-// unlockCtx). It returns how many nodes released a part they still held,
-// and the errors of the nodes whose outcome is unknown: their holders keep
-// their part and its unlock id, so that the next settle asks again without
-// releasing twice. r.op held, or r.givingBack set for the caller.
+// has one (or settled its release in the background: see
+// core.Holder.Owes), all at once, each within the node timeout and ctx
+// (see unlockCtx). It returns how many nodes released a part they still
+// held, and the errors of the nodes whose outcome is unknown: their
+// holders keep their part and its unlock id, so that the next settle asks
+// again without releasing twice. r.op held, or r.givingBack set for the caller.
 func (r *RedLock) settle(ctx context.Context) (released int, failed []error) {
 	errs := make([]error, len(r.nodes))
 	freed := make([]bool, len(r.nodes))
 	var wg sync.WaitGroup
 	for i, n := range r.nodes {
-		if n.h.Lost() != nil {
+		if n.h.Owes() {
 			wg.Go(func() {
 				nctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
 				defer cancel()
@@ -277,18 +278,19 @@ func (r *RedLock) end(ctx context.Context, h *redHold) (err error, unknown bool)
 
 // forget drops, without asking the nodes, every part of a hold that r's
 // holders still have (those whose release could not be settled): they
-// are no longer renewed and end with their lease. r.op held, or
-// r.givingBack set for the caller.
+// are no longer renewed and end with their lease. The outcomes of
+// releases a holder settled in the background go with them. r.op held,
+// or r.givingBack set for the caller.
 func (r *RedLock) forget() {
 	for _, n := range r.nodes {
-		if n.h.Lost() == nil {
+		if !n.h.Owes() {
 			continue
 		}
 		op := n.h.Op()
 		// Never fails, with no deadline; a node's calls end with the node
 		// timeout.
 		_ = op.Lock(context.Background())
-		_ = n.h.Suspended(func() error { return nil })
+		n.h.Forget()
 		op.Unlock()
 	}
 }

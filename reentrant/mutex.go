@@ -114,7 +114,11 @@ func (m *Mutex) TryLock(ctx context.Context) (bool, error) {
 // holds nothing afterwards). Unlock is fenced by the hold: an Unlock that
 // arrives late can never free a newer hold. If Unlock fails with a Redis
 // error, its outcome is unknown; calling Unlock again settles it without
-// unlocking twice. Unlock releases even when ctx has ended already (a
+// unlocking twice. When that Unlock was the last one of the hold, m also
+// settles it in the background, asking the server again (20 ms apart,
+// doubling to 2 s) until it answers, so that a failed Unlock that is
+// never called again does not keep the lock held; the next Unlock then
+// returns the outcome. Unlock releases even when ctx has ended already (a
 // request cancelled while holding the lock, say): it then runs on a
 // detached context, waiting at most 500 ms for the server (a release not
 // answered by then goes on in the background; call Unlock again to learn

@@ -231,7 +231,11 @@ func (m *RWMutex) writeAttempt(intent time.Duration, claim bool, registered *boo
 // no write hold afterwards). Unlock is fenced by the hold: an Unlock that
 // arrives late can never end a newer hold. If Unlock fails with a Redis
 // error, its outcome is unknown; calling Unlock again settles it without
-// unlocking twice. Unlock releases even when ctx has ended already: it then
+// unlocking twice. When that Unlock was the last one of the write hold, m
+// also settles it in the background, asking the server again (20 ms
+// apart, doubling to 2 s) until it answers, so that a failed Unlock that
+// is never called again does not keep the lock held; the next Unlock then
+// returns the outcome. Unlock releases even when ctx has ended already: it then
 // runs on a detached context, waiting at most 500 ms for the server.
 func (m *RWMutex) Unlock(ctx context.Context) error {
 	if err := m.base().CheckInput(ctx); err != nil {
@@ -309,8 +313,9 @@ func (m *RWMutex) direct(ctx context.Context, attempt core.Attempt) (bool, error
 //
 // It returns an error matching [lockkit.ErrNotHeld] when m holds no read
 // hold, and [lockkit.ErrLost] when m held one but it is gone. Like Unlock
-// it is fenced by the hold, safe to call again after a Redis error, and
-// releases even when ctx has ended.
+// it is fenced by the hold, safe to call again after a Redis error (and
+// settled in the background when it was the last RUnlock of the read
+// hold), and releases even when ctx has ended.
 func (m *RWMutex) RUnlock(ctx context.Context) error {
 	if err := m.base().CheckInput(ctx); err != nil {
 		return err

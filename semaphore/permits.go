@@ -85,7 +85,10 @@ func (p *Permits) Lost() <-chan struct{} {
 // even when ctx has ended (bounded by a short clean-up time), so that a
 // cancelled request never keeps its permits. After a Redis error whether
 // it took effect is not known: call Release again, which does not
-// release twice.
+// release twice. A failed Release that is never called again does not
+// keep the permits: they are released in the background, asking the
+// server again (20 ms apart, doubling to 2 s) until it answers, and the
+// next Release returns the outcome.
 func (p *Permits) Release(ctx context.Context) error {
 	if p == nil {
 		return core.Invalid("permits not returned by Acquire (nil)")

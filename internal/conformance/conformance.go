@@ -131,6 +131,7 @@ func cases() []testCase {
 		{"unlock_retry_after_lost_reply_unlocks_once", testUnlockRetry},
 		{"unlock_retry_after_a_new_lock_settles_the_lost_unlock", testUnlockRetryAfterLock},
 		{"unlock_retry_after_a_renewal_reports_no_loss", testUnlockRetryAfterRenewal},
+		{"unlock_in_doubt_never_retried_frees_the_lock", testUnlockInDoubtNeverRetried},
 		{"lost_acquire_reply_leaves_no_stray_hold", testLostAcquire},
 		{"acquire_sent_twice_takes_the_lock_once", testAcquireResent},
 		{"force_unlock_frees_and_holder_gets_ErrLost", testForce},

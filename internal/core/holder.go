@@ -101,6 +101,12 @@ type Holder struct {
 	// unknown outcome: the next Release settles that Unlock, and only it.
 	// Guarded by op.
 	pending *Hold
+	// background is the hold whose Unlock in doubt is being settled in
+	// the background (see settleLater); nil when none. Guarded by op.
+	background *Hold
+	// settled is the outcome of the Unlock in doubt that settleLater
+	// settled, for the next Release to return; nil when none.
+	settled atomic.Pointer[unlockOutcome]
 	// ownerUnlockID is the unlock id of a release by owner (see
 	// releaseOwner) whose outcome is unknown; empty when none. Guarded by
 	// op.

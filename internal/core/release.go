@@ -11,7 +11,10 @@ import (
 // on a detached ctx bounded by CleanupTimeout, so that a cancelled request
 // never leaves its lock held. After a Redis error the outcome is unknown:
 // the hold keeps its unlock id, so the next Release asks again without
-// releasing twice.
+// releasing twice. When that was the hold's last acquire, r also asks
+// again in the background until Redis answers (see settleLater), so that
+// a Release that is never called again does not keep the lock held; the
+// next Release then returns that outcome.
 func (r *Holder) Release(ctx context.Context, op string) error {
 	if ctx.Err() != nil {
 		var cancel context.CancelFunc
@@ -22,20 +25,17 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 		return Op(op, r.cfg.Name, err)
 	}
 	defer r.op.Unlock()
+	if s := r.settled.Swap(nil); s != nil {
+		// The Unlock in doubt this Release retries was settled already.
+		return s.err
+	}
 	if p := r.pending; p != nil {
 		// This Release is the retry of the Unlock in doubt.
-		n, err := r.release(ctx, p)
+		outcome, err := r.releasePending(ctx, p)
 		if err != nil {
 			return Op(op, r.cfg.Name, err)
 		}
-		r.pending = nil
-		if n < 0 {
-			r.lose(p, nil)
-			r.tr.Released(p, true, p.Err())
-			return p.Err()
-		}
-		r.tr.Released(p, true, nil)
-		return nil
+		return outcome
 	}
 	h := r.Current()
 	if h == nil {
@@ -52,21 +52,38 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 	}
 	if h.Err() != nil {
 		// A fixed lease ends by our clock a little before the server's.
-		_, _ = r.release(ctx, h)
-		r.tr.Released(h, true, h.Err())
-		return r.forget(h)
+		return r.releaseLost(ctx, h)
 	}
+	r.Slot.mu.Lock()
+	last := h.Count == 1
+	r.Slot.mu.Unlock()
+	outcome, err := r.releaseCurrent(ctx, h)
+	if err != nil {
+		if last {
+			r.settleLater(h)
+		}
+		return Op(op, r.cfg.Name, err)
+	}
+	return outcome
+}
+
+// releaseCurrent releases one acquire of h, the current hold, which is not
+// lost, under its unlock id, with its renewal suspended meanwhile. It
+// returns the Unlock's outcome once Redis answered (nil, or ErrLost when
+// the hold was gone), and Redis's error when it did not: the hold then
+// keeps its unlock id, and its renewal goes on. r.op held.
+func (r *Holder) releaseCurrent(ctx context.Context, h *Hold) (outcome, err error) {
 	h.wh.Suspend()
 	n, err := r.release(ctx, h)
 	h.unlocking.Store(err != nil)
 	switch {
 	case err != nil:
 		h.wh.Resume()
-		return Op(op, r.cfg.Name, err)
+		return nil, err
 	case n < 0:
 		r.lose(h, nil)
 		r.tr.Released(h, true, h.Err())
-		return r.forget(h)
+		return r.forget(h), nil
 	case n == 0:
 		r.end(h)
 		r.tr.Released(h, true, nil)
@@ -74,7 +91,11 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 		// Still held: by this holder's other acquires, or by another value
 		// sharing the owner id once this one's are all undone.
 		h.unlockID = ""
-		if h.Count--; h.Count > 0 {
+		r.Slot.mu.Lock()
+		h.Count--
+		left := h.Count
+		r.Slot.mu.Unlock()
+		if left > 0 {
 			h.wh.Resume()
 			r.tr.Released(h, false, nil)
 		} else {
@@ -82,7 +103,34 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 			r.tr.Released(h, true, nil)
 		}
 	}
-	return nil
+	return nil, nil
+}
+
+// releaseLost releases h, the current hold, found lost, in case its key
+// lingers, and drops it: the outcome is its lost error. r.op held.
+func (r *Holder) releaseLost(ctx context.Context, h *Hold) error {
+	_, _ = r.release(ctx, h)
+	r.tr.Released(h, true, h.Err())
+	return r.forget(h)
+}
+
+// releasePending asks again for the release of p, a hold that a newer one
+// replaced while an Unlock of it was in doubt, under the same unlock id.
+// It returns the Unlock's outcome once Redis answered, and Redis's error
+// when it did not (p stays pending). r.op held.
+func (r *Holder) releasePending(ctx context.Context, p *Hold) (outcome, err error) {
+	n, err := r.release(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	r.pending = nil
+	if n < 0 {
+		r.lose(p, nil)
+		r.tr.Released(p, true, p.Err())
+		return p.Err(), nil
+	}
+	r.tr.Released(p, true, nil)
+	return nil, nil
 }
 
 // releaseWindow is ReleaseWindow in ms, as the release script takes it.

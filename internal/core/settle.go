@@ -1,0 +1,100 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// The bounds of the pause between two tries of a release in doubt settled
+// in the background (see settleLater): it doubles from the first to the
+// second.
+const (
+	settleFirstPause = 20 * time.Millisecond
+	settleMaxPause   = 2 * time.Second
+)
+
+// unlockOutcome is the outcome of an Unlock in doubt that r settled in the
+// background, kept for the next Release (see settleLater).
+type unlockOutcome struct{ err error }
+
+// settleLater settles, in a goroutine of the Client, the Unlock in doubt
+// of h's last acquire: its release reached Redis or not, and nobody may
+// ever call Release again (a deferred Unlock whose error is dropped),
+// while the watchdog renews a hold that Redis may still have. It asks
+// again, under the same unlock id, so that it never releases twice,
+// pausing 20 ms doubling to 2 s between tries, until Redis answers or the
+// Client is closed (which reports the hold lost). The outcome is kept for
+// the next Release, which would otherwise have asked again itself. A
+// Release or a lost hold that settles h first ends the tries. r.op held.
+func (r *Holder) settleLater(h *Hold) {
+	if r.background == h {
+		return
+	}
+	r.background = h
+	c := r.cfg.Client
+	c.Go(func() {
+		pause := settleFirstPause
+		t := time.NewTimer(pause)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+			case <-c.Done():
+				return
+			}
+			if r.settleTry(h) {
+				return
+			}
+			pause = min(2*pause, settleMaxPause)
+			t.Reset(pause)
+		}
+	})
+}
+
+// settleTry makes one try of settleLater for h, and reports whether the
+// tries are over: Redis answered, or h is no longer in doubt.
+func (r *Holder) settleTry(h *Hold) bool {
+	ctx, cancel := Detached(context.Background())
+	defer cancel()
+	if err := r.lock(ctx); err != nil {
+		return false
+	}
+	defer r.op.Unlock()
+	if r.background != h {
+		return true
+	}
+	var outcome, err error
+	switch {
+	case r.pending == h:
+		outcome, err = r.releasePending(ctx, h)
+	case r.Current() != h || !h.unlocking.Load():
+		// A Release settled it.
+		r.background = nil
+		return true
+	case h.Err() != nil:
+		outcome = r.releaseLost(ctx, h)
+	default:
+		outcome, err = r.releaseCurrent(ctx, h)
+	}
+	if err != nil {
+		return false
+	}
+	r.background = nil
+	r.settled.Store(&unlockOutcome{outcome})
+	return true
+}
+
+// Owes reports whether r's next Release has something to settle: a hold,
+// lost or not, or the outcome of an Unlock in doubt that r settled in the
+// background.
+func (r *Holder) Owes() bool {
+	return r.Current() != nil || r.settled.Load() != nil
+}
+
+// Forget drops the current hold without asking Redis (no longer renewed,
+// it ends with its lease) and the outcome of an Unlock in doubt settled in
+// the background: r's next Release starts afresh. The caller holds Op.
+func (r *Holder) Forget() {
+	_ = r.Suspended(func() error { return nil })
+	r.settled.Store(nil)
+}
