@@ -23,9 +23,12 @@
 // 'election', and beside the leader's hold the field ':v:' + its hold id
 // = the value it campaigned with, written right after it won; the value
 // thus lives, is renewed and ends with the hold. Candidates are woken on
-// PREFIX:{NAME}:ch, observers on PREFIX:{NAME}:observe, where a new
-// leader, a resignation and a force unlock publish '*'. Both keys and both channels share
-// the {NAME} hash tag.
+// PREFIX:{NAME}:ch, observers on PREFIX:{NAME}:observe, where '*' is
+// published by a new leader's proclamation and by every script that frees
+// the leadership (a resignation, a give-back, a force unlock), in that
+// same script, so that a freed leadership is told even when the reply of
+// the call that freed it is lost. Both keys and both channels share the
+// {NAME} hash tag.
 //
 // # Guarantees and limits
 //

@@ -9,7 +9,6 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/internal/core"
-	"github.com/lockkit/lockkit/internal/lua"
 	"github.com/lockkit/lockkit/reentrant"
 )
 
@@ -49,8 +48,13 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *Election {
 	return e
 }
 
-// electionKind makes the reentrant lock being made an election's.
-func electionKind(o *config.Options) { o.Kind = config.Election }
+// electionKind makes the reentrant lock being made an election's, whose
+// scripts that free it tell the observers, in the same script, that
+// nobody leads.
+func electionKind(o *config.Options) {
+	o.Kind = config.Election
+	o.Vacancy = observersChan
+}
 
 // Campaign blocks until e leads the election, or ctx ends, and returns its
 // leadership: it takes the leadership lock (waiting as a reentrant lock
@@ -67,16 +71,14 @@ func electionKind(o *config.Options) { o.Kind = config.Election }
 // before it returns (a leader nobody knows of would keep the others out),
 // on a detached context, and so returns up to 500 ms past the deadline
 // against a server that stopped answering. If the give-back fails, the
-// error says so too, and e gives the lock back in the background (and
-// tells the observers), trying again every 250 ms until that succeeds or
-// the Client closes; the next Campaign waits for it, while ctx lasts.
-// When the proclamation's reply was lost, the observers may have heard of
-// e as leader: once the lock is given back, Campaign tells them that
-// nobody leads, waiting for that as Resign does (while ctx lasts and at
-// most 100 ms more). A candidate campaigns once at a time: Campaign while
-// e campaigns or leads (Resign was not called) returns an error matching
-// [lockkit.ErrInvalid]. A name held by a lock of another kind is
-// [lockkit.ErrWrongKind].
+// error says so too, and e gives the lock back in the background, trying
+// again every 250 ms until that succeeds or the Client closes; the next
+// Campaign waits for it, while ctx lasts. When the proclamation's reply
+// was lost, the observers may have heard of e as leader: the give-back
+// tells them that nobody leads, in the same script, as Resign does. A
+// candidate campaigns once at a time: Campaign while e campaigns or leads
+// (Resign was not called) returns an error matching [lockkit.ErrInvalid].
+// A name held by a lock of another kind is [lockkit.ErrWrongKind].
 func (e *Election) Campaign(ctx context.Context, value string) (*Leadership, error) {
 	if err := e.base().Check(ctx); err != nil {
 		return nil, err
@@ -119,9 +121,8 @@ func (e *Election) settle(ctx context.Context) error {
 // settleLater settles, in a goroutine of the Client, a give-back whose
 // outcome is unknown: until an Unlock settles it, the watchdog renews the
 // hold it may have left, a leader nobody knows of. It tries again every
-// core.ReadRetry until the Unlock succeeds (then tells the observers, who
-// may have heard of the leader) or finds nothing held, or the Client
-// closes (and its holds end with their lease).
+// core.ReadRetry until the Unlock succeeds or finds nothing held, or the
+// Client closes (and its holds end with their lease).
 func (e *Election) settleLater() {
 	done := make(chan struct{})
 	e.doubt = done
@@ -138,10 +139,6 @@ func (e *Election) settleLater() {
 			}
 			ctx, cancel := core.Detached(context.Background())
 			err := e.m.Unlock(ctx)
-			if err == nil {
-				// The observers may have heard of the leader.
-				_ = e.tell(ctx)
-			}
 			cancel()
 			if err == nil || errors.Is(err, lockkit.ErrLost) || errors.Is(err, lockkit.ErrNotHeld) {
 				return
@@ -167,24 +164,19 @@ func (e *Election) campaign(ctx context.Context, value string) (*Leadership, err
 	if err == nil && n == 1 {
 		return &Leadership{e: e, leader: Leader{Value: value, Term: term}, ctx: lctx}, nil
 	}
-	// A proclamation whose reply did not come may have told the observers.
-	told := err != nil
 	if err == nil {
 		err = core.Lost(cfg.Name, nil)
 	} else {
 		err = core.CtxError(ctx, cfg.Name, core.Op("campaign", cfg.Name, err))
 	}
 	// Give the lock back (on a detached ctx when ctx has ended): a leader
-	// nobody knows of would keep the others out.
+	// nobody knows of would keep the others out. A proclamation whose
+	// reply did not come may have told the observers of e: the give-back
+	// tells them that nobody leads, as Resign does.
 	uerr := e.m.Unlock(ctx)
 	if uerr != nil && !errors.Is(uerr, lockkit.ErrLost) && !errors.Is(uerr, lockkit.ErrNotHeld) {
 		err = errors.Join(err, uerr)
 		e.settleLater()
-	}
-	if told && uerr == nil {
-		// Observers that heard of the leader would report it until the
-		// end of its lease otherwise; told as Resign tells them.
-		_ = core.Cleanup(ctx, cfg.Client, e.tell)
 	}
 	return nil, err
 }
@@ -196,17 +188,11 @@ func (e *Election) idle() {
 	e.mu.Unlock()
 }
 
-// observers returns the channel on which changes of leader are published.
-func (e *Election) observers() string { return e.b.Cfg.Keys.Chan("observe") }
+// observersChan is the part of the observers' channel, PREFIX:{NAME}:observe.
+const observersChan = "observe"
 
-// tell tells the observers that nobody leads.
-func (e *Election) tell(ctx context.Context) error {
-	c, k := e.b.Cfg.Client, e.b.Cfg.Keys
-	_, err := core.Call(ctx, c, func(ctx context.Context) (int64, error) {
-		return lua.Publish.Run(ctx, c.Redis(), []string{k.Base}, e.observers(), "*").Int64()
-	}, nil)
-	return err
-}
+// observers returns the channel on which changes of leader are published.
+func (e *Election) observers() string { return e.b.Cfg.Keys.Chan(observersChan) }
 
 // Name returns the election's name.
 func (e *Election) Name() string { return e.base().Name() }

@@ -2,9 +2,6 @@ package election
 
 import (
 	"context"
-	"fmt"
-
-	"github.com/lockkit/lockkit/internal/core"
 )
 
 // ForceUnlock frees the leadership whoever holds it: an operator's last
@@ -22,26 +19,15 @@ import (
 // with a cause matching [lockkit.ErrNotHeld], and its Resign returns
 // ErrNotHeld and lets e campaign again.
 //
-// The observers are told even when ctx ends just after the leadership was
-// freed (on a detached context, waiting at most 500 ms); if they cannot be
-// told, ForceUnlock returns true with that error, and they learn of the
-// vacancy when the leader's lease would have run out. A name held by a
-// lock of another kind is [lockkit.ErrWrongKind], and nothing changes.
+// The observers are told by the same script that frees the leadership,
+// so they are told whenever it was freed: also when ForceUnlock fails
+// because its reply was lost, or came after ctx ended (it then returns
+// false with the error, and the leadership may or may not have been
+// freed; Leader tells). A name held by a lock of another kind is
+// [lockkit.ErrWrongKind], and nothing changes.
 func (e *Election) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := e.base().Check(ctx); err != nil {
 		return false, err
 	}
-	freed, err := e.m.ForceUnlock(ctx)
-	if err != nil || !freed {
-		return freed, err
-	}
-	if ctx.Err() != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = core.Detached(ctx)
-		defer cancel()
-	}
-	if err := e.tell(ctx); err != nil {
-		return true, fmt.Errorf("lockkit: force unlock %q: freed, but telling the observers failed: %w", e.b.Cfg.Name, err)
-	}
-	return true, nil
+	return e.m.ForceUnlock(ctx)
 }

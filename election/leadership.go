@@ -35,15 +35,14 @@ func (l *Leadership) Leader() Leader { return l.leader }
 func (l *Leadership) Context() context.Context { return l.ctx }
 
 // Resign ends the leadership: it releases the leadership lock, which wakes
-// a candidate, and tells the observers. Afterwards the Election may
-// campaign again. Call it also after the leadership was lost (it then
-// returns an error matching [lockkit.ErrLost]). A second Resign returns
-// [lockkit.ErrNotHeld] and changes nothing. Like Unlock, it releases even
-// when ctx has ended (on a detached context, waiting at most 500 ms). The
-// observers are told after the release; Resign waits for that while ctx
-// lasts and at most 100 ms more, then leaves it to the background. If
-// it fails with a Redis error its outcome is unknown: calling Resign again
-// settles it, and until then the Election cannot campaign.
+// a candidate, and tells the observers, in the same script. Afterwards the
+// Election may campaign again. Call it also after the leadership was lost
+// (it then returns an error matching [lockkit.ErrLost]). A second Resign
+// returns [lockkit.ErrNotHeld] and changes nothing. Like Unlock, it
+// releases even when ctx has ended (on a detached context, waiting at
+// most 500 ms). If it fails with a Redis error its outcome is unknown
+// (the observers were told if the leadership was released): calling
+// Resign again settles it, and until then the Election cannot campaign.
 func (l *Leadership) Resign(ctx context.Context) error {
 	e := l.e
 	if err := e.base().CheckInput(ctx); err != nil {
@@ -57,12 +56,6 @@ func (l *Leadership) Resign(ctx context.Context) error {
 		l.resigned.Store(false) // a retry settles it
 		return err
 	}
-	defer e.idle()
-	if err == nil {
-		// Observers would learn it at the end of the lease otherwise. The
-		// word to them is waited for while ctx lasts and a little more,
-		// then goes on in the background.
-		_ = core.Cleanup(ctx, e.b.Cfg.Client, e.tell)
-	}
+	e.idle()
 	return err
 }

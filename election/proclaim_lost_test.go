@@ -15,10 +15,11 @@ import (
 
 // proclaims reports whether cmd runs the script by which a new leader
 // proclaims its value: a script whose arguments name the observers'
-// channel, without the message "*" of the word that nobody leads.
+// channel but not the candidates' (which the scripts that free the
+// leadership, and tell the observers, name too).
 func proclaims(cmd redis.Cmder) bool {
 	return redistest.IsScript(cmd) && hasArg(cmd, func(s string) bool { return strings.HasSuffix(s, ":observe") }) &&
-		!hasArg(cmd, func(s string) bool { return s == "*" })
+		!hasArg(cmd, func(s string) bool { return strings.HasSuffix(s, ":ch") })
 }
 
 // hasArg reports whether one of cmd's string arguments satisfies ok.

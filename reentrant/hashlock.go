@@ -38,8 +38,16 @@ func (l *hashLock) Setup(x *core.Exclusive) {
 	}
 	l.reenter = !cfg.NoReentry
 	spec := core.HashLock(cfg, ch)
+	force := []any{ch, cfg.Kind}
+	if cfg.Vacancy != "" {
+		// Whatever frees the lock says so on that channel too.
+		v := keys.Chan(cfg.Vacancy)
+		spec.ReleaseArgs = append(spec.ReleaseArgs, v)
+		spec.UndoArgs = append(spec.UndoArgs, v)
+		force = append(force, v)
+	}
 	x.H = core.NewHolder(spec)
-	x.Force, x.ForceKeys, x.ForceArgs = lua.Mutex.Force, spec.Keys, []any{ch, cfg.Kind}
+	x.Force, x.ForceKeys, x.ForceArgs = lua.Mutex.Force, spec.Keys, force
 }
 
 // Lock implements core.Strategy: re-entry at once, else the engine's wait.

@@ -105,6 +105,12 @@ type Options struct {
 	// takes its hold (a core.Strategy; the fair lock sets it). It is set
 	// only by a kind's constructor, never by users.
 	Strategy any
+	// Vacancy, when set, is the part (see core.Keys.Chan) of a channel on
+	// which a hash lock's scripts that free the lock publish '*', in the
+	// same script: the word to those who follow who holds it (an
+	// election's observers) that nobody does now. It is set only by a
+	// kind's constructor, never by users.
+	Vacancy string
 
 	// defaults is set while a Client's options are applied to a lock:
 	// an option that does not apply to the lock's kind is then a default

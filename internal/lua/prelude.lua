@@ -464,4 +464,13 @@ local function wake_all(waiting, turn, channel)
   publish(channel, '*')
 end
 
+-- vacate publishes '*' on channel unless it is nil or empty: the word,
+-- sent by the script that freed a lock, to those who follow who holds it
+-- (an election's observers) that nobody does now.
+local function vacate(channel)
+  if channel and channel ~= '' then
+    publish(channel, '*')
+  end
+end
+
 -- Kind script follows.

@@ -9,7 +9,9 @@
 --          hold_undo
 -- ARGV[3]  hold count the caller knows of; 0 for none; -1 as above
 -- ARGV[4]  the lock's channel; empty for none
--- ARGV[5]  kind: 'reentrant', 'spin' or 'redlock'
+-- ARGV[5]  kind: 'reentrant', 'spin', 'redlock' or 'election'
+-- ARGV[6]  optional: the channel of those who follow who holds the lock,
+--          told when it is freed (see the prelude's vacate)
 --
 -- If the owner holds the lock with the known token, its count is set back
 -- to the known count. If it holds a hold the caller does not know of, the
@@ -25,5 +27,6 @@ local done = hold_undo(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]))
 if done == 'drop' then
   redis.call('del', KEYS[1])
   wake(KEYS[4], KEYS[5], ARGV[4])
+  vacate(ARGV[6])
 end
 return done and 1 or 0

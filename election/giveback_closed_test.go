@@ -1,0 +1,63 @@
+package election_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/election"
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+// TestCampaign_whose_give_back_reply_is_lost_tells_the_observers_though_the_Client_closes
+// loses the replies of a proclamation the observer heard of and of the
+// give-back that follows (both took effect), and closes the candidate's
+// Client as soon as Campaign fails, before it could settle the give-back
+// in the background: the observer, whose leader had a lease far longer
+// than the test, still sees at once that nobody leads.
+func TestCampaign_whose_give_back_reply_is_lost_tells_the_observers_though_the_Client_closes(t *testing.T) {
+	s := redistest.StartServer(t)
+	rc := s.Client(t)
+	late := &redistest.Silence{Match: proclaims, Late: true, Max: 2 * redistest.Hang}
+	defer late.Off()
+	proclaim := &redistest.DropReply{Match: proclaims}
+	giveBack := &redistest.DropReply{Match: func(cmd redis.Cmder) bool {
+		return redistest.IsScript(cmd) && !proclaims(cmd) && !proclaim.Armed()
+	}}
+	rc.AddHook(late)
+	rc.AddHook(proclaim)
+	rc.AddHook(giveBack)
+	name := redistest.Unique(t)
+	ctx := redistest.Ctx(t, redistest.Hang)
+	c := redistest.Lockkit(t, rc)
+	e := election.New(c, name, lockkit.WithWatchdogTimeout(5*time.Minute))
+	// Load the scripts first: a NOSCRIPT reply would be held up too.
+	warm := mustCampaign(ctx, t, e, "warm")
+	if err := warm.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+	obs := mustObserve(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name))
+	nextLeader(t, obs, "the first report")
+
+	late.On()
+	proclaim.Arm()
+	giveBack.Arm()
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Campaign(ctx, "a")
+		done <- err
+	}()
+	observeUntil(t, obs, "a to be proclaimed", func(l election.Leader) bool { return l.Value == "a" })
+	late.Off()
+	redistest.WantErr(t, redistest.Receive(t, done, redistest.Hang, "Campaign to fail"), redistest.ErrReplyDropped)
+	if proclaim.Armed() || giveBack.Armed() {
+		t.Fatalf("replies lost: proclamation %v, give-back %v; want both", !proclaim.Armed(), !giveBack.Armed())
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	vacancyWithin(t, obs, 5*time.Second)
+	redistest.AssertClean(t, s.Client(t), name)
+}
