@@ -49,3 +49,20 @@ func TestLock_waiter_whose_taking_attempt_lost_its_reply_keeps_its_place(t *test
 	}
 	e.wantQueue()
 }
+
+// TestLock_waiter_whose_refused_attempt_lost_its_reply_keeps_its_place: a
+// wake-up makes w attempt while the lock is held; the refused attempt's
+// reply is lost to a network error, which w's Lock waits out. The attempt
+// renewed w's entry and nothing is undone: w stays first in line, and the
+// waiters take the lock in the order they joined.
+func TestLock_waiter_whose_refused_attempt_lost_its_reply_keeps_its_place(t *testing.T) {
+	e, holder, hook, tr := lostReplyQueue(t)
+	hook.Arm()
+	if err := e.c.Publish(redistest.Ctx(t, 5*time.Second), channelOf(e.name, "w"), "1").Err(); err != nil {
+		t.Fatalf("PUBLISH: %v", err)
+	}
+	redistest.Eventually(t, 10*time.Second, "w's attempt to lose its reply", func() bool { return !hook.Armed() })
+	e.wantQueue("w", "x", "y")
+	redistest.MustUnlock(t, holder)
+	tr.want(t, time.Minute, "w", "x", "y")
+}
