@@ -23,7 +23,8 @@
 --          it; absent or '0' to re-enter
 --
 -- Returns {count, token} when the owner now holds the lock: count 1 and a
--- newly minted token for a fresh hold (its queue entry is removed), count
+-- newly minted token for a fresh hold (its queue entry is removed, and its
+-- deadline kept in the hash's ':q:' .. owner for undo.lua), count
 -- > 1 and the hold's token on re-entry (the lease is extended to ARGV[2],
 -- never shortened). Returns {0, wait} when it does not (with ARGV[7],
 -- also while the owner holds it): wait is how many ms may pass before
@@ -70,10 +71,15 @@ end
 local locked = not only_kind(hash)
 if not locked then
   if not head or head == owner then
+    local token
     if head then
+      -- Taken from the queue: the hold keeps the entry's deadline, so that
+      -- the undo of this acquire puts the owner back first in line.
       drop(queue, timeouts, owner)
+      token = hold_new(hash, fence, 'fair', owner, id, ':q:' .. owner, now + wt)
+    else
+      token = hold_new(hash, fence, 'fair', owner, id)
     end
-    local token = hold_new(hash, fence, 'fair', owner, id)
     redis.call('pexpire', hash, lease)
     settle(queue, timeouts, now)
     return {1, token}

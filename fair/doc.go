@@ -25,7 +25,9 @@
 //
 //   - PREFIX:{NAME} is the lock, a hash with one hold: field OWNER = hold
 //     count, ':t:OWNER' = fencing token of the hold, ':u:OWNER' = id of its
-//     last partial unlock, and ':kind' = 'fair'. A name is one kind: a
+//     last partial unlock, ':q:OWNER' = the deadline of the queue entry the
+//     hold was taken from, if it was (so that the undo of that acquire puts
+//     the owner back first in line), and ':kind' = 'fair'. A name is one kind: a
 //     reentrant, spin or read-write lock of the same name finds it used
 //     and gets [lockkit.ErrWrongKind], and so does a fair lock of a name
 //     another kind holds; nothing is changed;
@@ -66,7 +68,10 @@
 // it is now first in line for a free lock. (Against a server that does
 // not answer within 100 ms, Lock returns anyway and the entry leaves in
 // the background, or ends with the waiter timeout.) An attempt whose reply was lost
-// is undone first, handing the lock on if the attempt had taken it.
+// is undone first, handing the lock on if the attempt had taken it: to the
+// first in line, which is the owner itself if the attempt took the lock
+// from the head of the queue, so that a Lock that waits out a network
+// error keeps its place (one that gives up leaves the queue as above).
 //
 // # Dead waiters
 //

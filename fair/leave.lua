@@ -8,10 +8,14 @@
 -- Returns 1 when the owner's queue entry was removed, 0 when it had none.
 -- When the lock is free afterwards and the first waiter changed (the owner
 -- was first, or entries ahead of it expired), '1' is published on the new
--- head's own channel. The lock hash is only read.
+-- head's own channel. Of the lock hash, only the deadline a hold of the
+-- owner keeps of the entry it was taken from (':q:' .. owner, see
+-- acquire.lua) is removed: the owner no longer waits, so the undo of that
+-- acquire, if it comes later, must not put it back in line.
 local hash, queue, timeouts = KEYS[1], KEYS[4], KEYS[5]
 local owner = ARGV[1]
 local now = now_ms()
+redis.call('hdel', hash, ':q:' .. owner)
 local before = head_of(queue)
 local n = drop(queue, timeouts, owner)
 local head = evict(queue, timeouts, now)

@@ -139,16 +139,19 @@ func twoClients(t *testing.T, hooks ...redis.Hook) (e *lockEnv, lc *lockkit.Clie
 
 // wBeforeX makes a holder of e's lock, then w, an owner "w" of lc (whose
 // commands counter counts) waiting in Lock with ctx and wopts, asleep,
-// and x, an owner "x" of e's Client queued behind it; gotW and gotX get
-// their Locks' errors.
+// and x, an owner "x" of e's Client queued behind it, asleep too (its
+// attempts so far answered, so that none learns of what the test does
+// next); gotW and gotX get their Locks' errors.
 func (e *lockEnv) wBeforeX(ctx context.Context, lc *lockkit.Client, counter *redistest.Counter, wopts ...lockkit.Option) (holder, w, x *fair.Mutex, gotW, gotX <-chan error) {
 	e.t.Helper()
 	holder = e.held()
 	w = e.on(lc).mutex(append([]lockkit.Option{lockkit.WithOwner("w")}, wopts...)...)
 	gotW = redistest.LockAsync(ctx, w)
 	redistest.Eventually(e.t, 10*time.Second, "w asleep", func() bool { return counter.Scripts() == 2 })
+	counterX := redistest.CountCommands(e.c)
 	x = e.mutex(lockkit.WithOwner("x"), fair.WithWaiterTimeout(time.Minute))
 	gotX = redistest.LockAsync(redistest.Ctx(e.t, time.Minute), x)
+	redistest.Eventually(e.t, 10*time.Second, "x asleep", func() bool { return counterX.Scripts() == 2 })
 	e.waitQueue("w", "x")
 	return holder, w, x, gotW, gotX
 }

@@ -26,3 +26,25 @@ local function hand_on(queue, timeouts, prefix)
   wake(evict(queue, timeouts, now), prefix)
   settle(queue, timeouts, now)
 end
+
+-- put_back puts owner back first in line, with deadline (server ms), after
+-- the undo of a hold it took from the head of the queue: every waiter now
+-- queued was behind it then. Nothing when the deadline has passed. An
+-- entry the owner has already keeps the later deadline.
+local function put_back(queue, timeouts, owner, deadline, now)
+  if deadline <= now then
+    return
+  end
+  local first = redis.call('zrange', queue, 0, 0, 'withscores')
+  if first[1] ~= owner then
+    local arrival = 1
+    if first[1] then
+      arrival = tonumber(first[2]) - 1
+    end
+    redis.call('zadd', queue, arrival, owner)
+  end
+  local had = redis.call('zscore', timeouts, owner)
+  if not had or tonumber(had) < deadline then
+    redis.call('zadd', timeouts, deadline, owner)
+  end
+end

@@ -13,22 +13,34 @@
 --
 -- If the owner holds the lock with the known token, its count is set back
 -- to the known count. If it holds a hold the caller does not know of, the
--- lock is freed, expired queue entries are evicted and '1' is published on
--- the own channel of the head of the queue. The owner's queue entry, if
--- any, is left alone: other calls may still wait as the owner (leave.lua
--- removes it).
+-- lock is freed; if that hold was taken from the queue (acquire.lua kept
+-- the entry's deadline in ':q:' .. owner) and the deadline has not passed,
+-- the owner is put back first in line, as the waiters behind it were
+-- before the acquire. Then expired queue entries are evicted and '1' is
+-- published on the own channel of the head of the queue. The owner's
+-- queue entry, if any, is otherwise left alone: other calls may still wait
+-- as the owner (leave.lua removes it, and the deadline kept, so that an
+-- undo after it puts back nothing).
 --
 -- Returns 1 when a hold was cut back or freed, 0 when there was nothing to
 -- undo. A WRONGKIND error when another kind holds the name.
-local bad = wrong_kind(KEYS[1], 'fair')
+local hash, queue, timeouts, owner = KEYS[1], KEYS[4], KEYS[5], ARGV[1]
+local bad = wrong_kind(hash, 'fair')
 if bad then
   return bad
 end
-local done = hold_undo(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]))
+local done = hold_undo(hash, owner, ARGV[2], tonumber(ARGV[3]))
 if done == 'drop' then
-  if only_kind(KEYS[1]) then
-    redis.call('del', KEYS[1])
+  local place = redis.call('hget', hash, ':q:' .. owner)
+  if place then
+    redis.call('hdel', hash, ':q:' .. owner)
   end
-  hand_on(KEYS[4], KEYS[5], ARGV[4])
+  if only_kind(hash) then
+    redis.call('del', hash)
+  end
+  if place then
+    put_back(queue, timeouts, owner, tonumber(place), now_ms())
+  end
+  hand_on(queue, timeouts, ARGV[4])
 end
 return done and 1 or 0

@@ -126,6 +126,10 @@ const (
 	acquireField = ":a:"
 	infoField    = ":m:"
 	kindField    = ":kind"
+	// queueField + h is the deadline of the queue entry a fair lock's
+	// hold h was taken from (fair/acquire.lua), for the undo of that
+	// acquire.
+	queueField = ":q:"
 )
 
 // kindOf returns the hash's ':kind' field, empty when it has none.
@@ -141,11 +145,12 @@ func kindOf(s *snapshot) string {
 // readHash decodes the prelude's hold layout: a field not starting with
 // ':' is a hold (value = count), ':t:', ':u:' and ':a:' + hold are its
 // token, last partial unlock and latest acquires (ids separated by
-// spaces, the last one last), and ':kind' the kind. It
+// spaces, the last one last), ':q:' + hold a fair hold's queue deadline,
+// and ':kind' the kind. It
 // notes holds without a token and fields without a hold.
 func readHash(s *snapshot, l *Lock) hash {
 	h := hash{meta: map[string]string{}}
-	per := map[string]map[string]string{tokenField: {}, unlockField: {}, acquireField: {}, infoField: {}}
+	per := map[string]map[string]string{tokenField: {}, unlockField: {}, acquireField: {}, infoField: {}, queueField: {}}
 	for _, f := range s.fields {
 		switch {
 		case f.field == kindField: // read by kindOf
@@ -179,7 +184,7 @@ func readHash(s *snapshot, l *Lock) hash {
 		hd.LastAcquire = acquires[strings.LastIndexByte(acquires, ' ')+1:]
 		hd.Info = per[infoField][hd.Hold]
 	}
-	for _, p := range []string{tokenField, unlockField, acquireField, infoField} {
+	for _, p := range []string{tokenField, unlockField, acquireField, infoField, queueField} {
 		for _, id := range sortedKeys(per[p]) {
 			if !held[id] {
 				l.anomaly("field %s%s without its hold", p, id)

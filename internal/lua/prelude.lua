@@ -9,6 +9,7 @@
 --   ':u:' .. h  id of the hold's last partial unlock (see hold_release)
 --   ':a:' .. h  ids of the hold's latest acquires (see Acquires)
 --   ':m:' .. h  who holds it, a JSON object (WithHolderInfo; info.lua)
+--   ':q:' .. h  a fair hold's queue deadline (see fair/acquire.lua)
 --   ':kind'     the lock kind owning the name (one per hash)
 -- Owner ids never start with ':', so these fields never collide.
 --

@@ -23,9 +23,9 @@ var (
 
 // DropReply is a go-redis hook that simulates a reply lost on its way back
 // from the server. Once armed, the next single command that matches runs on
-// the server as usual, but its caller gets [ErrReplyDropped] instead of the
-// reply, and the hook disarms itself. A command that fails keeps its error
-// and leaves the hook armed; pipelines, and the handshake go-redis sends on
+// the server as usual, but its caller gets [ErrReplyDropped] (or Err)
+// instead of the reply, and the hook disarms itself. A command that fails
+// keeps its error and leaves the hook armed; pipelines, and the handshake go-redis sends on
 // each new connection (see [Counter]), pass through untouched. Add it to a
 // client with client.AddHook(h).
 //
@@ -35,19 +35,27 @@ type DropReply struct {
 	// Match, if not nil, selects the commands whose reply may be dropped;
 	// nil matches every command.
 	Match func(cmd redis.Cmder) bool
+	// Err, if not nil, is the error the caller gets instead of
+	// ErrReplyDropped: a network error, say, which lockkit takes for a
+	// passing fault that a waiting Lock waits out.
+	Err error
 
 	oneShot
 }
 
 // ProcessHook sends the command and, if the hook is armed and the command
 // is not part of a connection handshake, matches and succeeds, disarms the
-// hook and replaces the reply with ErrReplyDropped.
+// hook and replaces the reply with ErrReplyDropped (or Err).
 func (h *DropReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
 		if err == nil && h.takes(h.Match, cmd) {
-			cmd.SetErr(ErrReplyDropped)
-			return ErrReplyDropped
+			lost := h.Err
+			if lost == nil {
+				lost = ErrReplyDropped
+			}
+			cmd.SetErr(lost)
+			return lost
 		}
 		return err
 	}
