@@ -61,9 +61,9 @@ type Turn interface {
 // the lock is taken or ctx ends. When ctx ends first it returns an error
 // matching both ErrNotObtained and ctx.Err(). An attempt's Redis error is
 // returned as is, but for a transient one (see Transient) once the caller
-// waits: a restart or failover while a Lock waits is waited out, the
-// attempts spaced from 10 ms to 1 s, and if ctx ends first the error
-// joins the last one. A closed Client's error matches ErrClosed. The wait
+// waits: a restart or failover while a Lock waits, or while it subscribes
+// to wait, is waited out, the attempts (or subscriptions) spaced from
+// 10 ms to 1 s, and if ctx ends first the error joins the last one. A closed Client's error matches ErrClosed. The wait
 // is reported to tr (nil: to nobody) once the first attempt found the lock
 // taken.
 func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attempt) (err error) {
@@ -103,13 +103,8 @@ func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attemp
 	var done func(error)
 	ctx, done = tr.waitStart(ctx)
 	defer func() { done(err) }()
-	if err := t.Join(ctx); err != nil {
-		if cerr := ctxDone(ctx); cerr != nil {
-			// The subscribe was cut short by the deadline: report the
-			// deadline, not the network error it caused.
-			err = cerr
-		}
-		return NotObtained(name, err)
+	if err := join(ctx, name, t); err != nil {
+		return err
 	}
 	waiting = true
 	if t.Ready() {
@@ -123,6 +118,32 @@ func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attemp
 		}
 		if ok, err := try(); ok || err != nil {
 			return err
+		}
+	}
+}
+
+// join joins t, the wait's turn, waiting out transient errors (see
+// Transient) as the attempts after it do: a subscription that fails while
+// the server restarts is tried again, from 10 ms to 1 s apart, until ctx
+// ends. It returns the error that ends the wait.
+func join(ctx context.Context, name string, t Turn) error {
+	var last error // the last transient error
+	for failures := 0; ; failures++ {
+		err := t.Join(ctx)
+		if err == nil {
+			return nil
+		}
+		if cerr := ctxDone(ctx); cerr != nil {
+			// The subscribe was cut short by the deadline: report the
+			// deadline, not the network error it caused.
+			return NotObtained(name, errors.Join(cerr, last))
+		}
+		if !Transient(err) {
+			return NotObtained(name, err)
+		}
+		last = err
+		if err := sleep(ctx, transientRetry.Bound(failures), nil); err != nil {
+			return NotObtained(name, errors.Join(err, last))
 		}
 	}
 }
