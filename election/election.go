@@ -26,10 +26,9 @@ type Election struct {
 
 	mu   sync.Mutex
 	busy bool // a Campaign is under way, or its Leadership not resigned; guarded by mu
-	// doubt, when not nil, is closed once the give-back of a failed
-	// Campaign whose outcome was unknown is settled (see settleLater).
-	// Touched only while busy.
-	doubt chan struct{}
+	// doubt is set while the give-back of a failed Campaign whose outcome
+	// was unknown is not settled (see settle). Touched only while busy.
+	doubt bool
 }
 
 // New returns a candidate in the election name of client c. opts are the
@@ -71,9 +70,10 @@ func electionKind(o *config.Options) {
 // before it returns (a leader nobody knows of would keep the others out),
 // on a detached context, and so returns up to 500 ms past the deadline
 // against a server that stopped answering. If the give-back fails, the
-// error says so too, and e gives the lock back in the background, trying
-// again every 250 ms until that succeeds or the Client closes; the next
-// Campaign waits for it, while ctx lasts. When the proclamation's reply
+// error says so too, and the lock is given back in the background, as a
+// failed Unlock is (asking again 20 ms apart, doubling to 2 s, until the
+// server answers or the Client closes); the next Campaign waits for it,
+// while ctx lasts. When the proclamation's reply
 // was lost, the observers may have heard of e as leader: the give-back
 // tells them that nobody leads, in the same script, as Resign does. A
 // candidate campaigns once at a time: Campaign while e campaigns or leads
@@ -101,51 +101,28 @@ func (e *Election) Campaign(ctx context.Context, value string) (*Leadership, err
 	return l, err
 }
 
-// settle waits until the give-back in doubt of an earlier Campaign, if
-// any, is settled, or ctx ends. The next Unlock of m settles that
-// give-back, and only it: a leadership taken before then would outlive
-// its Resign.
+// settle settles the give-back in doubt of an earlier Campaign, if any.
+// The leadership lock settles it in the background (a failed last Unlock
+// is), and its next Unlock returns the outcome, and only it: a leadership
+// taken before that Unlock would outlive its Resign. So settle calls
+// Unlock, again every core.ReadRetry while the server does not answer,
+// until ctx ends.
 func (e *Election) settle(ctx context.Context) error {
-	if e.doubt == nil {
-		return nil
-	}
-	select {
-	case <-e.doubt:
-		e.doubt = nil
-		return nil
-	case <-ctx.Done():
-		return core.CtxError(ctx, e.b.Cfg.Name, ctx.Err())
-	}
-}
-
-// settleLater settles, in a goroutine of the Client, a give-back whose
-// outcome is unknown: until an Unlock settles it, the watchdog renews the
-// hold it may have left, a leader nobody knows of. It tries again every
-// core.ReadRetry until the Unlock succeeds or finds nothing held, or the
-// Client closes (and its holds end with their lease).
-func (e *Election) settleLater() {
-	done := make(chan struct{})
-	e.doubt = done
-	c := e.b.Cfg.Client
-	c.Go(func() {
-		defer close(done)
-		t := time.NewTimer(core.ReadRetry)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-			case <-c.Done():
-				return
-			}
-			ctx, cancel := core.Detached(context.Background())
-			err := e.m.Unlock(ctx)
-			cancel()
-			if err == nil || errors.Is(err, lockkit.ErrLost) || errors.Is(err, lockkit.ErrNotHeld) {
-				return
-			}
-			t.Reset(core.ReadRetry)
+	for e.doubt {
+		err := e.m.Unlock(ctx)
+		if err == nil || errors.Is(err, lockkit.ErrLost) || errors.Is(err, lockkit.ErrNotHeld) {
+			e.doubt = false
+			return nil
 		}
-	})
+		t := time.NewTimer(core.ReadRetry)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return core.CtxError(ctx, e.b.Cfg.Name, ctx.Err())
+		}
+	}
+	return nil
 }
 
 // campaign takes the lock and proclaims value; on failure it gives the
@@ -176,7 +153,7 @@ func (e *Election) campaign(ctx context.Context, value string) (*Leadership, err
 	uerr := e.m.Unlock(ctx)
 	if uerr != nil && !errors.Is(uerr, lockkit.ErrLost) && !errors.Is(uerr, lockkit.ErrNotHeld) {
 		err = errors.Join(err, uerr)
-		e.settleLater()
+		e.doubt = true
 	}
 	return nil, err
 }
