@@ -10,13 +10,6 @@ import (
 	"github.com/lockkit/lockkit/internal/core"
 )
 
-// The bounds of the pause between two tries of a cohort's release in
-// doubt (see cohort.settle): it doubles from the first to the second.
-const (
-	settleFirstPause = 20 * time.Millisecond
-	settleMaxPause   = 2 * time.Second
-)
-
 // A settlement is an Unlock in doubt of a Mutex in cohort mode: its release
 // reached Redis or not, its reply did not say. The cohort settles it in
 // the background, and the Mutex's next Unlock returns how.
@@ -47,17 +40,18 @@ func newSettlement(co *cohort) *settlement {
 }
 
 // settle settles s, the Unlock in doubt of co.holder, which keeps the
-// local lock meanwhile (co.releasing is set): it tries the release again,
-// with the same unlock id, so that it never releases twice, until Redis
-// answers. The hold then ends, lost if the release found it gone, and the
+// local lock meanwhile (co.releasing is set): it calls co.redis's Unlock
+// again, spaced by core.SettleRetry, until Redis answers. That Unlock
+// returns the outcome once co.redis settled its release in the
+// background, or tries the release again itself, with the same unlock id,
+// so that it never releases twice. The hold then ends, lost if the release found it gone, and the
 // local lock passes on: a failed Unlock that is never called again keeps
 // the process's other Mutexes out only while Redis does not answer, as
 // without cohort mode. When the Client is closed first, the holder is
 // told its hold is lost, and the outcome is left to its next Unlock.
 func (co *cohort) settle(s *settlement) {
 	c := co.key.c
-	pause := settleFirstPause
-	for {
+	for n := 0; ; n++ {
 		ctx, cancel := core.Detached(context.Background())
 		err := co.redis.Unlock(ctx)
 		cancel()
@@ -74,14 +68,13 @@ func (co *cohort) settle(s *settlement) {
 			s.retry = true
 			break
 		}
-		t := time.NewTimer(pause)
+		t := time.NewTimer(core.SettleRetry.Bound(n))
 		select {
 		case <-t.C:
 		case <-s.kick:
 		case <-c.Done():
 		}
 		t.Stop()
-		pause = min(2*pause, settleMaxPause)
 	}
 	co.mu.Lock()
 	switch {

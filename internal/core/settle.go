@@ -5,13 +5,10 @@ import (
 	"time"
 )
 
-// The bounds of the pause between two tries of a release in doubt settled
-// in the background (see settleLater): it doubles from the first to the
-// second.
-const (
-	settleFirstPause = 20 * time.Millisecond
-	settleMaxPause   = 2 * time.Second
-)
+// SettleRetry spaces the tries of an Unlock in doubt settled in the
+// background (see settleLater, and a cohort's in package reentrant): from
+// 20 ms, doubling, up to 2 s.
+var SettleRetry = Backoff{Floor: 20 * time.Millisecond, Cap: 2 * time.Second}
 
 // unlockOutcome is the outcome of an Unlock in doubt that r settled in the
 // background, kept for the next Release (see settleLater).
@@ -33,10 +30,9 @@ func (r *Holder) settleLater(h *Hold) {
 	r.background = h
 	c := r.cfg.Client
 	c.Go(func() {
-		pause := settleFirstPause
-		t := time.NewTimer(pause)
+		t := time.NewTimer(SettleRetry.Bound(0))
 		defer t.Stop()
-		for {
+		for n := 1; ; n++ {
 			select {
 			case <-t.C:
 			case <-c.Done():
@@ -45,8 +41,7 @@ func (r *Holder) settleLater(h *Hold) {
 			if r.settleTry(h) {
 				return
 			}
-			pause = min(2*pause, settleMaxPause)
-			t.Reset(pause)
+			t.Reset(SettleRetry.Bound(n))
 		}
 	})
 }
