@@ -39,10 +39,7 @@ func vacancyWithin(t *testing.T, obs <-chan election.Leader, d time.Duration) {
 // test, sees at once that nobody leads, and the deposed leader learns
 // that it lost the leadership.
 func TestElection_ForceUnlock_whose_reply_is_lost_tells_the_observers(t *testing.T) {
-	s := redistest.StartServer(t)
-	rc := s.Client(t)
-	drop := &redistest.DropReply{Match: redistest.IsScript}
-	rc.AddHook(drop)
+	s, rc, drop := droppingServer(t)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	c := redistest.Lockkit(t, s.Client(t))

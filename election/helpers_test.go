@@ -103,3 +103,32 @@ func silentServer(t *testing.T, match func(redis.Cmder) bool) (*redistest.Server
 	rc.AddHook(silent)
 	return s, rc, silent
 }
+
+// droppingServer starts a server and returns it, a client of it and a
+// DropReply that, once armed, loses the reply of the next script that
+// client runs.
+func droppingServer(t *testing.T) (*redistest.Server, *redis.Client, *redistest.DropReply) {
+	t.Helper()
+	s := redistest.StartServer(t)
+	rc := s.Client(t)
+	drop := &redistest.DropReply{Match: redistest.IsScript}
+	rc.AddHook(drop)
+	return s, rc, drop
+}
+
+// campaignHeardOf runs e.Campaign(ctx, value) with the reply of its
+// proclamation held up by late until obs reports value proclaimed, and
+// returns Campaign's error: the observers heard of a leader whose Campaign
+// may still fail (the caller armed what loses that reply).
+func campaignHeardOf(ctx context.Context, t *testing.T, e *election.Election, obs <-chan election.Leader, late *redistest.Silence, value string) error {
+	t.Helper()
+	late.On()
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Campaign(ctx, value)
+		done <- err
+	}()
+	observeUntil(t, obs, value+" to be proclaimed", func(l election.Leader) bool { return l.Value == value })
+	late.Off()
+	return redistest.Receive(t, done, redistest.Hang, "Campaign to fail")
+}

@@ -15,10 +15,7 @@ import (
 // observer's retry of the failed read can report that leader in time, and
 // the channel stays open.
 func TestObserve_reads_again_after_a_failed_read(t *testing.T) {
-	s := redistest.StartServer(t)
-	rc := s.Client(t)
-	drop := &redistest.DropReply{Match: redistest.IsScript}
-	rc.AddHook(drop)
+	s, rc, drop := droppingServer(t)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	obs := mustObserve(ctx, t, election.New(redistest.Lockkit(t, rc), name))

@@ -14,10 +14,7 @@ import (
 // leader has a lease far longer than the test, sees at once that nobody
 // leads, before Resign is called again; the second Resign settles it.
 func TestResign_whose_reply_is_lost_tells_the_observers(t *testing.T) {
-	s := redistest.StartServer(t)
-	rc := s.Client(t)
-	drop := &redistest.DropReply{Match: redistest.IsScript}
-	rc.AddHook(drop)
+	s, rc, drop := droppingServer(t)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	e := election.New(redistest.Lockkit(t, rc), name, lockkit.WithWatchdogTimeout(5*time.Minute))

@@ -15,6 +15,14 @@ import (
 // the queue since (leave.lua), or when the deadline has passed.
 func TestUndoScript_puts_a_hold_taken_from_the_queue_back_first_in_line(t *testing.T) {
 	const later = 60_000 // deadlines of the others: past the owner's
+	// undoneToB undoes me's hold and checks that nothing was put back: the
+	// lock is free, and b, alone in line, is woken.
+	undoneToB := func(e *scriptEnv) {
+		e.undo("me", 0, 0)
+		e.wantFree()
+		e.wantQueue("b")
+		e.wantWoken("b")
+	}
 	t.Run("taken from the head: put back", func(t *testing.T) {
 		e := newScriptEnv(t)
 		e.queued([]string{"me", "b"}, 100, later)
@@ -36,10 +44,7 @@ func TestUndoScript_puts_a_hold_taken_from_the_queue_back_first_in_line(t *testi
 		e := newScriptEnv(t)
 		wantReply(t, e.acquire("me", true), 1, e.us())
 		e.queued([]string{"b"}, later)
-		e.undo("me", 0, 0)
-		e.wantFree()
-		e.wantQueue("b")
-		e.wantWoken("b")
+		undoneToB(e)
 	})
 	t.Run("left since: nothing put back", func(t *testing.T) {
 		e := newScriptEnv(t)
@@ -49,10 +54,7 @@ func TestUndoScript_puts_a_hold_taken_from_the_queue_back_first_in_line(t *testi
 			t.Fatalf("leave = %d, want 0: the entry went with the acquire", n)
 		}
 		e.wantCount("me", 1)
-		e.undo("me", 0, 0)
-		e.wantFree()
-		e.wantQueue("b")
-		e.wantWoken("b")
+		undoneToB(e)
 	})
 	t.Run("deadline passed: nothing put back", func(t *testing.T) {
 		e := newScriptEnv(t)
@@ -60,9 +62,6 @@ func TestUndoScript_puts_a_hold_taken_from_the_queue_back_first_in_line(t *testi
 		e.acquire("me", true)
 		e.now += wt.Milliseconds()
 		e.mr.SetTime(time.UnixMilli(e.now))
-		e.undo("me", 0, 0)
-		e.wantFree()
-		e.wantQueue("b")
-		e.wantWoken("b")
+		undoneToB(e)
 	})
 }
