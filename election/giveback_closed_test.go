@@ -4,8 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -23,9 +21,7 @@ func TestCampaign_whose_give_back_reply_is_lost_tells_the_observers_though_the_C
 	late := &redistest.Silence{Match: proclaims, Late: true, Max: 2 * redistest.Hang}
 	defer late.Off()
 	proclaim := &redistest.DropReply{Match: proclaims}
-	giveBack := &redistest.DropReply{Match: func(cmd redis.Cmder) bool {
-		return redistest.IsScript(cmd) && !proclaims(cmd) && !proclaim.Armed()
-	}}
+	giveBack := &redistest.DropReply{Match: afterProclamation(proclaim)}
 	rc.AddHook(late)
 	rc.AddHook(proclaim)
 	rc.AddHook(giveBack)
@@ -33,11 +29,7 @@ func TestCampaign_whose_give_back_reply_is_lost_tells_the_observers_though_the_C
 	ctx := redistest.Ctx(t, redistest.Hang)
 	c := redistest.Lockkit(t, rc)
 	e := election.New(c, name, lockkit.WithWatchdogTimeout(5*time.Minute))
-	// Load the scripts first: a NOSCRIPT reply would be held up too.
-	warm := mustCampaign(ctx, t, e, "warm")
-	if err := warm.Resign(ctx); err != nil {
-		t.Fatal(err)
-	}
+	loadScripts(ctx, t, c, name)
 	obs := mustObserve(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name))
 	nextLeader(t, obs, "the first report")
 

@@ -4,8 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -21,9 +19,7 @@ func TestCampaign_after_a_failed_give_back_settles_it_and_Resign_frees_the_leade
 	s := redistest.StartServer(t)
 	rc := s.Client(t)
 	proclaim := &redistest.DropReply{Match: proclaims}
-	giveBack := &redistest.DropReply{Match: func(cmd redis.Cmder) bool {
-		return redistest.IsScript(cmd) && !proclaims(cmd) && !proclaim.Armed()
-	}}
+	giveBack := &redistest.DropReply{Match: afterProclamation(proclaim)}
 	rc.AddHook(proclaim)
 	rc.AddHook(giveBack)
 	name := redistest.Unique(t)

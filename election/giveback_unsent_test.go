@@ -4,8 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -22,19 +20,13 @@ func TestCampaign_whose_give_back_never_left_gives_the_leadership_back_later(t *
 	s := redistest.StartServer(t)
 	rc := s.Client(t)
 	proclaim := &redistest.DropReply{Match: proclaims}
-	giveBack := &redistest.RefuseSend{Match: func(cmd redis.Cmder) bool {
-		return redistest.IsScript(cmd) && !proclaims(cmd) && !proclaim.Armed()
-	}}
+	giveBack := &redistest.RefuseSend{Match: afterProclamation(proclaim)}
 	rc.AddHook(proclaim)
 	rc.AddHook(giveBack)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	long := lockkit.WithWatchdogTimeout(5 * time.Minute)
-	// Load the scripts first.
-	warm := mustCampaign(ctx, t, election.New(redistest.Lockkit(t, rc), name+"-warm"), "warm")
-	if err := warm.Resign(ctx); err != nil {
-		t.Fatal(err)
-	}
+	loadScripts(ctx, t, redistest.Lockkit(t, rc), name)
 	obs := mustObserve(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name))
 	nextLeader(t, obs, "the first report")
 	proclaim.Arm()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
@@ -131,4 +132,25 @@ func campaignHeardOf(ctx context.Context, t *testing.T, e *election.Election, ob
 	observeUntil(t, obs, value+" to be proclaimed", func(l election.Leader) bool { return l.Value == value })
 	late.Off()
 	return redistest.Receive(t, done, redistest.Hang, "Campaign to fail")
+}
+
+// loadScripts campaigns and resigns once through c, on a name of its own
+// beside name, so that the server has the election's scripts: a NOSCRIPT
+// reply to a script that a test holds up or whose reply it drops would be
+// held up or dropped too.
+func loadScripts(ctx context.Context, t *testing.T, c *lockkit.Client, name string) {
+	t.Helper()
+	warm := mustCampaign(ctx, t, election.New(c, name+"-warm"), "warm")
+	if err := warm.Resign(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// afterProclamation returns a command matcher that selects the scripts
+// other than a proclamation, once proclaim has acted: the give-back that
+// follows the proclamation whose reply proclaim loses.
+func afterProclamation(proclaim *redistest.DropReply) func(redis.Cmder) bool {
+	return func(cmd redis.Cmder) bool {
+		return redistest.IsScript(cmd) && !proclaims(cmd) && !proclaim.Armed()
+	}
 }

@@ -52,11 +52,7 @@ func TestCampaign_that_gives_back_a_proclaimed_leadership_tells_the_observers(t 
 		t.Fatalf("first report = %+v, want nobody", l)
 	}
 	e := election.New(redistest.Lockkit(t, rc), name, lockkit.WithWatchdogTimeout(5*time.Minute))
-	// Load the scripts first: a NOSCRIPT reply would be held up too.
-	warm := mustCampaign(ctx, t, election.New(redistest.Lockkit(t, rc), name+"-warm"), "warm")
-	if err := warm.Resign(ctx); err != nil {
-		t.Fatal(err)
-	}
+	loadScripts(ctx, t, redistest.Lockkit(t, rc), name)
 	drop.Arm()
 	redistest.WantErr(t, campaignHeardOf(ctx, t, e, obs, late, "a"), redistest.ErrReplyDropped)
 	if got, err := e.Leader(ctx); got != (election.Leader{}) || err != nil {

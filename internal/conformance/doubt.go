@@ -42,12 +42,6 @@ func testUnlockInDoubtNeverRetried(t *testing.T, e *env) {
 	if err := m.Unlock(ctx(t)); err != nil {
 		t.Fatalf("Unlock after its release was settled = %v, want nil", err)
 	}
-	if lo, ok := m.(loser); ok {
-		select {
-		case <-lo.Lost():
-			t.Fatal("the release settled in the background closed the lost signal")
-		default:
-		}
-	}
+	wantNotLost(t, m, "the release settled in the background closed the lost signal")
 	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrNotHeld)
 }

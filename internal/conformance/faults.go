@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -211,13 +212,7 @@ func testUnlockRetry(t *testing.T, e *env) {
 	if err := m.Unlock(ctx(t)); err != nil {
 		t.Fatalf("retried last Unlock = %v, want nil", err)
 	}
-	if lo, ok := m.(loser); ok {
-		select {
-		case <-lo.Lost():
-			t.Fatal("a retried Unlock closed the lost signal")
-		default:
-		}
-	}
+	wantNotLost(t, m, "a retried Unlock closed the lost signal")
 	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrNotHeld)
 	eventuallyTaken(t, e, name)
 }
@@ -449,13 +444,7 @@ func testUnlockRetryAfterLock(t *testing.T, e *env) {
 		if ok, err := e.lock(name).TryLock(ctx(t)); ok || err != nil {
 			t.Fatalf("holds=%d: TryLock by another owner while m still holds = %v, %v; want false", holds, ok, err)
 		}
-		if lo, ok := m.(loser); ok {
-			select {
-			case <-lo.Lost():
-				t.Fatalf("holds=%d: the lost signal closed though m holds the lock", holds)
-			default:
-			}
-		}
+		wantNotLost(t, m, fmt.Sprintf("holds=%d: the lost signal closed though m holds the lock", holds))
 		for range holds {
 			redistest.MustUnlock(t, m)
 		}
@@ -485,13 +474,7 @@ func testUnlockRetryAfterRenewal(t *testing.T, e *env) {
 	redistest.Eventually(t, waitTimeout, "a renewal to find the released hold gone", func() bool {
 		return lc.Watchdog().Len() == 0
 	})
-	if lo, ok := m.(loser); ok {
-		select {
-		case <-lo.Lost():
-			t.Fatal("the lost signal closed for a hold the owner released")
-		default:
-		}
-	}
+	wantNotLost(t, m, "the lost signal closed for a hold the owner released")
 	if err := m.Unlock(ctx(t)); err != nil {
 		t.Fatalf("retried Unlock = %v, want nil", err)
 	}

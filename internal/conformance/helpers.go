@@ -20,6 +20,19 @@ func wantHoldCount(t testing.TB, l lockkit.Locker, want int) {
 	}
 }
 
+// wantNotLost fails the test, saying why, if l's lost signal has closed;
+// a kind without one passes.
+func wantNotLost(t testing.TB, l lockkit.Locker, why string) {
+	t.Helper()
+	if lo, ok := l.(loser); ok {
+		select {
+		case <-lo.Lost():
+			t.Fatal(why)
+		default:
+		}
+	}
+}
+
 // token returns the fencing token of l, or 0 when its kind has none.
 func token(l lockkit.Locker) int64 {
 	if tk, ok := l.(tokener); ok {
