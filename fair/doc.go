@@ -61,17 +61,18 @@
 // head of the queue, and only there: every other waiter, in every process,
 // sleeps on. An attempt that finds the lock free with another waiter first
 // in line wakes that waiter too, as a hold can end without a release (its
-// lease ran out before its holder learned of it). Goroutines waiting on one Mutex are one owner with one place
-// in the queue; when one of them gets the lock the others re-enter. When
-// the last of them gives up (its ctx ended, or Redis failed), its entry
-// leaves the queue before Lock returns, and the next waiter is woken if
-// it is now first in line for a free lock. (Against a server that does
-// not answer within 100 ms, Lock returns anyway and the entry leaves in
-// the background, or ends with the waiter timeout.) An attempt whose reply was lost
-// is undone first, handing the lock on if the attempt had taken it: to the
-// first in line, which is the owner itself if the attempt took the lock
-// from the head of the queue, so that a Lock that waits out a network
-// error keeps its place (one that gives up leaves the queue as above).
+// lease ran out before its holder learned of it). Goroutines waiting on one
+// Mutex are one owner with one place in the queue; when one of them gets
+// the lock the others re-enter. When the last of them gives up (its ctx
+// ended, or Redis failed), its entry leaves the queue before Lock returns,
+// and the next waiter is woken if it is now first in line for a free lock.
+// (Against a server that does not answer within 100 ms, Lock returns anyway
+// and the entry leaves in the background, or ends with the waiter timeout.)
+// An attempt whose reply was lost is undone first, handing the lock on if
+// the attempt had taken it: to the first in line, which is the owner itself
+// if the attempt took the lock from the head of the queue, so that a Lock
+// that waits out a network error keeps its place (one that gives up leaves
+// the queue as above).
 //
 // # Dead waiters
 //

@@ -12,24 +12,24 @@
 // of your own with the same contract. It keeps nothing in Redis of its
 // own.
 //
-// Lock takes the members one after another in the order of their names,
-// so two callers whose sets overlap always wait for their shared locks in
-// the same order and can never deadlock, in one process or many. Each
-// member's Lock waits as long as the caller's ctx allows, or up to
-// [WithLockWait]. If a member cannot be taken (its wait ran out, or it
-// failed), the round is abandoned: the members it took are released, all
-// at once, on a context detached from the caller's, and after a short
-// random sleep Lock starts again, until ctx ends. That release is waited
-// for at most 500 ms in all, however many members a server that stopped
-// answering holds up, so a Lock or TryLock whose round fails as its ctx
-// ends returns up to 500 ms past the deadline (plus the 100 ms a member
-// may take past it to clean up its own wait: a fair waiter leaving its
-// queue, say). Members that share a name (distinct locks on different servers)
-// cannot be ordered between callers, so they are only ever tried, never
-// waited on. TryLock makes one round of TryLocks. Unlock releases every
-// member at once, so that a slow one holds up none of the others, and
-// joins their errors; called again after one in doubt, it asks only the
-// members in doubt, so that it releases no newer hold. Holding all members costs what they cost; a round
+// Lock takes the members one after another in the order of their names, so
+// two callers whose sets overlap always wait for their shared locks in the
+// same order and can never deadlock, in one process or many. Each member's
+// Lock waits as long as the caller's ctx allows, or up to [WithLockWait].
+// If a member cannot be taken (its wait ran out, or it failed), the round
+// is abandoned: the members it took are released, all at once, on a context
+// detached from the caller's, and after a short random sleep Lock starts
+// again, until ctx ends. That release is waited for at most 500 ms in all,
+// however many members a server that stopped answering holds up, so a Lock
+// or TryLock whose round fails as its ctx ends returns up to 500 ms past
+// the deadline (plus the 100 ms a member may take past it to clean up its
+// own wait: a fair waiter leaving its queue, say). Members that share a
+// name (distinct locks on different servers) cannot be ordered between
+// callers, so they are only ever tried, never waited on. TryLock makes one
+// round of TryLocks. Unlock releases every member at once, so that a slow
+// one holds up none of the others, and joins their errors; called again
+// after one in doubt, it asks only the members in doubt, so that it
+// releases no newer hold. Holding all members costs what they cost; a round
 // costs one acquire per member, plus one release per member taken when it
 // fails.
 //
@@ -96,13 +96,13 @@
 //
 // Each node mints its own tokens. A hold's [RedLock.Token] is the largest
 // token among the nodes that granted it, and before Lock returns every
-// granting node whose counter is behind is brought up to it (one more
-// round trip when the counters disagree, which is nearly always, as each
-// node mints from its own clock in µs), so that a majority of nodes have
-// counters at or above it; a round where that fails does not count. Any two majorities share a node, so the majority that grants the
-// next hold includes a node whose counter is already at or above this
-// token, and the next token is larger: tokens strictly increase per name,
-// across clients.
+// granting node whose counter is behind is brought up to it (one more round
+// trip when the counters disagree, which is nearly always, as each node
+// mints from its own clock in µs), so that a majority of nodes have
+// counters at or above it; a round where that fails does not count. Any two
+// majorities share a node, so the majority that grants the next hold
+// includes a node whose counter is already at or above this token, and the
+// next token is larger: tokens strictly increase per name, across clients.
 //
 // A node mints the larger of its counter + 1 and its clock in µs, so a node
 // that restarts without its data still mints tokens above those it minted

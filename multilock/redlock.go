@@ -219,13 +219,13 @@ func (r *RedLock) Token() int64 {
 	return r.held.Token()
 }
 
-// Lost returns a channel that is closed when r's current hold is lost:
-// the nodes' watchdogs found it gone, or could not renew it, on so many
-// nodes that fewer than a majority still hold it; or, with
-// [lockkit.WithLease], its validity time ended. (A closed Client's
-// watchdog reports its node's part lost.) Nothing is ever sent on it, and Unlock does not close it unless it finds
-// the hold lost. It returns nil (a channel that never fires) when r holds
-// nothing; call it after Lock.
+// Lost returns a channel that is closed when r's current hold is lost: the
+// nodes' watchdogs found it gone, or could not renew it, on so many nodes
+// that fewer than a majority still hold it; or, with [lockkit.WithLease],
+// its validity time ended. (A closed Client's watchdog reports its node's
+// part lost.) Nothing is ever sent on it, and Unlock does not close it
+// unless it finds the hold lost. It returns nil (a channel that never
+// fires) when r holds nothing; call it after Lock.
 func (r *RedLock) Lost() <-chan struct{} {
 	if r == nil {
 		return nil

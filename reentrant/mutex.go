@@ -132,9 +132,9 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 }
 
 // ForceUnlock frees the lock whoever holds it, however many times, and
-// wakes every waiter (the first in the queue, for a fair lock). It reports whether there was a hold to remove. Other
-// owners learn that they lost the lock from the watchdog or their next
-// Unlock.
+// wakes every waiter (the first in the queue, for a fair lock). It reports
+// whether there was a hold to remove. Other owners learn that they lost the
+// lock from the watchdog or their next Unlock.
 func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	ok, err := m.ex().ForceUnlock(ctx)
 	if ok && m.local {

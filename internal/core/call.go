@@ -21,10 +21,11 @@ var (
 // when ctx ends first, an error matching ctx.Err() at once (errNoReply;
 // errNotSent when ctx had ended before). A go-redis client honours ctx
 // deadlines on the socket only with ContextTimeoutEnabled; without it a
-// server that stopped answering holds a call until the client's
-// ReadTimeout (3 s by default), times its retries. A request left behind this way runs on, on a context that ctx
-// no longer cancels, in a goroutine of the Client (see lockkit.Client.Go);
-// late, unless nil, gets its outcome when it comes, to undo what it did.
+// server that stopped answering holds a call until the client's ReadTimeout
+// (3 s by default), times its retries. A request left behind this way runs
+// on, on a context that ctx no longer cancels, in a goroutine of the Client
+// (see lockkit.Client.Go); late, unless nil, gets its outcome when it
+// comes, to undo what it did.
 func Call[T any](ctx context.Context, c *lockkit.Client, do func(context.Context) (T, error), late func(T, error)) (T, error) {
 	var zero T
 	if ctx.Done() == nil {

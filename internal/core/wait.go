@@ -57,15 +57,15 @@ type Turn interface {
 }
 
 // Wait runs the wait loop: attempt, join (confirmed), attempt, then sleep
-// until woken or the blocker's lease runs out, and attempt again, until
-// the lock is taken or ctx ends. When ctx ends first it returns an error
+// until woken or the blocker's lease runs out, and attempt again, until the
+// lock is taken or ctx ends. When ctx ends first it returns an error
 // matching both ErrNotObtained and ctx.Err(). An attempt's Redis error is
 // returned as is, but for a transient one (see Transient) once the caller
 // waits: a restart or failover while a Lock waits, or while it subscribes
-// to wait, is waited out, the attempts (or subscriptions) spaced from
-// 10 ms to 1 s, and if ctx ends first the error joins the last one. A closed Client's error matches ErrClosed. The wait
-// is reported to tr (nil: to nobody) once the first attempt found the lock
-// taken.
+// to wait, is waited out, the attempts (or subscriptions) spaced from 10 ms
+// to 1 s, and if ctx ends first the error joins the last one. A closed
+// Client's error matches ErrClosed. The wait is reported to tr (nil: to
+// nobody) once the first attempt found the lock taken.
 func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attempt) (err error) {
 	if err := ctx.Err(); err != nil {
 		return NotObtained(name, err)
