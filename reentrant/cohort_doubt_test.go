@@ -118,28 +118,14 @@ func TestLocalHandoff_an_Unlock_in_doubt_that_finds_the_hold_gone_reports_it_los
 // lost, and its next Unlock returns ErrLost and ErrClosed, as without
 // cohort mode.
 func TestLocalHandoff_Close_while_an_Unlock_in_doubt_is_settled(t *testing.T) {
-	srv := redistest.StartServer(t)
-	lc := redistest.Lockkit(t, srv.Client(t))
-	holder := reentrant.New(lc, redistest.Unique(t), handoff)
-	redistest.MustLock(t, holder)
-	lost := holder.Lost()
-	srv.Stop(t)
+	lc, holder := inDoubtOnAStoppedServer(t, handoff)
 	ctx := redistest.Ctx(t, redistest.Hang)
-	if err := holder.Unlock(ctx); err == nil {
-		t.Fatal("Unlock against a stopped server = nil; want an error")
-	}
 	again := make(chan error, 1)
 	go func() { again <- holder.Unlock(ctx) }()
 	if err := redistest.Receive(t, again, 10*time.Second, "the Unlock called again, the server still stopped"); err == nil {
 		t.Fatal("Unlock called again against a stopped server = nil; want an error")
 	}
-	closed := make(chan error, 1)
-	go func() { closed <- lc.Close() }()
-	if err := redistest.Receive(t, closed, 10*time.Second, "Close"); err != nil {
-		t.Fatal(err)
-	}
-	redistest.Receive(t, lost, 10*time.Second, "the holder's lost signal")
-	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrLost, lockkit.ErrClosed)
+	closeInDoubt(t, lc, holder)
 	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrNotHeld)
 }
 

@@ -48,25 +48,42 @@ func TestUnlock_in_doubt_that_finds_the_hold_gone_reports_it_lost(t *testing.T) 
 // ErrLost and ErrClosed (and the one after, ErrClosed), and no goroutine
 // is left behind.
 func TestUnlock_in_doubt_settled_in_the_background_ends_with_Close(t *testing.T) {
+	before := goleak.IgnoreCurrent()
+	lc, holder := inDoubtOnAStoppedServer(t)
+	closeInDoubt(t, lc, holder)
+	redistest.WantErr(t, holder.Unlock(redistest.Ctx(t, redistest.Hang)), lockkit.ErrClosed)
+	redistest.Eventually(t, 10*time.Second, "no goroutine left", func() bool {
+		return goleak.Find(before) == nil
+	})
+}
+
+// inDoubtOnAStoppedServer returns a Client of a server, and a Mutex of it
+// made with opts whose Unlock of its one hold failed because the server
+// was stopped: the Unlock is in doubt, and the server stays stopped.
+func inDoubtOnAStoppedServer(t *testing.T, opts ...lockkit.Option) (*lockkit.Client, *reentrant.Mutex) {
+	t.Helper()
 	srv := redistest.StartServer(t)
 	lc := redistest.Lockkit(t, srv.Client(t))
-	holder := reentrant.New(lc, redistest.Unique(t))
+	holder := reentrant.New(lc, redistest.Unique(t), opts...)
 	redistest.MustLock(t, holder)
-	before := goleak.IgnoreCurrent()
 	srv.Stop(t)
-	ctx := redistest.Ctx(t, redistest.Hang)
-	if err := holder.Unlock(ctx); err == nil {
+	if err := holder.Unlock(redistest.Ctx(t, redistest.Hang)); err == nil {
 		t.Fatal("Unlock against a stopped server = nil; want an error")
 	}
+	return lc, holder
+}
+
+// closeInDoubt closes lc while holder's Unlock is in doubt and checks that
+// Close returns without waiting for the server, that holder is told its
+// hold is lost, and that its next Unlock returns ErrLost and ErrClosed.
+func closeInDoubt(t *testing.T, lc *lockkit.Client, holder *reentrant.Mutex) {
+	t.Helper()
+	lost := holder.Lost()
 	closed := make(chan error, 1)
 	go func() { closed <- lc.Close() }()
 	if err := redistest.Receive(t, closed, 10*time.Second, "Close"); err != nil {
 		t.Fatal(err)
 	}
-	redistest.Receive(t, holder.Lost(), 10*time.Second, "the holder's lost signal")
-	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrLost, lockkit.ErrClosed)
-	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrClosed)
-	redistest.Eventually(t, 10*time.Second, "no goroutine left", func() bool {
-		return goleak.Find(before) == nil
-	})
+	redistest.Receive(t, lost, 10*time.Second, "the holder's lost signal")
+	redistest.WantErr(t, holder.Unlock(redistest.Ctx(t, redistest.Hang)), lockkit.ErrLost, lockkit.ErrClosed)
 }
