@@ -95,12 +95,15 @@ func (c *Client) Locals(f func(m map[any]any)) {
 // Close stops the Client's watchdog and pub/sub connection. Holds still
 // open are reported lost (their lost signal closes, with [ErrClosed]),
 // waiting calls return an error matching [ErrClosed], and so does every
-// later call on a lock of the Client. It does not release holds in Redis
-// (they end with their lease) and does not close the go-redis client.
-// It waits for the clean-ups still running in the background (see
-// [Client.Go]), those that calls woken by Close start while it waits
-// included, which a server that stopped answering holds up until the
-// go-redis client's own timeouts. Close is idempotent.
+// later call on a lock of the Client, but for the releases, which still
+// free what was held. A Lock whose acquire was on its way may still
+// return the hold it took, reported lost by the time both it and Close
+// have returned (its Token is then 0): Unlock it as usual. It does not
+// release holds in Redis (they end with their lease) and does not close
+// the go-redis client. It waits for the clean-ups still running in the
+// background (see [Client.Go]), those that calls woken by Close start
+// while it waits included, which a server that stopped answering holds up
+// until the go-redis client's own timeouts. Close is idempotent.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closed)

@@ -18,7 +18,7 @@ import (
 
 // TestWithLogger_logs_a_lost_hold_at_Error: nothing is logged while all
 // goes well; a hold whose key vanishes is logged at Error with the lock's
-// name and owner.
+// kind, name, owner and token.
 func TestWithLogger_logs_a_lost_hold_at_Error(t *testing.T) {
 	rc := redistest.StartServer(t).Client(t)
 	var out redistest.Buffer
@@ -28,6 +28,7 @@ func TestWithLogger_logs_a_lost_hold_at_Error(t *testing.T) {
 	redistest.MustLock(t, m)
 	redistest.MustUnlock(t, m)
 	redistest.MustLock(t, m)
+	token := m.Token()
 	if s := out.String(); s != "" {
 		t.Fatalf("logged while all went well: %s", s)
 	}
@@ -40,8 +41,8 @@ func TestWithLogger_logs_a_lost_hold_at_Error(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.SplitN(out.String(), "\n", 2)[0]), &rec); err != nil {
 		t.Fatal(err)
 	}
-	if rec["level"] != "ERROR" || rec["name"] != name || rec["owner"] != "job-7" || rec["kind"] != "reentrant" {
-		t.Fatalf("log record %v; want ERROR with the lock's kind, name and owner", rec)
+	if rec["level"] != "ERROR" || rec["name"] != name || rec["owner"] != "job-7" || rec["kind"] != "reentrant" || rec["token"] != float64(token) {
+		t.Fatalf("log record %v; want ERROR with the lock's kind, name, owner and token %d", rec, token)
 	}
 	redistest.WantErr(t, m.Unlock(context.Background()), lockkit.ErrLost)
 }
