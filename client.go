@@ -96,9 +96,11 @@ func (c *Client) Locals(f func(m map[any]any)) {
 // open are reported lost (their lost signal closes, with [ErrClosed]),
 // waiting calls return an error matching [ErrClosed], and so does every
 // later call on a lock of the Client, but for the releases, which still
-// free what was held. A Lock whose acquire was on its way may still
-// return the hold it took, reported lost by the time both it and Close
-// have returned (its Token is then 0): Unlock it as usual. It does not
+// free what was held. A Lock whose acquire was on its way returns
+// ErrClosed too, and gives back what the acquire took before it returns
+// (if Close comes at the very moment the reply does, it may instead
+// return the hold, reported lost by the time Close has returned, its
+// Token 0: Unlock it as usual). It does not
 // release holds in Redis (they end with their lease) and does not close
 // the go-redis client. It waits for the clean-ups still running in the
 // background (see [Client.Go]), those that calls woken by Close start

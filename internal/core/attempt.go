@@ -127,6 +127,14 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 		}
 		return false, 0, errStale
 	}
+	if err := c.Client.Err(); err != nil {
+		// The Client was closed while the acquire was on its way: its
+		// watchdog would report the hold lost at once. Give back what the
+		// acquire took.
+		abort(pre)
+		r.freeze(id)(true)
+		return false, 0, Op(op, c.Name, err)
+	}
 	if res[0] == 1 {
 		if err := r.confirm(ctx, id); err != nil { // see replica.go
 			abort(pre)
