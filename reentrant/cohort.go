@@ -140,6 +140,9 @@ func (m *Mutex) enter(ctx context.Context) (*cohort, bool) {
 
 // lockLocal is Lock in cohort mode.
 func (m *Mutex) lockLocal(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return core.NotObtained(m.x.Cfg.Name, err) // not even a re-entry
+	}
 	co, ok := m.enter(ctx)
 	if !ok {
 		return m.lockLocal(ctx)
@@ -211,6 +214,9 @@ func (co *cohort) take(ctx context.Context, m *Mutex) error {
 
 // tryLockLocal is TryLock in cohort mode.
 func (m *Mutex) tryLockLocal(ctx context.Context) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, core.NotObtained(m.x.Cfg.Name, err)
+	}
 	co, ok := m.enter(ctx)
 	if !ok {
 		return m.tryLockLocal(ctx)

@@ -1,0 +1,63 @@
+package reentrant_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/reentrant"
+)
+
+// TestLocalHandoff_ForceUnlock_by_a_Mutex_of_the_process_tells_its_holder_at_once:
+// when a Mutex in cohort mode force-unlocks the process's own hold, the
+// Mutex that holds it learns at once that it is lost, not at the
+// watchdog's next renewal (a third of a 60 s lease away here), and the
+// process's Mutex waiting in memory takes the lock from Redis.
+func TestLocalHandoff_ForceUnlock_by_a_Mutex_of_the_process_tells_its_holder_at_once(t *testing.T) {
+	c, lc, name := oneProcess(t)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	opts := []lockkit.Option{handoff, lockkit.WithWatchdogTimeout(time.Minute)}
+	holder, waiter, forcer := reentrant.New(lc, name, opts...), reentrant.New(lc, name, opts...), reentrant.New(lc, name, opts...)
+	redistest.MustLock(t, holder)
+	lost := holder.Token()
+	got := redistest.LockAsync(ctx, waiter)
+	waitLocal(t, holder, 1)
+	if ok, err := forcer.ForceUnlock(ctx); !ok || err != nil {
+		t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
+	}
+	redistest.Receive(t, holder.Lost(), 5*time.Second, "the holder's lost signal after a ForceUnlock by a Mutex of its process")
+	if err := redistest.Receive(t, got, 5*time.Second, "the waiter's Lock after the hold was force-unlocked"); err != nil {
+		t.Fatal(err)
+	}
+	if waiter.Token() <= lost {
+		t.Errorf("waiter's token %d after the forced hold's %d: want a fresh, larger one", waiter.Token(), lost)
+	}
+	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrLost)
+	redistest.MustUnlock(t, waiter)
+	redistest.AssertClean(t, c, name)
+}
+
+// TestForceUnlock_frees_a_hold_however_many_times_it_was_entered: a hold
+// entered three times is freed by one ForceUnlock, which reports it; the
+// holder's next Unlock reports the loss, and another owner gets the lock
+// at once.
+func TestForceUnlock_frees_a_hold_however_many_times_it_was_entered(t *testing.T) {
+	c, lc, name := oneProcess(t)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	holder := reentrant.New(lc, name)
+	for range 3 {
+		redistest.MustLock(t, holder)
+	}
+	if ok, err := reentrant.New(lc, name).ForceUnlock(ctx); !ok || err != nil {
+		t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
+	}
+	other := reentrant.New(lc, name)
+	if ok, err := other.TryLock(ctx); !ok || err != nil {
+		t.Fatalf("TryLock by another owner after ForceUnlock = %v, %v; want true", ok, err)
+	}
+	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrLost)
+	redistest.WantHoldCount(t, holder, 0)
+	redistest.MustUnlock(t, other)
+	redistest.AssertClean(t, c, name)
+}
