@@ -169,19 +169,19 @@ func hasSharding(ctx context.Context, rc redis.UniversalClient) (bool, error) {
 	return false, err
 }
 
-// subscribe sends the subscribe of channel name, opening its connection
-// if needed.
-func (n *Notifier) subscribe(ctx context.Context, name string) error {
+// subscribe sends the subscribe of ch, opening its connection if needed.
+func (n *Notifier) subscribe(ctx context.Context, ch *channel) error {
 	n.subMu.Lock()
 	defer n.subMu.Unlock()
+	name := ch.name
 	key, sharded, marked, err := n.route(ctx, name)
 	if err != nil {
 		return err
 	}
 	n.mu.Lock()
-	ch, ok := n.channels[name]
-	if !ok {
-		// Everyone left before we got here.
+	if n.channels[name] != ch {
+		// Everyone left before we got here; a channel of that name joined
+		// since sends its own subscribe.
 		n.mu.Unlock()
 		return nil
 	}

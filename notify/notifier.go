@@ -203,7 +203,7 @@ func (n *Notifier) Subscribe(ctx context.Context, channelName string, opts ...Su
 		sent = make(chan error, 1)
 		go func() {
 			defer n.bg.Done()
-			sent <- n.subscribe(context.WithoutCancel(ctx), channelName)
+			sent <- n.subscribe(context.WithoutCancel(ctx), ch)
 		}()
 	}
 	for {
