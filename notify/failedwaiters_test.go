@@ -82,3 +82,38 @@ func TestSubscribe_that_cannot_be_sent_fails_every_waiter_of_the_channel(t *test
 func ctxErr(err error) bool {
 	return err == context.Canceled || err == context.DeadlineExceeded
 }
+
+// TestSubscribe_that_cannot_be_sent_fails_the_waiter_left_when_the_first_gave_up
+// checks the same promise when the waiter whose Subscribe sent the
+// subscribe gives up (its ctx ends) before the subscribe fails: the
+// waiter still waiting returns the error rather than waiting for its ctx.
+// The old code left the outcome of the subscribe to the first waiter
+// alone, so the other waited for its ctx, even after the error.
+func TestSubscribe_that_cannot_be_sent_fails_the_waiter_left_when_the_first_gave_up(t *testing.T) {
+	srv := redistest.StartServer(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	t.Cleanup(func() { _ = c.Close() })
+	held := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return cmd.Name() == "command" }}
+	dials := &redistest.FailDials{}
+	c.AddHook(held)
+	c.AddHook(dials)
+	n := newNotifier(t, c)
+	ch := notify.ShardMark + redistest.Unique(t)
+
+	held.On()
+	ctx, giveUp := context.WithCancel(redistest.Ctx(t, redistest.Hang))
+	first := subscribeAsync(ctx, n, ch)
+	redistest.Eventually(t, 10*time.Second, "the first subscribe to be held up", func() bool { return held.Held() == 1 })
+	second := subscribeAsync(redistest.Ctx(t, redistest.Hang), n, ch)
+	redistest.Eventually(t, 10*time.Second, "the second waiter to join", func() bool { return n.Waiters(ch) == 2 })
+	giveUp()
+	if err := redistest.Receive(t, first, 10*time.Second, "the first Subscribe to give up"); err != context.Canceled {
+		t.Fatalf("first Subscribe = %v, want context.Canceled", err)
+	}
+	dials.Arm(1 << 20)
+	held.Off()
+	err := redistest.Receive(t, second, 10*time.Second, "the second Subscribe to return the error of the subscribe that failed")
+	if err == nil || ctxErr(err) {
+		t.Fatalf("second Subscribe = %v, want the error of the subscribe that could not be sent", err)
+	}
+}

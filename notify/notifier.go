@@ -197,36 +197,28 @@ func (n *Notifier) Subscribe(ctx context.Context, channelName string, opts ...Su
 	// that a connection being opened to a server that does not answer
 	// (go-redis waits for its dial and read timeouts) does not hold the
 	// caller past ctx. An abandoned subscribe completes in the background;
-	// the channel's linger then unsubscribes it.
-	var sent chan error // nil (never ready) unless this waiter subscribes
+	// the channel's linger then unsubscribes it. One that cannot be sent
+	// fails the waiters still waiting for it, whoever sent it.
 	if first {
-		sent = make(chan error, 1)
 		go func() {
 			defer n.bg.Done()
-			sent <- n.subscribe(context.WithoutCancel(ctx), ch)
+			if err := n.subscribe(context.WithoutCancel(ctx), ch); err != nil {
+				n.fail(ch, err)
+			}
 		}()
 	}
-	for {
-		select {
-		case err := <-sent:
-			if err != nil {
-				n.fail(ch, err)
-				w.Leave(false)
-				return nil, err
-			}
-			sent = nil
-		case <-ch.failed:
-			w.Leave(false)
-			return nil, ch.err
-		case <-ch.ready:
-			return w, nil
-		case <-ctx.Done():
-			w.Leave(false)
-			return nil, ctx.Err()
-		case <-n.closed:
-			w.Leave(false)
-			return nil, ErrClosed
-		}
+	select {
+	case <-ch.failed:
+		w.Leave(false)
+		return nil, ch.err
+	case <-ch.ready:
+		return w, nil
+	case <-ctx.Done():
+		w.Leave(false)
+		return nil, ctx.Err()
+	case <-n.closed:
+		w.Leave(false)
+		return nil, ErrClosed
 	}
 }
 
