@@ -169,19 +169,24 @@ func hasSharding(ctx context.Context, rc redis.UniversalClient) (bool, error) {
 	return false, err
 }
 
-// subscribe sends the subscribe of channel name, opening its connection
-// if needed.
-func (n *Notifier) subscribe(ctx context.Context, name string) error {
+// subscribe sends the subscribe of ch, opening its connection if needed.
+func (n *Notifier) subscribe(ctx context.Context, ch *channel) error {
 	n.subMu.Lock()
 	defer n.subMu.Unlock()
+	return n.subscribeHeld(ctx, ch)
+}
+
+// subscribeHeld is subscribe with subMu held.
+func (n *Notifier) subscribeHeld(ctx context.Context, ch *channel) error {
+	name := ch.name
 	key, sharded, marked, err := n.route(ctx, name)
 	if err != nil {
 		return err
 	}
 	n.mu.Lock()
-	ch, ok := n.channels[name]
-	if !ok {
-		// Everyone left before we got here.
+	if n.channels[name] != ch {
+		// Everyone left before we got here; a channel of that name joined
+		// since sends its own subscribe.
 		n.mu.Unlock()
 		return nil
 	}
@@ -427,7 +432,10 @@ func (n *Notifier) rehome(c *conn, ps *redis.PubSub) *redis.PubSub {
 // every channel of c, and returns it; nil when it cannot now (a subscribe
 // or unsubscribe is under way, or ps was closed or replaced already), and
 // the next health interval tries again. The confirmations arrive on the
-// new connection and wake every waiter of their channel.
+// new connection and wake every waiter of their channel. A shard channel
+// that the Cluster's slot map now places at another master than the rest
+// (its slot alone moved) is subscribed on the connection to that master
+// instead (see split).
 func (n *Notifier) replace(c *conn, ps *redis.PubSub) *redis.PubSub {
 	if !n.subMu.TryLock() {
 		return nil
@@ -438,12 +446,30 @@ func (n *Notifier) replace(c *conn, ps *redis.PubSub) *redis.PubSub {
 		n.mu.Unlock()
 		return nil
 	}
+	var chans []*channel
+	for _, ch := range n.channels {
+		if ch.conn == c {
+			chans = append(chans, ch)
+		}
+	}
+	n.mu.Unlock()
+	// With subMu held, no channel joins or leaves c meanwhile.
+	stay, stray := n.split(c, chans)
+	n.mu.Lock()
 	var names []string
 	clear(c.pending)
-	for name, ch := range n.channels {
-		if ch.conn == c {
-			names = append(names, c.wire(name))
-			c.pending[name]++
+	for _, ch := range stay {
+		if n.channels[ch.name] == ch {
+			names = append(names, c.wire(ch.name))
+			c.pending[ch.name]++
+		}
+	}
+	var moved []*channel
+	for _, ch := range stray {
+		if n.channels[ch.name] == ch {
+			ch.conn = nil
+			c.names--
+			moved = append(moved, ch)
 		}
 	}
 	next := n.open(c)
@@ -453,6 +479,12 @@ func (n *Notifier) replace(c *conn, ps *redis.PubSub) *redis.PubSub {
 	if len(names) > 0 {
 		// A failed write is not final: go-redis resubscribes on its own.
 		_ = c.send(context.Background(), next, names...)
+	}
+	for _, ch := range moved {
+		// Its confirmation wakes its waiters. Should the lookup of its
+		// master fail, the channel waits unsubscribed until its waiters
+		// leave, as one whose subscribe failed.
+		_ = n.subscribeHeld(context.Background(), ch)
 	}
 	return next
 }

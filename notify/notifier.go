@@ -104,6 +104,8 @@ type channel struct {
 	refs      int           // waiters that joined and have not left
 	confirmed bool          // Redis confirmed the subscription
 	ready     chan struct{} // closed when confirmed
+	failed    chan struct{} // closed when the subscribe could not be sent (see fail)
+	err       error         // why, once failed is closed
 	waiters   list.List     // of *Waiter, in arrival order
 	// deadline is when the lock may be free without a message (its
 	// holder's lease runs out); zero when unknown or never.
@@ -152,8 +154,9 @@ func PassOn(f func()) SubscribeOption {
 // If ctx ends first, Subscribe leaves and returns ctx.Err(); a ctx that
 // has ended already fails at once, even on a channel subscribed already.
 // If the subscribe cannot be sent (no connection to the server can be
-// opened), Subscribe leaves and returns that error; a later Subscribe
-// tries again. Once the Notifier is closed it returns [ErrClosed].
+// opened), Subscribe leaves and returns that error, as does every other
+// Subscribe waiting for that subscribe; a later Subscribe tries again.
+// Once the Notifier is closed it returns [ErrClosed].
 func (n *Notifier) Subscribe(ctx context.Context, channelName string, opts ...SubscribeOption) (*Waiter, error) {
 	if n.isClosed() {
 		return nil, ErrClosed
@@ -171,7 +174,7 @@ func (n *Notifier) Subscribe(ctx context.Context, channelName string, opts ...Su
 	first := ch == nil
 	if first {
 		n.bg.Add(1) // the subscribe below
-		ch = &channel{name: channelName, ready: make(chan struct{})}
+		ch = &channel{name: channelName, ready: make(chan struct{}), failed: make(chan struct{})}
 		n.channels[channelName] = ch
 	}
 	if ch.refs == 0 && ch.idle != nil {
@@ -194,32 +197,44 @@ func (n *Notifier) Subscribe(ctx context.Context, channelName string, opts ...Su
 	// that a connection being opened to a server that does not answer
 	// (go-redis waits for its dial and read timeouts) does not hold the
 	// caller past ctx. An abandoned subscribe completes in the background;
-	// the channel's linger then unsubscribes it.
-	var sent chan error // nil (never ready) unless this waiter subscribes
+	// the channel's linger then unsubscribes it. One that cannot be sent
+	// fails the waiters still waiting for it, whoever sent it.
 	if first {
-		sent = make(chan error, 1)
 		go func() {
 			defer n.bg.Done()
-			sent <- n.subscribe(context.WithoutCancel(ctx), channelName)
+			if err := n.subscribe(context.WithoutCancel(ctx), ch); err != nil {
+				n.fail(ch, err)
+			}
 		}()
 	}
-	for {
-		select {
-		case err := <-sent:
-			if err != nil {
-				w.Leave(false)
-				return nil, err
-			}
-			sent = nil
-		case <-ch.ready:
-			return w, nil
-		case <-ctx.Done():
-			w.Leave(false)
-			return nil, ctx.Err()
-		case <-n.closed:
-			w.Leave(false)
-			return nil, ErrClosed
-		}
+	select {
+	case <-ch.failed:
+		w.Leave(false)
+		return nil, ch.err
+	case <-ch.ready:
+		return w, nil
+	case <-ctx.Done():
+		w.Leave(false)
+		return nil, ctx.Err()
+	case <-n.closed:
+		w.Leave(false)
+		return nil, ErrClosed
+	}
+}
+
+// fail ends with err the Subscribe of every waiter of ch, whose subscribe
+// could not be sent, unless Redis confirmed it meanwhile, and forgets ch,
+// so that a later Subscribe to its channel sends the subscribe anew.
+func (n *Notifier) fail(ch *channel, err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if ch.confirmed {
+		return
+	}
+	ch.err = err
+	close(ch.failed)
+	if n.channels[ch.name] == ch {
+		delete(n.channels, ch.name)
 	}
 }
 
@@ -529,7 +544,9 @@ func (w *Waiter) leave(acquired, handoff bool) {
 		ch.idle = time.AfterFunc(linger, func() { n.expire(ch) })
 		last = false
 	case last:
-		delete(n.channels, ch.name)
+		if n.channels[ch.name] == ch { // not one that failed (see fail)
+			delete(n.channels, ch.name)
+		}
 		select {
 		case <-n.closed:
 			last = false // Close drops the connection
