@@ -27,6 +27,22 @@ func subscribeAsync(ctx context.Context, n *notify.Notifier, ch string) <-chan e
 	return got
 }
 
+// unsendable returns a client of a new server, a Silence that holds up
+// the lookup a shard channel's subscribe needs first (whether the server
+// has sharded pub/sub), and a FailDials: with both, a subscribe can be
+// held up and then made impossible to send.
+func unsendable(t *testing.T) (*redis.Client, *redistest.Silence, *redistest.FailDials) {
+	t.Helper()
+	srv := redistest.StartServer(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	t.Cleanup(func() { _ = c.Close() })
+	held := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return cmd.Name() == "command" }}
+	dials := &redistest.FailDials{}
+	c.AddHook(held)
+	c.AddHook(dials)
+	return c, held, dials
+}
+
 // TestSubscribe_that_cannot_be_sent_fails_every_waiter_of_the_channel
 // checks Subscribe's promise for a subscribe that cannot be sent when two
 // waiters join the channel while it is on its way: both return the error
@@ -38,13 +54,7 @@ func subscribeAsync(ctx context.Context, n *notify.Notifier, ch string) <-chan e
 // (for ever without a deadline), and so did every later Subscribe to the
 // channel, since nothing would subscribe it again.
 func TestSubscribe_that_cannot_be_sent_fails_every_waiter_of_the_channel(t *testing.T) {
-	srv := redistest.StartServer(t)
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
-	t.Cleanup(func() { _ = c.Close() })
-	held := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return cmd.Name() == "command" }}
-	dials := &redistest.FailDials{}
-	c.AddHook(held)
-	c.AddHook(dials)
+	c, held, dials := unsendable(t)
 	n := newNotifier(t, c)
 	wire := redistest.Unique(t)
 	ch := notify.ShardMark + wire
@@ -90,13 +100,7 @@ func ctxErr(err error) bool {
 // The old code left the outcome of the subscribe to the first waiter
 // alone, so the other waited for its ctx, even after the error.
 func TestSubscribe_that_cannot_be_sent_fails_the_waiter_left_when_the_first_gave_up(t *testing.T) {
-	srv := redistest.StartServer(t)
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
-	t.Cleanup(func() { _ = c.Close() })
-	held := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return cmd.Name() == "command" }}
-	dials := &redistest.FailDials{}
-	c.AddHook(held)
-	c.AddHook(dials)
+	c, held, dials := unsendable(t)
 	n := newNotifier(t, c)
 	ch := notify.ShardMark + redistest.Unique(t)
 

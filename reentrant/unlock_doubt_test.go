@@ -24,12 +24,7 @@ func TestUnlock_in_doubt_that_finds_the_hold_gone_reports_it_lost(t *testing.T) 
 	holder := reentrant.New(lc, name)
 	redistest.MustLock(t, holder)
 	ctx := redistest.Ctx(t, redistest.Hang)
-	stall.On()
-	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-	defer cancel()
-	if err := holder.Unlock(short); err == nil {
-		t.Fatal("Unlock against a server that does not answer = nil; want an error")
-	}
+	unlockUnanswered(ctx, t, holder, stall)
 	force := reentrant.New(redistest.Lockkit(t, srv.Client(t)), name)
 	if ok, err := force.ForceUnlock(ctx); !ok || err != nil {
 		t.Fatalf("ForceUnlock = %v, %v", ok, err)
@@ -55,6 +50,19 @@ func TestUnlock_in_doubt_settled_in_the_background_ends_with_Close(t *testing.T)
 	redistest.Eventually(t, 10*time.Second, "no goroutine left", func() bool {
 		return goleak.Find(before) == nil
 	})
+}
+
+// unlockUnanswered turns stall on, so that the server seems to stop
+// answering, and checks that holder's Unlock, called with a deadline
+// 300 ms after ctx's start, fails: its outcome is in doubt.
+func unlockUnanswered(ctx context.Context, t *testing.T, holder *reentrant.Mutex, stall *redistest.Silence) {
+	t.Helper()
+	stall.On()
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if err := holder.Unlock(short); err == nil {
+		t.Fatal("Unlock against a server that does not answer = nil; want an error")
+	}
 }
 
 // inDoubtOnAStoppedServer returns a Client of a server, and a Mutex of it

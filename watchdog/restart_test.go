@@ -27,15 +27,7 @@ func TestWatchdog_reports_a_hold_gone_after_the_server_restarted_empty(t *testin
 	}))
 	t.Cleanup(func() { _ = w.Close() })
 	const ttl = 6 * time.Second // renewed every 2 s
-	key := redistest.Unique(t)
-	since := time.Now()
-	if err := c.Set(redistest.Ctx(t, 5*time.Second), key, 1, ttl).Err(); err != nil {
-		t.Fatal(err)
-	}
-	lost := make(chan error, 2)
-	h := w.Register()
-	defer h.Stop()
-	h.Start(lease(key, ttl, lost), since)
+	_, _, lost := watchedKey(t, c, w, ttl)
 	nextRound(t, rounds, "a renewal before the restart", func(r watchdog.Round) bool { return r.Renewed == 1 })
 
 	srv.Kill(t)

@@ -51,15 +51,7 @@ func TestSuspend_ignores_a_reply_in_flight_that_finds_the_hold_gone(t *testing.T
 	w := watchdog.New(c, watchdog.OnRound(func(r watchdog.Round) { rounds <- r }))
 	t.Cleanup(func() { _ = w.Close() })
 	const ttl = 30 * time.Second // no renewal falls due by itself
-	key := redistest.Unique(t)
-	since := time.Now()
-	if err := c.Set(redistest.Ctx(t, 5*time.Second), key, 1, ttl).Err(); err != nil {
-		t.Fatal(err)
-	}
-	lost := make(chan error, 2)
-	h := w.Register()
-	defer h.Stop()
-	h.Start(lease(key, ttl, lost), since)
+	h, key, lost := watchedKey(t, c, w, ttl)
 
 	if err := c.Del(redistest.Ctx(t, 5*time.Second), key).Err(); err != nil {
 		t.Fatal(err)

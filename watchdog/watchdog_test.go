@@ -65,6 +65,24 @@ func lease(key string, ttl time.Duration, lost chan<- error) watchdog.Lease {
 	}
 }
 
+// watchedKey sets a key of its own on c that expires after ttl, and
+// starts a hold of w on it whose lease counts from just before the key
+// was set; the hold reports its loss on the channel returned, and stops
+// when the test ends.
+func watchedKey(t *testing.T, c redis.UniversalClient, w *watchdog.Watchdog, ttl time.Duration) (*watchdog.Hold, string, <-chan error) {
+	t.Helper()
+	key := redistest.Unique(t)
+	since := time.Now()
+	if err := c.Set(redistest.Ctx(t, 5*time.Second), key, 1, ttl).Err(); err != nil {
+		t.Fatal(err)
+	}
+	lost := make(chan error, 2)
+	h := w.Register()
+	t.Cleanup(h.Stop)
+	h.Start(lease(key, ttl, lost), since)
+	return h, key, lost
+}
+
 func TestWatchdog_renews_in_batches(t *testing.T) {
 	c := redistest.StartServer(t).Client(t)
 	pipes := &pipelineCounter{}
