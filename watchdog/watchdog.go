@@ -78,7 +78,8 @@ type Round struct {
 }
 
 // OnRound makes the Watchdog call f after each renewal round trip, one
-// per shard, from the goroutine that sent it. f must not block.
+// per shard, from the goroutine that sent it. f must not block, nor call
+// [Watchdog.Close], which waits for the round trips in flight.
 func OnRound(f func(Round)) Option { return func(w *Watchdog) { w.onRound = f } }
 
 // Lease says how to renew one hold.
@@ -103,8 +104,10 @@ type Lease struct {
 	MaxHold time.Duration
 	// OnLost is called at most once, from a goroutine of the watchdog, when
 	// the hold is found gone (cause nil) or when its lease is about to
-	// lapse with no renewal confirmed (cause matches [ErrNotRenewed]). It
-	// must not block, nor call [Watchdog.Close], which waits for it.
+	// lapse with no renewal confirmed (cause matches [ErrNotRenewed]); with
+	// [ErrClosed], from the goroutine that called [Watchdog.Close] (or
+	// Start, on a closed Watchdog). It must not block, nor call
+	// [Watchdog.Close], which waits for it.
 	OnLost func(cause error)
 }
 
@@ -273,8 +276,8 @@ func (h *Hold) lose(cause error) func() {
 // Close stops the Watchdog: it stops the goroutine, calls OnLost with
 // [ErrClosed] for every hold still started, suspended ones included, since
 // nothing renews it any more, and waits for the renewals still in flight
-// to return, so that it leaves no goroutine behind. go-redis bounds such a round trip by the
-// client's timeouts, not by a context, unless the client was created with
+// to return, so that it leaves no goroutine behind. go-redis bounds such
+// a round trip by the client's timeouts, not by a context, unless the client was created with
 // ContextTimeoutEnabled: against a silent server Close may wait for the
 // client's ReadTimeout (3 s by default). Later holds are reported lost at
 // Start. Close is idempotent, and every call returns only once the work
