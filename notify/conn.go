@@ -327,7 +327,13 @@ func (n *Notifier) receive(c *conn) {
 		switch {
 		case err == nil:
 		case errors.As(err, &rerr):
-			// An error reply, to a subscribe: nothing else is sent.
+			// An error reply, to a subscribe: nothing else is sent. The
+			// slot map may still be stale and the next connection refused
+			// as well: pause first, longer each time until a message
+			// arrives, so that this does not spin.
+			if !pause() {
+				return
+			}
 			if ps = rehome(ps); ps == nil {
 				return
 			}
