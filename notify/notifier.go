@@ -65,8 +65,10 @@ func HealthCheck(d time.Duration) Option {
 }
 
 // OnDisconnect sets a function called, from the receiving goroutine, each
-// time the PubSub connection breaks: the server may have restarted or
-// failed over, and lost what it held. It must not block. Default: none.
+// time the PubSub connection breaks (and again at each failed attempt to
+// open a new one while the server cannot be reached, 10 ms apart doubling
+// up to 1 s): the server may have restarted or failed over, and lost what
+// it held. It must not block. Default: none.
 func OnDisconnect(f func()) Option {
 	return func(n *Notifier) { n.onDisconnect = f }
 }
