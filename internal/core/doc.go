@@ -10,7 +10,8 @@
 //     watchdog, send, record, or undo an acquire whose reply was lost
 //     ([Holder.Attempt]);
 //   - the retry-safe, fenced release with one unlock id per Unlock, which
-//     still releases when the caller's ctx has ended ([Holder.Release]);
+//     still releases when the caller's ctx has ended, and settles a last
+//     Unlock in doubt in the background ([Holder.Release]);
 //   - the wait loop and its three waiters: pub/sub, backoff and the fair
 //     queue ([Wait]).
 package core
