@@ -42,13 +42,14 @@ func newSettlement(co *cohort) *settlement {
 // settle settles s, the Unlock in doubt of co.holder, which keeps the
 // local lock meanwhile (co.releasing is set): it calls co.redis's Unlock
 // again, spaced by core.SettleRetry, until Redis answers. That Unlock
-// returns the outcome once co.redis settled its release in the
-// background, or tries the release again itself, with the same unlock id,
-// so that it never releases twice. The hold then ends, lost if the release found it gone, and the
-// local lock passes on: a failed Unlock that is never called again keeps
-// the process's other Mutexes out only while Redis does not answer, as
-// without cohort mode. When the Client is closed first, the holder is
-// told its hold is lost, and the outcome is left to its next Unlock.
+// returns the outcome once co.redis settled its release in the background,
+// or tries the release again itself, with the same unlock id, so that it
+// never releases twice. The hold then ends, lost if the release found it
+// gone, and the local lock passes on: a failed Unlock that is never called
+// again keeps the process's other Mutexes out only while Redis does not
+// answer, as without cohort mode. When the Client is closed first, the
+// holder is told its hold is lost, and the outcome is left to its next
+// Unlock.
 func (co *cohort) settle(s *settlement) {
 	c := co.key.c
 	for n := 0; ; n++ {
