@@ -16,7 +16,10 @@ import (
 // the manner of redis-cli: a Sentinel (failover) client with
 // --sentinel-master, a Cluster client with --cluster, else a plain one.
 // -u gives the address and credentials as a URL; -a, --user, --tls and -n
-// given as well override what the URL says. The caller closes the client.
+// given as well override what the URL says. The client sets deadlines on
+// its sockets from the ctx of each call (ContextTimeoutEnabled), so that
+// --timeout bounds a command also against a server that stopped
+// answering. The caller closes the client.
 func (o *options) connect() (redis.UniversalClient, error) {
 	password := o.password
 	if password == "" {
@@ -31,6 +34,8 @@ func (o *options) connect() (redis.UniversalClient, error) {
 			Username:      o.user,
 			Password:      password,
 			DB:            o.db.n,
+
+			ContextTimeoutEnabled: true,
 		}
 		if o.tls {
 			opt.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
@@ -47,6 +52,7 @@ func (o *options) connect() (redis.UniversalClient, error) {
 				return nil, fmt.Errorf("-u: %w", err)
 			}
 		}
+		opt.ContextTimeoutEnabled = true
 		override(&opt.Username, o.user)
 		override(&opt.Password, password)
 		if o.tls && opt.TLSConfig == nil {
@@ -67,6 +73,7 @@ func (o *options) connect() (redis.UniversalClient, error) {
 				opt.DB = o.db.n
 			}
 		}
+		opt.ContextTimeoutEnabled = true
 		override(&opt.Username, o.user)
 		override(&opt.Password, password)
 		if o.tls && opt.TLSConfig == nil {
