@@ -185,5 +185,6 @@
 //
 // # Exit status
 //
-// 0 when done, 1 on an error or a refused unlock, 2 for a bad command line.
+// 0 when done, 1 on an error or a refused unlock, 2 for a bad command line
+// (an empty NAME among them: no lock has it).
 package main
