@@ -16,12 +16,13 @@ import (
 // the manner of redis-cli: a Sentinel (failover) client with
 // --sentinel-master, a Cluster client with --cluster, else a plain one.
 // -u gives the address and credentials as a URL; -a, --user, --tls and -n
-// given as well override what the URL says. The caller closes the client.
+// given as well override what the URL says. REDISCLI_AUTH is the password
+// only when neither -a nor the URL gives one, as in redis-cli. The client
+// sets deadlines on its sockets from the ctx of each call
+// (ContextTimeoutEnabled), so that --timeout bounds a command also against
+// a server that stopped answering. The caller closes the client.
 func (o *options) connect() (redis.UniversalClient, error) {
-	password := o.password
-	if password == "" {
-		password = os.Getenv("REDISCLI_AUTH")
-	}
+	envPassword := os.Getenv("REDISCLI_AUTH")
 	addr := net.JoinHostPort(o.host, strconv.Itoa(o.port))
 	switch {
 	case o.sentinelMaster != "":
@@ -29,9 +30,12 @@ func (o *options) connect() (redis.UniversalClient, error) {
 			MasterName:    o.sentinelMaster,
 			SentinelAddrs: o.sentinels,
 			Username:      o.user,
-			Password:      password,
+			Password:      o.password,
 			DB:            o.db.n,
+
+			ContextTimeoutEnabled: true,
 		}
+		fallback(&opt.Password, envPassword)
 		if o.tls {
 			opt.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 		}
@@ -47,8 +51,10 @@ func (o *options) connect() (redis.UniversalClient, error) {
 				return nil, fmt.Errorf("-u: %w", err)
 			}
 		}
+		opt.ContextTimeoutEnabled = true
 		override(&opt.Username, o.user)
-		override(&opt.Password, password)
+		override(&opt.Password, o.password)
+		fallback(&opt.Password, envPassword)
 		if o.tls && opt.TLSConfig == nil {
 			opt.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 		}
@@ -67,8 +73,10 @@ func (o *options) connect() (redis.UniversalClient, error) {
 				opt.DB = o.db.n
 			}
 		}
+		opt.ContextTimeoutEnabled = true
 		override(&opt.Username, o.user)
-		override(&opt.Password, password)
+		override(&opt.Password, o.password)
+		fallback(&opt.Password, envPassword)
 		if o.tls && opt.TLSConfig == nil {
 			host, _, _ := net.SplitHostPort(opt.Addr)
 			opt.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, ServerName: host}
@@ -107,6 +115,13 @@ func (o *options) tuneTLS(c *tls.Config) error {
 // override sets *dst to v when v is given.
 func override(dst *string, v string) {
 	if v != "" {
+		*dst = v
+	}
+}
+
+// fallback sets *dst to v when *dst is empty.
+func fallback(dst *string, v string) {
+	if *dst == "" {
 		*dst = v
 	}
 }

@@ -146,7 +146,7 @@
 //	-u URL               redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], or rediss:// for TLS;
 //	                     with --cluster, more nodes may be given as ?addr=HOST:PORT
 //	-h HOST, -p PORT     default 127.0.0.1:6379
-//	-a PASSWORD          also read from REDISCLI_AUTH
+//	-a PASSWORD          also read from REDISCLI_AUTH, when neither -a nor -u gives one
 //	--user USER          ACL user name
 //	-n DB                database number
 //	--tls                connect with TLS
@@ -185,5 +185,6 @@
 //
 // # Exit status
 //
-// 0 when done, 1 on an error or a refused unlock, 2 for a bad command line.
+// 0 when done, 1 on an error or a refused unlock, 2 for a bad command line
+// (an empty NAME among them: no lock has it).
 package main

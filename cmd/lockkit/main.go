@@ -40,7 +40,8 @@ type command struct {
 }
 
 // onLock returns the command on one lock, NAME: its only positional
-// argument, which run receives.
+// argument, which run receives. An empty NAME is a bad command line: no
+// lock has it (the library refuses an empty name).
 func onLock(synopsis, summary string, flags func(fs *flag.FlagSet), run func(ctx context.Context, e *env, name string) error) *command {
 	return &command{
 		synopsis: synopsis,
@@ -48,7 +49,12 @@ func onLock(synopsis, summary string, flags func(fs *flag.FlagSet), run func(ctx
 		minArgs:  1,
 		maxArgs:  1,
 		flags:    flags,
-		run:      func(ctx context.Context, e *env, args []string) error { return run(ctx, e, args[0]) },
+		run: func(ctx context.Context, e *env, args []string) error {
+			if args[0] == "" {
+				return usageError{"NAME must not be empty: no lock has the empty name"}
+			}
+			return run(ctx, e, args[0])
+		},
 	}
 }
 

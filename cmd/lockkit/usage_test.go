@@ -13,7 +13,7 @@ import (
 // status doc.go promises for a bad command line, 2, on every way a command
 // line can be wrong: no command, an unknown one, a flag or an argument
 // count it does not take, flag values that cannot work (alone or
-// together). The command points at a port where nothing listens, so a
+// together), an empty lock name. The command points at a port where nothing listens, so a
 // line that reached Redis would fail there with status 1 instead.
 func TestRun_bad_command_lines_exit_2_without_touching_Redis(t *testing.T) {
 	c := cli{conn: []string{"-h", "127.0.0.1", "-p", "1", "--timeout", "5s"}}
@@ -43,6 +43,9 @@ func TestRun_bad_command_lines_exit_2_without_touching_Redis(t *testing.T) {
 		{"-p", "notaport", "ls"},
 		{"watch", "--interval", "0s", "x"},
 		{"unlock", "x"},
+		{"show", ""},
+		{"watch", ""},
+		{"unlock", "--force", "--yes", ""},
 	} {
 		r := c.run(t, args...)
 		if r.code != exitUsage {
