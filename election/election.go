@@ -110,7 +110,7 @@ func (e *Election) Campaign(ctx context.Context, value string) (*Leadership, err
 func (e *Election) settle(ctx context.Context) error {
 	for e.doubt {
 		err := e.m.Unlock(ctx)
-		if err == nil || errors.Is(err, lockkit.ErrLost) || errors.Is(err, lockkit.ErrNotHeld) {
+		if !core.InDoubt(err) {
 			e.doubt = false
 			return nil
 		}
@@ -151,7 +151,7 @@ func (e *Election) campaign(ctx context.Context, value string) (*Leadership, err
 	// reply did not come may have told the observers of e: the give-back
 	// tells them that nobody leads, as Resign does.
 	uerr := e.m.Unlock(ctx)
-	if uerr != nil && !errors.Is(uerr, lockkit.ErrLost) && !errors.Is(uerr, lockkit.ErrNotHeld) {
+	if core.InDoubt(uerr) {
 		err = errors.Join(err, uerr)
 		e.doubt = true
 	}

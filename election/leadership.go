@@ -2,10 +2,8 @@ package election
 
 import (
 	"context"
-	"errors"
 	"sync/atomic"
 
-	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/core"
 )
 
@@ -52,7 +50,7 @@ func (l *Leadership) Resign(ctx context.Context) error {
 		return core.NotHeld(e.b.Cfg.Name)
 	}
 	err := e.m.Unlock(ctx)
-	if err != nil && !errors.Is(err, lockkit.ErrLost) && !errors.Is(err, lockkit.ErrNotHeld) {
+	if core.InDoubt(err) {
 		l.resigned.Store(false) // a retry settles it
 		return err
 	}

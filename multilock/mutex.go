@@ -300,7 +300,7 @@ func (m *Mutex) rollback(ctx context.Context, n int) error {
 	var errs []error
 	released := unlockAll(ctx, m.locks[:n], nil)
 	for i := n - 1; i >= 0; i-- {
-		if err := released[i]; err != nil && !errors.Is(err, lockkit.ErrNotHeld) && !errors.Is(err, lockkit.ErrLost) {
+		if err := released[i]; core.InDoubt(err) {
 			errs = append(errs, fmt.Errorf("%q may still be held: %w", m.locks[i].Name(), err))
 		}
 	}
@@ -338,7 +338,7 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 		case ask != nil && !ask(i):
 			// Released by the Unlock in doubt that this one retries.
 			errs[i] = core.NotHeld(m.locks[i].Name())
-		case err != nil && !errors.Is(err, lockkit.ErrNotHeld) && !errors.Is(err, lockkit.ErrLost):
+		case core.InDoubt(err):
 			if doubt == nil {
 				doubt = make([]bool, len(m.locks))
 			}

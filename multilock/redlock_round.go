@@ -225,8 +225,7 @@ func (r *RedLock) settle(ctx context.Context) (released int, failed []error) {
 				switch {
 				case err == nil:
 					freed[i] = true
-				case errors.Is(err, lockkit.ErrLost), errors.Is(err, lockkit.ErrNotHeld):
-				default:
+				case core.InDoubt(err):
 					errs[i] = fmt.Errorf("node %d: %w", i, err)
 				}
 			})

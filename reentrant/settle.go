@@ -56,7 +56,7 @@ func (co *cohort) settle(s *settlement) {
 		ctx, cancel := core.Detached(context.Background())
 		err := co.redis.Unlock(ctx)
 		cancel()
-		if err == nil || errors.Is(err, lockkit.ErrLost) || errors.Is(err, lockkit.ErrNotHeld) || errors.Is(err, lockkit.ErrWrongKind) {
+		if !core.InDoubt(err) || errors.Is(err, lockkit.ErrWrongKind) {
 			s.err = err
 			break
 		}

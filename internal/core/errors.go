@@ -93,3 +93,10 @@ func ctxDone(ctx context.Context) error {
 func isClosed(err error) bool {
 	return errors.Is(err, lockkit.ErrClosed) || errors.Is(err, notify.ErrClosed) || errors.Is(err, watchdog.ErrClosed)
 }
+
+// InDoubt reports whether err, the error of a release (an Unlock), leaves
+// its outcome unknown: any error but one that says the hold was not there
+// (ErrNotHeld) or is gone (ErrLost). Calling the release again settles it.
+func InDoubt(err error) bool {
+	return err != nil && !errors.Is(err, lockkit.ErrNotHeld) && !errors.Is(err, lockkit.ErrLost)
+}
