@@ -153,14 +153,15 @@ func validateLocks(locks []lockkit.Locker) error {
 // When a lock cannot be taken (its bounded wait ran out, a TryLock said
 // no, or it returned an error), Lock releases the locks it took in this
 // round, all at once (waiting at most 500 ms for them, even after ctx
-// ended), sleeps for a short random time and starts over. When
-// ctx ends, the error matches both [lockkit.ErrNotObtained] and ctx.Err(),
-// and includes the last failure, if any (a lock's wait that ended with a
+// ended), sleeps for a short random time and starts over. When ctx ends,
+// the error matches both [lockkit.ErrNotObtained] and ctx.Err(), and
+// includes the last failure, if any (a lock's wait that ended with a
 // failure of its own, such as a RedLock's [lockkit.ErrQuorum], is one); m
-// then holds nothing it did not hold before. An error that another round cannot cure is returned at
-// once: [lockkit.ErrInvalid], [lockkit.ErrWrongKind] or [lockkit.ErrClosed]
-// from a lock, or a failure to release what a failed round took (it names
-// the locks that may still be held; their own Unlock settles them).
+// then holds nothing it did not hold before. An error that another round
+// cannot cure is returned at once: [lockkit.ErrInvalid],
+// [lockkit.ErrWrongKind] or [lockkit.ErrClosed] from a lock, or a failure
+// to release what a failed round took (it names the locks that may still
+// be held; their own Unlock settles them).
 func (m *Mutex) Lock(ctx context.Context) error {
 	if err := m.checkInput(ctx); err != nil {
 		return err
