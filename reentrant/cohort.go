@@ -27,14 +27,13 @@ type cohort struct {
 	// busy is set while the local lock is taken: by holder, or by a Mutex
 	// taking the hold in Redis or giving it back.
 	busy bool
-	// holder is the Mutex the hold is lent to, count its own hold count,
-	// tenure its view of the hold (its token, lost signal and context),
-	// and stop ends tenure's following of hold, the Redis hold. Nil when
-	// the hold is lent to nobody.
+	// holder is the Mutex the hold is lent to, count its own hold count
+	// and tenure its view of hold, the Redis hold (its token, lost signal
+	// and context), lost when hold is (see watch). Nil when the hold is
+	// lent to nobody.
 	holder *Mutex
 	count  int64
 	tenure *core.Hold
-	stop   func() bool
 	hold   *core.Hold
 	// releasing is set while holder's Unlock gives the hold back in
 	// Redis, and while the cohort settles that Unlock when its outcome was
@@ -381,7 +380,7 @@ func (co *cohort) lend(m *Mutex) {
 		co.watch(h)
 	}
 	co.tenure = core.NewHold(co.hold.Token)
-	co.stop = co.tenure.Follow(co.hold)
+	co.tenure.Catch(co.hold) // lost before watch's catch could see this tenure
 	m.slot.Set(co.tenure)
 	m.held.Store(co)
 	if m.x.Cfg.NoReentry {
@@ -398,15 +397,26 @@ func (co *cohort) lend(m *Mutex) {
 	})
 }
 
-// watch makes the loss of hold, a hold the process took from Redis, take
-// the local lock back from the Mutex it is lent to then (see dropLost):
-// a lost holder must not keep the process's other Mutexes out until its
-// Unlock, which a stuck holder never calls. Once per hold, not per
-// hand-over. co.mu held.
+// watch makes the loss of hold, a hold the process took from Redis, the
+// loss of the tenure it is lent as then (see catch), and take the local
+// lock back from its Mutex (see dropLost): a lost holder must not keep
+// the process's other Mutexes out until its Unlock, which a stuck holder
+// never calls. Once per hold, not per hand-over. co.mu held.
 func (co *cohort) watch(hold *core.Hold) {
 	context.AfterFunc(co.redis.Context(context.Background()), func() {
+		co.catch(hold)
 		co.key.c.Go(func() { co.dropLost(hold) }) // Close waits for it
 	})
+}
+
+// catch makes the current tenure lost if it is lent from hold and hold is
+// lost. A tenure lent later catches the loss itself (see lend).
+func (co *cohort) catch(hold *core.Hold) {
+	co.mu.Lock()
+	if co.hold == hold && co.tenure != nil {
+		co.tenure.Catch(hold)
+	}
+	co.mu.Unlock()
 }
 
 // dropLost takes the local lock back from the Mutex that holds hold when
@@ -425,7 +435,7 @@ func (co *cohort) dropLost(hold *core.Hold) {
 		return
 	}
 	_ = co.caught() // the holder's tenure is lost with hold
-	co.holder, co.tenure, co.stop, co.count = nil, nil, nil, 0
+	co.holder, co.tenure, co.count = nil, nil, 0
 	giving := make(chan struct{})
 	co.giving = giving
 	co.mu.Unlock()
@@ -458,9 +468,9 @@ func (co *cohort) forgetLost(m *Mutex) error {
 }
 
 // caught returns the loss of the holder's tenure, which it catches from
-// the Redis hold first: the tenure's following (see core.Hold.Follow)
-// passes a loss on a moment later, on a goroutine of its own, and a
-// re-entry or Unlock in memory must not count on a hold already lost.
+// the Redis hold first: watch passes a loss on a moment later, on a
+// goroutine of its own, and a re-entry or Unlock in memory must not count
+// on a hold already lost.
 // co.mu held, with a holder.
 func (co *cohort) caught() error {
 	co.tenure.Catch(co.hold)
@@ -471,11 +481,10 @@ func (co *cohort) caught() error {
 // held.
 func (co *cohort) endTenure() {
 	m := co.holder
-	co.stop()
 	m.slot.Set(nil)
 	m.held.Store(nil)
 	co.tenure.End()
-	co.holder, co.tenure, co.stop, co.count = nil, nil, nil, 0
+	co.holder, co.tenure, co.count = nil, nil, 0
 }
 
 // holdCountLocal is HoldCount in cohort mode: m's own count while the

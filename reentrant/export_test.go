@@ -11,14 +11,14 @@ func LocalWaiters(m *Mutex) int {
 }
 
 // LoseUnfollowed marks the Redis hold of m's cohort lost, as the watchdog
-// does, at the instant before the tenure of its holder follows the loss:
-// the following is stopped first, so that only a caller's own check can
-// find it.
+// does, at the instant before the loss reaches the tenure of its holder:
+// the hold's lost signal fires but its context, which passes the loss on
+// (see watch), does not end, so that only a caller's own check can find
+// it.
 func LoseUnfollowed(m *Mutex) {
 	co := join(m)
 	defer co.leave()
 	co.mu.Lock()
 	defer co.mu.Unlock()
-	co.stop()
-	co.hold.Lose(m.x.Cfg.Name, nil)
+	co.hold.LostSignal.Lose(m.x.Cfg.Name, nil)
 }
