@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lockkit/lockkit"
@@ -21,7 +22,10 @@ import (
 type cohort struct {
 	key   cohortKey
 	redis *Mutex // the process's owner in Redis
-	users int    // Lock calls under way and holders; guarded by cohorts.mu
+	// users counts the Lock calls under way and the holders. A cohort
+	// whose users fell to 0 is dropped from its Client's locals and never
+	// joined again (see tryJoin).
+	users atomic.Int64
 
 	mu sync.Mutex // guards what follows
 	// busy is set while the local lock is taken: by holder, or by a Mutex
@@ -80,8 +84,12 @@ type cohortKey struct {
 // join returns m's cohort, made if needed, counting m as one more user.
 // The cohorts in use are kept in their Client (see lockkit.Client.Locals);
 // a cohort is dropped when no Lock is under way and no Mutex holds through
-// it.
+// it. m remembers its cohort, so that while the cohort is in use joining
+// it again takes no lock of the Client.
 func join(m *Mutex) *cohort {
+	if co := m.co.Load(); co != nil && co.tryJoin() {
+		return co
+	}
 	cfg := &m.x.Cfg
 	key := cohortKey{
 		c: cfg.Client, base: cfg.Keys.Base, lease: cfg.Lease, wd: cfg.WatchdogTimeout,
@@ -91,20 +99,40 @@ func join(m *Mutex) *cohort {
 	var co *cohort
 	cfg.Client.Locals(func(locals map[any]any) {
 		co, _ = locals[key].(*cohort)
-		if co == nil {
+		if co == nil || !co.tryJoin() {
+			// None, or one whose last user is leaving: its leave finds it
+			// replaced and deletes nothing.
 			opts := append(slices.Clone(m.opts), lockkit.Option(noHandoff))
 			co = &cohort{key: key, redis: New(cfg.Client, cfg.Name, opts...)}
+			co.users.Store(1)
 			locals[key] = co
 		}
-		co.users++
 	})
+	m.co.Store(co)
 	return co
+}
+
+// tryJoin counts one more user of co, unless it has none: then it is
+// dropped, or about to be, and tryJoin reports false.
+func (co *cohort) tryJoin() bool {
+	for {
+		n := co.users.Load()
+		if n == 0 {
+			return false
+		}
+		if co.users.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
 }
 
 // leave undoes one join.
 func (co *cohort) leave() {
+	if co.users.Add(-1) > 0 {
+		return
+	}
 	co.key.c.Locals(func(locals map[any]any) {
-		if co.users--; co.users == 0 && locals[co.key] == co {
+		if locals[co.key] == co {
 			delete(locals, co.key)
 		}
 	})
