@@ -102,13 +102,15 @@ func (l *Latch) read(ctx context.Context, op string) (int, error) {
 //
 // A read that fails (a restart or failover under way, say) does not end
 // the wait: Await reads again when the notifier is back, and at the
-// latest every [RetryInterval]. When ctx ends first, the error matches
+// latest every [RetryInterval]. Nor does a subscription that fails with a
+// network error, or a reply saying the server cannot serve yet: it is
+// tried again, 10 ms to 1 s apart. When ctx ends first, the error matches
 // both [lockkit.ErrNotObtained] and ctx.Err(), and carries the last such
 // failure, if any. A closed Client's error matches [lockkit.ErrClosed],
 // and a name held by a lock of another kind is [lockkit.ErrWrongKind];
-// both end the wait at once, and so does a subscription that fails. Await
-// leaves nothing behind: its subscription is dropped (or kept for other
-// waiters) when it returns.
+// both end the wait at once, and so does a subscription refused for
+// another reason. Await leaves nothing behind: its subscription is
+// dropped (or kept for other waiters) when it returns.
 func (l *Latch) Await(ctx context.Context) error {
 	if err := l.base().Check(ctx); err != nil {
 		return err
