@@ -395,6 +395,9 @@ func (w *Waiter) Wait(ctx context.Context, timeout time.Duration) error {
 	}
 }
 
+// Done returns a channel that is closed when Close is called.
+func (n *Notifier) Done() <-chan struct{} { return n.closed }
+
 // isClosed reports whether the notifier is closed.
 func (n *Notifier) isClosed() bool {
 	select {

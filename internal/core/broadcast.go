@@ -50,6 +50,8 @@ func (t *broadcastTurn) Ready() bool { return true }
 
 func (t *broadcastTurn) Tried(_ bool, wait time.Duration) { t.wait = wait }
 
+func (t *broadcastTurn) Closed() <-chan struct{} { return t.b.Notifier.Done() }
+
 // Sleep waits for a message or the last check's wait, on the waiter's own
 // timer.
 func (t *broadcastTurn) Sleep(ctx context.Context) error { return t.w.Wait(ctx, t.wait) }

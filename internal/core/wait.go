@@ -54,6 +54,9 @@ type Turn interface {
 	// Leave ends the turn; acquired says whether the lock was taken. It
 	// passes on a wake-up the turn took and did not use.
 	Leave(acquired bool)
+	// Closed returns a channel closed when the waiter can wait no more
+	// (its notifier, or its Client, closed); nil for never.
+	Closed() <-chan struct{}
 }
 
 // Wait runs the wait loop: attempt, join (confirmed), attempt, then sleep
@@ -125,7 +128,8 @@ func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attemp
 // join joins t, the wait's turn, waiting out transient errors (see
 // Transient) as the attempts after it do: a subscription that fails while
 // the server restarts is tried again, from 10 ms to 1 s apart, until ctx
-// ends. It returns the error that ends the wait.
+// ends or t is closed (ErrClosed, at once). It returns the error that ends
+// the wait.
 func join(ctx context.Context, name string, t Turn) error {
 	var last error // the last transient error
 	for failures := 0; ; failures++ {
@@ -142,7 +146,7 @@ func join(ctx context.Context, name string, t Turn) error {
 			return NotObtained(name, err)
 		}
 		last = err
-		if err := sleep(ctx, transientRetry.Bound(failures), nil); err != nil {
+		if err := sleep(ctx, transientRetry.Bound(failures), t.Closed()); err != nil {
 			return NotObtained(name, errors.Join(err, last))
 		}
 	}
@@ -253,6 +257,8 @@ func (t *pubsubTurn) Tried(_ bool, wait time.Duration) {
 
 func (t *pubsubTurn) Sleep(ctx context.Context) error { return t.w.WaitTurn(ctx) }
 
+func (t *pubsubTurn) Closed() <-chan struct{} { return t.p.Notifier.Done() }
+
 func (t *pubsubTurn) Leave(acquired bool) {
 	if t.w == nil {
 		return
@@ -300,6 +306,8 @@ func (t *queueTurn) Join(ctx context.Context) (err error) {
 }
 
 func (t *queueTurn) Ready() bool { return true }
+
+func (t *queueTurn) Closed() <-chan struct{} { return t.q.Notifier.Done() }
 
 // Tried records the wait, and on success whether the Lock was contended:
 // it took more than one attempt.
@@ -366,6 +374,7 @@ func (t *backoffTurn) Join(context.Context) error       { return nil }
 func (t *backoffTurn) Ready() bool                      { return false }
 func (t *backoffTurn) Leave(bool)                       {}
 func (t *backoffTurn) Tried(_ bool, wait time.Duration) { t.wait = wait }
+func (t *backoffTurn) Closed() <-chan struct{}          { return t.b.Done }
 
 // Bound returns min(Cap, Floor·Multiplierⁿ) after n refused attempts. It
 // costs the same whatever n, so a wait of millions of attempts (a
