@@ -1,0 +1,69 @@
+package multilock_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/multilock"
+	"github.com/lockkit/lockkit/reentrant"
+)
+
+// closeWhileHeldUp closes c while silent holds up a command of it, and
+// then lets that command run: a call whose request was on its way when
+// the Client closed gets its reply after Close began. It returns Close's
+// result, to receive once the call returned.
+func closeWhileHeldUp(t *testing.T, c *lockkit.Client, silent *redistest.Silence) <-chan error {
+	t.Helper()
+	redistest.Eventually(t, redistest.Hang, "the acquire to be held up", func() bool { return silent.Held() > 0 })
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	<-c.Done()
+	silent.Off()
+	return closed
+}
+
+// wantClosedNotObtained checks that err, the error of what, matches
+// ErrClosed and is not a wait that ran out.
+func wantClosedNotObtained(t *testing.T, what string, err error) {
+	t.Helper()
+	redistest.WantErr(t, err, lockkit.ErrClosed)
+	if errors.Is(err, lockkit.ErrNotObtained) {
+		t.Fatalf("%s = %v; want ErrClosed, not a wait that ran out", what, err)
+	}
+}
+
+// TestLock_member_acquire_on_its_way_when_its_Client_closes_returns_ErrClosed_and_gives_back_every_member:
+// m holds a and its acquire of b is on its way when b's Client closes;
+// the acquire then takes b. Lock returns ErrClosed, and has given back
+// both b (which its member gives back) and a when it returns: nothing is
+// left in Redis, and another owner takes both at once.
+func TestLock_member_acquire_on_its_way_when_its_Client_closes_returns_ErrClosed_and_gives_back_every_member(t *testing.T) {
+	s := redistest.StartServer(t)
+	rc, rcB := s.Client(t), s.Client(t)
+	silent := &redistest.Silence{Match: redistest.IsScript, Max: 2 * redistest.Hang}
+	defer silent.Off()
+	rcB.AddHook(silent)
+	c, cB := redistest.Lockkit(t, rc), redistest.Lockkit(t, rcB)
+	a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
+	mb := reentrant.New(cB, b)
+	openConnections(t, mb)
+	m := multilock.New([]lockkit.Locker{mb, reentrant.New(c, a)})
+
+	silent.On()
+	done := redistest.LockAsync(redistest.Ctx(t, redistest.Hang), m)
+	closed := closeWhileHeldUp(t, cB, silent)
+	err := redistest.Receive(t, done, redistest.Hang, "Lock whose acquire of b was on its way when b's Client closed")
+	if err := redistest.Receive(t, closed, redistest.Hang, "Close"); err != nil {
+		t.Fatal(err)
+	}
+	wantClosedNotObtained(t, "Lock whose acquire of b was on its way when b's Client closed", err)
+	redistest.AssertClean(t, rc, a)
+	redistest.AssertClean(t, rc, b)
+	other := multilock.New([]lockkit.Locker{reentrant.New(c, a), reentrant.New(c, b)})
+	if ok, err := other.TryLock(redistest.Ctx(t, redistest.Hang)); !ok || err != nil {
+		t.Fatalf("TryLock of a and b by another owner = %v, %v; want true", ok, err)
+	}
+	redistest.MustUnlock(t, other)
+}
