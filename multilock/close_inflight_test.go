@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
@@ -66,4 +68,46 @@ func TestLock_member_acquire_on_its_way_when_its_Client_closes_returns_ErrClosed
 		t.Fatalf("TryLock of a and b by another owner = %v, %v; want true", ok, err)
 	}
 	redistest.MustUnlock(t, other)
+}
+
+// TestRedLock_node_acquire_on_its_way_when_its_Client_closes_returns_ErrClosed_and_gives_back_every_node:
+// the acquire of r's round on node 1 is on its way when node 1's Client
+// closes (well within the node timeout), and then takes its part; nodes 0
+// and 2 granted theirs. Lock, and TryLock alike, returns ErrClosed, holds
+// nothing, and has given back every node's part when it returns: nothing
+// is left on any node.
+func TestRedLock_node_acquire_on_its_way_when_its_Client_closes_returns_ErrClosed_and_gives_back_every_node(t *testing.T) {
+	for _, what := range []string{"Lock", "TryLock"} {
+		t.Run(what, func(t *testing.T) {
+			_, clients := masters(t, 3)
+			silent := &redistest.Silence{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "acquire") }, Max: 2 * redistest.Hang}
+			defer silent.Off()
+			clients[1].(*redis.Client).AddHook(silent)
+			lcs := lockkits(t, clients)
+			name := redistest.Unique(t)
+			r := multilock.NewRedLock(lcs, name, multilock.WithNodeTimeout(redistest.Hang))
+			openConnections(t, r)
+
+			silent.On()
+			var call lockCall
+			for _, c := range lockCalls(r) {
+				if c.what == what {
+					call = c
+				}
+			}
+			done := make(chan error, 1)
+			go func() { done <- call.call(redistest.Ctx(t, redistest.Hang)) }()
+			closed := closeWhileHeldUp(t, lcs[1], silent)
+			what := what + " whose acquire on node 1 was on its way when its Client closed"
+			err := redistest.Receive(t, done, redistest.Hang, what)
+			if err := redistest.Receive(t, closed, redistest.Hang, "Close"); err != nil {
+				t.Fatal(err)
+			}
+			wantClosedNotObtained(t, what, err)
+			if r.Token() != 0 || r.Lost() != nil {
+				t.Fatalf("after a %s, Token() = %d and Lost() = %v; want 0 and nil", what, r.Token(), r.Lost())
+			}
+			assertCleanAll(t, clients, name)
+		})
+	}
 }
