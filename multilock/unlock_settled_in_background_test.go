@@ -17,10 +17,10 @@ import (
 // b's release is never sent, so m's Unlock is in doubt (a was released),
 // and nobody calls it again. b settles it in the background: another
 // owner takes b long before its lease, which b's watchdog renews for
-// minutes, could end. m's next Unlock then returns that kept outcome, no
-// loss, with ErrNotHeld for a alone; so does it when m locked again
-// first, and then it releases none of the new holds: the Unlock after it
-// frees them.
+// minutes, could end, and the lost signal of b's hold stays open. m's
+// next Unlock then returns that kept outcome, no loss, with ErrNotHeld
+// for a alone; so does it when m locked again first, and then it releases
+// none of the new holds: the Unlock after it frees them.
 func TestUnlock_in_doubt_never_called_again_is_settled_in_the_background_and_the_next_Unlock_returns_its_outcome(t *testing.T) {
 	for _, relock := range []bool{false, true} {
 		what := "unlocked"
@@ -36,8 +36,10 @@ func TestUnlock_in_doubt_never_called_again_is_settled_in_the_background_and_the
 			c, cB := redistest.Lockkit(t, rc), redistest.Lockkit(t, rcB)
 			long := lockkit.WithWatchdogTimeout(5 * time.Minute)
 			a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
-			m := multilock.New([]lockkit.Locker{reentrant.New(c, a, long), reentrant.New(cB, b, long)})
+			mb := reentrant.New(cB, b, long)
+			m := multilock.New([]lockkit.Locker{reentrant.New(c, a, long), mb})
 			redistest.MustLock(t, m)
+			lost := mb.Lost()
 
 			refuse.Arm()
 			err := m.Unlock(ctx)
@@ -49,6 +51,9 @@ func TestUnlock_in_doubt_never_called_again_is_settled_in_the_background_and_the
 				t.Fatalf("Lock of b by another owner after an Unlock in doubt never called again = %v; want b, well within its lease", err)
 			}
 			redistest.MustUnlock(t, other)
+			if redistest.Closed(lost) {
+				t.Fatal("the release of b settled in the background closed the lost signal of b's hold")
+			}
 
 			if relock {
 				redistest.MustLock(t, m)
