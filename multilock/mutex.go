@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -336,20 +337,22 @@ func (m *Mutex) retryDoubt(ctx context.Context, n int) []error {
 		return doubt[i] && !settled
 	}
 	outcomes := unlockAll(ctx, m.locks[:n], ask)
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	more := maps.Clone(kept) // an Unlock may read kept meanwhile
 	for i, err := range outcomes {
 		switch {
 		case !ask(i):
 		case core.InDoubt(err):
 			unsettled[i] = err
 		default:
-			if m.kept == nil {
-				m.kept = map[int]error{}
+			if more == nil {
+				more = map[int]error{}
 			}
-			m.kept[i] = err
+			more[i] = err
 		}
 	}
+	m.mu.Lock()
+	m.kept = more
+	m.mu.Unlock()
 	return unsettled
 }
 
