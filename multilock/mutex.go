@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -58,8 +59,9 @@ type Mutex struct {
 	wait   time.Duration    // WithLockWait; 0: no bound
 	waiter core.Backoff     // spaces the rounds of Lock
 
-	mu    sync.Mutex // guards doubt
-	doubt []bool     // the locks whose release the last Unlock left in doubt; nil when none
+	mu    sync.Mutex    // guards doubt and kept
+	doubt []bool        // the locks whose release the last Unlock left in doubt; nil when none
+	kept  map[int]error // outcomes of those releases that a failed round settled since (see retryDoubt)
 }
 
 var _ lockkit.Locker = (*Mutex)(nil)
@@ -299,9 +301,14 @@ func (m *Mutex) rollback(ctx context.Context, n int) error {
 	ctx, cancel := core.Detached(ctx)
 	defer cancel()
 	var errs []error
-	released := unlockAll(ctx, m.locks[:n], nil)
+	unsettled := m.retryDoubt(ctx, n)
+	released := unlockAll(ctx, m.locks[:n], func(i int) bool { return unsettled[i] == nil })
 	for i := n - 1; i >= 0; i-- {
-		if err := released[i]; core.InDoubt(err) {
+		err := released[i]
+		if unsettled[i] != nil {
+			err = unsettled[i]
+		}
+		if core.InDoubt(err) {
 			errs = append(errs, fmt.Errorf("%q may still be held: %w", m.locks[i].Name(), err))
 		}
 	}
@@ -309,6 +316,44 @@ func (m *Mutex) rollback(ctx context.Context, n int) error {
 		return nil
 	}
 	return fmt.Errorf("lockkit: multilock %q: releasing after a failed attempt: %w", m.name, errors.Join(errs...))
+}
+
+// retryDoubt makes the retry of the last Unlock, left in doubt, for each
+// of the first n locks, taken by a failed round, whose release it left in
+// doubt: that lock's next Unlock is the retry (see Unlock), and releases
+// nothing the round took. It keeps each outcome for m's next Unlock, and
+// returns, for each of the n locks, the error of a retry still in doubt:
+// the round's hold of that lock cannot be given back yet.
+func (m *Mutex) retryDoubt(ctx context.Context, n int) []error {
+	m.mu.Lock()
+	doubt, kept := m.doubt, m.kept
+	m.mu.Unlock()
+	unsettled := make([]error, n)
+	if doubt == nil {
+		return unsettled
+	}
+	ask := func(i int) bool {
+		_, settled := kept[i]
+		return doubt[i] && !settled
+	}
+	outcomes := unlockAll(ctx, m.locks[:n], ask)
+	more := maps.Clone(kept) // an Unlock may read kept meanwhile
+	for i, err := range outcomes {
+		switch {
+		case !ask(i):
+		case core.InDoubt(err):
+			unsettled[i] = err
+		default:
+			if more == nil {
+				more = map[int]error{}
+			}
+			more[i] = err
+		}
+	}
+	m.mu.Lock()
+	m.kept = more
+	m.mu.Unlock()
+	return unsettled
 }
 
 // Unlock releases every lock, all at once, and returns their errors
@@ -321,24 +366,34 @@ func (m *Mutex) rollback(ctx context.Context, n int) error {
 // locks that were released already then report ErrNotHeld). That call is
 // the retry even when m was locked again meanwhile: it asks only the
 // locks whose release was in doubt, and releases none of the newer holds.
+// A Lock or TryLock round that fails meanwhile asks those of the locks it
+// took first, for the retry, and then gives back what it took of them too;
+// the retry returns the outcomes it learnt.
 func (m *Mutex) Unlock(ctx context.Context) error {
 	if err := m.checkInput(ctx); err != nil {
 		return err
 	}
 	m.mu.Lock()
-	prev := m.doubt
+	prev, kept := m.doubt, m.kept
 	m.mu.Unlock()
 	var ask func(i int) bool // nil: every lock
 	if prev != nil {
-		ask = func(i int) bool { return prev[i] }
+		ask = func(i int) bool {
+			_, settled := kept[i]
+			return prev[i] && !settled
+		}
 	}
 	errs := unlockAll(ctx, m.locks, ask)
 	var doubt []bool
 	for i, err := range errs {
 		switch {
 		case ask != nil && !ask(i):
-			// Released by the Unlock in doubt that this one retries.
+			// Released by the Unlock in doubt that this one retries, or
+			// settled since by a failed round.
 			errs[i] = core.NotHeld(m.locks[i].Name())
+			if err, ok := kept[i]; ok {
+				errs[i] = err
+			}
 		case core.InDoubt(err):
 			if doubt == nil {
 				doubt = make([]bool, len(m.locks))
@@ -347,7 +402,7 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 		}
 	}
 	m.mu.Lock()
-	m.doubt = doubt
+	m.doubt, m.kept = doubt, nil
 	m.mu.Unlock()
 	slices.Reverse(errs) // last taken first, as they were released before
 	return errors.Join(errs...)

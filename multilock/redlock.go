@@ -77,7 +77,10 @@ var _ lockkit.Locker = (*RedLock)(nil)
 // failed because fewer than a majority of nodes answered, the error also
 // matches [lockkit.ErrQuorum] and says how many answered. Lock waits
 // through node outages like it waits for a busy lock; use
-// [RedLock.TryLock] to fail fast.
+// [RedLock.TryLock] to fail fast. A node's Client closed during a round
+// (see [lockkit.Client.Close]) ends Lock and TryLock with an error
+// matching [lockkit.ErrClosed], the round's parts given back on every
+// node, even when the other nodes granted the lock.
 func (r *RedLock) Lock(ctx context.Context) error {
 	if err := r.check(ctx); err != nil {
 		return err

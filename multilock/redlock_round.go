@@ -60,7 +60,15 @@ func (r *RedLock) round(ctx context.Context) (bool, time.Duration, error) {
 			}
 		}
 		raised = r.raise(ctx, res, token)
-		if raised >= r.quorum && r.valid(start) {
+		if err := r.clientErr(); err != nil {
+			// A node's Client was closed during the round: r's every
+			// later call but Unlock fails, so the round takes nothing
+			// either, as a single lock's Lock whose acquire was on its
+			// way takes nothing.
+			if !errors.Is(fatal, lockkit.ErrClosed) {
+				fatal = core.Op("lock", name, err)
+			}
+		} else if raised >= r.quorum && r.valid(start) {
 			r.begin(res, token, start)
 			return true, r.b.Cfg.TTL(), nil
 		}

@@ -1,0 +1,64 @@
+package multilock_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/multilock"
+)
+
+// TestRedLock_Unlock_in_doubt_never_called_again_is_settled_in_the_background:
+// over three masters, the releases of r's Unlock reach node 0 alone (those
+// to nodes 1 and 2 are never sent), so its outcome is unknown and r keeps
+// the hold; nobody calls Unlock again. Nodes 1 and 2 settle their parts in
+// the background: another owner takes the lock long before the lease,
+// which the nodes' watchdogs renew for minutes, could end, and r's lost
+// signal stays open. r's next Unlock returns that outcome, nil, and the one
+// after finds nothing held.
+func TestRedLock_Unlock_in_doubt_never_called_again_is_settled_in_the_background(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	_, clients := masters(t, 3)
+	var refuse []*redistest.RefuseSend
+	for _, c := range clients[1:] {
+		h := &redistest.RefuseSend{Match: func(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }}
+		c.(*redis.Client).AddHook(h)
+		refuse = append(refuse, h)
+	}
+	lcs := lockkits(t, clients)
+	name := redistest.Unique(t)
+	long := lockkit.WithWatchdogTimeout(5 * time.Minute)
+	r := multilock.NewRedLock(lcs, name, long, multilock.WithNodeTimeout(time.Second))
+	redistest.MustLock(t, r)
+	lost := r.Lost()
+
+	for _, h := range refuse {
+		h.Arm()
+	}
+	err := r.Unlock(ctx)
+	if err == nil || errors.Is(err, lockkit.ErrLost) || errors.Is(err, lockkit.ErrNotHeld) {
+		t.Fatalf("Unlock whose releases reached node 0 alone = %v; want the nodes' errors", err)
+	}
+	for i, h := range refuse {
+		if h.Armed() {
+			t.Fatalf("node %d's release was sent", i+1)
+		}
+	}
+	other := multilock.NewRedLock(lcs, name, long)
+	if err := other.Lock(ctx); err != nil {
+		t.Fatalf("Lock by another owner after an Unlock in doubt never called again = %v; want the lock well within the lease", err)
+	}
+	redistest.MustUnlock(t, other)
+	if redistest.Closed(lost) {
+		t.Fatal("the releases settled in the background closed r's lost signal")
+	}
+	if err := r.Unlock(ctx); err != nil {
+		t.Fatalf("Unlock after its releases were settled in the background = %v, want nil", err)
+	}
+	redistest.WantErr(t, r.Unlock(ctx), lockkit.ErrNotHeld)
+	assertCleanAll(t, clients, name)
+}
