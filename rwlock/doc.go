@@ -122,10 +122,13 @@
 //
 // An acquire whose reply is lost (a timeout, a dropped connection, ctx
 // ending in flight) is undone as soon as its reply comes, and a writer
-// that gives up withdraws its intent; both clean-ups run on a context
-// detached from the caller's, and Lock waits for the withdrawal at most
-// 100 ms past its deadline (it goes on in the background). Unlock and
-// RUnlock are fenced by the hold's token and safe to retry after an error.
+// that gives up withdraws its intent, and withdraws it again when the
+// reply of an attempt still on its way comes (which may have registered
+// it anew), unless another call waits to write as the same owner. Both
+// clean-ups run on a context detached from the caller's, and Lock waits
+// for the withdrawal at most 100 ms past its deadline (it goes on in the
+// background). Unlock and RUnlock are fenced by the hold's token and safe
+// to retry after an error.
 //
 // # Guarantees
 //

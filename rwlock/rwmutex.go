@@ -68,8 +68,10 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *RWMutex {
 	m.op = core.NewSerial()
 	w, r := holds(cfg.Owner)
 	prefer := "0"
+	var late func()
 	if cfg.PreferWriters {
 		prefer = "1"
+		late = m.withdrawLate
 	}
 	m.w = core.NewHolder(core.Spec{
 		Config:      cfg,
@@ -82,6 +84,7 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *RWMutex {
 		AcquireArgs: []any{r},
 		ReleaseArgs: []any{m.k.rch, m.k.wch, handOff.Milliseconds()},
 		UndoArgs:    []any{m.k.rch, m.k.wch, handOff.Milliseconds()},
+		Late:        late,
 		Refused:     m.refused,
 		Op:          m.op,
 	})
@@ -130,7 +133,7 @@ func (m *RWMutex) Lock(ctx context.Context) error {
 	var writers *place.Place // the calls waiting to write as m's owner
 	if m.b.Cfg.PreferWriters {
 		intent = m.b.Cfg.WatchdogTimeout
-		writers = place.Enter(place.Key{Client: m.b.Cfg.Client, Lock: m.b.Cfg.Keys.Base, Owner: m.b.Cfg.Owner})
+		writers = place.Enter(m.writers())
 	}
 	registered := false
 	attempt := m.writeAttempt(intent, true, &registered, writers)
@@ -154,7 +157,8 @@ func (m *RWMutex) Lock(ctx context.Context) error {
 		// within the watchdog timeout.
 		_ = core.Cleanup(ctx, m.b.Cfg.Client, func(ctx context.Context) error {
 			// An attempt still on its way when ctx ended may register the
-			// intent again: withdraw after it, if it comes in time.
+			// intent again: withdraw after it, if it comes in time (else
+			// withdrawLate withdraws when it does).
 			m.w.AwaitLate(ctx)
 			w, _ := holds(m.b.Cfg.Owner)
 			return writers.Leave(func() error {
@@ -164,6 +168,28 @@ func (m *RWMutex) Lock(ctx context.Context) error {
 		})
 	}
 	return err
+}
+
+// writers returns the place of the calls waiting to write as m's owner.
+func (m *RWMutex) writers() place.Key {
+	return place.Key{Client: m.b.Cfg.Client, Lock: m.b.Cfg.Keys.Base, Owner: m.b.Cfg.Owner}
+}
+
+// withdrawLate withdraws the owner's intent once the reply of a write
+// attempt whose caller gave up has come, unless a call still waits to
+// write as the owner: the attempt may have registered the intent after
+// Lock's withdrawal, or after Lock stopped waiting for it (a server that
+// stalled for longer than the clean-up's bound), and that intent would
+// hold back every new reader until it lapsed (the watchdog timeout).
+func (m *RWMutex) withdrawLate() {
+	ctx, cancel := core.Detached(context.Background())
+	defer cancel()
+	w, _ := holds(m.b.Cfg.Owner)
+	// If this fails too, the intent lapses within the watchdog timeout.
+	_ = place.Idle(m.writers(), func() error {
+		_, err := withdraw(ctx, m.b.Cfg.Client, m.k, w)
+		return err
+	})
 }
 
 // TryLock tries once to lock m for writing, without waiting, and reports

@@ -107,9 +107,20 @@ func (r *Holder) releaseCurrent(ctx context.Context, h *Hold) (outcome, err erro
 }
 
 // releaseLost releases h, the current hold, found lost, in case its key
-// lingers, and drops it: the outcome is its lost error. r.op held.
+// lingers, and drops it: the outcome is its lost error. Every acquire h
+// stands for is undone, not one: a hold lost by the Client's Close, or by
+// our clock, is still there with all of them, and r holds nothing
+// afterwards. r.op held.
 func (r *Holder) releaseLost(ctx context.Context, h *Hold) error {
-	_, _ = r.release(ctx, h)
+	r.Slot.mu.Lock()
+	count := h.Count
+	r.Slot.mu.Unlock()
+	for i := int64(0); i < count; i++ {
+		if n, err := r.release(ctx, h); err != nil || n <= 0 {
+			break
+		}
+		h.unlockID = newUnlockID() // the next acquire's release
+	}
 	r.tr.Released(h, true, h.Err())
 	return r.forget(h)
 }

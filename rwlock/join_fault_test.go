@@ -1,0 +1,57 @@
+package rwlock_test
+
+import (
+	"testing"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/rwlock"
+)
+
+// TestWaits_out_a_subscription_that_fails_for_a_moment checks, for each
+// side, that a call refused at first, whose subscription to be woken fails
+// a few times (its connection cannot be opened, as while the server
+// restarts), waits that out instead of returning the network error, and
+// gets the lock once the holder on another Client releases it: a Lock
+// behind a reader (its writers wake per process) and an RLock behind a
+// writer.
+func TestWaits_out_a_subscription_that_fails_for_a_moment(t *testing.T) {
+	srv := redistest.StartServer(t)
+	for _, write := range []bool{false, true} {
+		what := "RLock behind a writer"
+		if write {
+			what = "Lock behind a reader"
+		}
+		t.Run(what, func(t *testing.T) {
+			name := redistest.Unique(t)
+			h := rwlock.New(redistest.Lockkit(t, srv.Client(t)), name)
+			hold, unhold := h.Lock, h.Unlock
+			if write {
+				hold, unhold = h.RLock, h.RUnlock
+			}
+			must(t, h, "hold", hold)
+			fail := &redistest.FailDials{}
+			rc := srv.Client(t)
+			rc.AddHook(fail)
+			if err := rc.Ping(t.Context()).Err(); err != nil { // a connection for the attempts
+				t.Fatal(err)
+			}
+			m := rwlock.New(redistest.Lockkit(t, rc), name)
+			call, release := m.RLock, m.RUnlock
+			if write {
+				call, release = m.Lock, m.Unlock
+			}
+			fail.Arm(3)
+			got := async(t, func() error { return call(redistest.Ctx(t, spanTimeout)) })
+			redistest.Eventually(t, waitTimeout, "the subscription's dials to fail, or the call to return", func() bool {
+				return fail.Left() == 0 || len(got) > 0
+			})
+			pending(t, got, what+" whose subscription failed for a moment, before the holder released")
+			must(t, h, "release", unhold)
+			if err := redistest.Receive(t, got, waitTimeout, what); err != nil {
+				t.Fatalf("%s whose subscription failed for a moment = %v; want the lock", what, err)
+			}
+			must(t, m, "release", release)
+			redistest.AssertClean(t, srv.Client(t), name)
+		})
+	}
+}
