@@ -165,7 +165,9 @@ func (r *RedLock) attempt(ctx context.Context) (bool, time.Duration, error) {
 // Unlock again asks those nodes again, without releasing anything twice.
 // Meanwhile each of those nodes is asked again in the background until it
 // answers, as a single lock's failed Unlock is, so that a RedLock whose
-// Unlock is never called again does not stay held on them.
+// Unlock is never called again does not stay held on them; once they all
+// have, r holds nothing (Token returns 0, Context has ended), and the next
+// Unlock returns the outcome.
 func (r *RedLock) Unlock(ctx context.Context) error {
 	if err := r.base().CheckInput(ctx); err != nil {
 		return err
@@ -202,6 +204,7 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 	}
 	err, unknown := r.end(ctx, h)
 	if unknown {
+		r.settleLater(h)
 		return err
 	}
 	r.forget()

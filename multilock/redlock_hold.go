@@ -27,6 +27,7 @@ type redHold struct {
 	// Guarded by RedLock.op.
 	ending   bool // the last Unlock began: its releases decide the outcome
 	released int  // nodes that released their part in the last Unlock
+	settling bool // the nodes settle the last Unlock, in doubt (see settleLater)
 
 	mu    sync.Mutex // guards alive
 	alive int        // granting nodes whose part was not found lost

@@ -1,6 +1,7 @@
 package multilock_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -17,9 +18,10 @@ import (
 // to nodes 1 and 2 are never sent), so its outcome is unknown and r keeps
 // the hold; nobody calls Unlock again. Nodes 1 and 2 settle their parts in
 // the background: another owner takes the lock long before the lease,
-// which the nodes' watchdogs renew for minutes, could end, and r's lost
-// signal stays open. r's next Unlock returns that outcome, nil, and the one
-// after finds nothing held.
+// which the nodes' watchdogs renew for minutes, could end, r then holds
+// nothing (its Token is 0 and its Context ended with ErrNotHeld), and its
+// lost signal stays open. r's next Unlock returns that outcome, nil, and
+// the one after finds nothing held.
 func TestRedLock_Unlock_in_doubt_never_called_again_is_settled_in_the_background(t *testing.T) {
 	ctx := redistest.Ctx(t, redistest.Hang)
 	_, clients := masters(t, 3)
@@ -53,6 +55,10 @@ func TestRedLock_Unlock_in_doubt_never_called_again_is_settled_in_the_background
 		t.Fatalf("Lock by another owner after an Unlock in doubt never called again = %v; want the lock well within the lease", err)
 	}
 	redistest.MustUnlock(t, other)
+	redistest.Eventually(t, 10*time.Second, "r to hold nothing once its nodes settled the Unlock", func() bool { return r.Token() == 0 })
+	if cause := context.Cause(r.Context(ctx)); !errors.Is(cause, lockkit.ErrNotHeld) {
+		t.Fatalf("r's Context after its Unlock was settled ended with %v; want ErrNotHeld", cause)
+	}
 	if redistest.Closed(lost) {
 		t.Fatal("the releases settled in the background closed r's lost signal")
 	}
