@@ -68,3 +68,31 @@ func TestCampaign_whose_acquire_is_on_its_way_when_the_Client_closes_returns_Err
 	}
 	redistest.AssertClean(t, s.Client(t), name)
 }
+
+// TestCampaign_whose_proclamation_is_on_its_way_when_the_Client_closes_returns_ErrClosed_and_tells_the_observers
+// holds up the reply of a Campaign's proclamation, which took effect and
+// which an observer of another Client heard of, until the candidate's
+// Client has closed: the Campaign returns ErrClosed, not a leadership
+// already reported lost, and gives the leadership back, which tells the
+// observer that nobody leads, at once although the lease is far longer
+// than the test; and nothing is left in Redis.
+func TestCampaign_whose_proclamation_is_on_its_way_when_the_Client_closes_returns_ErrClosed_and_tells_the_observers(t *testing.T) {
+	s := redistest.StartServer(t)
+	rc := s.Client(t)
+	late := &redistest.Silence{Match: proclaims, Late: true, Max: 2 * redistest.Hang}
+	defer late.Off()
+	rc.AddHook(late)
+	name := redistest.Unique(t)
+	ctx := redistest.Ctx(t, redistest.Hang)
+	c := lockkit.New(rc)
+	loadScripts(ctx, t, c, name)
+	obs := mustObserve(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name))
+	nextLeader(t, obs, "the first report")
+
+	late.On()
+	campaign := campaignErr(ctx, election.New(c, name, lockkit.WithWatchdogTimeout(5*time.Minute)), "a")
+	observeUntil(t, obs, "a to be proclaimed", func(l election.Leader) bool { return l.Value == "a" })
+	redistest.WantErr(t, closeWhileHeld(t, c, late, campaign), lockkit.ErrClosed)
+	vacancyWithin(t, obs, 5*time.Second)
+	redistest.AssertClean(t, s.Client(t), name)
+}
