@@ -14,12 +14,11 @@ import (
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
-// waitingCandidate starts a Campaign for value on a Client of its own on
-// rc and returns the channel its leadership arrives on once the candidate
-// waits for the leadership (subscribed to be woken).
-func waitingCandidate(ctx context.Context, t *testing.T, rc redis.UniversalClient, name, value string, opts ...lockkit.Option) <-chan *election.Leadership {
+// waitingCandidate starts a Campaign for value on c and returns the
+// channel its leadership arrives on once the candidate waits for the
+// leadership (subscribed to be woken).
+func waitingCandidate(ctx context.Context, t *testing.T, c *lockkit.Client, name, value string, opts ...lockkit.Option) <-chan *election.Leadership {
 	t.Helper()
-	c := redistest.Lockkit(t, rc)
 	won := campaignAsync(ctx, t, election.New(c, name, opts...), value)
 	redistest.Eventually(t, redistest.Hang, value+" to wait", func() bool {
 		return c.Notifier().Sleeping(core.SleepChannel(c, core.KeysFor(c, name).Channel)) == 1
@@ -80,7 +79,7 @@ func TestLeadership_force_unlocked_by_another_Client_ends_and_the_observers_see_
 	op := redistest.Lockkit(t, s.Client(t))
 	obs := mustObserve(ctx, t, election.New(op, name))
 	observeUntil(t, obs, "a to lead", func(l election.Leader) bool { return l == a.Leader() })
-	won := waitingCandidate(ctx, t, s.Client(t), name, "b", lockkit.WithWatchdogTimeout(5*time.Minute))
+	won := waitingCandidate(ctx, t, redistest.Lockkit(t, s.Client(t)), name, "b", lockkit.WithWatchdogTimeout(5*time.Minute))
 
 	if ok, err := election.New(op, name).ForceUnlock(ctx); !ok || err != nil {
 		t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
@@ -111,7 +110,7 @@ func TestLeadership_lost_in_a_stall_ends_before_a_candidate_of_another_Client_le
 	oc := redistest.Lockkit(t, s.Client(t))
 	obs := mustObserve(ctx, t, election.New(oc, name))
 	observeUntil(t, obs, "a to lead", func(l election.Leader) bool { return l == a.Leader() })
-	won := waitingCandidate(ctx, t, s.Client(t), name, "b", opt)
+	won := waitingCandidate(ctx, t, redistest.Lockkit(t, s.Client(t)), name, "b", opt)
 
 	s.Stall(t, 3*time.Second)
 	b := succeeds(t, won, a, obs, "b to lead")
@@ -142,7 +141,7 @@ func TestLeadership_cut_off_ends_before_a_candidate_of_another_Client_leads(t *t
 	oc := redistest.Lockkit(t, s.Client(t))
 	obs := mustObserve(ctx, t, election.New(oc, name))
 	observeUntil(t, obs, "a to lead", func(l election.Leader) bool { return l == a.Leader() })
-	won := waitingCandidate(ctx, t, s.Client(t), name, "b", opt)
+	won := waitingCandidate(ctx, t, redistest.Lockkit(t, s.Client(t)), name, "b", opt)
 
 	p.Cut()
 	b := succeeds(t, won, a, obs, "b to lead")
