@@ -79,6 +79,13 @@ func electionKind(o *config.Options) {
 // candidate campaigns once at a time: Campaign while e campaigns or leads
 // (Resign was not called) returns an error matching [lockkit.ErrInvalid].
 // A name held by a lock of another kind is [lockkit.ErrWrongKind].
+//
+// When the Client is closed while Campaign waits, or while its acquire or
+// its proclamation is on its way, Campaign returns an error matching
+// [lockkit.ErrClosed] and gives back what it took before it returns,
+// telling the observers (if Close comes at the very moment the
+// proclamation's reply does, it may instead return the leadership,
+// reported lost by then: Resign it as usual).
 func (e *Election) Campaign(ctx context.Context, value string) (*Leadership, error) {
 	if err := e.base().Check(ctx); err != nil {
 		return nil, err
@@ -138,6 +145,12 @@ func (e *Election) campaign(ctx context.Context, value string) (*Leadership, err
 		return proclaimScript.Run(ctx, cfg.Client.Redis(), []string{cfg.Keys.Base},
 			term, value, e.observers(), config.Election).Int64()
 	}, nil)
+	if err == nil {
+		// A Client closed while the campaign was on its way reported the
+		// hold lost: give it back, as Lock gives back an acquire that was
+		// on its way then.
+		err = cfg.Client.Err()
+	}
 	if err == nil && n == 1 {
 		return &Leadership{e: e, leader: Leader{Value: value, Term: term}, ctx: lctx}, nil
 	}
