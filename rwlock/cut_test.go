@@ -91,11 +91,7 @@ func TestCalls_return_within_ctx_when_the_network_to_the_server_is_cut(t *testin
 	returnsWithin(t, "the reader's RUnlock", rh.RUnlock)
 	p.Heal()
 	settle("the reader's RUnlock", rh.RUnlock)
-	newcomer := rwlock.New(direct, name)
-	redistest.Eventually(t, waitTimeout, "a new reader to get in", func() bool {
-		ok, err := newcomer.TryRLock(redistest.Ctx(t, waitTimeout))
-		return ok && err == nil
-	})
+	newcomer := eventuallyAdmitted(t, direct, name, "a new reader to get in")
 	mustRUnlock(t, newcomer)
 	redistest.WantErr(t, rh.RUnlock(redistest.Ctx(t, waitTimeout)), lockkit.ErrNotHeld)
 	redistest.WantErr(t, w.Unlock(redistest.Ctx(t, waitTimeout)), lockkit.ErrNotHeld)

@@ -38,11 +38,7 @@ func TestLock_giving_up_while_the_server_stalls_leaves_no_intent(t *testing.T) {
 		t.Errorf("Lock took %v to return against a stalled server; want less than the clean-up's bound %v", took, core.CleanupTimeout)
 	}
 
-	newcomer := rwlock.New(readers, name)
-	redistest.Eventually(t, waitTimeout, "a new reader to get in after the stall", func() bool {
-		ok, err := newcomer.TryRLock(redistest.Ctx(t, waitTimeout))
-		return ok && err == nil
-	})
+	newcomer := eventuallyAdmitted(t, readers, name, "a new reader to get in after the stall")
 	if s := state(t, r); s.WaitingWriters != 0 || s.Readers != 2 {
 		t.Fatalf("state after the stall = %+v; want 2 readers, no intent", s)
 	}

@@ -143,6 +143,18 @@ func wantAdmitted(t testing.TB, r *rwlock.RWMutex, when string) {
 	mustRUnlock(t, r)
 }
 
+// eventuallyAdmitted waits until a new reader of lock name of c gets in,
+// and returns it, holding its read: what is waited for says what.
+func eventuallyAdmitted(t testing.TB, c *lockkit.Client, name, what string) *rwlock.RWMutex {
+	t.Helper()
+	newcomer := rwlock.New(c, name)
+	redistest.Eventually(t, waitTimeout, what, func() bool {
+		ok, err := newcomer.TryRLock(redistest.Ctx(t, waitTimeout))
+		return ok && err == nil
+	})
+	return newcomer
+}
+
 // async runs f in a goroutine and returns a channel with its result; the
 // test waits for it before it ends.
 func async(t testing.TB, f func() error) <-chan error {

@@ -75,11 +75,7 @@ func TestLock_of_a_waiting_writer_returns_by_its_deadline_against_a_silent_serve
 		t.Errorf("Lock took %v to return after its ctx ended; want less than the clean-up's bound %v", took, core.CleanupTimeout)
 	}
 
-	newcomer := rwlock.New(readers, name)
-	redistest.Eventually(t, waitTimeout, "a new reader to get in", func() bool {
-		ok, err := newcomer.TryRLock(redistest.Ctx(t, waitTimeout))
-		return ok && err == nil
-	})
+	newcomer := eventuallyAdmitted(t, readers, name, "a new reader to get in")
 	redistest.Eventually(t, waitTimeout, "the writer's intent to be withdrawn", func() bool {
 		s := state(t, w)
 		return s.Readers == 1 && s.HoldCount == 0 && s.WaitingWriters == 0
