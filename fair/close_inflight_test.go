@@ -1,0 +1,52 @@
+package fair_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/fair"
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+// TestClose_with_a_woken_waiters_acquire_on_its_way_serves_the_next_waiter:
+// the release of a holder on one Client wakes w, first in line on a second
+// Client, whose acquire (which takes the lock from the head of the queue)
+// the server has not answered when w's Client closes. w's Lock returns
+// ErrClosed and gives back the hold it took without putting w back in
+// line: x, queued behind w on a third Client, gets the lock at once, not a
+// waiter timeout (a minute here) later, and nothing of the lock is left.
+func TestClose_with_a_woken_waiters_acquire_on_its_way_serves_the_next_waiter(t *testing.T) {
+	srv := redistest.StartServer(t)
+	e := newLockEnv(t, srv.Client(t))
+	opts := []lockkit.Option{fair.WithWaiterTimeout(time.Minute)}
+	holder := e.held()
+
+	rcW := srv.Client(t)
+	silent := &redistest.Silence{Max: 2 * redistest.Hang, Match: isAcquire}
+	t.Cleanup(silent.Off)
+	rcW.AddHook(silent)
+	lcW := redistest.Lockkit(t, rcW)
+	w := e.on(lcW).mutex(append(opts, lockkit.WithOwner("w"))...)
+	gotW := redistest.LockAsync(redistest.Ctx(t, redistest.Hang), w)
+	e.waitQueue("w")
+	x := e.on(redistest.Lockkit(t, srv.Client(t))).mutex(append(opts, lockkit.WithOwner("x"))...)
+	gotX := redistest.LockAsync(redistest.Ctx(t, redistest.Hang), x)
+	e.waitQueue("w", "x")
+
+	silent.On()
+	redistest.MustUnlock(t, holder) // wakes w
+	redistest.Eventually(t, redistest.Hang, "w's acquire to be held up", func() bool { return silent.Held() > 0 })
+	closed := make(chan error, 1)
+	go func() { closed <- lcW.Close() }()
+	<-lcW.Done()
+	silent.Off() // w's acquire runs now, and takes the lock from the head of the queue
+	redistest.WantErr(t, redistest.Receive(t, gotW, redistest.Hang, "w's Lock"), lockkit.ErrClosed)
+	if err := redistest.Receive(t, closed, redistest.Hang, "Close"); err != nil {
+		t.Fatal(err)
+	}
+	if w.Token() != 0 {
+		t.Errorf("w's Token after a Lock that failed = %d, want 0", w.Token())
+	}
+	e.wantTurn(x, gotX, 10*time.Second, "x, behind the waiter whose Client closed")
+}
