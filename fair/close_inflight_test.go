@@ -25,10 +25,14 @@ func TestClose_with_a_woken_waiters_acquire_on_its_way_serves_the_next_waiter(t 
 	rcW := srv.Client(t)
 	silent := &redistest.Silence{Max: 2 * redistest.Hang, Match: isAcquire}
 	t.Cleanup(silent.Off)
+	replies := new(scriptReplies)
+	rcW.AddHook(replies)
 	rcW.AddHook(silent)
 	lcW := redistest.Lockkit(t, rcW)
 	w := e.on(lcW).mutex(append(opts, lockkit.WithOwner("w"))...)
 	gotW := redistest.LockAsync(redistest.Ctx(t, redistest.Hang), w)
+	// Asleep: its attempts before and after it subscribed were answered.
+	redistest.Eventually(t, redistest.Hang, "w asleep", func() bool { return replies.answered.Load() == 2 })
 	e.waitQueue("w")
 	x := e.on(redistest.Lockkit(t, srv.Client(t))).mutex(append(opts, lockkit.WithOwner("x"))...)
 	gotX := redistest.LockAsync(redistest.Ctx(t, redistest.Hang), x)
