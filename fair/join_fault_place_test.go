@@ -50,3 +50,33 @@ func TestLock_waiter_whose_subscription_fails_for_longer_than_its_waiter_timeout
 	e.wantTurn(w, gotW, 10*time.Second, "w, first in line", "x")
 	e.wantTurn(x, gotX, 10*time.Second, "x, behind w")
 }
+
+// TestLock_waiter_whose_subscription_fails_takes_the_lock_at_its_turn: w,
+// first in line, cannot subscribe to its channel (every new connection of
+// its client is refused) when the holder releases the lock, so the
+// release's wake-up reaches nobody. w's attempts between its
+// subscriptions take the lock all the same, within a heartbeat (a third of
+// its waiter timeout of 3 s), not once the subscription works.
+func TestLock_waiter_whose_subscription_fails_takes_the_lock_at_its_turn(t *testing.T) {
+	srv := redistest.StartServer(t)
+	e := newLockEnv(t, srv.Client(t))
+	holder := e.held()
+	fail := &redistest.FailDials{}
+	rc := srv.Client(t)
+	rc.AddHook(fail)
+	if err := rc.Ping(redistest.Ctx(t, 5*time.Second)).Err(); err != nil { // a connection for the attempts
+		t.Fatal(err)
+	}
+	w := e.on(redistest.Lockkit(t, rc)).mutex(lockkit.WithOwner("w"), fair.WithWaiterTimeout(3*time.Second))
+	fail.Arm(1 << 30)
+	t.Cleanup(func() { fail.Arm(0) })
+	gotW := redistest.LockAsync(redistest.Ctx(t, redistest.Hang), w)
+	e.waitQueue("w")
+	redistest.MustUnlock(t, holder)
+	acquired(t, gotW, 5*time.Second, "w, whose subscription fails")
+	if n := fail.Left(); n >= 1<<30 {
+		t.Fatal("w took the lock without trying to subscribe")
+	}
+	e.wantQueue()
+	redistest.MustUnlock(t, w)
+}
