@@ -125,6 +125,28 @@ func TestLock_waiters_of_three_Clients_keep_their_order_across_a_stall(t *testin
 	x.e.wantQueue()
 }
 
+// TestLock_waiters_of_three_Clients_all_queue_again_after_a_stall_past_their_waiter_timeout:
+// the server stops answering for 1.5 s, past the deadline of every entry
+// (a waiter timeout of 600 ms, on the server's clock), while six waiters
+// of three Clients queue behind a holder, the attempts of one Client
+// failing meanwhile: none is lost, the queue forms again with every
+// waiter, each takes the lock in the order of that queue, and nothing of
+// the lock is left.
+func TestLock_waiters_of_three_Clients_all_queue_again_after_a_stall_past_their_waiter_timeout(t *testing.T) {
+	x := newThreeClients(t, 600*time.Millisecond)
+	x.srv.Stall(t, 1500*time.Millisecond)
+	var queue []string
+	redistest.Eventually(t, 10*time.Second, "every waiter queued again", func() bool {
+		queue = x.e.queue()
+		return slices.Equal(slices.Sorted(slices.Values(queue)), threeIDs)
+	})
+	redistest.MustUnlock(t, x.holder)
+	if got := x.served(); !slices.Equal(got, queue) {
+		t.Fatalf("turns %q, want the order of the queue formed again, %q", got, queue)
+	}
+	x.e.wantQueue()
+}
+
 // TestLock_waiters_of_three_Clients_keep_their_order_across_a_cut: the
 // network between the server and the Client of two waiters ("c" and "f")
 // is cut until attempts of theirs have failed, and healed well within
