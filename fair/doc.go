@@ -78,7 +78,8 @@
 //
 // Every attempt pushes the waiter's deadline to now + the waiter timeout
 // ([WithWaiterTimeout], default 5 s), and a sleeping waiter wakes to
-// attempt at least every third of it, so a live waiter's entry never
+// attempt at least every third of it, as does a waiter waiting out a
+// subscription to its channel that fails, so a live waiter's entry never
 // expires. Deadlines are measured on the Redis server's clock (TIME
 // inside the scripts), never on a client's, so clock skew between
 // clients does not matter. The entry of a waiter whose process died is

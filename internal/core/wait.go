@@ -106,10 +106,10 @@ func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attemp
 	var done func(error)
 	ctx, done = tr.waitStart(ctx)
 	defer func() { done(err) }()
-	if err := join(ctx, name, t); err != nil {
+	waiting = true
+	if ok, err := join(ctx, name, t, try); ok || err != nil {
 		return err
 	}
-	waiting = true
 	if t.Ready() {
 		if ok, err := try(); ok || err != nil {
 			return err
@@ -128,28 +128,51 @@ func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attemp
 // join joins t, the wait's turn, waiting out transient errors (see
 // Transient) as the attempts after it do: a subscription that fails while
 // the server restarts is tried again, from 10 ms to 1 s apart, until ctx
-// ends or t is closed (ErrClosed, at once). It returns the error that ends
-// the wait.
-func join(ctx context.Context, name string, t Turn) error {
+// ends or t is closed (ErrClosed, at once). A turn with a heartbeat (see
+// Queue) attempts (try) between subscriptions, at least every heartbeat,
+// so that its place in the queue does not lapse while it cannot be woken.
+// It reports whether such an attempt took the lock, and returns the error
+// that ends the wait.
+func join(ctx context.Context, name string, t Turn, try func() (bool, error)) (bool, error) {
 	var last error // the last transient error
 	for failures := 0; ; failures++ {
 		err := t.Join(ctx)
 		if err == nil {
-			return nil
+			return false, nil
 		}
 		if cerr := ctxDone(ctx); cerr != nil {
 			// The subscribe was cut short by the deadline: report the
 			// deadline, not the network error it caused.
-			return NotObtained(name, errors.Join(cerr, last))
+			return false, NotObtained(name, errors.Join(cerr, last))
 		}
 		if !Transient(err) {
-			return NotObtained(name, err)
+			return false, NotObtained(name, err)
 		}
 		last = err
-		if err := sleep(ctx, transientRetry.Bound(failures), t.Closed()); err != nil {
-			return NotObtained(name, errors.Join(err, last))
+		pause := transientRetry.Bound(failures)
+		beat := time.Duration(0)
+		if hb, ok := t.(heartbeater); ok {
+			beat = hb.heartbeat()
+		}
+		beats := beat > 0
+		if beats {
+			pause = min(pause, beat)
+		}
+		if err := sleep(ctx, pause, t.Closed()); err != nil {
+			return false, NotObtained(name, errors.Join(err, last))
+		}
+		if beats {
+			if ok, err := try(); ok || err != nil {
+				return ok, err
+			}
 		}
 	}
+}
+
+// heartbeater is a Turn whose waiter must attempt at least every
+// heartbeat (0: no bound), woken or not, subscribed or not.
+type heartbeater interface {
+	heartbeat() time.Duration
 }
 
 // PubSub waits for release messages on one channel of a notifier. Within
@@ -275,7 +298,8 @@ func (t *pubsubTurn) Leave(acquired bool) {
 // Queue waits for a fair lock's turn: the waiter has a channel of its own
 // (Channel), and a release wakes only the first waiter in the lock's queue
 // in Redis. Every attempt renews the waiter's place there, so Sleep never
-// lasts longer than Heartbeat, even without a wake-up.
+// lasts longer than Heartbeat, even without a wake-up, and neither does
+// the pause between subscriptions that failed (see join).
 type Queue struct {
 	Notifier  *notify.Notifier
 	Channel   string
@@ -306,6 +330,8 @@ func (t *queueTurn) Join(ctx context.Context) (err error) {
 }
 
 func (t *queueTurn) Ready() bool { return true }
+
+func (t *queueTurn) heartbeat() time.Duration { return t.q.Heartbeat }
 
 func (t *queueTurn) Closed() <-chan struct{} { return t.q.Notifier.Done() }
 
