@@ -30,7 +30,10 @@
 // than any before it for that name; and an Unlock never frees a newer hold,
 // and may be retried after an error without unlocking twice (a failed last
 // Unlock that is not retried is settled in the background, so it does not
-// keep the lock held).
+// keep the lock held). The Unlock after a failed one is its retry, even
+// when the lock value was locked again in between: check Unlock's error,
+// and call Unlock again before locking the same value again while it is
+// not nil, ErrNotHeld or ErrLost, or make a new lock value for each hold.
 //
 // A fencing token is the larger of the name's counter + 1 and the Redis
 // server's time in µs, so tokens are large numbers, not 1, 2, 3, and keep
