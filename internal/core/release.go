@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 )
 
 // Release undoes one acquire of the current hold. It returns ErrNotHeld
@@ -52,7 +53,13 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 	}
 	if h.Err() != nil {
 		// A fixed lease ends by our clock a little before the server's.
-		return r.releaseLost(ctx, h)
+		outcome, err := r.releaseLost(ctx, h)
+		if err != nil {
+			// The loss is known, the release is not: the next Release
+			// asks again.
+			return fmt.Errorf("%w (releasing it: %w)", h.Err(), Op(op, r.cfg.Name, err))
+		}
+		return outcome
 	}
 	r.Slot.mu.Lock()
 	last := h.Count == 1
@@ -110,19 +117,32 @@ func (r *Holder) releaseCurrent(ctx context.Context, h *Hold) (outcome, err erro
 // lingers, and drops it: the outcome is its lost error. Every acquire h
 // stands for is undone, not one: a hold lost by the Client's Close, or by
 // our clock, is still there with all of them, and r holds nothing
-// afterwards. r.op held.
-func (r *Holder) releaseLost(ctx context.Context, h *Hold) error {
-	r.Slot.mu.Lock()
-	count := h.Count
-	r.Slot.mu.Unlock()
-	for i := int64(0); i < count; i++ {
-		if n, err := r.release(ctx, h); err != nil || n <= 0 {
+// afterwards. It returns Redis's error when Redis did not answer: h then
+// stays, with the acquires not yet undone and the unlock id of the release
+// in doubt, so that the next Release (the owner's next Unlock of a
+// re-entered hold, say) asks again without releasing twice. r.op held.
+func (r *Holder) releaseLost(ctx context.Context, h *Hold) (outcome, err error) {
+	for {
+		r.Slot.mu.Lock()
+		left := h.Count
+		r.Slot.mu.Unlock()
+		if left <= 0 {
+			break
+		}
+		n, err := r.release(ctx, h)
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
 			break
 		}
 		h.unlockID = newUnlockID() // the next acquire's release
+		r.Slot.mu.Lock()
+		h.Count--
+		r.Slot.mu.Unlock()
 	}
 	r.tr.Released(h, true, h.Err())
-	return r.forget(h)
+	return r.forget(h), nil
 }
 
 // releasePending asks again for the release of p, a hold that a newer one

@@ -67,7 +67,7 @@ func (r *Holder) settleTry(h *Hold) bool {
 		r.background = nil
 		return true
 	case h.Err() != nil:
-		outcome = r.releaseLost(ctx, h)
+		outcome, err = r.releaseLost(ctx, h)
 	default:
 		outcome, err = r.releaseCurrent(ctx, h)
 	}

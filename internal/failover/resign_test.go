@@ -1,0 +1,87 @@
+package failover_test
+
+import (
+	"io"
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/election"
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+// vacancyBound bounds how long an observer takes to report a vacancy it
+// is told of: far less than the leader's lease, after which it would read
+// the vacancy anyway.
+const vacancyBound = 5 * time.Second
+
+// TestResign_after_a_failover_whose_reply_is_lost_tells_the_observers
+// elects a leader with a lease of 5 minutes, with an observer on another
+// Client, and fails the deployment over. Then the leader resigns at the
+// new master, and the reply is lost (io.EOF, as on a connection the
+// failover broke): Resign fails, but the observer, subscribed before the
+// failover, reports at once that nobody leads, since the script that
+// freed the leadership told it so; Resign called again returns nil.
+func TestResign_after_a_failover_whose_reply_is_lost_tells_the_observers(t *testing.T) {
+	t.Parallel()
+	for _, dep := range deployments {
+		t.Run(dep.name, func(t *testing.T) {
+			t.Parallel()
+			d := dep.start(t)
+			name := pickName(t, kind{names: single}, d)
+			rc := d.client(t)
+			drop := &redistest.DropReply{Match: scriptOf(name), Err: io.EOF}
+			rc.AddHook(drop)
+			e := election.New(redistest.Lockkit(t, rc), name, lockkit.WithWatchdogTimeout(longLease))
+			a, err := e.Campaign(redistest.Ctx(t, callTimeout), "a")
+			if err != nil {
+				t.Fatalf("Campaign: %v", err)
+			}
+			obs, err := election.New(redistest.Lockkit(t, d.client(t)), name).Observe(redistest.Ctx(t, waiterBound+settleBound))
+			if err != nil {
+				t.Fatalf("Observe: %v", err)
+			}
+			observed(t, obs, a.Leader(), "the leader")
+			d.replicated(t)
+			d.failover(t)
+			// Right after the failover, a Resign may fail before it reaches
+			// the new master; it is called again until one's reply is lost.
+			drop.Arm()
+			deadline := time.Now().Add(settleBound)
+			for drop.Armed() {
+				if err := a.Resign(redistest.Ctx(t, callTimeout)); err == nil {
+					t.Fatalf("Resign succeeded without its reply lost")
+				} else if time.Now().After(deadline) {
+					t.Fatalf("no Resign reached the new master: %v", err)
+				}
+			}
+			observed(t, obs, election.Leader{}, "nobody to lead, told by the Resign whose reply was lost")
+			if err := a.Resign(redistest.Ctx(t, callTimeout)); err != nil {
+				t.Fatalf("Resign called again = %v; want nil", err)
+			}
+		})
+	}
+}
+
+// observed reads obs until it reports want, and fails the test if that
+// does not happen within vacancyBound.
+func observed(t *testing.T, obs <-chan election.Leader, want election.Leader, what string) {
+	t.Helper()
+	timer := time.NewTimer(vacancyBound)
+	defer timer.Stop()
+	var seen []election.Leader
+	for {
+		select {
+		case l, ok := <-obs:
+			if !ok {
+				t.Fatalf("the observer's channel closed waiting for %s", what)
+			}
+			if l == want {
+				return
+			}
+			seen = append(seen, l)
+		case <-timer.C:
+			t.Fatalf("the observer did not report %s (%+v) within %v; it reported %+v", what, want, vacancyBound, seen)
+		}
+	}
+}
