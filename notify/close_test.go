@@ -18,9 +18,9 @@ import (
 // TestClose_ends_Wait_and_a_Subscribe_awaiting_confirmation checks what
 // Close promises a user of the Notifier with the network to the server
 // cut: a waiter blocked in Wait and a Subscribe whose confirmation cannot
-// arrive both return ErrClosed, Close does not wait for the server, it
-// leaves the client usable, and once the network is back the server holds
-// no subscription of the closed Notifier.
+// arrive both return ErrClosed, Done is closed, Close does not wait for
+// the server, it leaves the client usable, and once the network is back
+// the server holds no subscription of the closed Notifier.
 func TestClose_ends_Wait_and_a_Subscribe_awaiting_confirmation(t *testing.T) {
 	srv := redistest.StartServer(t)
 	proxy := redistest.StartProxy(t, srv.Addr())
@@ -40,8 +40,14 @@ func TestClose_ends_Wait_and_a_Subscribe_awaiting_confirmation(t *testing.T) {
 		subscribed <- err
 	}()
 	redistest.Eventually(t, 5*time.Second, "the Subscribe to wait", func() bool { return n.Waiters(asked) == 1 })
+	if redistest.Closed(n.Done()) {
+		t.Fatal("Done is closed before Close")
+	}
 	if err := n.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if !redistest.Closed(n.Done()) {
+		t.Fatal("Done is open after Close")
 	}
 	redistest.WantErr(t, redistest.Receive(t, waited, redistest.Hang, "Wait to return"), notify.ErrClosed)
 	redistest.WantErr(t, redistest.Receive(t, subscribed, redistest.Hang, "Subscribe to return"), notify.ErrClosed)
