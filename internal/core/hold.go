@@ -105,18 +105,8 @@ func (h *Hold) End() {
 // Ended returns a channel closed by End.
 func (h *Hold) Ended() <-chan struct{} { return h.ended }
 
-// Follow makes h lost, with src's error, when src is lost, so that a hold
-// lent from src (a local hand-over of a process's hold) learns of the
-// loss. The check runs in a goroutine of its own (see context.AfterFunc);
-// stop ends the following, and reports whether it stopped it before it
-// ran.
-func (h *Hold) Follow(src *Hold) (stop func() bool) {
-	return context.AfterFunc(src.context(), func() { h.Catch(src) })
-}
-
-// Catch makes h lost, with src's error, if src is lost by now: the check
-// Follow makes, done in the caller, before h ends (see End) with a loss
-// that Follow's goroutine may not have passed on yet.
+// Catch makes h lost, with src's error, if src is lost by now: a hold lent
+// from src (a local hand-over of a process's hold) learns of its loss so.
 func (h *Hold) Catch(src *Hold) {
 	if err := src.Err(); err != nil && h.LostSignal.loseWith(err) {
 		h.endContext(err)
