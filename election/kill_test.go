@@ -24,7 +24,7 @@ func TestElection_across_a_Redis_kill_past_the_lease(t *testing.T) {
 	a := mustCampaign(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name, opt), "a")
 	obs := mustObserve(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name))
 	observeUntil(t, obs, "a to lead", func(l election.Leader) bool { return l == a.Leader() })
-	won := waitingCandidate(ctx, t, redistest.Lockkit(t, s.Client(t)), name, "b", opt)
+	won := waitingCandidate(ctx, t, redistest.Lockkit(t, s.Client(t)), name, "b") // a default lease: no renewal missed under load
 
 	s.Kill(t)
 	redistest.Receive(t, a.Context().Done(), redistest.Hang, "the leader's Context to end while the server is down")

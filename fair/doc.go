@@ -78,9 +78,9 @@
 //
 // Every attempt pushes the waiter's deadline to now + the waiter timeout
 // ([WithWaiterTimeout], default 5 s), and a sleeping waiter wakes to
-// attempt at least every third of it, as does a waiter waiting out a
-// subscription to its channel that fails, so a live waiter's entry never
-// expires. Deadlines are measured on the Redis server's clock (TIME
+// attempt at least every third of it, as does a waiter whose subscription
+// to its channel fails or is not confirmed yet, so a live waiter's entry
+// never expires. Deadlines are measured on the Redis server's clock (TIME
 // inside the scripts), never on a client's, so clock skew between
 // clients does not matter. The entry of a waiter whose process died is
 // evicted by the next script that looks once its deadline has passed; the

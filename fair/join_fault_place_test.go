@@ -80,3 +80,46 @@ func TestLock_waiter_whose_subscription_fails_takes_the_lock_at_its_turn(t *test
 	e.wantQueue()
 	redistest.MustUnlock(t, w)
 }
+
+// TestLock_waiter_whose_subscription_is_held_up_keeps_its_place: as above,
+// but w's subscription neither fails nor is confirmed (every new
+// connection of its client is held up, as by a server that accepts
+// nothing for a while) for three waiter timeouts: w attempts every
+// heartbeat meanwhile, so x does not overtake it, and w takes the lock
+// first at the holder's release once the subscription goes through.
+func TestLock_waiter_whose_subscription_is_held_up_keeps_its_place(t *testing.T) {
+	srv := redistest.StartServer(t)
+	e := newLockEnv(t, srv.Client(t))
+	holder := e.held()
+	stall := &redistest.StallDials{}
+	rc := srv.Client(t)
+	rc.AddHook(stall)
+	if err := rc.Ping(redistest.Ctx(t, 5*time.Second)).Err(); err != nil { // a connection for the attempts
+		t.Fatal(err)
+	}
+	const wt = 300 * time.Millisecond
+	w := e.on(redistest.Lockkit(t, rc)).mutex(lockkit.WithOwner("w"), fair.WithWaiterTimeout(wt))
+	stall.On()
+	t.Cleanup(stall.Off)
+	gotW := redistest.LockAsync(redistest.Ctx(t, redistest.Hang), w)
+	e.waitQueue("w")
+	start := serverMillis(t, e.c)
+	x := e.mutex(lockkit.WithOwner("x"), fair.WithWaiterTimeout(time.Minute))
+	gotX := redistest.LockAsync(redistest.Ctx(t, redistest.Hang), x)
+	e.waitQueue("w", "x")
+
+	redistest.Eventually(t, 10*time.Second, "three waiter timeouts to pass on the server", func() bool {
+		return serverMillis(t, e.c) > start+3*wt.Milliseconds()
+	})
+	redistest.NotYet(t, gotW, "w's Lock returned while its subscription was held up")
+	e.wantQueue("w", "x")
+	stall.Off()
+	redistest.Eventually(t, 10*time.Second, "w to be subscribed", func() bool {
+		n, err := e.c.PubSubNumSub(redistest.Ctx(t, 5*time.Second), channelOf(e.name, "w")).Result()
+		return err == nil && n[channelOf(e.name, "w")] == 1
+	})
+	e.wantQueue("w", "x")
+	redistest.MustUnlock(t, holder)
+	e.wantTurn(w, gotW, 10*time.Second, "w, first in line", "x")
+	e.wantTurn(x, gotX, 10*time.Second, "x, behind w")
+}

@@ -129,14 +129,26 @@ func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attemp
 // Transient) as the attempts after it do: a subscription that fails while
 // the server restarts is tried again, from 10 ms to 1 s apart, until ctx
 // ends or t is closed (ErrClosed, at once). A turn with a heartbeat (see
-// Queue) attempts (try) between subscriptions, at least every heartbeat,
-// so that its place in the queue does not lapse while it cannot be woken.
-// It reports whether such an attempt took the lock, and returns the error
-// that ends the wait.
+// Queue) attempts (try) at least every heartbeat until it has joined, so
+// that its place in the queue does not lapse while it cannot be woken:
+// between subscriptions that failed, and while one is not confirmed (a
+// server that accepts the connection and does not answer). It reports
+// whether such an attempt took the lock, and returns the error that ends
+// the wait.
 func join(ctx context.Context, name string, t Turn, try func() (bool, error)) (bool, error) {
+	var beat time.Duration
+	if hb, ok := t.(heartbeater); ok {
+		beat = hb.heartbeat()
+	}
 	var last error // the last transient error
 	for failures := 0; ; failures++ {
-		err := t.Join(ctx)
+		jctx, cancel := ctx, context.CancelFunc(func() {})
+		if beat > 0 {
+			jctx, cancel = context.WithTimeout(ctx, beat)
+		}
+		err := t.Join(jctx)
+		timedOut := jctx.Err() != nil
+		cancel()
 		if err == nil {
 			return false, nil
 		}
@@ -145,23 +157,22 @@ func join(ctx context.Context, name string, t Turn, try func() (bool, error)) (b
 			// deadline, not the network error it caused.
 			return false, NotObtained(name, errors.Join(cerr, last))
 		}
-		if !Transient(err) {
+		switch {
+		case timedOut:
+			// Not confirmed within a heartbeat: attempt, and ask again.
+		case !Transient(err):
 			return false, NotObtained(name, err)
+		default:
+			last = err
+			pause := transientRetry.Bound(failures)
+			if beat > 0 {
+				pause = min(pause, beat)
+			}
+			if err := sleep(ctx, pause, t.Closed()); err != nil {
+				return false, NotObtained(name, errors.Join(err, last))
+			}
 		}
-		last = err
-		pause := transientRetry.Bound(failures)
-		beat := time.Duration(0)
-		if hb, ok := t.(heartbeater); ok {
-			beat = hb.heartbeat()
-		}
-		beats := beat > 0
-		if beats {
-			pause = min(pause, beat)
-		}
-		if err := sleep(ctx, pause, t.Closed()); err != nil {
-			return false, NotObtained(name, errors.Join(err, last))
-		}
-		if beats {
+		if beat > 0 {
 			if ok, err := try(); ok || err != nil {
 				return ok, err
 			}
