@@ -15,7 +15,6 @@ import (
 // it took: another owner's TryLock gets the lock at once, not when the
 // lease of 5 minutes ends, and nothing of the lock is left in Redis.
 func TestClose_during_a_failover_gives_back_what_an_acquire_on_its_way_took(t *testing.T) {
-	t.Parallel()
 	for _, dep := range deployments {
 		t.Run(dep.name, func(t *testing.T) {
 			t.Parallel()

@@ -21,7 +21,6 @@ import (
 // again, and gets the lock, with a larger token, once its holder releases
 // it.
 func TestLock_waits_out_a_subscription_that_fails_while_the_master_fails_over(t *testing.T) {
-	t.Parallel()
 	for _, dep := range deployments {
 		t.Run(dep.name, func(t *testing.T) {
 			t.Parallel()

@@ -25,7 +25,6 @@ import (
 // next Unlock, the holder's last, asks again under the same unlock id and
 // finishes the undo without releasing twice.
 func TestUnlock_after_a_failover_frees_a_reentered_hold_lost_to_Close(t *testing.T) {
-	t.Parallel()
 	for _, dep := range deployments {
 		t.Run(dep.name, func(t *testing.T) {
 			t.Parallel()

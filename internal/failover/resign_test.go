@@ -23,7 +23,6 @@ const vacancyBound = 5 * time.Second
 // failover, reports at once that nobody leads, since the script that
 // freed the leadership told it so; Resign called again returns nil.
 func TestResign_after_a_failover_whose_reply_is_lost_tells_the_observers(t *testing.T) {
-	t.Parallel()
 	for _, dep := range deployments {
 		t.Run(dep.name, func(t *testing.T) {
 			t.Parallel()

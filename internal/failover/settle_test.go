@@ -41,7 +41,6 @@ func kindsNamed(names ...string) []kind {
 // stays open, and its next Unlock returns the kept outcome, nil, and the
 // one after ErrNotHeld.
 func TestUnlock_in_doubt_across_a_failover_never_called_again_is_settled_in_the_background(t *testing.T) {
-	t.Parallel()
 	for _, dep := range deployments {
 		t.Run(dep.name, func(t *testing.T) {
 			t.Parallel()
