@@ -27,8 +27,11 @@ type cutOff struct {
 	gotA, gotB <-chan error
 }
 
-// newCutOff sets up a cutOff whose waiter a has waiter timeout wt.
-func newCutOff(t *testing.T, wt time.Duration) *cutOff {
+// proxied starts a redis-server with a lockEnv on it, and a go-redis
+// client of it through a proxy, to be cut off, that gives up on a reply
+// or a new connection after 200 ms, without retrying, so that its
+// attempts fail soon while the proxy is cut.
+func proxied(t *testing.T) (*redistest.Server, *lockEnv, *redistest.Proxy, *redis.Client) {
 	t.Helper()
 	srv := redistest.StartServer(t)
 	e := newLockEnv(t, srv.Client(t))
@@ -37,6 +40,13 @@ func newCutOff(t *testing.T, wt time.Duration) *cutOff {
 		Addr: p.Addr(), DialTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond, MaxRetries: -1,
 	})
 	t.Cleanup(func() { _ = rc.Close() })
+	return srv, e, p, rc
+}
+
+// newCutOff sets up a cutOff whose waiter a has waiter timeout wt.
+func newCutOff(t *testing.T, wt time.Duration) *cutOff {
+	t.Helper()
+	_, e, p, rc := proxied(t)
 	counter := redistest.CountCommands(rc)
 	x := &cutOff{e: e, proxy: p, counter: counter, holder: e.held()}
 	x.a = e.on(redistest.Lockkit(t, rc)).mutex(lockkit.WithOwner("a"), fair.WithWaiterTimeout(wt))

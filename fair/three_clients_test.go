@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/fair"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -43,13 +41,7 @@ var threeIDs = []string{"a", "b", "c", "d", "e", "f"}
 // timeout wt.
 func newThreeClients(t *testing.T, wt time.Duration) *threeClients {
 	t.Helper()
-	srv := redistest.StartServer(t)
-	e := newLockEnv(t, srv.Client(t))
-	p := redistest.StartProxy(t, srv.Addr())
-	rc := redis.NewClient(&redis.Options{
-		Addr: p.Addr(), DialTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond, MaxRetries: -1,
-	})
-	t.Cleanup(func() { _ = rc.Close() })
+	srv, e, p, rc := proxied(t)
 	replies := new(scriptReplies)
 	rc.AddHook(replies)
 	x := &threeClients{t: t, srv: srv, e: e, proxy: p, replies: replies, holder: e.held(), done: make(chan string, len(threeIDs))}
