@@ -79,13 +79,10 @@ func (h *Hold) endContext(cause error) {
 }
 
 // Lose marks h lost (see LostSignal.Lose) and ends its context with the
-// loss.
+// loss, before its lost channel closes: whoever sees the channel closed
+// finds the context ended.
 func (h *Hold) Lose(name string, cause error) bool {
-	fired := h.LostSignal.Lose(name, cause)
-	if fired {
-		h.endContext(h.LostSignal.Err())
-	}
-	return fired
+	return h.LostSignal.lose(Lost(name, cause), h.endContext)
 }
 
 // End marks h as no longer its holder's current hold: released, dropped
@@ -108,7 +105,7 @@ func (h *Hold) Ended() <-chan struct{} { return h.ended }
 // Catch makes h lost, with src's error, if src is lost by now: a hold lent
 // from src (a local hand-over of a process's hold) learns of its loss so.
 func (h *Hold) Catch(src *Hold) {
-	if err := src.Err(); err != nil && h.LostSignal.loseWith(err) {
-		h.endContext(err)
+	if err := src.Err(); err != nil {
+		h.LostSignal.lose(err, h.endContext)
 	}
 }

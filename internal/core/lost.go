@@ -1,6 +1,9 @@
 package core
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // LostSignal is a hold's lost signal: a channel closed once, when the hold
 // is found lost, and the ErrLost it was lost with. The zero value is not
@@ -8,27 +11,30 @@ import "sync"
 type LostSignal struct {
 	once sync.Once
 	ch   chan struct{} // closed once, when the hold is found lost
-	err  error         // ErrLost with its cause; written before ch is closed
+	err  error         // ErrLost with its cause; written once, before set
+	set  atomic.Bool   // err is written
 }
 
 // Lose marks the hold on lock name lost with cause (nil when it simply
 // vanished) and closes the channel. It is idempotent: it reports whether
 // this call did it.
 func (s *LostSignal) Lose(name string, cause error) bool {
-	fired := false
-	s.once.Do(func() {
-		s.err = Lost(name, cause)
-		close(s.ch)
-		fired = true
-	})
-	return fired
+	return s.lose(Lost(name, cause), nil)
 }
 
-// loseWith is Lose with the error itself, already matching ErrLost.
-func (s *LostSignal) loseWith(err error) bool {
+// lose marks the hold lost with err, which matches ErrLost already: Err
+// returns it from then on; before, unless nil, is called with it next, and
+// then the channel is closed, so that whoever sees the channel closed sees
+// what before did (a hold's context ended). It is idempotent: it reports
+// whether this call did it.
+func (s *LostSignal) lose(err error, before func(error)) bool {
 	fired := false
 	s.once.Do(func() {
 		s.err = err
+		s.set.Store(true)
+		if before != nil {
+			before(err)
+		}
 		close(s.ch)
 		fired = true
 	})
@@ -42,10 +48,8 @@ func (s *LostSignal) Done() <-chan struct{} { return s.ch }
 // Err returns an error matching ErrLost (with its cause) once the hold is
 // lost, and nil before.
 func (s *LostSignal) Err() error {
-	select {
-	case <-s.ch:
+	if s.set.Load() {
 		return s.err
-	default:
-		return nil
 	}
+	return nil
 }
