@@ -332,10 +332,7 @@ func (m *Mutex) retryDoubt(ctx context.Context, n int) []error {
 	if doubt == nil {
 		return unsettled
 	}
-	ask := func(i int) bool {
-		_, settled := kept[i]
-		return doubt[i] && !settled
-	}
+	ask := unsettledIn(doubt, kept)
 	outcomes := unlockAll(ctx, m.locks[:n], ask)
 	more := maps.Clone(kept) // an Unlock may read kept meanwhile
 	for i, err := range outcomes {
@@ -354,6 +351,16 @@ func (m *Mutex) retryDoubt(ctx context.Context, n int) []error {
 	m.kept = more
 	m.mu.Unlock()
 	return unsettled
+}
+
+// unsettledIn reports, for lock i, whether the last Unlock left its
+// release in doubt (doubt) and no failed round has settled it since
+// (kept): whether the next Unlock must ask it again.
+func unsettledIn(doubt []bool, kept map[int]error) func(i int) bool {
+	return func(i int) bool {
+		_, settled := kept[i]
+		return doubt[i] && !settled
+	}
 }
 
 // Unlock releases every lock, all at once, and returns their errors
@@ -378,10 +385,7 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 	m.mu.Unlock()
 	var ask func(i int) bool // nil: every lock
 	if prev != nil {
-		ask = func(i int) bool {
-			_, settled := kept[i]
-			return prev[i] && !settled
-		}
+		ask = unsettledIn(prev, kept)
 	}
 	errs := unlockAll(ctx, m.locks, ask)
 	var doubt []bool
