@@ -35,11 +35,7 @@ func waiterKeepsPlace(t *testing.T, hook redis.Hook, block, unblock func()) {
 	srv := redistest.StartServer(t)
 	e := newLockEnv(t, srv.Client(t))
 	holder := e.held()
-	rc := srv.Client(t)
-	rc.AddHook(hook)
-	if err := rc.Ping(redistest.Ctx(t, 5*time.Second)).Err(); err != nil { // a connection for the attempts
-		t.Fatal(err)
-	}
+	rc := srv.HookedClient(t, hook) // a connection for the attempts is open
 	const wt = 300 * time.Millisecond
 	w := e.on(redistest.Lockkit(t, rc)).mutex(lockkit.WithOwner("w"), fair.WithWaiterTimeout(wt))
 	block()
@@ -78,11 +74,7 @@ func TestLock_waiter_whose_subscription_fails_takes_the_lock_at_its_turn(t *test
 	e := newLockEnv(t, srv.Client(t))
 	holder := e.held()
 	fail := &redistest.FailDials{}
-	rc := srv.Client(t)
-	rc.AddHook(fail)
-	if err := rc.Ping(redistest.Ctx(t, 5*time.Second)).Err(); err != nil { // a connection for the attempts
-		t.Fatal(err)
-	}
+	rc := srv.HookedClient(t, fail) // a connection for the attempts is open
 	w := e.on(redistest.Lockkit(t, rc)).mutex(lockkit.WithOwner("w"), fair.WithWaiterTimeout(3*time.Second))
 	fail.Arm(1 << 30)
 	t.Cleanup(func() { fail.Arm(0) })

@@ -18,11 +18,7 @@ import (
 func TestAwait_waits_out_a_subscription_that_fails_for_a_moment(t *testing.T) {
 	srv := redistest.StartServer(t)
 	fail := &redistest.FailDials{}
-	rc := srv.Client(t)
-	rc.AddHook(fail)
-	if err := rc.Ping(context.Background()).Err(); err != nil { // a connection for the reads
-		t.Fatal(err)
-	}
+	rc := srv.HookedClient(t, fail) // a connection for the reads is open
 	c := redistest.Lockkit(t, rc)
 	name := redistest.Unique(t)
 	fail.Arm(3)

@@ -29,11 +29,7 @@ func TestLock_waits_out_a_subscription_that_fails_for_a_moment(t *testing.T) {
 			holder := k.new(redistest.Lockkit(t, s.Client(t)), name)
 			redistest.MustLock(t, holder)
 			fail := &redistest.FailDials{}
-			rc := s.Client(t)
-			rc.AddHook(fail)
-			if err := rc.Ping(context.Background()).Err(); err != nil { // a connection for the attempts
-				t.Fatal(err)
-			}
+			rc := s.HookedClient(t, fail) // a connection for the attempts is open
 			m := k.new(redistest.Lockkit(t, rc), name)
 			fail.Arm(3)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

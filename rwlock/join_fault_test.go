@@ -30,11 +30,7 @@ func TestWaits_out_a_subscription_that_fails_for_a_moment(t *testing.T) {
 			}
 			must(t, h, "hold", hold)
 			fail := &redistest.FailDials{}
-			rc := srv.Client(t)
-			rc.AddHook(fail)
-			if err := rc.Ping(t.Context()).Err(); err != nil { // a connection for the attempts
-				t.Fatal(err)
-			}
+			rc := srv.HookedClient(t, fail) // a connection for the attempts is open
 			m := rwlock.New(redistest.Lockkit(t, rc), name)
 			call, release := m.RLock, m.RUnlock
 			if write {

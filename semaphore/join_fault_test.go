@@ -20,11 +20,7 @@ func TestAcquire_waits_out_a_subscription_that_fails_for_a_moment(t *testing.T) 
 	s, name := newSemaphore(t, srv.Client(t), 2)
 	held := mustAcquire(t, s, 2)
 	fail := &redistest.FailDials{}
-	rc := srv.Client(t)
-	rc.AddHook(fail)
-	if err := rc.Ping(context.Background()).Err(); err != nil { // a connection for the attempts
-		t.Fatal(err)
-	}
+	rc := srv.HookedClient(t, fail) // a connection for the attempts is open
 	waiter := semaphore.New(redistest.Lockkit(t, rc), name, 2)
 	fail.Arm(3)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

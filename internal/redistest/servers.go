@@ -104,6 +104,20 @@ func (s *Server) Client(t testing.TB) *redis.Client {
 	return c
 }
 
+// HookedClient returns a client of s (see Client) with hook added and one
+// connection open already, for commands: a hook that fails or holds up
+// the dials (FailDials, StallDials) then hinders only the connections
+// opened later, such as a pub/sub one.
+func (s *Server) HookedClient(t testing.TB, hook redis.Hook) *redis.Client {
+	t.Helper()
+	c := s.Client(t)
+	c.AddHook(hook)
+	if err := c.Ping(Ctx(t, 5*time.Second)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // Patient returns a go-redis client of addr (a server's, or a [Proxy]'s)
 // that waits a minute for a reply and retries a failed dial every second
 // for a minute, as a client configured for a slow network does: a call
