@@ -39,12 +39,6 @@ func (r *RedLock) settleLater(h *redHold) {
 			case <-p.n.cfg.Client.Done():
 				return
 			}
-			// The part ends a moment before its holder keeps the outcome,
-			// under the holder's Op, which a node's calls hold within the
-			// node timeout.
-			op := p.n.h.Op()
-			_ = op.Lock(context.Background())
-			op.Unlock()
 		}
 		if r.lockOp(context.Background()) != nil {
 			return

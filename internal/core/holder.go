@@ -104,6 +104,10 @@ type Holder struct {
 	// background is the hold whose Unlock in doubt is being settled in
 	// the background (see settleLater); nil when none. Guarded by op.
 	background *Hold
+	// endLater is the hold that settleTry ends itself once its outcome is
+	// kept, so that whoever sees it ended finds that outcome (see end);
+	// nil when none. Guarded by op.
+	endLater *Hold
 	// settled is the outcome of the Unlock in doubt that settleLater
 	// settled, for the next Release to return; nil when none.
 	settled atomic.Pointer[unlockOutcome]

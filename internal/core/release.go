@@ -224,11 +224,14 @@ func (r *Holder) Suspended(force func() error) error {
 	return err
 }
 
-// end drops h after the release that ended it.
+// end drops h after the release that ended it, and ends it unless
+// settleTry does that itself (endLater).
 func (r *Holder) end(h *Hold) {
 	r.stop(h)
 	r.clear(h)
-	h.End()
+	if r.endLater != h {
+		h.End()
+	}
 }
 
 // forget drops h, already lost, and returns its error.

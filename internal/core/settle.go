@@ -59,6 +59,8 @@ func (r *Holder) settleTry(h *Hold) bool {
 		return true
 	}
 	var outcome, err error
+	r.endLater = h
+	defer func() { r.endLater = nil }()
 	switch {
 	case r.pending == h:
 		outcome, err = r.releasePending(ctx, h)
@@ -76,6 +78,9 @@ func (r *Holder) settleTry(h *Hold) bool {
 	}
 	r.background = nil
 	r.settled.Store(&unlockOutcome{outcome})
+	if r.Current() != h {
+		h.End() // after the outcome is kept: see endLater
+	}
 	return true
 }
 
