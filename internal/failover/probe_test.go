@@ -24,6 +24,7 @@ type probe struct {
 	releasing atomic.Bool
 	waiter    lockkit.Locker
 	got       chan waited
+	started   time.Time // when the blocked Lock was called
 	// seen checks that the kind's watcher saw the waiter hold the lock;
 	// nil for a kind without one.
 	seen func(t *testing.T, l lockkit.Locker)
@@ -56,7 +57,12 @@ func hold(t *testing.T, k kind, holders, waiters *lockkit.Client, name string) *
 	p.waiter = k.waiter(waiters, name, lockkit.WithTrace(&lockkit.Trace{
 		WaitStart: func(lockkit.WaitStartInfo) { once.Do(func() { close(waiting) }) },
 	}))
-	ctx := redistest.Ctx(t, waiterBound)
+	// The Lock must outlast everything the test may do before the release
+	// (the failover, then the retried TryLock and Unlock), so that it is
+	// the wake-up that is checked, once the lock is free, and not how
+	// long the failover took.
+	ctx := redistest.Ctx(t, waiterBound+2*settleBound+wakeUpBound)
+	p.started = time.Now()
 	go func() {
 		err := p.waiter.Lock(ctx)
 		p.got <- waited{err: err, holderDone: p.releasing.Load() || redistest.AnyClosed(p.lost)}
@@ -105,11 +111,13 @@ func (p *probe) check(t *testing.T, waiters *lockkit.Client) {
 		t.Fatalf("holder's Unlock succeeded after its hold was reported lost")
 	}
 	t.Logf("hold survived the failover: %v", unlockErr == nil)
+	released := time.Now()
 
 	// The blocked Lock returns now that the lock is free.
 	w := redistest.Receive(t, p.got, wakeUpBound, "the blocked Lock to return once the lock is free")
 	if w.err != nil {
-		t.Fatalf("the Lock blocked across the failover: %v", w.err)
+		t.Fatalf("the Lock blocked across the failover, released %v after it was called, ended %v after the release: %v",
+			released.Sub(p.started).Round(time.Millisecond), time.Since(released).Round(time.Millisecond), w.err)
 	}
 	if !w.holderDone {
 		t.Fatalf("the other owner got the lock while its holder neither released it nor was told it lost it")
