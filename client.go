@@ -200,11 +200,15 @@ func (c *Client) goDone() {
 }
 
 // Err returns nil while the Client is usable, an error matching
-// [ErrInvalid] when New was given invalid arguments, and [ErrClosed] once
-// Close was called.
+// [ErrInvalid] when New was given invalid arguments (or the Client was
+// not made by New: nil or a zero Client), and [ErrClosed] once Close was
+// called.
 func (c *Client) Err() error {
-	if c == nil {
+	switch {
+	case c == nil:
 		return fmt.Errorf("%w: client must not be nil", ErrInvalid)
+	case c.closed == nil:
+		return fmt.Errorf("%w: client not made by New (zero value)", ErrInvalid)
 	}
 	if c.err != nil {
 		return c.err
