@@ -105,8 +105,12 @@ func (c *Client) Locals(f func(m map[any]any)) {
 // the go-redis client. It waits for the clean-ups still running in the
 // background (see [Client.Go]), those that calls woken by Close start
 // while it waits included, which a server that stopped answering holds up
-// until the go-redis client's own timeouts. Close is idempotent.
+// until the go-redis client's own timeouts. Close is idempotent; on a
+// Client not made by New (nil or a zero Client) it does nothing.
 func (c *Client) Close() error {
+	if c == nil || c.closed == nil {
+		return nil
+	}
 	c.closeOnce.Do(func() {
 		close(c.closed)
 		c.bgMu.Lock()
@@ -200,11 +204,15 @@ func (c *Client) goDone() {
 }
 
 // Err returns nil while the Client is usable, an error matching
-// [ErrInvalid] when New was given invalid arguments, and [ErrClosed] once
-// Close was called.
+// [ErrInvalid] when New was given invalid arguments (or the Client was
+// not made by New: nil or a zero Client), and [ErrClosed] once Close was
+// called.
 func (c *Client) Err() error {
-	if c == nil {
+	switch {
+	case c == nil:
 		return fmt.Errorf("%w: client must not be nil", ErrInvalid)
+	case c.closed == nil:
+		return fmt.Errorf("%w: client not made by New (zero value)", ErrInvalid)
 	}
 	if c.err != nil {
 		return c.err
@@ -217,20 +225,47 @@ func (c *Client) Err() error {
 	}
 }
 
-// Done returns a channel that is closed when Close is called.
-func (c *Client) Done() <-chan struct{} { return c.closed }
+// Done returns a channel that is closed when Close is called; nil (a
+// channel that never closes) for a nil Client.
+func (c *Client) Done() <-chan struct{} {
+	if c == nil {
+		return nil
+	}
+	return c.closed
+}
 
-// Redis returns the go-redis client the Client was made with.
-func (c *Client) Redis() redis.UniversalClient { return c.rc }
+// Redis returns the go-redis client the Client was made with; nil for a
+// nil Client.
+func (c *Client) Redis() redis.UniversalClient {
+	if c == nil {
+		return nil
+	}
+	return c.rc
+}
 
 // Notifier returns the Client's notifier, for inspection: how many local
 // waiters sleep on a lock's channel, say. Nil when Err reports ErrInvalid.
-func (c *Client) Notifier() *notify.Notifier { return c.nt }
+func (c *Client) Notifier() *notify.Notifier {
+	if c == nil {
+		return nil
+	}
+	return c.nt
+}
 
 // Watchdog returns the Client's watchdog, for inspection: how many holds it
 // keeps alive. Nil when Err reports ErrInvalid.
-func (c *Client) Watchdog() *watchdog.Watchdog { return c.wd }
+func (c *Client) Watchdog() *watchdog.Watchdog {
+	if c == nil {
+		return nil
+	}
+	return c.wd
+}
 
 // Options returns the options New was given: the defaults of every lock
-// made from the Client.
-func (c *Client) Options() []Option { return slices.Clone(c.opts) }
+// made from the Client; none for a nil Client.
+func (c *Client) Options() []Option {
+	if c == nil {
+		return nil
+	}
+	return slices.Clone(c.opts)
+}

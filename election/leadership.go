@@ -8,7 +8,9 @@ import (
 )
 
 // Leadership is a won campaign: e leads until Resign, or until the
-// leadership is lost.
+// leadership is lost. A nil Leadership (what a failed Campaign returns)
+// leads nothing: its Leader is the zero Leader, its Context has ended and
+// its Resign returns an error matching [lockkit.ErrInvalid].
 type Leadership struct {
 	e        *Election
 	leader   Leader
@@ -20,7 +22,12 @@ type Leadership struct {
 // the term, as a fencing token, to what the leader writes to, so that
 // writes of a deposed leader that still thinks it leads (paused past its
 // lease, say) can be refused: the next leader's term is larger.
-func (l *Leadership) Leader() Leader { return l.leader }
+func (l *Leadership) Leader() Leader {
+	if l == nil {
+		return Leader{}
+	}
+	return l.leader
+}
 
 // Context returns a context that ends when the leadership ends: with a
 // cause matching [lockkit.ErrLost] (see [context.Cause]) when it is lost
@@ -30,7 +37,12 @@ func (l *Leadership) Leader() Leader { return l.leader }
 // after Resign, or after the leader's own Election force-unlocked it.
 // Run the leader's work under it. It carries the values of the ctx given
 // to Campaign, but not its cancellation.
-func (l *Leadership) Context() context.Context { return l.ctx }
+func (l *Leadership) Context() context.Context {
+	if l == nil || l.ctx == nil {
+		return (*core.Slot)(nil).Context(context.Background()) // ended: nothing is held
+	}
+	return l.ctx
+}
 
 // Resign ends the leadership: it releases the leadership lock, which wakes
 // a candidate, and tells the observers, in the same script. Afterwards the
@@ -42,6 +54,9 @@ func (l *Leadership) Context() context.Context { return l.ctx }
 // (the observers were told if the leadership was released): calling
 // Resign again settles it, and until then the Election cannot campaign.
 func (l *Leadership) Resign(ctx context.Context) error {
+	if l == nil {
+		return core.Invalid("leadership not returned by Campaign (nil)")
+	}
 	e := l.e
 	if err := e.base().CheckInput(ctx); err != nil {
 		return err

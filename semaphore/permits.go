@@ -63,7 +63,7 @@ func (p *Permits) IDs() []string {
 // Token returns the hold's fencing token: it strictly increases with
 // every hold taken on the semaphore's name, across processes.
 func (p *Permits) Token() int64 {
-	if p == nil {
+	if p == nil || p.hold == nil { // nil, or not returned by Acquire
 		return 0
 	}
 	return p.hold.Token
@@ -73,7 +73,7 @@ func (p *Permits) Token() int64 {
 // lease could not be renewed in time, or it was gone from Redis. Nothing
 // is ever sent on it, and Release does not close it.
 func (p *Permits) Lost() <-chan struct{} {
-	if p == nil {
+	if p == nil || p.hold == nil { // nil, or not returned by Acquire
 		return nil
 	}
 	return p.hold.Done()
