@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -37,6 +38,9 @@ type kindCall struct {
 	name  string
 	class int
 	call  func(context.Context) error
+	// local is set for a call that a live ctx may get answered from
+	// memory, without Redis: a TryLock or HoldCount in cohort mode, say.
+	local bool
 }
 
 // callSet is every call of every kind, on locks set up for them: held by
@@ -65,7 +69,7 @@ func everyCall(t *testing.T, lc *lockkit.Client, lcs []*lockkit.Client) *callSet
 	base := redistest.Unique(t)
 	s := &callSet{held: map[string]func(context.Context) (bool, error){}}
 	add := func(class int, name string, call func(context.Context) error) {
-		s.calls = append(s.calls, kindCall{name, class, call})
+		s.calls = append(s.calls, kindCall{name: name, class: class, call: call})
 	}
 	lockName := func(kind string) string {
 		n := base + "-" + kind
@@ -75,7 +79,7 @@ func everyCall(t *testing.T, lc *lockkit.Client, lcs []*lockkit.Client) *callSet
 	for _, k := range []struct {
 		kind string
 		new  func(*lockkit.Client, string, ...lockkit.Option) *reentrant.Mutex
-	}{{"reentrant", reentrant.New}, {"fair", fair.New}, {"spin", spin.New}} {
+	}{{"reentrant", reentrant.New}, {"reentrant-cohort", cohortMutex}, {"fair", fair.New}, {"spin", spin.New}} {
 		name := lockName(k.kind)
 		holder, other, released := k.new(lc, name), k.new(lc, name), k.new(lc, lockName(k.kind+"-released"))
 		redistest.MustLock(t, holder)
@@ -89,6 +93,10 @@ func everyCall(t *testing.T, lc *lockkit.Client, lcs []*lockkit.Client) *callSet
 		add(query, k.kind+" TTL", func(c context.Context) error { _, err := other.TTL(c); return err })
 		add(query, k.kind+" ForceUnlock", func(c context.Context) error { _, err := other.ForceUnlock(c); return err })
 		add(release, k.kind+" Unlock", released.Unlock)
+	}
+	for i, c := range s.calls {
+		// The holder is of the same cohort: the process holds the lock.
+		s.calls[i].local = c.name == "reentrant-cohort TryLock" || c.name == "reentrant-cohort HoldCount"
 	}
 
 	name := lockName("rwlock")
@@ -185,6 +193,12 @@ func everyCall(t *testing.T, lc *lockkit.Client, lcs []*lockkit.Client) *callSet
 	add(release, "election Resign", resigning.Resign)
 
 	return s
+}
+
+// cohortMutex is reentrant.New in cohort mode: a Mutex that answers some
+// calls from memory, and must still honour their ctx.
+func cohortMutex(c *lockkit.Client, name string, opts ...lockkit.Option) *reentrant.Mutex {
+	return reentrant.New(c, name, append(opts, reentrant.WithLocalHandoff(8, time.Second))...)
 }
 
 // free releases the holds the set-up took that no call releases. A hold

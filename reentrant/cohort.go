@@ -521,6 +521,9 @@ func (m *Mutex) holdCountLocal(ctx context.Context) (int, error) {
 	if err := m.x.Check(ctx); err != nil {
 		return 0, err
 	}
+	if err := ctx.Err(); err != nil {
+		return 0, core.Op("hold count", m.x.Cfg.Name, err) // as outside cohort mode
+	}
 	co := m.held.Load()
 	if co == nil {
 		return 0, nil
