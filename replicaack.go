@@ -28,6 +28,11 @@ import (
 // still lose the hold if it is not the one promoted, so n should count
 // every replica that may be.
 //
+// The call's ctx bounds the wait: when it ends first, the hold is undone
+// and the call returns at once, with an error matching [ErrNotObtained]
+// and ctx.Err(); the WAIT itself runs out in the background (Redis cannot
+// cut it short), for at most timeout, and [Client.Close] waits for it.
+//
 // It applies to reentrant, fair, spin and read-write locks, and as a
 // Client default. n must be at least 1 and timeout positive. Default: no
 // acknowledgement asked (Redis replicates asynchronously, and a failover

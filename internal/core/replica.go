@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -64,12 +65,37 @@ func (r *Holder) confirm(ctx context.Context, id string) error {
 // replicaAck waits until ReplicaAcks replicas of the lock's master have
 // every write the master took so far, for at most ReplicaAckTimeout, and
 // returns an error matching ErrReplicaAck when fewer did. A master that
-// has had no replica for a long while (see above) is not waited for.
+// has had no replica for a long while (see above) is not waited for. It
+// returns when ctx ends, with an error matching ctx.Err(): go-redis would
+// not end a WAIT then, so the WAIT runs out in the background (within
+// ctx's deadline, if it has one).
 func (r *Holder) replicaAck(ctx context.Context) error {
+	n, timeout := r.cfg.ReplicaAcks, r.cfg.ReplicaAckTimeout
+	if d, ok := ctx.Deadline(); ok {
+		// At least 1 ms: WAIT 0 waits forever.
+		timeout = max(min(timeout, time.Until(d)), time.Millisecond)
+	}
+	got, err := Call(ctx, r.cfg.Client, func(ctx context.Context) (acks, error) {
+		return r.waitReplicas(ctx, n, timeout)
+	}, nil)
+	if err != nil || got.acked >= n {
+		return err
+	}
+	return fmt.Errorf("%w: %d of %d replicas acknowledged within %v (%d connected)",
+		lockkit.ErrReplicaAck, got.acked, n, timeout, got.connected)
+}
+
+// acks is what a master said of its replicas: how many acknowledged, and
+// how many were attached.
+type acks struct{ acked, connected int }
+
+// waitReplicas asks the lock's master for n acknowledgements within
+// timeout. A master with no replica to wait for counts as n.
+func (r *Holder) waitReplicas(ctx context.Context, n int, timeout time.Duration) (acks, error) {
 	c := r.cfg
 	master, err := masterOf(ctx, c.Client.Redis(), c.Keys.Base)
 	if err != nil {
-		return err
+		return acks{}, err
 	}
 	conn := master.Conn()
 	defer conn.Close()
@@ -79,22 +105,14 @@ func (r *Holder) replicaAck(ctx context.Context) error {
 		p.IncrBy(ctx, c.Keys.Fence, 0)
 		return nil
 	}); err != nil {
-		return err
+		return acks{}, err
 	}
 	connected, backlog, err := replication(info.Val()["Replication"])
 	if err != nil || (connected == 0 && !backlog) {
-		return err
+		return acks{n, connected}, err
 	}
-	n, timeout := c.ReplicaAcks, c.ReplicaAckTimeout
 	acked, err := conn.Wait(ctx, n, timeout).Result()
-	if err != nil {
-		return err
-	}
-	if int(acked) < n {
-		return fmt.Errorf("%w: %d of %d replicas acknowledged within %v (%d connected)",
-			lockkit.ErrReplicaAck, acked, n, timeout, connected)
-	}
-	return nil
+	return acks{int(acked), connected}, err
 }
 
 // masterOf returns the client of the master that keeps key: rc itself for
