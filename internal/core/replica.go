@@ -39,14 +39,20 @@ var errNoMaster = errors.New("WithReplicaAck needs a *redis.Client (plain or fai
 
 // confirm asks the replicas to acknowledge the fresh hold that the acquire
 // with attempt id just took, when the lock wants it. When they do not (too
-// few, an error, ctx ending), it undoes that acquire and returns why;
-// the lock is then as the caller left it, unless the undo failed too (the
-// hold then ends with its lease). r.op held.
+// few, an error, ctx ending), or the Client was closed while they were
+// waited for, it undoes that acquire and returns why; the lock is then as
+// the caller left it, unless the undo failed too (the hold then ends with
+// its lease). r.op held.
 func (r *Holder) confirm(ctx context.Context, id string) error {
 	if r.cfg.ReplicaAcks == 0 {
 		return nil
 	}
 	err := r.replicaAck(ctx)
+	if cerr := r.cfg.Client.Err(); cerr != nil {
+		// Closed meanwhile: its watchdog would report the hold lost at
+		// once. Give back what the acquire took, as attempt does.
+		err = cerr
+	}
 	if err == nil {
 		return nil
 	}

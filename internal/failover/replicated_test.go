@@ -57,17 +57,24 @@ func waitingForReplicas(t *testing.T, master *redistest.Server, name string) {
 	t.Helper()
 	mc := master.Client(t)
 	redistest.Eventually(t, callTimeout, "a WAIT of "+name+" blocked at the master", func() bool {
-		list, err := mc.ClientList(t.Context()).Result()
-		if err != nil {
-			return false
-		}
-		for line := range strings.SplitSeq(list, "\n") {
-			if strings.Contains(line, " name="+name+" ") && strings.Contains(line, " flags=b ") && strings.Contains(line, " cmd=wait ") {
-				return true
-			}
-		}
-		return false
+		return blockedInWait(t, mc, name)
 	})
+}
+
+// blockedInWait reports whether a connection named name (see namedClient)
+// is blocked in a WAIT now at the master, which mc is a client of.
+func blockedInWait(t *testing.T, mc *redis.Client, name string) bool {
+	t.Helper()
+	list, err := mc.ClientList(t.Context()).Result()
+	if err != nil {
+		return false
+	}
+	for line := range strings.SplitSeq(list, "\n") {
+		if strings.Contains(line, " name="+name+" ") && strings.Contains(line, " flags=b ") && strings.Contains(line, " cmd=wait ") {
+			return true
+		}
+	}
+	return false
 }
 
 // ackWait is the timeout the tests give WithReplicaAck when the call must
