@@ -80,3 +80,7 @@ func blockedInWait(t *testing.T, mc *redis.Client, name string) bool {
 // ackWait is the timeout the tests give WithReplicaAck when the call must
 // end long before it: a call that waits it out fails the test.
 const ackWait = 8 * time.Second
+
+// ackTimeoutShort is the timeout the tests give WithReplicaAck when the
+// replicas are not to acknowledge: a call then fails soon.
+const ackTimeoutShort = 100 * time.Millisecond
