@@ -68,10 +68,11 @@ func TestWithReplicaAck_stalled_replica_on_Sentinel_and_Cluster(t *testing.T) {
 			}
 			replica.Stall(t, stall)
 			stalled := time.Now()
+			// One kind after another: parallel subtests could wait for
+			// other tests past the stall.
 			t.Run("kinds", func(t *testing.T) {
 				for _, n := range ns {
 					t.Run(n.k.name, func(t *testing.T) {
-						t.Parallel()
 						m := n.k.holder(lc, n.short, lockkit.WithReplicaAck(1, ackTimeoutShort))
 						ok, err := m.TryLock(redistest.Ctx(t, callTimeout))
 						if ok || !errors.Is(err, lockkit.ErrReplicaAck) || !strings.Contains(err.Error(), "0 of 1 replicas acknowledged") {
