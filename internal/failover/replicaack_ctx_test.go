@@ -28,18 +28,18 @@ func TestWithReplicaAck_ctx_ending_during_the_wait_for_replicas_returns_at_once(
 	ends := []struct {
 		name string
 		// lock calls Lock on m, and ends its ctx during the wait for the
-		// replicas of the connections named client; it returns Lock's
-		// error, ctx's, and how long Lock took once ctx ended.
-		lock func(t *testing.T, m lockkit.Locker, client string) (err, ctxErr error, late time.Duration)
+		// replicas of the connections named client; it returns how long
+		// Lock took once ctx ended, ctx's error and Lock's.
+		lock func(t *testing.T, m lockkit.Locker, client string) (late time.Duration, ctxErr, err error)
 	}{
-		{"deadline", func(t *testing.T, m lockkit.Locker, _ string) (error, error, time.Duration) {
+		{"deadline", func(t *testing.T, m lockkit.Locker, _ string) (time.Duration, error, error) {
 			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 			defer cancel()
 			err := m.Lock(ctx)
 			deadline, _ := ctx.Deadline()
-			return err, ctx.Err(), time.Since(deadline)
+			return time.Since(deadline), ctx.Err(), err
 		}},
-		{"cancel", func(t *testing.T, m lockkit.Locker, client string) (error, error, time.Duration) {
+		{"cancel", func(t *testing.T, m lockkit.Locker, client string) (time.Duration, error, error) {
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			got := redistest.LockAsync(ctx, m)
@@ -47,7 +47,7 @@ func TestWithReplicaAck_ctx_ending_during_the_wait_for_replicas_returns_at_once(
 			cancel()
 			cancelled := time.Now()
 			err := redistest.Receive(t, got, ackWait+callTimeout, "the Lock")
-			return err, ctx.Err(), time.Since(cancelled)
+			return time.Since(cancelled), ctx.Err(), err
 		}},
 	}
 	for _, k := range ackKinds() {
@@ -58,7 +58,7 @@ func TestWithReplicaAck_ctx_ending_during_the_wait_for_replicas_returns_at_once(
 				lc := redistest.Lockkit(t, namedClient(t, master, client))
 				name := redistest.Unique(t)
 				m := k.holder(lc, name, lockkit.WithReplicaAck(1, ackWait))
-				err, ctxErr, late := end.lock(t, m, client)
+				late, ctxErr, err := end.lock(t, m, client)
 				if !errors.Is(err, lockkit.ErrNotObtained) || ctxErr == nil || !errors.Is(err, ctxErr) {
 					t.Fatalf("Lock = %v; want ErrNotObtained matching ctx's error %v", err, ctxErr)
 				}
