@@ -28,10 +28,19 @@ import (
 // still lose the hold if it is not the one promoted, so n should count
 // every replica that may be.
 //
+// The call's ctx bounds the wait: when it ends first, the hold is undone
+// and the call returns at once, with an error matching [ErrNotObtained]
+// and ctx.Err(); the WAIT itself runs out in the background (go-redis
+// does not end it with ctx), for at most timeout, and [Client.Close]
+// waits for it.
+//
 // It applies to reentrant, fair, spin and read-write locks, and as a
-// Client default. n must be at least 1 and timeout positive. Default: no
-// acknowledgement asked (Redis replicates asynchronously, and a failover
-// right after Lock returned may lose the hold).
+// Client default, on a Client of a *redis.Client (plain or failover) or a
+// *redis.ClusterClient: with another go-redis client (a Ring, say) every
+// fresh hold is undone and the call fails with an error saying so. n must
+// be at least 1 and timeout at least 1 ms. Default: no acknowledgement
+// asked (Redis replicates asynchronously, and a failover right after Lock
+// returned may lose the hold).
 func WithReplicaAck(n int, timeout time.Duration) Option {
 	return func(o *config.Options) {
 		if !o.For("WithReplicaAck", true, config.Reentrant, config.Fair, config.Spin, config.RW) {

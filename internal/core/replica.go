@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -38,14 +39,20 @@ var errNoMaster = errors.New("WithReplicaAck needs a *redis.Client (plain or fai
 
 // confirm asks the replicas to acknowledge the fresh hold that the acquire
 // with attempt id just took, when the lock wants it. When they do not (too
-// few, an error, ctx ending), it undoes that acquire and returns why;
-// the lock is then as the caller left it, unless the undo failed too (the
-// hold then ends with its lease). r.op held.
+// few, an error, ctx ending), or the Client was closed while they were
+// waited for, it undoes that acquire and returns why; the lock is then as
+// the caller left it, unless the undo failed too (the hold then ends with
+// its lease). r.op held.
 func (r *Holder) confirm(ctx context.Context, id string) error {
 	if r.cfg.ReplicaAcks == 0 {
 		return nil
 	}
 	err := r.replicaAck(ctx)
+	if cerr := r.cfg.Client.Err(); cerr != nil {
+		// Closed meanwhile: its watchdog would report the hold lost at
+		// once. Give back what the acquire took, as attempt does.
+		err = cerr
+	}
 	if err == nil {
 		return nil
 	}
@@ -64,12 +71,37 @@ func (r *Holder) confirm(ctx context.Context, id string) error {
 // replicaAck waits until ReplicaAcks replicas of the lock's master have
 // every write the master took so far, for at most ReplicaAckTimeout, and
 // returns an error matching ErrReplicaAck when fewer did. A master that
-// has had no replica for a long while (see above) is not waited for.
+// has had no replica for a long while (see above) is not waited for. It
+// returns when ctx ends, with an error matching ctx.Err(): go-redis would
+// not end a WAIT then, so the WAIT runs out in the background (within
+// ctx's deadline, if it has one).
 func (r *Holder) replicaAck(ctx context.Context) error {
+	n, timeout := r.cfg.ReplicaAcks, r.cfg.ReplicaAckTimeout
+	if d, ok := ctx.Deadline(); ok {
+		// At least 1 ms: WAIT 0 waits forever.
+		timeout = max(min(timeout, time.Until(d)), time.Millisecond)
+	}
+	got, err := Call(ctx, r.cfg.Client, func(ctx context.Context) (acks, error) {
+		return r.waitReplicas(ctx, n, timeout)
+	}, nil)
+	if err != nil || got.acked >= n {
+		return err
+	}
+	return fmt.Errorf("%w: %d of %d replicas acknowledged within %v (%d connected)",
+		lockkit.ErrReplicaAck, got.acked, n, timeout, got.connected)
+}
+
+// acks is what a master said of its replicas: how many acknowledged, and
+// how many were attached.
+type acks struct{ acked, connected int }
+
+// waitReplicas asks the lock's master for n acknowledgements within
+// timeout. A master with no replica to wait for counts as n.
+func (r *Holder) waitReplicas(ctx context.Context, n int, timeout time.Duration) (acks, error) {
 	c := r.cfg
 	master, err := masterOf(ctx, c.Client.Redis(), c.Keys.Base)
 	if err != nil {
-		return err
+		return acks{}, err
 	}
 	conn := master.Conn()
 	defer conn.Close()
@@ -79,22 +111,14 @@ func (r *Holder) replicaAck(ctx context.Context) error {
 		p.IncrBy(ctx, c.Keys.Fence, 0)
 		return nil
 	}); err != nil {
-		return err
+		return acks{}, err
 	}
 	connected, backlog, err := replication(info.Val()["Replication"])
 	if err != nil || (connected == 0 && !backlog) {
-		return err
+		return acks{n, connected}, err
 	}
-	n, timeout := c.ReplicaAcks, c.ReplicaAckTimeout
 	acked, err := conn.Wait(ctx, n, timeout).Result()
-	if err != nil {
-		return err
-	}
-	if int(acked) < n {
-		return fmt.Errorf("%w: %d of %d replicas acknowledged within %v (%d connected)",
-			lockkit.ErrReplicaAck, acked, n, timeout, connected)
-	}
-	return nil
+	return acks{int(acked), connected}, err
 }
 
 // masterOf returns the client of the master that keeps key: rc itself for
