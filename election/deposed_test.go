@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/internal/core"
@@ -132,8 +130,7 @@ func TestLeadership_lost_in_a_stall_ends_before_a_candidate_of_another_Client_le
 func TestLeadership_cut_off_ends_before_a_candidate_of_another_Client_leads(t *testing.T) {
 	s := redistest.StartServer(t)
 	p := redistest.StartProxy(t, s.Addr())
-	prc := redis.NewClient(&redis.Options{Addr: p.Addr()})
-	t.Cleanup(func() { _ = prc.Close() })
+	prc := p.Client(t)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	opt := lockkit.WithWatchdogTimeout(time.Second)
