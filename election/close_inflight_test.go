@@ -63,10 +63,7 @@ func TestCampaign_whose_acquire_is_on_its_way_when_the_Client_closes_returns_Err
 		t.Fatalf("Leader after the Campaign = %+v, %v; want nobody", got, err)
 	}
 	b := mustCampaign(ctx, t, election.New(other, name, long), "b")
-	if err := b.Resign(ctx); err != nil {
-		t.Fatal(err)
-	}
-	redistest.AssertClean(t, s.Client(t), name)
+	resignsClean(ctx, t, b, s.Client(t), name)
 }
 
 // TestCampaign_whose_proclamation_is_on_its_way_when_the_Client_closes_returns_ErrClosed_and_tells_the_observers

@@ -38,8 +38,5 @@ func TestCampaign_whose_give_back_never_left_gives_the_leadership_back_later(t *
 	if b == nil {
 		t.FailNow()
 	}
-	if err := b.Resign(ctx); err != nil {
-		t.Fatal(err)
-	}
-	redistest.AssertClean(t, rc, name)
+	resignsClean(ctx, t, b, rc, name)
 }

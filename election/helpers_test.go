@@ -154,3 +154,26 @@ func afterProclamation(proclaim *redistest.DropReply) func(redis.Cmder) bool {
 		return redistest.IsScript(cmd) && !proclaims(cmd) && !proclaim.Armed()
 	}
 }
+
+// contest campaigns for "a" through lc with opt, observes the election
+// through oc until the observer reports a leading, and starts a candidate
+// "b", with opts, on a Client of its own of s, that waits for the
+// leadership. It returns a's leadership, the observer's channel and the
+// channel b's leadership arrives on.
+func contest(ctx context.Context, t *testing.T, s *redistest.Server, lc, oc *lockkit.Client, name string, opt lockkit.Option, opts ...lockkit.Option) (*election.Leadership, <-chan election.Leader, <-chan *election.Leadership) {
+	t.Helper()
+	a := mustCampaign(ctx, t, election.New(lc, name, opt), "a")
+	obs := mustObserve(ctx, t, election.New(oc, name))
+	observeUntil(t, obs, "a to lead", func(l election.Leader) bool { return l == a.Leader() })
+	return a, obs, waitingCandidate(ctx, t, redistest.Lockkit(t, s.Client(t)), name, "b", opts...)
+}
+
+// resignsClean resigns l, failing the test on an error, and checks that
+// nothing of the election name is left in Redis, as seen through rc.
+func resignsClean(ctx context.Context, t *testing.T, l *election.Leadership, rc redis.UniversalClient, name string) {
+	t.Helper()
+	if err := l.Resign(ctx); err != nil {
+		t.Fatalf("Resign of %s = %v; want nil", l.Leader().Value, err)
+	}
+	redistest.AssertClean(t, rc, name)
+}

@@ -66,8 +66,5 @@ func TestCampaign_whose_ctx_ends_during_its_proclamation_returns_within_500ms_an
 	held.Off()
 	vacancyWithin(t, obs, 5*time.Second)
 	l := mustCampaign(ctx, t, e, "b")
-	if err := l.Resign(ctx); err != nil {
-		t.Fatal(err)
-	}
-	redistest.AssertClean(t, s.Client(t), name)
+	resignsClean(ctx, t, l, s.Client(t), name)
 }
