@@ -76,7 +76,7 @@ func TestCampaign_whose_acquire_is_on_its_way_when_the_Client_closes_returns_Err
 func TestCampaign_whose_proclamation_is_on_its_way_when_the_Client_closes_returns_ErrClosed_and_tells_the_observers(t *testing.T) {
 	s := redistest.StartServer(t)
 	rc := s.Client(t)
-	late := &redistest.Silence{Match: proclaims, Late: true, Max: 2 * redistest.Hang}
+	late := lateProclamations()
 	defer late.Off()
 	rc.AddHook(late)
 	name := redistest.Unique(t)

@@ -17,11 +17,8 @@ import (
 // observer, which heard of the proclaimed leader, see that nobody leads,
 // and another candidate lead.
 func TestCampaign_whose_give_back_never_left_gives_the_leadership_back_later(t *testing.T) {
-	s := redistest.StartServer(t)
-	rc := s.Client(t)
-	proclaim := &redistest.DropReply{Match: proclaims}
+	s, rc, proclaim := droppedProclamation(t)
 	giveBack := &redistest.RefuseSend{Match: afterProclamation(proclaim)}
-	rc.AddHook(proclaim)
 	rc.AddHook(giveBack)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)

@@ -177,3 +177,27 @@ func resignsClean(ctx context.Context, t *testing.T, l *election.Leadership, rc 
 	}
 	redistest.AssertClean(t, rc, name)
 }
+
+// lateProclamations returns a Silence that, while on, holds up the reply
+// of each proclamation once it took effect, so that the observers hear of
+// a leader whose Campaign has not returned yet (the caller turns it off).
+func lateProclamations() *redistest.Silence {
+	return &redistest.Silence{Match: proclaims, Late: true, Max: 2 * redistest.Hang}
+}
+
+// droppedProclamation starts a server and returns it and a client of it
+// with the hooks first added, in order, and then proclaim: a DropReply
+// that, once armed, loses the reply of the next proclamation the client
+// sends. A hook the caller adds after it, matching
+// afterProclamation(proclaim), hinders the give-back that follows.
+func droppedProclamation(t *testing.T, first ...redis.Hook) (*redistest.Server, *redis.Client, *redistest.DropReply) {
+	t.Helper()
+	s := redistest.StartServer(t)
+	rc := s.Client(t)
+	for _, h := range first {
+		rc.AddHook(h)
+	}
+	proclaim := &redistest.DropReply{Match: proclaims}
+	rc.AddHook(proclaim)
+	return s, rc, proclaim
+}
