@@ -38,10 +38,7 @@ func TestWaits_out_a_subscription_that_fails_for_a_moment(t *testing.T) {
 			}
 			fail.Arm(3)
 			got := async(t, func() error { return call(redistest.Ctx(t, spanTimeout)) })
-			redistest.Eventually(t, waitTimeout, "the subscription's dials to fail, or the call to return", func() bool {
-				return fail.Left() == 0 || len(got) > 0
-			})
-			pending(t, got, what+" whose subscription failed for a moment, before the holder released")
+			redistest.StillWaits(t, fail, got, what)
 			must(t, h, "release", unhold)
 			if err := redistest.Receive(t, got, waitTimeout, what); err != nil {
 				t.Fatalf("%s whose subscription failed for a moment = %v; want the lock", what, err)
