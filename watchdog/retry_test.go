@@ -34,15 +34,7 @@ func TestWatchdog_retries_through_a_cut_and_keeps_the_hold(t *testing.T) {
 	t.Cleanup(func() { _ = c.Close() })
 	w, rounds := roundsWatchdog(t, c, 256)
 	const ttl = 20 * time.Second // retried every second, lost after about 20
-	key := redistest.Unique(t)
-	since := time.Now()
-	if err := c.Set(redistest.Ctx(t, 5*time.Second), key, 1, ttl).Err(); err != nil {
-		t.Fatal(err)
-	}
-	lost := make(chan error, 1)
-	h := w.Register()
-	h.Start(lease(key, ttl, lost), since)
-	defer h.Stop()
+	_, _, lost := watchedKey(t, c, w, ttl)
 
 	proxy.Cut()
 	w.Check() // renew now rather than in ttl/3
