@@ -83,8 +83,7 @@ func TestCampaign_whose_proclamation_is_on_its_way_when_the_Client_closes_return
 	ctx := redistest.Ctx(t, redistest.Hang)
 	c := lockkit.New(rc)
 	loadScripts(ctx, t, c, name)
-	obs := mustObserve(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name))
-	nextLeader(t, obs, "the first report")
+	obs := vacantObserver(ctx, t, s, name)
 
 	late.On()
 	campaign := campaignErr(ctx, election.New(c, name, lockkit.WithWatchdogTimeout(5*time.Minute)), "a")

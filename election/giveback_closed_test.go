@@ -26,8 +26,7 @@ func TestCampaign_whose_give_back_reply_is_lost_tells_the_observers_though_the_C
 	c := redistest.Lockkit(t, rc)
 	e := election.New(c, name, lockkit.WithWatchdogTimeout(5*time.Minute))
 	loadScripts(ctx, t, c, name)
-	obs := mustObserve(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name))
-	nextLeader(t, obs, "the first report")
+	obs := vacantObserver(ctx, t, s, name)
 
 	proclaim.Arm()
 	giveBack.Arm()

@@ -201,3 +201,15 @@ func droppedProclamation(t *testing.T, first ...redis.Hook) (*redistest.Server, 
 	rc.AddHook(proclaim)
 	return s, rc, proclaim
 }
+
+// vacantObserver observes the election name through a Client of its own
+// of s, fails the test unless its first report is that nobody leads, and
+// returns the observer's channel past that report.
+func vacantObserver(ctx context.Context, t *testing.T, s *redistest.Server, name string) <-chan election.Leader {
+	t.Helper()
+	obs := mustObserve(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name))
+	if l := nextLeader(t, obs, "the first report"); l != (election.Leader{}) {
+		t.Fatalf("first report = %+v, want nobody", l)
+	}
+	return obs
+}
