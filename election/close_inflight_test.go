@@ -63,10 +63,7 @@ func TestCampaign_whose_acquire_is_on_its_way_when_the_Client_closes_returns_Err
 		t.Fatalf("Leader after the Campaign = %+v, %v; want nobody", got, err)
 	}
 	b := mustCampaign(ctx, t, election.New(other, name, long), "b")
-	if err := b.Resign(ctx); err != nil {
-		t.Fatal(err)
-	}
-	redistest.AssertClean(t, s.Client(t), name)
+	resignsClean(ctx, t, b, s.Client(t), name)
 }
 
 // TestCampaign_whose_proclamation_is_on_its_way_when_the_Client_closes_returns_ErrClosed_and_tells_the_observers
@@ -79,15 +76,14 @@ func TestCampaign_whose_acquire_is_on_its_way_when_the_Client_closes_returns_Err
 func TestCampaign_whose_proclamation_is_on_its_way_when_the_Client_closes_returns_ErrClosed_and_tells_the_observers(t *testing.T) {
 	s := redistest.StartServer(t)
 	rc := s.Client(t)
-	late := &redistest.Silence{Match: proclaims, Late: true, Max: 2 * redistest.Hang}
+	late := lateProclamations()
 	defer late.Off()
 	rc.AddHook(late)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	c := lockkit.New(rc)
 	loadScripts(ctx, t, c, name)
-	obs := mustObserve(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name))
-	nextLeader(t, obs, "the first report")
+	obs := vacantObserver(ctx, t, s, name)
 
 	late.On()
 	campaign := campaignErr(ctx, election.New(c, name, lockkit.WithWatchdogTimeout(5*time.Minute)), "a")

@@ -4,8 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -68,8 +66,7 @@ func TestCampaign_of_a_candidate_cut_off_while_the_leader_resigns_leads_once_its
 func cutOffable(t *testing.T) (*redistest.Server, *redistest.Proxy, *lockkit.Client, <-chan struct{}) {
 	s := redistest.StartServer(t)
 	p := redistest.StartProxy(t, s.Addr())
-	rc := redis.NewClient(&redis.Options{Addr: p.Addr()})
-	t.Cleanup(func() { _ = rc.Close() })
+	rc := p.Client(t)
 	broken := make(chan struct{}, 1)
 	c := redistest.Lockkit(t, rc, lockkit.WithTrace(&lockkit.Trace{Reconnected: func(lockkit.ReconnectInfo) {
 		select {

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/internal/core"
@@ -57,12 +55,16 @@ func succeeds(t *testing.T, won <-chan *election.Leadership, a *election.Leaders
 	return b
 }
 
-// stillLeads fails the test unless Leader, asked through c, reports b.
-func stillLeads(ctx context.Context, t *testing.T, c *lockkit.Client, name string, b *election.Leadership) {
+// deposedLeavesBe checks what the deposed leader a may still do once b
+// leads: a's Resign returns ErrLost and leaves b leading, as Leader asked
+// through c reports. b then resigns, and nothing is left in Redis.
+func deposedLeavesBe(ctx context.Context, t *testing.T, s *redistest.Server, c *lockkit.Client, name string, a, b *election.Leadership) {
 	t.Helper()
+	redistest.WantErr(t, a.Resign(ctx), lockkit.ErrLost)
 	if got, err := election.New(c, name).Leader(ctx); got != b.Leader() || err != nil {
 		t.Fatalf("Leader = %+v, %v; want %+v", got, err, b.Leader())
 	}
+	resignsClean(ctx, t, b, s.Client(t), name)
 }
 
 // TestLeadership_force_unlocked_by_another_Client_ends_and_the_observers_see_the_next_leader
@@ -75,11 +77,8 @@ func TestLeadership_force_unlocked_by_another_Client_ends_and_the_observers_see_
 	s := redistest.StartServer(t)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
-	a := mustCampaign(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name, lockkit.WithWatchdogTimeout(3*time.Second)), "a")
 	op := redistest.Lockkit(t, s.Client(t))
-	obs := mustObserve(ctx, t, election.New(op, name))
-	observeUntil(t, obs, "a to lead", func(l election.Leader) bool { return l == a.Leader() })
-	won := waitingCandidate(ctx, t, redistest.Lockkit(t, s.Client(t)), name, "b", lockkit.WithWatchdogTimeout(5*time.Minute))
+	a, obs, won := contest(ctx, t, s, redistest.Lockkit(t, s.Client(t)), op, name, lockkit.WithWatchdogTimeout(3*time.Second), lockkit.WithWatchdogTimeout(5*time.Minute))
 
 	if ok, err := election.New(op, name).ForceUnlock(ctx); !ok || err != nil {
 		t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
@@ -87,12 +86,7 @@ func TestLeadership_force_unlocked_by_another_Client_ends_and_the_observers_see_
 	b := takesOver(t, won, a, obs, "b to lead")
 	redistest.Receive(t, a.Context().Done(), redistest.Hang, "the deposed leader's Context to end")
 	endedLost(t, a, "after the force unlock")
-	redistest.WantErr(t, a.Resign(ctx), lockkit.ErrLost)
-	stillLeads(ctx, t, op, name, b)
-	if err := b.Resign(ctx); err != nil {
-		t.Fatal(err)
-	}
-	redistest.AssertClean(t, s.Client(t), name)
+	deposedLeavesBe(ctx, t, s, op, name, a, b)
 }
 
 // TestLeadership_lost_in_a_stall_ends_before_a_candidate_of_another_Client_leads
@@ -106,20 +100,12 @@ func TestLeadership_lost_in_a_stall_ends_before_a_candidate_of_another_Client_le
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	opt := lockkit.WithWatchdogTimeout(time.Second)
-	a := mustCampaign(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name, opt), "a")
 	oc := redistest.Lockkit(t, s.Client(t))
-	obs := mustObserve(ctx, t, election.New(oc, name))
-	observeUntil(t, obs, "a to lead", func(l election.Leader) bool { return l == a.Leader() })
-	won := waitingCandidate(ctx, t, redistest.Lockkit(t, s.Client(t)), name, "b", opt)
+	a, obs, won := contest(ctx, t, s, redistest.Lockkit(t, s.Client(t)), oc, name, opt, opt)
 
 	s.Stall(t, 3*time.Second)
 	b := succeeds(t, won, a, obs, "b to lead")
-	redistest.WantErr(t, a.Resign(ctx), lockkit.ErrLost)
-	stillLeads(ctx, t, oc, name, b)
-	if err := b.Resign(ctx); err != nil {
-		t.Fatal(err)
-	}
-	redistest.AssertClean(t, s.Client(t), name)
+	deposedLeavesBe(ctx, t, s, oc, name, a, b)
 }
 
 // TestLeadership_cut_off_ends_before_a_candidate_of_another_Client_leads
@@ -132,24 +118,15 @@ func TestLeadership_lost_in_a_stall_ends_before_a_candidate_of_another_Client_le
 func TestLeadership_cut_off_ends_before_a_candidate_of_another_Client_leads(t *testing.T) {
 	s := redistest.StartServer(t)
 	p := redistest.StartProxy(t, s.Addr())
-	prc := redis.NewClient(&redis.Options{Addr: p.Addr()})
-	t.Cleanup(func() { _ = prc.Close() })
+	prc := p.Client(t)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	opt := lockkit.WithWatchdogTimeout(time.Second)
-	a := mustCampaign(ctx, t, election.New(redistest.Lockkit(t, prc), name, opt), "a")
 	oc := redistest.Lockkit(t, s.Client(t))
-	obs := mustObserve(ctx, t, election.New(oc, name))
-	observeUntil(t, obs, "a to lead", func(l election.Leader) bool { return l == a.Leader() })
-	won := waitingCandidate(ctx, t, redistest.Lockkit(t, s.Client(t)), name, "b", opt)
+	a, obs, won := contest(ctx, t, s, redistest.Lockkit(t, prc), oc, name, opt, opt)
 
 	p.Cut()
 	b := succeeds(t, won, a, obs, "b to lead")
 	p.Heal()
-	redistest.WantErr(t, a.Resign(ctx), lockkit.ErrLost)
-	stillLeads(ctx, t, oc, name, b)
-	if err := b.Resign(ctx); err != nil {
-		t.Fatal(err)
-	}
-	redistest.AssertClean(t, s.Client(t), name)
+	deposedLeavesBe(ctx, t, s, oc, name, a, b)
 }

@@ -16,22 +16,17 @@ import (
 // in the background: the observer, whose leader had a lease far longer
 // than the test, still sees at once that nobody leads.
 func TestCampaign_whose_give_back_reply_is_lost_tells_the_observers_though_the_Client_closes(t *testing.T) {
-	s := redistest.StartServer(t)
-	rc := s.Client(t)
-	late := &redistest.Silence{Match: proclaims, Late: true, Max: 2 * redistest.Hang}
+	late := lateProclamations()
 	defer late.Off()
-	proclaim := &redistest.DropReply{Match: proclaims}
+	s, rc, proclaim := droppedProclamation(t, late)
 	giveBack := &redistest.DropReply{Match: afterProclamation(proclaim)}
-	rc.AddHook(late)
-	rc.AddHook(proclaim)
 	rc.AddHook(giveBack)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	c := redistest.Lockkit(t, rc)
 	e := election.New(c, name, lockkit.WithWatchdogTimeout(5*time.Minute))
 	loadScripts(ctx, t, c, name)
-	obs := mustObserve(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name))
-	nextLeader(t, obs, "the first report")
+	obs := vacantObserver(ctx, t, s, name)
 
 	proclaim.Arm()
 	giveBack.Arm()

@@ -16,11 +16,8 @@ import (
 // and leads with a larger term, as Leader reports; its Resign then frees
 // that leadership, not only the give-back in doubt.
 func TestCampaign_after_a_failed_give_back_settles_it_and_Resign_frees_the_leadership(t *testing.T) {
-	s := redistest.StartServer(t)
-	rc := s.Client(t)
-	proclaim := &redistest.DropReply{Match: proclaims}
+	s, rc, proclaim := droppedProclamation(t)
 	giveBack := &redistest.DropReply{Match: afterProclamation(proclaim)}
-	rc.AddHook(proclaim)
 	rc.AddHook(giveBack)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)

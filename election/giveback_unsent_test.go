@@ -17,18 +17,14 @@ import (
 // observer, which heard of the proclaimed leader, see that nobody leads,
 // and another candidate lead.
 func TestCampaign_whose_give_back_never_left_gives_the_leadership_back_later(t *testing.T) {
-	s := redistest.StartServer(t)
-	rc := s.Client(t)
-	proclaim := &redistest.DropReply{Match: proclaims}
+	s, rc, proclaim := droppedProclamation(t)
 	giveBack := &redistest.RefuseSend{Match: afterProclamation(proclaim)}
-	rc.AddHook(proclaim)
 	rc.AddHook(giveBack)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	long := lockkit.WithWatchdogTimeout(5 * time.Minute)
 	loadScripts(ctx, t, redistest.Lockkit(t, rc), name)
-	obs := mustObserve(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name))
-	nextLeader(t, obs, "the first report")
+	obs := vacantObserver(ctx, t, s, name)
 	proclaim.Arm()
 	giveBack.Arm()
 	_, err := election.New(redistest.Lockkit(t, rc), name, long).Campaign(ctx, "a")
@@ -38,8 +34,5 @@ func TestCampaign_whose_give_back_never_left_gives_the_leadership_back_later(t *
 	if b == nil {
 		t.FailNow()
 	}
-	if err := b.Resign(ctx); err != nil {
-		t.Fatal(err)
-	}
-	redistest.AssertClean(t, rc, name)
+	resignsClean(ctx, t, b, rc, name)
 }

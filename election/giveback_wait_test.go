@@ -20,12 +20,9 @@ import (
 // settled: the next Campaign leads with a larger term, and its Resign
 // leaves nothing behind.
 func TestCampaign_waits_for_a_give_back_in_doubt_only_while_its_ctx_lasts(t *testing.T) {
-	s := redistest.StartServer(t)
-	rc := s.Client(t)
-	proclaim := &redistest.DropReply{Match: proclaims}
+	s, rc, proclaim := droppedProclamation(t)
 	held := &redistest.Silence{Match: afterProclamation(proclaim), Max: 2 * redistest.Hang}
 	defer held.Off()
-	rc.AddHook(proclaim)
 	rc.AddHook(held)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)

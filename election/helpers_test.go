@@ -154,3 +154,62 @@ func afterProclamation(proclaim *redistest.DropReply) func(redis.Cmder) bool {
 		return redistest.IsScript(cmd) && !proclaims(cmd) && !proclaim.Armed()
 	}
 }
+
+// contest campaigns for "a" through lc with opt, observes the election
+// through oc until the observer reports a leading, and starts a candidate
+// "b", with opts, on a Client of its own of s, that waits for the
+// leadership. It returns a's leadership, the observer's channel and the
+// channel b's leadership arrives on.
+func contest(ctx context.Context, t *testing.T, s *redistest.Server, lc, oc *lockkit.Client, name string, opt lockkit.Option, opts ...lockkit.Option) (*election.Leadership, <-chan election.Leader, <-chan *election.Leadership) {
+	t.Helper()
+	a := mustCampaign(ctx, t, election.New(lc, name, opt), "a")
+	obs := mustObserve(ctx, t, election.New(oc, name))
+	observeUntil(t, obs, "a to lead", func(l election.Leader) bool { return l == a.Leader() })
+	return a, obs, waitingCandidate(ctx, t, redistest.Lockkit(t, s.Client(t)), name, "b", opts...)
+}
+
+// resignsClean resigns l, failing the test on an error, and checks that
+// nothing of the election name is left in Redis, as seen through rc.
+func resignsClean(ctx context.Context, t *testing.T, l *election.Leadership, rc redis.UniversalClient, name string) {
+	t.Helper()
+	if err := l.Resign(ctx); err != nil {
+		t.Fatalf("Resign of %s = %v; want nil", l.Leader().Value, err)
+	}
+	redistest.AssertClean(t, rc, name)
+}
+
+// lateProclamations returns a Silence that, while on, holds up the reply
+// of each proclamation once it took effect, so that the observers hear of
+// a leader whose Campaign has not returned yet (the caller turns it off).
+func lateProclamations() *redistest.Silence {
+	return &redistest.Silence{Match: proclaims, Late: true, Max: 2 * redistest.Hang}
+}
+
+// droppedProclamation starts a server and returns it and a client of it
+// with the hooks first added, in order, and then proclaim: a DropReply
+// that, once armed, loses the reply of the next proclamation the client
+// sends. A hook the caller adds after it, matching
+// afterProclamation(proclaim), hinders the give-back that follows.
+func droppedProclamation(t *testing.T, first ...redis.Hook) (*redistest.Server, *redis.Client, *redistest.DropReply) {
+	t.Helper()
+	s := redistest.StartServer(t)
+	rc := s.Client(t)
+	for _, h := range first {
+		rc.AddHook(h)
+	}
+	proclaim := &redistest.DropReply{Match: proclaims}
+	rc.AddHook(proclaim)
+	return s, rc, proclaim
+}
+
+// vacantObserver observes the election name through a Client of its own
+// of s, fails the test unless its first report is that nobody leads, and
+// returns the observer's channel past that report.
+func vacantObserver(ctx context.Context, t *testing.T, s *redistest.Server, name string) <-chan election.Leader {
+	t.Helper()
+	obs := mustObserve(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name))
+	if l := nextLeader(t, obs, "the first report"); l != (election.Leader{}) {
+		t.Fatalf("first report = %+v, want nobody", l)
+	}
+	return obs
+}

@@ -21,10 +21,8 @@ func TestElection_across_a_Redis_kill_past_the_lease(t *testing.T) {
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	opt := lockkit.WithWatchdogTimeout(time.Second)
-	a := mustCampaign(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name, opt), "a")
-	obs := mustObserve(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name))
-	observeUntil(t, obs, "a to lead", func(l election.Leader) bool { return l == a.Leader() })
-	won := waitingCandidate(ctx, t, redistest.Lockkit(t, s.Client(t)), name, "b") // a default lease: no renewal missed under load
+	// b has a default lease: no renewal missed under load.
+	a, obs, won := contest(ctx, t, s, redistest.Lockkit(t, s.Client(t)), redistest.Lockkit(t, s.Client(t)), name, opt)
 
 	s.Kill(t)
 	redistest.Receive(t, a.Context().Done(), redistest.Hang, "the leader's Context to end while the server is down")

@@ -38,19 +38,12 @@ func hasArg(cmd redis.Cmder, ok func(string) bool) bool {
 // the leadership back. With a lease far longer than the test, only a word
 // from Campaign lets the observer see that nobody leads.
 func TestCampaign_that_gives_back_a_proclaimed_leadership_tells_the_observers(t *testing.T) {
-	s := redistest.StartServer(t)
-	rc := s.Client(t)
-	late := &redistest.Silence{Match: proclaims, Late: true, Max: 2 * redistest.Hang}
+	late := lateProclamations()
 	defer late.Off()
-	drop := &redistest.DropReply{Match: proclaims}
-	rc.AddHook(late)
-	rc.AddHook(drop)
+	s, rc, drop := droppedProclamation(t, late)
 	name := redistest.Unique(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
-	obs := mustObserve(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name))
-	if l := nextLeader(t, obs, "the first report"); l != (election.Leader{}) {
-		t.Fatalf("first report = %+v, want nobody", l)
-	}
+	obs := vacantObserver(ctx, t, s, name)
 	e := election.New(redistest.Lockkit(t, rc), name, lockkit.WithWatchdogTimeout(5*time.Minute))
 	loadScripts(ctx, t, redistest.Lockkit(t, rc), name)
 	drop.Arm()

@@ -42,8 +42,7 @@ func TestCampaign_whose_ctx_ends_during_its_proclamation_returns_within_500ms_an
 	ctx := redistest.Ctx(t, redistest.Hang)
 	c := redistest.Lockkit(t, rc)
 	loadScripts(ctx, t, c, name)
-	obs := mustObserve(ctx, t, election.New(redistest.Lockkit(t, s.Client(t)), name))
-	nextLeader(t, obs, "the first report")
+	obs := vacantObserver(ctx, t, s, name)
 	e := election.New(c, name, lockkit.WithWatchdogTimeout(5*time.Minute))
 
 	late.On()
@@ -66,8 +65,5 @@ func TestCampaign_whose_ctx_ends_during_its_proclamation_returns_within_500ms_an
 	held.Off()
 	vacancyWithin(t, obs, 5*time.Second)
 	l := mustCampaign(ctx, t, e, "b")
-	if err := l.Resign(ctx); err != nil {
-		t.Fatal(err)
-	}
-	redistest.AssertClean(t, s.Client(t), name)
+	resignsClean(ctx, t, l, s.Client(t), name)
 }

@@ -42,8 +42,5 @@ func TestResign_after_the_Client_closed_frees_the_leadership_and_tells_the_obser
 	b := mustCampaign(ctx, t, election.New(other, name, long), "b")
 	_, err := e.Campaign(ctx, "again")
 	redistest.WantErr(t, err, lockkit.ErrClosed)
-	if err := b.Resign(ctx); err != nil {
-		t.Fatal(err)
-	}
-	redistest.AssertClean(t, s.Client(t), name)
+	resignsClean(ctx, t, b, s.Client(t), name)
 }

@@ -76,9 +76,7 @@ func TestAwait_keeps_waiting_while_the_server_is_down(t *testing.T) {
 func TestAwait_wakes_after_a_cut_connection_heals(t *testing.T) {
 	s := redistest.StartServer(t)
 	p := redistest.StartProxy(t, s.Addr())
-	rc := redis.NewClient(&redis.Options{Addr: p.Addr()})
-	t.Cleanup(func() { _ = rc.Close() })
-	c := redistest.Lockkit(t, rc)
+	c := redistest.Lockkit(t, p.Client(t))
 	name, got := sleepingAwait(t, c)
 	p.Cut()
 	mustCountDown(t, latch.New(redistest.Lockkit(t, s.Client(t)), name, 1), 0)

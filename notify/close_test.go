@@ -24,8 +24,7 @@ import (
 func TestClose_ends_Wait_and_a_Subscribe_awaiting_confirmation(t *testing.T) {
 	srv := redistest.StartServer(t)
 	proxy := redistest.StartProxy(t, srv.Addr())
-	c := redis.NewClient(&redis.Options{Addr: proxy.Addr()})
-	t.Cleanup(func() { _ = c.Close() })
+	c := proxy.Client(t)
 	n := notify.New(c)
 	held, asked := redistest.Unique(t), redistest.Unique(t)
 	w := subscribe(t, n, held) // the connection is open and confirmed

@@ -18,30 +18,9 @@ func TestSubscribe_follows_a_slot_moved_to_another_shard(t *testing.T) {
 	cc := cl.Client(t)
 	name, ch, w := shardWaiter(t, cc)
 
-	ctx := redistest.Ctx(t, 30*time.Second)
 	from := cl.MasterOf(t, "{"+name+"}")
-	var to *redistest.Server
-	for _, s := range cl.Servers() {
-		if s != from {
-			to = s
-			break
-		}
-	}
-	slot, err := cc.ClusterKeySlot(ctx, ch).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	toID, err := to.Client(t).Do(ctx, "CLUSTER", "MYID").Text()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The slot holds no key: it moves without MIGRATE. The new owner
-	// first, then the old one, which drops the slot's shard channels.
-	for _, s := range []*redistest.Server{to, from} {
-		if err := s.Client(t).Do(ctx, "CLUSTER", "SETSLOT", slot, "NODE", toID).Err(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	to := otherMaster(t, cl, from)
+	moveSlot(t, cl, cc, ch, from, to)
 	if !woken(w, 10*time.Second) {
 		t.Fatal("the waiter was not woken when its slot moved away")
 	}

@@ -64,6 +64,18 @@ func moveSlot(t *testing.T, cl *redistest.Cluster, cc *redis.ClusterClient, ch s
 	}
 }
 
+// otherMaster returns a master of cl other than from.
+func otherMaster(t *testing.T, cl *redistest.Cluster, from *redistest.Server) *redistest.Server {
+	t.Helper()
+	for _, s := range cl.Servers() {
+		if s != from {
+			return s
+		}
+	}
+	t.Fatal("no master other than the slot's")
+	return nil
+}
+
 // TestSubscribe_follows_one_slot_moved_away_from_a_master_serving_another
 // checks the promise of the package doc for a resharding that moves one
 // slot of a master while the Notifier waits at another slot of it too:
@@ -85,13 +97,7 @@ func TestSubscribe_follows_one_slot_moved_away_from_a_master_serving_another(t *
 	wMoved, wStays := subscribe(t, n, notify.ShardMark+moved), subscribe(t, n, notify.ShardMark+stays)
 	defer wMoved.Leave(false)
 	defer wStays.Leave(false)
-	var to *redistest.Server
-	for _, s := range cl.Servers() {
-		if s != from {
-			to = s
-			break
-		}
-	}
+	to := otherMaster(t, cl, from)
 
 	moveSlot(t, cl, cc, moved, from, to)
 	tc := to.Client(t)

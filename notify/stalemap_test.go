@@ -43,13 +43,7 @@ func TestSubscribe_of_a_moved_slot_does_not_spin_while_the_slot_map_is_stale(t *
 	moved, _, from := twoSlotsOnOneMaster(t, cl, cc)
 	w := subscribe(t, n, notify.ShardMark+moved)
 	defer w.Leave(false)
-	var to *redistest.Server
-	for _, s := range cl.Servers() {
-		if s != from {
-			to = s
-			break
-		}
-	}
+	to := otherMaster(t, cl, from)
 
 	stale.On()
 	before := disconnects.Load()

@@ -60,10 +60,7 @@ func (e *exclusion) leave(write bool) {
 // rounds takes m's write lock (or read lock), holds it for a moment and
 // releases it, rounds times, and returns the first error.
 func (e *exclusion) rounds(t *testing.T, m *rwlock.RWMutex, write bool, rounds int) error {
-	lock, unlock := m.RLock, m.RUnlock
-	if write {
-		lock, unlock = m.Lock, m.Unlock
-	}
+	lock, unlock := side(m, write)
 	for i := range rounds {
 		if err := lock(redistest.Ctx(t, spanTimeout)); err != nil {
 			return fmt.Errorf("round %d: lock (writer: %v): %w", i, write, err)
@@ -104,10 +101,7 @@ func TestWaiters_of_two_Clients_get_the_lock_in_turn_across_a_stall_or_restart(t
 			clients := []*lockkit.Client{redistest.Lockkit(t, srv.Client(t)), redistest.Lockkit(t, srv.Client(t))}
 			name := redistest.Unique(t)
 			holder := rwlock.New(clients[0], name)
-			hold, release := holder.Lock, holder.Unlock
-			if tc.read {
-				hold, release = holder.RLock, holder.RUnlock
-			}
+			hold, release := side(holder, !tc.read)
 			must(t, holder, "hold", hold)
 			var ex exclusion
 			var results []<-chan error

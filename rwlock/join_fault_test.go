@@ -16,38 +16,23 @@ import (
 // writer.
 func TestWaits_out_a_subscription_that_fails_for_a_moment(t *testing.T) {
 	srv := redistest.StartServer(t)
-	for _, write := range []bool{false, true} {
-		what := "RLock behind a writer"
-		if write {
-			what = "Lock behind a reader"
+	forEachSide(t, "RLock behind a writer", "Lock behind a reader", func(t *testing.T, write bool, what string) {
+		name := redistest.Unique(t)
+		h := rwlock.New(redistest.Lockkit(t, srv.Client(t)), name)
+		hold, unhold := side(h, !write)
+		must(t, h, "hold", hold)
+		fail := &redistest.FailDials{}
+		rc := srv.HookedClient(t, fail) // a connection for the attempts is open
+		m := rwlock.New(redistest.Lockkit(t, rc), name)
+		call, release := side(m, write)
+		fail.Arm(3)
+		got := async(t, func() error { return call(redistest.Ctx(t, spanTimeout)) })
+		redistest.StillWaits(t, fail, got, what)
+		must(t, h, "release", unhold)
+		if err := redistest.Receive(t, got, waitTimeout, what); err != nil {
+			t.Fatalf("%s whose subscription failed for a moment = %v; want the lock", what, err)
 		}
-		t.Run(what, func(t *testing.T) {
-			name := redistest.Unique(t)
-			h := rwlock.New(redistest.Lockkit(t, srv.Client(t)), name)
-			hold, unhold := h.Lock, h.Unlock
-			if write {
-				hold, unhold = h.RLock, h.RUnlock
-			}
-			must(t, h, "hold", hold)
-			fail := &redistest.FailDials{}
-			rc := srv.HookedClient(t, fail) // a connection for the attempts is open
-			m := rwlock.New(redistest.Lockkit(t, rc), name)
-			call, release := m.RLock, m.RUnlock
-			if write {
-				call, release = m.Lock, m.Unlock
-			}
-			fail.Arm(3)
-			got := async(t, func() error { return call(redistest.Ctx(t, spanTimeout)) })
-			redistest.Eventually(t, waitTimeout, "the subscription's dials to fail, or the call to return", func() bool {
-				return fail.Left() == 0 || len(got) > 0
-			})
-			pending(t, got, what+" whose subscription failed for a moment, before the holder released")
-			must(t, h, "release", unhold)
-			if err := redistest.Receive(t, got, waitTimeout, what); err != nil {
-				t.Fatalf("%s whose subscription failed for a moment = %v; want the lock", what, err)
-			}
-			must(t, m, "release", release)
-			redistest.AssertClean(t, srv.Client(t), name)
-		})
-	}
+		must(t, m, "release", release)
+		redistest.AssertClean(t, srv.Client(t), name)
+	})
 }

@@ -20,14 +20,27 @@ import (
 // release ends it.
 var longLease = lockkit.WithWatchdogTimeout(5 * time.Minute)
 
-// refusingScripts returns a Client of a new client of srv whose next
-// script command h refuses to send once armed.
-func refusingScripts(t *testing.T, srv *redistest.Server) (*lockkit.Client, *redistest.RefuseSend) {
+// inDoubt is a lock of a new server on two Clients: held, on a Client
+// whose next script command refuse refuses to send once armed, with a
+// lease that only a release ends, and other, on a Client of its own.
+type inDoubt struct {
+	srv         *redistest.Server
+	name        string
+	held, other *rwlock.RWMutex
+	others      *lockkit.Client // other's Client
+	refuse      *redistest.RefuseSend
+}
+
+// newInDoubt starts a server and returns a lock of it on two Clients, as
+// inDoubt describes.
+func newInDoubt(t *testing.T) inDoubt {
 	t.Helper()
-	h := &redistest.RefuseSend{Match: isScript}
-	rc := srv.Client(t)
-	rc.AddHook(h)
-	return redistest.Lockkit(t, rc), h
+	d := inDoubt{srv: redistest.StartServer(t), name: redistest.Unique(t), refuse: &redistest.RefuseSend{Match: isScript}}
+	rc := d.srv.Client(t)
+	rc.AddHook(d.refuse)
+	d.others = redistest.Lockkit(t, d.srv.Client(t))
+	d.held, d.other = rwlock.New(redistest.Lockkit(t, rc), d.name, longLease), rwlock.New(d.others, d.name)
+	return d
 }
 
 // refusedRelease calls release, whose script h refuses to send, and fails
@@ -47,11 +60,8 @@ func refusedRelease(t *testing.T, h *redistest.RefuseSend, what string, release 
 // minutes, and the reader's next RUnlock returns the outcome (nil), with
 // its read hold ended and no loss reported.
 func TestRUnlock_in_doubt_never_called_again_frees_the_lock_for_a_waiting_writer(t *testing.T) {
-	srv := redistest.StartServer(t)
-	readers, refuse := refusingScripts(t, srv)
-	writers := redistest.Lockkit(t, srv.Client(t))
-	name := redistest.Unique(t)
-	r, w := rwlock.New(readers, name, longLease), rwlock.New(writers, name)
+	d := newInDoubt(t)
+	srv, refuse, writers, name, r, w := d.srv, d.refuse, d.others, d.name, d.held, d.other
 	mustRLock(t, r)
 	wrote := async(t, func() error { return w.Lock(redistest.Ctx(t, spanTimeout)) })
 	redistest.Eventually(t, waitTimeout, "the writer to wait", func() bool {
@@ -84,11 +94,8 @@ func TestRUnlock_in_doubt_never_called_again_frees_the_lock_for_a_waiting_writer
 // reads with its token and no loss reported; its next Unlock returns nil,
 // and the lock is free once both readers leave.
 func TestUnlock_of_a_downgrade_in_doubt_never_called_again_keeps_the_read_hold(t *testing.T) {
-	srv := redistest.StartServer(t)
-	owners, refuse := refusingScripts(t, srv)
-	readers := redistest.Lockkit(t, srv.Client(t))
-	name := redistest.Unique(t)
-	m, r := rwlock.New(owners, name, longLease), rwlock.New(readers, name)
+	d := newInDoubt(t)
+	srv, refuse, readers, name, m, r := d.srv, d.refuse, d.others, d.name, d.held, d.other
 	redistest.MustLock(t, m)
 	mustRLock(t, m)
 	rtoken := m.RToken()

@@ -23,9 +23,7 @@ func cutOffHolder(t *testing.T) (direct *redis.Client, proxy *redistest.Proxy, c
 	srv := redistest.StartServer(t)
 	direct = srv.Client(t)
 	proxy = redistest.StartProxy(t, srv.Addr())
-	rc := redis.NewClient(&redis.Options{Addr: proxy.Addr()})
-	t.Cleanup(func() { _ = rc.Close() })
-	c = redistest.Lockkit(t, rc)
+	c = redistest.Lockkit(t, proxy.Client(t))
 	s, name := newSemaphore(t, direct, 1)
 	return direct, proxy, c, name, mustAcquire(t, s, 1)
 }

@@ -18,14 +18,7 @@ import (
 func TestWatchdog_reports_a_hold_gone_after_the_server_restarted_empty(t *testing.T) {
 	srv := redistest.StartServer(t)
 	c := srv.Client(t)
-	rounds := make(chan watchdog.Round, 64)
-	w := watchdog.New(c, watchdog.OnRound(func(r watchdog.Round) {
-		select {
-		case rounds <- r:
-		default:
-		}
-	}))
-	t.Cleanup(func() { _ = w.Close() })
+	w, rounds := roundsWatchdog(t, c, 64)
 	const ttl = 6 * time.Second // renewed every 2 s
 	_, _, lost := watchedKey(t, c, w, ttl)
 	nextRound(t, rounds, "a renewal before the restart", func(r watchdog.Round) bool { return r.Renewed == 1 })

@@ -32,24 +32,9 @@ func TestWatchdog_retries_through_a_cut_and_keeps_the_hold(t *testing.T) {
 	// A short read timeout, so that a renewal through the cut fails soon.
 	c := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ReadTimeout: 200 * time.Millisecond})
 	t.Cleanup(func() { _ = c.Close() })
-	rounds := make(chan watchdog.Round, 256)
-	w := watchdog.New(c, watchdog.OnRound(func(r watchdog.Round) {
-		select {
-		case rounds <- r:
-		default:
-		}
-	}))
-	t.Cleanup(func() { _ = w.Close() })
+	w, rounds := roundsWatchdog(t, c, 256)
 	const ttl = 20 * time.Second // retried every second, lost after about 20
-	key := redistest.Unique(t)
-	since := time.Now()
-	if err := c.Set(redistest.Ctx(t, 5*time.Second), key, 1, ttl).Err(); err != nil {
-		t.Fatal(err)
-	}
-	lost := make(chan error, 1)
-	h := w.Register()
-	h.Start(lease(key, ttl, lost), since)
-	defer h.Stop()
+	_, _, lost := watchedKey(t, c, w, ttl)
 
 	proxy.Cut()
 	w.Check() // renew now rather than in ttl/3

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/lockkit/lockkit/internal/redistest"
-	"github.com/lockkit/lockkit/watchdog"
 )
 
 // TestOnRound_counts_a_gone_hold_and_not_one_stopped_in_flight checks what
@@ -15,9 +14,7 @@ import (
 // round trip still counts it in Holds.
 func TestOnRound_counts_a_gone_hold_and_not_one_stopped_in_flight(t *testing.T) {
 	srv, c, flying := stallable(t)
-	rounds := make(chan watchdog.Round, 16)
-	w := watchdog.New(c, watchdog.OnRound(func(r watchdog.Round) { rounds <- r }))
-	t.Cleanup(func() { _ = w.Close() })
+	w, rounds := roundsWatchdog(t, c, 16)
 	const ttl = 30 * time.Second // no renewal falls due by itself
 	key := redistest.Unique(t)
 	if err := c.Set(redistest.Ctx(t, 5*time.Second), key, 1, ttl).Err(); err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit/internal/redistest"
-	"github.com/lockkit/lockkit/watchdog"
 )
 
 // lateReplies is a go-redis hook that, while on, holds up the replies of
@@ -47,9 +46,7 @@ func TestSuspend_ignores_a_reply_in_flight_that_finds_the_hold_gone(t *testing.T
 	c := redistest.StartServer(t).Client(t)
 	late := &lateReplies{release: make(chan struct{})}
 	c.AddHook(late)
-	rounds := make(chan watchdog.Round, 16)
-	w := watchdog.New(c, watchdog.OnRound(func(r watchdog.Round) { rounds <- r }))
-	t.Cleanup(func() { _ = w.Close() })
+	w, rounds := roundsWatchdog(t, c, 16)
 	const ttl = 30 * time.Second // no renewal falls due by itself
 	h, key, lost := watchedKey(t, c, w, ttl)
 

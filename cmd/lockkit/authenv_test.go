@@ -1,13 +1,6 @@
 package main
 
-import (
-	"testing"
-	"time"
-
-	"github.com/redis/go-redis/v9"
-
-	"github.com/lockkit/lockkit/internal/redistest"
-)
+import "testing"
 
 // TestConnect_REDISCLI_AUTH_does_not_override_a_URLs_password checks that
 // lockkit reads REDISCLI_AUTH as redis-cli does, as doc.go promises of
@@ -15,12 +8,8 @@ import (
 // -u URL. A stale REDISCLI_AUTH left in the environment does not replace
 // the password of the URL, and -a still replaces both.
 func TestConnect_REDISCLI_AUTH_does_not_override_a_URLs_password(t *testing.T) {
-	s := redistest.StartServer(t)
 	const password = "s3cret"
-	if err := s.Client(t).ConfigSet(redistest.Ctx(t, 5*time.Second), "requirepass", password).Err(); err != nil {
-		t.Fatal(err)
-	}
-	m, prefix := holdVia(t, &redis.Options{Addr: s.Addr(), Password: password})
+	s, m, prefix := heldBehindPassword(t, password)
 	stale := []string{"REDISCLI_AUTH=stale"}
 	cli{conn: []string{"-u", "redis://:" + password + "@" + s.Addr()}, env: stale}.wantShowsHeld(t, prefix, m)
 	cli{conn: []string{"-u", "redis://:wrong@" + s.Addr(), "-a", password}, env: stale}.wantShowsHeld(t, prefix, m)

@@ -4,22 +4,11 @@ import (
 	"net"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/redis/go-redis/v9"
-
-	"github.com/lockkit/lockkit/internal/redistest"
 )
 
 func TestConnect_password(t *testing.T) {
-	s := redistest.StartServer(t)
 	const password = "s3cret"
-	// The server's own client stays authenticated: CONFIG SET requirepass
-	// does not log out the connection that sends it.
-	if err := s.Client(t).ConfigSet(redistest.Ctx(t, 5*time.Second), "requirepass", password).Err(); err != nil {
-		t.Fatal(err)
-	}
-	m, prefix := holdVia(t, &redis.Options{Addr: s.Addr(), Password: password})
+	s, m, prefix := heldBehindPassword(t, password)
 	host, port, err := net.SplitHostPort(s.Addr())
 	if err != nil {
 		t.Fatal(err)
