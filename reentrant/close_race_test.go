@@ -19,47 +19,14 @@ import (
 // left, and once every goroutine unlocked what it locked nothing of the
 // lock is left in Redis.
 func TestClose_racing_calls_on_shared_values_leaves_nothing_held(t *testing.T) {
-	srv := redistest.StartServer(t)
-	for _, tc := range []struct {
-		name      string
-		exclusive bool
-		locks     func(lc *lockkit.Client, name string) []redistest.RaceLock
-	}{
-		{"one_value", false, func(lc *lockkit.Client, name string) []redistest.RaceLock {
-			m := reentrant.New(lc, name)
-			return []redistest.RaceLock{m, m, m, reentrant.New(lc, name)}
-		}},
-		{"one_owner_id", false, func(lc *lockkit.Client, name string) []redistest.RaceLock {
-			return []redistest.RaceLock{
-				reentrant.New(lc, name, lockkit.WithOwner("job")),
-				reentrant.New(lc, name, lockkit.WithOwner("job")),
-				reentrant.New(lc, name, lockkit.WithOwner("job")),
-				reentrant.New(lc, name),
-			}
-		}},
-		{"without_reentry", true, func(lc *lockkit.Client, name string) []redistest.RaceLock {
-			return []redistest.RaceLock{reentrant.New(lc, name, lockkit.WithoutReentry())}
-		}},
-		{"local_handoff", false, func(lc *lockkit.Client, name string) []redistest.RaceLock {
-			return []redistest.RaceLock{
-				reentrant.New(lc, name, reentrant.WithLocalHandoff(4, time.Second)),
-				reentrant.New(lc, name, reentrant.WithLocalHandoff(4, time.Second)),
-			}
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rc := srv.Client(t)
-			redistest.CloseRace{Round: func(t *testing.T) redistest.Round {
-				lc := lockkit.New(rc)
-				name := redistest.Unique(t)
-				lr := &redistest.LockRace{Locks: tc.locks(lc, name), Done: lc.Done(), Exclusive: tc.exclusive}
-				return redistest.Round{
-					Close: func() { _ = lc.Close() },
-					Done:  lc.Done(),
-					Racer: lr.Racer,
-					Check: func(t *testing.T) { redistest.AssertCleanWithin(t, rc, name, time.Second) },
-				}
-			}}.Run(t)
+	rc := redistest.StartServer(t).Client(t)
+	redistest.RaceShared(t, rc, func(lc *lockkit.Client, name string, opts ...lockkit.Option) redistest.RaceLock {
+		return reentrant.New(lc, name, opts...)
+	})
+	t.Run("local_handoff", func(t *testing.T) {
+		redistest.RaceLocks(t, rc, false, func(lc *lockkit.Client, name string) []redistest.RaceLock {
+			handoff := reentrant.WithLocalHandoff(4, time.Second)
+			return []redistest.RaceLock{reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)}
 		})
-	}
+	})
 }
