@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/lockkit/lockkit"
 )
 
 // envSeed names the environment variable that replays a [CloseRace] with
@@ -235,6 +237,16 @@ func Outcome(op string, err error, allowed ...error) error {
 		}
 	}
 	return fmt.Errorf("%s = %w, want nil or one of %v", op, err, allowed)
+}
+
+// StepOutcome checks the outcome of a call (op) other than a release:
+// once closed (the call began after Close), only ErrClosed is allowed;
+// before, nil, ErrClosed or one of allowed.
+func StepOutcome(op string, err error, closed bool, allowed ...error) error {
+	if closed {
+		return AfterClose(op, err, lockkit.ErrClosed)
+	}
+	return Outcome(op, err, append(allowed, lockkit.ErrClosed)...)
 }
 
 // AfterClose returns nil when err, the outcome of a call that began after

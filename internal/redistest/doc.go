@@ -58,7 +58,7 @@
 //     exclusion within a process ([Hammer], [ErrOverlap]);
 //   - closerace.go: lock values shared between goroutines while their
 //     Client closes at a seeded random point ([CloseRace], [Round],
-//     [Racer], [RaceSeed], [Outcome], [AfterClose]); lockrace.go: the
+//     [Racer], [RaceSeed], [Outcome], [StepOutcome], [AfterClose]); lockrace.go: the
 //     goroutines of such a race over exclusive locks ([LockRace]);
 //   - bench.go: the common benchmarks ([BenchLockUnlock], [BenchContended],
 //     [ReportWaits]) and the floor they measure a lock against ([Floor]);

@@ -74,7 +74,7 @@ func (r *lockRacer) Step(ctx context.Context, closed bool) error {
 			ForceUnlock(context.Context) (bool, error)
 		}); ok {
 			_, err := f.ForceUnlock(ctx)
-			return r.outcome("ForceUnlock", err, closed)
+			return StepOutcome("ForceUnlock", err, closed)
 		}
 	case p < 45:
 		ok, err := r.l.TryLock(ctx)
@@ -91,7 +91,7 @@ func (r *lockRacer) Step(ctx context.Context, closed bool) error {
 // checks its outcome.
 func (r *lockRacer) locked(op string, ok bool, err error, closed bool) error {
 	if err != nil || closed {
-		return r.outcome(op, err, closed, append([]error{lockkit.ErrNotObtained}, r.lr.LockErrs...)...)
+		return StepOutcome(op, err, closed, append([]error{lockkit.ErrNotObtained}, r.lr.LockErrs...)...)
 	}
 	if !ok {
 		return nil
@@ -119,13 +119,13 @@ func (r *lockRacer) query(ctx context.Context, closed bool) error {
 		HoldCount(context.Context) (int, error)
 	}); ok {
 		_, err := q.HoldCount(ctx)
-		errs = append(errs, r.outcome("HoldCount", err, closed))
+		errs = append(errs, StepOutcome("HoldCount", err, closed))
 	}
 	if q, ok := r.l.(interface {
 		IsLocked(context.Context) (bool, error)
 	}); ok {
 		_, err := q.IsLocked(ctx)
-		errs = append(errs, r.outcome("IsLocked", err, closed))
+		errs = append(errs, StepOutcome("IsLocked", err, closed))
 	}
 	if q, ok := r.l.(TokenLocker); ok {
 		q.Token()
@@ -142,17 +142,22 @@ func (r *lockRacer) query(ctx context.Context, closed bool) error {
 	return errors.Join(errs...)
 }
 
-// outcome checks the outcome of op, a call other than Unlock: nil or
-// ErrClosed, or one of allowed; only ErrClosed once closed.
-func (r *lockRacer) outcome(op string, err error, closed bool, allowed ...error) error {
-	if closed {
-		return AfterClose(op, err, lockkit.ErrClosed)
-	}
-	return Outcome(op, err, append(allowed, lockkit.ErrClosed)...)
-}
-
+// Finish checks that Close, which has returned, ended the hold, if any:
+// its Token is 0, its lost signal closed and its Context ended. Then it
+// unlocks as often as the goroutine locked.
 func (r *lockRacer) Finish(ctx context.Context) error {
 	var errs []error
+	if q, ok := r.l.(TokenLocker); ok && q.Token() != 0 {
+		errs = append(errs, fmt.Errorf("Token once Close returned = %d, want 0", q.Token()))
+	}
+	if q, ok := r.l.(interface{ Lost() <-chan struct{} }); ok && q.Lost() != nil && !Closed(q.Lost()) {
+		errs = append(errs, errors.New("a hold's lost signal still open once Close returned"))
+	}
+	if q, ok := r.l.(interface {
+		Context(context.Context) context.Context
+	}); ok && q.Context(ctx).Err() == nil {
+		errs = append(errs, errors.New("a hold's Context not ended once Close returned"))
+	}
 	for r.held > 0 {
 		errs = append(errs, r.unlock(ctx))
 	}
