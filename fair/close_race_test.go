@@ -17,7 +17,7 @@ import (
 // closed), no goroutine is left, and once every goroutine unlocked what
 // it locked nothing of the lock, its queue included, is left in Redis.
 func TestClose_racing_calls_on_shared_values_leaves_nothing_held(t *testing.T) {
-	redistest.RaceShared(t, redistest.StartServer(t).Client(t), func(lc *lockkit.Client, name string, opts ...lockkit.Option) redistest.RaceLock {
+	redistest.RaceShared(t, redistest.StartServer(t), func(lc *lockkit.Client, name string, opts ...lockkit.Option) redistest.RaceLock {
 		return fair.New(lc, name, opts...)
 	})
 }

@@ -28,15 +28,15 @@ func TestClose_racing_calls_on_shared_values_leaves_nothing_held(t *testing.T) {
 		return locks
 	}
 	t.Run("one_value", func(t *testing.T) {
-		redistest.RaceLocks(t, rc, false, func(lc *lockkit.Client, name string) []redistest.RaceLock {
+		redistest.RaceLocks(t, rc, redistest.RaceRules{LockErrs: []error{lockkit.ErrUpgrade}}, func(lc *lockkit.Client, name string) []redistest.RaceLock {
 			m := rwlock.New(lc, name)
 			return sides(m, m, rwlock.New(lc, name))
-		}, lockkit.ErrUpgrade)
+		})
 	})
 	t.Run("one_owner_id", func(t *testing.T) {
-		redistest.RaceLocks(t, rc, false, func(lc *lockkit.Client, name string) []redistest.RaceLock {
+		redistest.RaceLocks(t, rc, redistest.RaceRules{LockErrs: []error{lockkit.ErrUpgrade}}, func(lc *lockkit.Client, name string) []redistest.RaceLock {
 			job := lockkit.WithOwner("job")
 			return sides(rwlock.New(lc, name, job), rwlock.New(lc, name, job), rwlock.New(lc, name))
-		}, lockkit.ErrUpgrade)
+		})
 	})
 }

@@ -36,6 +36,13 @@ type LockRace struct {
 	Locks []RaceLock
 	// Done is closed by Close.
 	Done <-chan struct{}
+	RaceRules
+
+	inside atomic.Int32 // goroutines holding, when Exclusive
+}
+
+// RaceRules are what a [LockRace] allows beyond what every lock does.
+type RaceRules struct {
 	// Exclusive says that the goroutines exclude each other (values that
 	// do not re-enter, WithoutReentry, of one owner): a goroutine then
 	// locks only while it holds nothing, ForceUnlock is not called, and
@@ -45,8 +52,9 @@ type LockRace struct {
 	// LockErrs are further outcomes of Lock and TryLock that the docs
 	// allow (ErrUpgrade for a read-write lock's writer, say).
 	LockErrs []error
-
-	inside atomic.Int32 // goroutines holding, when Exclusive
+	// LossLag is how long after Close returned a hold may still be
+	// reported live: 0 when Close has reported every hold lost by then.
+	LossLag time.Duration
 }
 
 // Racer returns goroutine i's Racer; it is CloseRace.Racer.
@@ -142,10 +150,25 @@ func (r *lockRacer) query(ctx context.Context, closed bool) error {
 	return errors.Join(errs...)
 }
 
-// Finish checks that Close, which has returned, ended the hold, if any:
-// its Token is 0, its lost signal closed and its Context ended. Then it
-// unlocks as often as the goroutine locked.
+// Finish checks that Close, which has returned (LossLag ago at most),
+// ended the hold, if any: its Token is 0, its lost signal closed and its
+// Context ended. Then it unlocks as often as the goroutine locked.
 func (r *lockRacer) Finish(ctx context.Context) error {
+	deadline := time.Now().Add(r.lr.LossLag)
+	errs := r.ended(ctx)
+	for errs != nil && time.Now().Before(deadline) {
+		time.Sleep(pollInterval)
+		errs = r.ended(ctx)
+	}
+	for r.held > 0 {
+		errs = append(errs, r.unlock(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// ended returns what is left of the hold, if any, once Close returned: a
+// Token that is not 0, a lost signal still open, a Context not ended.
+func (r *lockRacer) ended(ctx context.Context) []error {
 	var errs []error
 	if q, ok := r.l.(TokenLocker); ok && q.Token() != 0 {
 		errs = append(errs, fmt.Errorf("Token once Close returned = %d, want 0", q.Token()))
@@ -158,8 +181,5 @@ func (r *lockRacer) Finish(ctx context.Context) error {
 	}); ok && q.Context(ctx).Err() == nil {
 		errs = append(errs, errors.New("a hold's Context not ended once Close returned"))
 	}
-	for r.held > 0 {
-		errs = append(errs, r.unlock(ctx))
-	}
-	return errors.Join(errs...)
+	return errs
 }
