@@ -239,6 +239,17 @@ func Outcome(op string, err error, allowed ...error) error {
 	return fmt.Errorf("%s = %w, want nil or one of %v", op, err, allowed)
 }
 
+// maxGiveUp bounds the waits of a race's steps (see GiveUp).
+const maxGiveUp = 100 * time.Millisecond
+
+// GiveUp returns a copy of ctx that ends after a time drawn from rng, 10
+// to 100 ms: the ctx of a wait in a race's step, so that waits end both
+// ways, and soon.
+func GiveUp(ctx context.Context, rng *rand.Rand) (context.Context, context.CancelFunc) {
+	const least = 10 * time.Millisecond
+	return context.WithTimeout(ctx, least+time.Duration(rng.Int64N(int64(maxGiveUp-least))))
+}
+
 // StepOutcome checks the outcome of a call (op) other than a release:
 // once closed (the call began after Close), only ErrClosed is allowed;
 // before, nil, ErrClosed or one of allowed.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"net"
+	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -45,5 +46,33 @@ func (h latencyHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 		err := next(ctx, cmds)
 		h.wait()
 		return err
+	}
+}
+
+// slowNetwork is the latency each way of the slow network of OnNetworks.
+const slowNetwork = 3 * time.Millisecond
+
+// OnNetworks runs race twice, in subtests: with a client of each of srvs
+// (fast), and with clients whose commands take up to 3 ms longer each way
+// (slow_network, see [AddLatency]), so that calls are more often on their
+// way when something happens.
+func OnNetworks(t *testing.T, race func(t *testing.T, rcs []redis.UniversalClient), srvs ...*Server) {
+	t.Helper()
+	for _, slow := range []bool{false, true} {
+		what := "fast"
+		if slow {
+			what = "slow_network"
+		}
+		t.Run(what, func(t *testing.T) {
+			rcs := make([]redis.UniversalClient, len(srvs))
+			for i, s := range srvs {
+				c := s.Client(t)
+				if slow {
+					AddLatency(c, slowNetwork)
+				}
+				rcs[i] = c
+			}
+			race(t, rcs)
+		})
 	}
 }

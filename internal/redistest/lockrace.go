@@ -89,7 +89,7 @@ func (r *lockRacer) Step(ctx context.Context, closed bool) error {
 		return r.locked("TryLock", ok, err, closed)
 	}
 	// A Lock that gives up now and then, so that waits end both ways.
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(10+r.rng.IntN(300))*time.Millisecond)
+	ctx, cancel := GiveUp(ctx, r.rng)
 	defer cancel()
 	err := r.l.Lock(ctx)
 	return r.locked("Lock", err == nil, err, closed)

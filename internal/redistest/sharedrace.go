@@ -63,7 +63,7 @@ func RaceShared(t *testing.T, srv *Server, newLock func(lc *lockkit.Client, name
 	})
 	t.Run("one_value_slow_network", func(t *testing.T) {
 		slow := srv.Client(t)
-		AddLatency(slow, 3*time.Millisecond)
+		AddLatency(slow, slowNetwork)
 		RaceLocks(t, slow, RaceRules{}, func(lc *lockkit.Client, name string) []RaceLock {
 			often := lockkit.WithWatchdogTimeout(shortLease)
 			m := newLock(lc, name, often)
