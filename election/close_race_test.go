@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -18,18 +20,21 @@ import (
 const maxObservers = 4
 
 // TestClose_racing_calls_on_shared_Elections_leaves_nobody_leading:
-// goroutines share three candidates (Election values) and the
-// Leaderships they win (any goroutine resigns any), campaigning,
-// resigning, reading the leader and observing while the Client closes
-// at a seeded random point. No call races, panics or hangs, each returns
+// goroutines share three candidates (Election values) and the Leaderships
+// they win (any goroutine resigns any), campaigning, resigning, reading the
+// leader and observing while the Client closes at a seeded random point, on
+// a fast and a slow network. No call races, panics or hangs, each returns
 // what the docs allow (ErrInvalid for a candidate that campaigns already,
 // ErrClosed once the Client is closed), two Leaderships never run at once
-// while the Client is open, every Leadership has ended and every
-// observer's channel is closed once Close has returned, no goroutine is
-// left, and once the Leaderships are resigned nothing of the election is
-// left in Redis.
+// while the Client is open, every Leadership has ended and every observer's
+// channel is closed once Close has returned, no goroutine is left, and once
+// the Leaderships are resigned nothing of the election is left in Redis.
 func TestClose_racing_calls_on_shared_Elections_leaves_nobody_leading(t *testing.T) {
-	rc := redistest.StartServer(t).Client(t)
+	redistest.OnNetworks(t, func(t *testing.T, rcs []redis.UniversalClient) { raceElection(t, rcs[0]) }, redistest.StartServer(t))
+}
+
+// raceElection runs the race of shared candidates on rc.
+func raceElection(t *testing.T, rc redis.UniversalClient) {
 	redistest.CloseRace{Round: func(t *testing.T) redistest.Round {
 		lc := lockkit.New(rc)
 		name := redistest.Unique(t)
@@ -79,7 +84,7 @@ func (r *electionRacer) Step(ctx context.Context, closed bool) error {
 	case p < 50:
 		return r.observe(closed)
 	}
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(10+r.rng.IntN(300))*time.Millisecond)
+	ctx, cancel := redistest.GiveUp(ctx, r.rng)
 	defer cancel()
 	l, err := r.e.Campaign(ctx, r.value)
 	if l == nil {

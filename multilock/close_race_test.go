@@ -17,13 +17,18 @@ import (
 // TestClose_racing_calls_on_a_shared_Mutex_leaves_nothing_held: goroutines
 // share a Mutex over a reentrant and a fair lock, as the docs allow (its
 // owner is its locks' owners), and lock, try, unlock, force-unlock and
-// query it while a Mutex of another owner over the same names contends
-// and the Client closes at a seeded random point. No call races, panics
-// or hangs, each returns what the docs allow (ErrClosed once the Client
-// is closed), no goroutine is left, and once every goroutine unlocked
-// what it locked nothing of either lock is left in Redis.
+// query it while a Mutex of another owner over the same names contends and
+// the Client closes at a seeded random point, on a fast and a slow network.
+// No call races, panics or hangs, each returns what the docs allow
+// (ErrClosed once the Client is closed), no goroutine is left, and once
+// every goroutine unlocked what it locked nothing of either lock is left in
+// Redis.
 func TestClose_racing_calls_on_a_shared_Mutex_leaves_nothing_held(t *testing.T) {
-	rc := redistest.StartServer(t).Client(t)
+	redistest.OnNetworks(t, func(t *testing.T, rcs []redis.UniversalClient) { raceMutex(t, rcs[0]) }, redistest.StartServer(t))
+}
+
+// raceMutex runs the race of a shared Mutex on rc.
+func raceMutex(t *testing.T, rc redis.UniversalClient) {
 	redistest.CloseRace{Round: func(t *testing.T) redistest.Round {
 		lc := lockkit.New(rc)
 		a, b := redistest.Unique(t), redistest.Unique(t)
@@ -45,18 +50,19 @@ func TestClose_racing_calls_on_a_shared_Mutex_leaves_nothing_held(t *testing.T) 
 }
 
 // TestClose_racing_calls_on_a_shared_RedLock_leaves_nothing_held:
-// goroutines share a RedLock over three masters, and RedLocks of one
-// owner id, as the docs allow, and lock, try, unlock and query them while
-// a RedLock of another owner contends and the Clients of every node close
-// at a seeded random point. No call races, panics or hangs, each returns
-// what the docs allow (ErrClosed once the Clients are closed), no
-// goroutine is left, and once every goroutine unlocked what it locked
-// nothing of the lock is left on any node.
+// goroutines share a RedLock over three masters, and RedLocks of one owner
+// id, as the docs allow, and lock, try, unlock and query them while a
+// RedLock of another owner contends and the Clients of every node close at
+// a seeded random point, on a fast and a slow network. No call races,
+// panics or hangs, each returns what the docs allow (ErrClosed once the
+// Clients are closed), no goroutine is left, and once every goroutine
+// unlocked what it locked nothing of the lock is left on any node.
 func TestClose_racing_calls_on_a_shared_RedLock_leaves_nothing_held(t *testing.T) {
-	var rcs []redis.UniversalClient
-	for _, s := range redistest.StartMasters(t, 3) {
-		rcs = append(rcs, s.Client(t))
-	}
+	redistest.OnNetworks(t, raceRedLocks, redistest.StartMasters(t, 3)...)
+}
+
+// raceRedLocks runs the races of shared RedLocks over the masters of rcs.
+func raceRedLocks(t *testing.T, rcs []redis.UniversalClient) {
 	for _, tc := range []struct {
 		name  string
 		locks func(lcs []*lockkit.Client, name string) []redistest.RaceLock
