@@ -94,7 +94,7 @@ func (r *electionRacer) Step(ctx context.Context, closed bool) error {
 	defer r.mu.Unlock()
 	var errs []error
 	if closed {
-		errs = append(errs, errors.New("Campaign after Close returned a Leadership"))
+		errs = append(errs, errors.New("a Campaign after Close returned a Leadership"))
 	}
 	for _, other := range r.leaders {
 		if other.Context().Err() == nil && l.Context().Err() == nil && !redistest.Closed(r.done) {
@@ -121,7 +121,7 @@ func (r *electionRacer) observe(closed bool) error {
 	}
 	r.observers, r.stop = append(r.observers, ch), append(r.stop, cancel)
 	if closed {
-		return errors.New("Observe after Close returned a channel")
+		return errors.New("an Observe after Close returned a channel")
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package latch_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
@@ -85,7 +86,7 @@ func (lr *latchRacer) Step(ctx context.Context, closed bool) error {
 	case p < 55:
 		n, err := lr.l.Count(ctx)
 		if err == nil && (n < 0 || n > raceCount) {
-			return fmt.Errorf("Count = %d, want 0 to %d", n, raceCount)
+			return fmt.Errorf("the Count = %d, want 0 to %d", n, raceCount)
 		}
 		return redistest.StepOutcome("Count", err, closed)
 	}
@@ -95,7 +96,7 @@ func (lr *latchRacer) Step(ctx context.Context, closed bool) error {
 	if err == nil {
 		lr.opened.Store(true)
 		if closed {
-			return fmt.Errorf("Await after Close = nil, want ErrClosed")
+			return errors.New("an Await after Close = nil, want ErrClosed")
 		}
 	}
 	return redistest.StepOutcome("Await", err, closed, lockkit.ErrNotObtained)

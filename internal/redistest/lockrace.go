@@ -171,7 +171,7 @@ func (r *lockRacer) Finish(ctx context.Context) error {
 func (r *lockRacer) ended(ctx context.Context) []error {
 	var errs []error
 	if q, ok := r.l.(TokenLocker); ok && q.Token() != 0 {
-		errs = append(errs, fmt.Errorf("Token once Close returned = %d, want 0", q.Token()))
+		errs = append(errs, fmt.Errorf("the Token once Close returned = %d, want 0", q.Token()))
 	}
 	if q, ok := r.l.(interface{ Lost() <-chan struct{} }); ok && q.Lost() != nil && !Closed(q.Lost()) {
 		errs = append(errs, errors.New("a hold's lost signal still open once Close returned"))
