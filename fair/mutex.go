@@ -2,6 +2,7 @@ package fair
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 
 	"github.com/lockkit/lockkit"
@@ -121,6 +122,13 @@ func (q *queue) Lock(ctx context.Context, x *core.Exclusive) error {
 // queue.
 func (q *queue) TryLock(ctx context.Context, x *core.Exclusive) (bool, error) {
 	ok, _, err := x.H.Attempt(ctx, "lock", q.args(tryOnly)...)
+	if errors.Is(err, lockkit.ErrClosed) {
+		// An attempt that re-entered a hold lost to Close takes it back,
+		// which puts the owner back first in line when the hold was taken
+		// from the queue, and the closed Client refuses the attempt made
+		// anew: take the entry out, unless a goroutine waits as the owner.
+		x.Cfg.Client.Go(func() { q.leaveLate(x) })
+	}
 	return ok, core.CtxError(ctx, x.Cfg.Name, err)
 }
 

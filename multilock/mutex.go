@@ -308,7 +308,7 @@ func (m *Mutex) rollback(ctx context.Context, n int) error {
 		if unsettled[i] != nil {
 			err = unsettled[i]
 		}
-		if core.InDoubt(err) {
+		if inDoubt(err) {
 			errs = append(errs, fmt.Errorf("%q may still be held: %w", m.locks[i].Name(), err))
 		}
 	}
@@ -338,7 +338,7 @@ func (m *Mutex) retryDoubt(ctx context.Context, n int) []error {
 	for i, err := range outcomes {
 		switch {
 		case !ask(i):
-		case core.InDoubt(err):
+		case inDoubt(err):
 			unsettled[i] = err
 		default:
 			if more == nil {
@@ -398,7 +398,7 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 			if err, ok := kept[i]; ok {
 				errs[i] = err
 			}
-		case core.InDoubt(err):
+		case inDoubt(err):
 			if doubt == nil {
 				doubt = make([]bool, len(m.locks))
 			}
@@ -410,6 +410,15 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 	m.mu.Unlock()
 	slices.Reverse(errs) // last taken first, as they were released before
 	return errors.Join(errs...)
+}
+
+// inDoubt reports whether err, the error of a lock's Unlock, leaves its
+// release in doubt (see core.InDoubt). ErrClosed does not: a lock of a
+// closed Client returns it only when it holds nothing, and so does every
+// later Unlock of it, so that asking it again would keep the next Unlock
+// from releasing the other locks.
+func inDoubt(err error) bool {
+	return core.InDoubt(err) && !errors.Is(err, lockkit.ErrClosed)
 }
 
 // unlockAll unlocks the locks of locks that ask selects (every lock when

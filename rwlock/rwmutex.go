@@ -2,7 +2,6 @@ package rwlock
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/lockkit/lockkit"
@@ -135,8 +134,7 @@ func (m *RWMutex) Lock(ctx context.Context) error {
 		intent = m.b.Cfg.WatchdogTimeout
 		writers = place.Enter(m.writers())
 	}
-	registered := false
-	attempt := m.writeAttempt(intent, true, &registered, writers)
+	attempt := m.writeAttempt(intent, true, writers)
 	var ok bool
 	var err error
 	if m.w.Live() != nil || m.r.Live() != nil || m.shared() {
@@ -149,12 +147,15 @@ func (m *RWMutex) Lock(ctx context.Context) error {
 	}
 	switch {
 	case writers == nil:
-	case err == nil || !registered:
+	case err == nil:
 		writers.Exit()
 	default:
 		// The intent is the owner's: it stays while another call waits to
-		// write as the owner. If the withdrawal fails, the intent lapses
-		// within the watchdog timeout.
+		// write as the owner, and the last of them withdraws it, also when
+		// it registered none itself (its wait ended before an attempt, by
+		// Close, say, or an upgrade was refused) while one that did gave
+		// up before it. If the withdrawal fails, the intent lapses within
+		// the watchdog timeout.
 		_ = core.Cleanup(ctx, m.b.Cfg.Client, func(ctx context.Context) error {
 			// An attempt still on its way when ctx ended may register the
 			// intent again: withdraw after it, if it comes in time (else
@@ -203,18 +204,18 @@ func (m *RWMutex) TryLock(ctx context.Context) (bool, error) {
 	if err := m.base().Check(ctx); err != nil {
 		return false, err
 	}
-	ok, _, err := m.writeAttempt(0, false, new(bool), nil)(ctx, m.wwait.TryArgs()...)
+	ok, _, err := m.writeAttempt(0, false, nil)(ctx, m.wwait.TryArgs()...)
 	return ok, core.CtxError(ctx, m.b.Cfg.Name, err)
 }
 
 // writeAttempt returns one try at the write lock. A non-zero intent
-// registers the owner's intent when the lock is busy (and sets
-// *registered), and bounds the wait by a third of it, so that the intent is
-// refreshed while the writer waits. With claim, a busy lock is claimed, so
-// that it is handed off to the waiting writers when its last reader leaves.
-// An attempt that may register the intent runs as an Attempt of writers,
-// the place of the calls waiting to write as m's owner.
-func (m *RWMutex) writeAttempt(intent time.Duration, claim bool, registered *bool, writers *place.Place) core.Attempt {
+// registers the owner's intent when the lock is busy, and bounds the wait
+// by a third of it, so that the intent is refreshed while the writer
+// waits. With claim, a busy lock is claimed, so that it is handed off to
+// the waiting writers when its last reader leaves. An attempt that may
+// register the intent runs as an Attempt of writers, the place of the
+// calls waiting to write as m's owner.
+func (m *RWMutex) writeAttempt(intent time.Duration, claim bool, writers *place.Place) core.Attempt {
 	claims := "0"
 	if claim {
 		claims = "1"
@@ -228,16 +229,7 @@ func (m *RWMutex) writeAttempt(intent time.Duration, claim bool, registered *boo
 		} else {
 			try()
 		}
-		switch {
-		case intent <= 0 || ok:
-		case err != nil:
-			// The intent may have been registered before a reply was lost;
-			// a refused upgrade and another kind's name register none.
-			if !errors.Is(err, lockkit.ErrUpgrade) && !errors.Is(err, lockkit.ErrWrongKind) {
-				*registered = true
-			}
-		default:
-			*registered = true
+		if intent > 0 && !ok && err == nil {
 			if beat := intent / 3; wait < 0 || wait > beat {
 				wait = beat
 			}

@@ -50,12 +50,19 @@
 //     traffic up with;
 //   - helpers.go: what the helpers need of a lock ([Locker], [NamedLocker],
 //     [TokenLocker]), checking a lock ([MustLock], [MustUnlock],
-//     [WantHoldCount], [WantErr], [AssertClean]), unique lock names
-//     ([Unique]) and whether a hold's lost signal has fired ([Closed],
-//     [AnyClosed]); wait.go: waiting with a deadline that fails loudly
+//     [WantHoldCount], [WantErr], [AssertClean], [AssertCleanWithin]),
+//     unique lock names ([Unique]) and whether a hold's lost signal has
+//     fired ([Closed], [AnyClosed]); wait.go: waiting with a deadline that fails loudly
 //     ([Ctx], [Eventually], [Receive], [LockAsync]), and calls that must
 //     return at their deadline ([WantDeadlines]); hammer.go: mutual
 //     exclusion within a process ([Hammer], [ErrOverlap]);
+//   - closerace.go: lock values shared between goroutines while their
+//     Client closes at a seeded random point ([CloseRace], [Round],
+//     [Racer], [RaceSeed], [Outcome], [StepOutcome], [AfterClose]);
+//     lockrace.go: the goroutines of such a race over exclusive locks
+//     ([LockRace], [RaceRules]); sharedrace.go: such races over an
+//     exclusive kind, for each way its values may be shared ([RaceLocks],
+//     [RaceShared]); latency.go: commands made slower ([AddLatency]);
 //   - bench.go: the common benchmarks ([BenchLockUnlock], [BenchContended],
 //     [ReportWaits]) and the floor they measure a lock against ([Floor]);
 //     cost.go: what an op costs the server (CPU, commands run inside

@@ -103,6 +103,27 @@ func WantErr(t testing.TB, err error, targets ...error) {
 // scans every master.
 func AssertClean(t testing.TB, c redis.UniversalClient, name string) {
 	t.Helper()
+	if left := leftBehind(t, c, name); len(left) > 0 {
+		t.Errorf("keys of %q left behind: %s", name, strings.Join(left, ", "))
+	}
+}
+
+// AssertCleanWithin is [AssertClean] once what is left of lock name has
+// had up to d to end with its TTL: the key naming the process a released
+// lock is kept for (for 100 ms), say.
+func AssertCleanWithin(t testing.TB, c redis.UniversalClient, name string, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for len(leftBehind(t, c, name)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(pollInterval)
+	}
+	AssertClean(t, c, name)
+}
+
+// leftBehind returns the keys of lock name, with their TTL, that
+// AssertClean reports.
+func leftBehind(t testing.TB, c redis.UniversalClient, name string) []string {
+	t.Helper()
 	ctx := Ctx(t, cleanTimeout)
 	var (
 		mu   sync.Mutex // masters are scanned concurrently
@@ -134,9 +155,7 @@ func AssertClean(t testing.TB, c redis.UniversalClient, name string) {
 	if err := nodes.Masters(ctx, c, scan); err != nil {
 		t.Fatalf("scanning for keys of %q: %v", name, err)
 	}
-	if len(left) > 0 {
-		t.Errorf("keys of %q left behind: %s", name, strings.Join(left, ", "))
-	}
+	return left
 }
 
 // uniqueSeq numbers the names handed out by Unique. It is process-wide
