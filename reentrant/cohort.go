@@ -399,9 +399,12 @@ func (co *cohort) passOn() {
 }
 
 // lend lends the process's hold in Redis to m: a tenure of its own, lost
-// when the hold is. Other Locks of m waiting in the queue re-enter it
-// (unless m does not re-enter). co.mu held.
+// when the hold is. A lost tenure that m still has (its Lock without
+// re-entry waited behind it) is forgotten first, with its join. Other
+// Locks of m waiting in the queue re-enter it (unless m does not
+// re-enter). co.mu held.
 func (co *cohort) lend(m *Mutex) {
+	_ = co.forgetLost(m)
 	co.holder, co.count, co.releasing = m, 1, false
 	if h := co.redis.x.H.Current(); h != co.hold {
 		co.hold = h

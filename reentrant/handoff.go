@@ -53,7 +53,9 @@ import (
 // learns it (at the watchdog's next renewal at the latest), they wait in
 // memory. TryLock never waits for a hand-over and never takes one
 // from a waiter: it re-enters, or succeeds when no Mutex of the process
-// holds or waits for the lock (one round trip), and fails otherwise. A
+// holds or waits for the lock (one round trip), and fails otherwise; while
+// the process gives a lost hold back in Redis, which no Mutex holds any
+// more, it waits for that release first, within its ctx. A
 // Lock whose ctx ends while it waits in memory leaves the queue; if the
 // hold was handed to it in the same instant, Lock returns it held.
 //
