@@ -410,8 +410,7 @@ func (co *cohort) lend(m *Mutex) {
 		co.hold = h
 		co.watch(h)
 	}
-	co.tenure = core.NewHold(co.hold.Token)
-	co.tenure.Catch(co.hold) // lost before watch's catch could see this tenure
+	co.tenure = core.Lend(co.hold) // lost already if the hold is
 	m.slot.Set(co.tenure)
 	m.held.Store(co)
 	if m.x.Cfg.NoReentry {

@@ -24,6 +24,9 @@ type Hold struct {
 
 	wh    *watchdog.Hold // renews the lease, or times a fixed one
 	since time.Time      // when the acquire that began the hold was sent
+	// from is the hold h is lent from (see Lend); nil for a hold of its
+	// own.
+	from *Hold
 
 	// unlocking is set while an Unlock's outcome is unknown (unlockID is
 	// kept for its retry). A renewal that finds the hold gone meanwhile
@@ -101,6 +104,16 @@ func (h *Hold) End() {
 
 // Ended returns a channel closed by End.
 func (h *Hold) Ended() <-chan struct{} { return h.ended }
+
+// Lend returns a hold lent from src (a local hand-over of a process's
+// hold), with its token: lost when src is, as any Slot that keeps it
+// finds at once (see Slot.Current), and as whoever calls Catch makes it.
+func Lend(src *Hold) *Hold {
+	h := NewHold(src.Token)
+	h.from = src
+	h.Catch(src)
+	return h
+}
 
 // Catch makes h lost, with src's error, if src is lost by now: a hold lent
 // from src (a local hand-over of a process's hold) learns of its loss so.

@@ -18,14 +18,19 @@ type Slot struct {
 }
 
 // Current returns the current hold, which may be lost, or nil. A nil Slot
-// holds nothing.
+// holds nothing. A hold lent from another (see Lend) is lost by the time
+// Current returns it if that one is.
 func (s *Slot) Current() *Hold {
 	if s == nil {
 		return nil
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.h
+	h := s.h
+	s.mu.Unlock()
+	if h != nil && h.from != nil {
+		h.Catch(h.from)
+	}
+	return h
 }
 
 // Set makes h the current hold; nil when nothing is held.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
-	"time"
 
 	"github.com/lockkit/lockkit"
 )
@@ -52,9 +51,6 @@ type RaceRules struct {
 	// LockErrs are further outcomes of Lock and TryLock that the docs
 	// allow (ErrUpgrade for a read-write lock's writer, say).
 	LockErrs []error
-	// LossLag is how long after Close returned a hold may still be
-	// reported live: 0 when Close has reported every hold lost by then.
-	LossLag time.Duration
 }
 
 // Racer returns goroutine i's Racer; it is CloseRace.Racer.
@@ -150,16 +146,11 @@ func (r *lockRacer) query(ctx context.Context, closed bool) error {
 	return errors.Join(errs...)
 }
 
-// Finish checks that Close, which has returned (LossLag ago at most),
-// ended the hold, if any: its Token is 0, its lost signal closed and its
-// Context ended. Then it unlocks as often as the goroutine locked.
+// Finish checks that Close, which has returned, ended the hold, if any:
+// its Token is 0, its lost signal closed and its Context ended. Then it
+// unlocks as often as the goroutine locked.
 func (r *lockRacer) Finish(ctx context.Context) error {
-	deadline := time.Now().Add(r.lr.LossLag)
 	errs := r.ended(ctx)
-	for errs != nil && time.Now().Before(deadline) {
-		time.Sleep(pollInterval)
-		errs = r.ended(ctx)
-	}
 	for r.held > 0 {
 		errs = append(errs, r.unlock(ctx))
 	}
