@@ -231,10 +231,16 @@ func unlockUnanswered(t *testing.T, r *multilock.RedLock, silent *redistest.Sile
 // have theirs raised to a hold's token. It returns a client of each node,
 // the name, the counter's key and node 0's value of it, and a Silence
 // that, once on, holds up the raise scripts of nodes 1 and 2 (the caller
-// turns it off).
+// turns it off). The raise script is loaded on every node already, so
+// that a raise is one command: one that found it missing would send it
+// again, and the second command could be held up after the first was let
+// go.
 func raisesHeldUp(t *testing.T) (clients []redis.UniversalClient, name, fence string, ahead int64, silent *redistest.Silence) {
 	t.Helper()
 	_, clients = masters(t, 3)
+	warm := redistest.Unique(t) + "-warm"
+	counterAhead(t, clients[0], lockKey(warm)+":fence")
+	openConnections(t, multilock.NewRedLock(lockkits(t, clients), warm)) // raises nodes 1 and 2
 	name = redistest.Unique(t)
 	fence = lockKey(name) + ":fence"
 	ahead = counterAhead(t, clients[0], fence)
