@@ -77,15 +77,18 @@ func CtxError(ctx context.Context, name string, err error) error {
 	return err
 }
 
-// ctxDone returns ctx.Err(), or DeadlineExceeded once ctx's deadline has
-// passed: a network timeout set from the deadline can fire a moment
-// before ctx reports it.
+// ctxDone returns ctx.Err(), also once ctx's deadline has passed and ctx
+// does not report it yet: a network timeout set from the deadline (or a
+// WAIT given the time left) can end a moment before ctx's own timer does.
+// It then waits for that timer, so that the error returned matches the
+// ctx.Err() that the caller reads afterwards.
 func ctxDone(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
-		return context.DeadlineExceeded
+		<-ctx.Done()
+		return ctx.Err()
 	}
 	return nil
 }
