@@ -75,3 +75,14 @@ func cluster(t *testing.T, cl *redistest.Cluster, failover func(testing.TB, *red
 		failover:   func(t testing.TB) { failover(t, target) },
 	}
 }
+
+// eachDeployment runs test as a parallel subtest on each of deployments,
+// started afresh for it.
+func eachDeployment(t *testing.T, test func(t *testing.T, d deployment)) {
+	for _, dep := range deployments {
+		t.Run(dep.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, dep.start(t))
+		})
+	}
+}

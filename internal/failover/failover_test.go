@@ -29,32 +29,28 @@ const (
 // Await blocked on it: see latchProbe.check for what is checked there.
 func TestFailover_holds_survive_or_are_reported_lost_and_waiters_wake(t *testing.T) {
 	t.Parallel()
-	for _, dep := range deployments {
-		t.Run(dep.name, func(t *testing.T) {
-			t.Parallel()
-			d := dep.start(t)
-			holders := redistest.Lockkit(t, d.client(t))
-			waiters := redistest.Lockkit(t, d.client(t))
-			var probes []*probe
-			for _, k := range kinds() {
-				probes = append(probes, hold(t, k, holders, waiters, pickName(t, k, d)))
-			}
-			lp := awaitLatch(t, holders, waiters, pickName(t, kind{names: single}, d))
-			d.replicated(t)
-			lp.countDownTo(t, latchCount-2) // not waited for: a SIGKILL may lose it
-			d.failover(t)
-			for _, p := range probes {
-				t.Run(p.k.name, func(t *testing.T) {
-					t.Parallel()
-					p.check(t, waiters)
-				})
-			}
-			t.Run("latch", func(t *testing.T) {
+	eachDeployment(t, func(t *testing.T, d deployment) {
+		holders := redistest.Lockkit(t, d.client(t))
+		waiters := redistest.Lockkit(t, d.client(t))
+		var probes []*probe
+		for _, k := range kinds() {
+			probes = append(probes, hold(t, k, holders, waiters, pickName(t, k, d)))
+		}
+		lp := awaitLatch(t, holders, waiters, pickName(t, kind{names: single}, d))
+		d.replicated(t)
+		lp.countDownTo(t, latchCount-2) // not waited for: a SIGKILL may lose it
+		d.failover(t)
+		for _, p := range probes {
+			t.Run(p.k.name, func(t *testing.T) {
 				t.Parallel()
-				lp.check(t, d.lossless)
+				p.check(t, waiters)
 			})
+		}
+		t.Run("latch", func(t *testing.T) {
+			t.Parallel()
+			lp.check(t, d.lossless)
 		})
-	}
+	})
 }
 
 // pickName returns a unique lock name whose keys the failover of d moves;

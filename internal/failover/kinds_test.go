@@ -193,6 +193,30 @@ func lostSignals(l lockkit.Locker) []<-chan struct{} {
 	return chs
 }
 
+// held is a lock of one kind held by one owner, with its lost signals.
+type held struct {
+	k      kind
+	name   string
+	holder lockkit.Locker
+	lost   []<-chan struct{}
+}
+
+// lockEach locks a lock of each of ks, picked for d, through holders.
+func lockEach(t *testing.T, d deployment, ks []kind, holders *lockkit.Client) []held {
+	t.Helper()
+	var holds []held
+	for _, k := range ks {
+		h := held{k: k, name: pickName(t, k, d)}
+		h.holder = k.holder(holders, h.name)
+		if err := h.holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
+			t.Fatalf("%s: holder's Lock: %v", k.name, err)
+		}
+		h.lost = lostSignals(h.holder)
+		holds = append(holds, h)
+	}
+	return holds
+}
+
 // tokens returns the fencing tokens of l's current holds, in the order of
 // parts.
 func tokens(l lockkit.Locker) []int64 {

@@ -25,67 +25,63 @@ import (
 // next Unlock, the holder's last, asks again under the same unlock id and
 // finishes the undo without releasing twice.
 func TestUnlock_after_a_failover_frees_a_reentered_hold_lost_to_Close(t *testing.T) {
-	for _, dep := range deployments {
-		t.Run(dep.name, func(t *testing.T) {
-			t.Parallel()
-			d := dep.start(t)
-			rc := d.client(t)
-			lc := lockkit.New(rc, lockkit.WithWatchdogTimeout(longLease))
-			t.Cleanup(func() { _ = lc.Close() })
-			others := redistest.Lockkit(t, d.client(t))
-			type reentered struct {
-				k      kind
-				name   string
-				holder lockkit.Locker
-				drop   *redistest.DropReply // nil: no reply lost
-			}
-			var holds []reentered
-			for _, k := range doubtKinds() {
-				for _, lose := range []bool{false, true} {
-					h := reentered{k: k, name: pickName(t, k, d)}
-					if lose {
-						h.drop = &redistest.DropReply{Match: scriptOf(h.name), Err: io.EOF}
-						rc.AddHook(h.drop)
-					}
-					h.holder = k.holder(lc, h.name)
-					for range 2 {
-						if err := h.holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
-							t.Fatalf("%s: holder's Lock: %v", k.name, err)
-						}
-					}
-					holds = append(holds, h)
+	eachDeployment(t, func(t *testing.T, d deployment) {
+		rc := d.client(t)
+		lc := lockkit.New(rc, lockkit.WithWatchdogTimeout(longLease))
+		t.Cleanup(func() { _ = lc.Close() })
+		others := redistest.Lockkit(t, d.client(t))
+		type reentered struct {
+			k      kind
+			name   string
+			holder lockkit.Locker
+			drop   *redistest.DropReply // nil: no reply lost
+		}
+		var holds []reentered
+		for _, k := range doubtKinds() {
+			for _, lose := range []bool{false, true} {
+				h := reentered{k: k, name: pickName(t, k, d)}
+				if lose {
+					h.drop = &redistest.DropReply{Match: scriptOf(h.name), Err: io.EOF}
+					rc.AddHook(h.drop)
 				}
+				h.holder = k.holder(lc, h.name)
+				for range 2 {
+					if err := h.holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
+						t.Fatalf("%s: holder's Lock: %v", k.name, err)
+					}
+				}
+				holds = append(holds, h)
 			}
-			d.replicated(t)
-			if err := lc.Close(); err != nil {
-				t.Fatal(err)
+		}
+		d.replicated(t)
+		if err := lc.Close(); err != nil {
+			t.Fatal(err)
+		}
+		d.failover(t)
+		for _, h := range holds {
+			name := h.k.name
+			if h.drop != nil {
+				name += "/first_reply_lost"
 			}
-			d.failover(t)
-			for _, h := range holds {
-				name := h.k.name
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
 				if h.drop != nil {
-					name += "/first_reply_lost"
+					h.drop.Arm()
 				}
-				t.Run(name, func(t *testing.T) {
-					t.Parallel()
-					if h.drop != nil {
-						h.drop.Arm()
-					}
-					err := h.holder.Unlock(redistest.Ctx(t, callTimeout))
-					redistest.WantErr(t, err, lockkit.ErrClosed)
-					if h.drop != nil && (!errors.Is(err, io.EOF) || h.drop.Armed()) {
-						t.Errorf("Unlock whose release's reply was lost = %v (dropped: %v); want it to say io.EOF", err, !h.drop.Armed())
-					}
-					redistest.WantErr(t, h.holder.Unlock(redistest.Ctx(t, callTimeout)), lockkit.ErrClosed)
-					other := h.k.waiter(others, h.name)
-					if !tryLockAfter(t, other) {
-						t.Fatalf("another owner was refused the lock once its holder had unlocked as often as it locked")
-					}
-					retry(t, "the other owner's Unlock", other.Unlock)
-				})
-			}
-		})
-	}
+				err := h.holder.Unlock(redistest.Ctx(t, callTimeout))
+				redistest.WantErr(t, err, lockkit.ErrClosed)
+				if h.drop != nil && (!errors.Is(err, io.EOF) || h.drop.Armed()) {
+					t.Errorf("Unlock whose release's reply was lost = %v (dropped: %v); want it to say io.EOF", err, !h.drop.Armed())
+				}
+				redistest.WantErr(t, h.holder.Unlock(redistest.Ctx(t, callTimeout)), lockkit.ErrClosed)
+				other := h.k.waiter(others, h.name)
+				if !tryLockAfter(t, other) {
+					t.Fatalf("another owner was refused the lock once its holder had unlocked as often as it locked")
+				}
+				retry(t, "the other owner's Unlock", other.Unlock)
+			})
+		}
+	})
 }
 
 // scriptOf matches the scripts run on the keys of the lock called name.

@@ -31,28 +31,13 @@ func TestWithReplicaAck_failover_right_after_Lock_keeps_the_lock(t *testing.T) {
 			rc := d.client(t)
 			holders := redistest.Lockkit(t, rc, lockkit.WithReplicaAck(1, callTimeout))
 			others := redistest.Lockkit(t, d.client(t))
-			type held struct {
-				k      kind
-				name   string
-				holder lockkit.Locker
-				lost   []<-chan struct{}
-			}
 			// The replicas are attached and caught up before the Locks:
 			// WithReplicaAck waits for none on a master that has never had
 			// a replica attached, which a master of a freshly started
 			// deployment on a loaded machine can still be. The failover
 			// still follows the last Lock at once.
 			d.replicated(t)
-			var holds []held
-			for _, k := range ackKinds() {
-				h := held{k: k, name: pickName(t, k, d)}
-				h.holder = k.holder(holders, h.name)
-				if err := h.holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
-					t.Fatalf("%s: Lock with WithReplicaAck: %v", k.name, err)
-				}
-				h.lost = lostSignals(h.holder)
-				holds = append(holds, h)
-			}
+			holds := lockEach(t, d, ackKinds(), holders)
 			// What the master said of its replicas once the Locks were
 			// acknowledged, for the failure messages below.
 			repl := replicationOf(t, rc, holds[0].name)

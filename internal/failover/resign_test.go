@@ -23,43 +23,39 @@ const vacancyBound = 5 * time.Second
 // failover, reports at once that nobody leads, since the script that
 // freed the leadership told it so; Resign called again returns nil.
 func TestResign_after_a_failover_whose_reply_is_lost_tells_the_observers(t *testing.T) {
-	for _, dep := range deployments {
-		t.Run(dep.name, func(t *testing.T) {
-			t.Parallel()
-			d := dep.start(t)
-			name := pickName(t, kind{names: single}, d)
-			rc := d.client(t)
-			drop := &redistest.DropReply{Match: scriptOf(name), Err: io.EOF}
-			rc.AddHook(drop)
-			e := election.New(redistest.Lockkit(t, rc), name, lockkit.WithWatchdogTimeout(longLease))
-			a, err := e.Campaign(redistest.Ctx(t, callTimeout), "a")
-			if err != nil {
-				t.Fatalf("Campaign: %v", err)
+	eachDeployment(t, func(t *testing.T, d deployment) {
+		name := pickName(t, kind{names: single}, d)
+		rc := d.client(t)
+		drop := &redistest.DropReply{Match: scriptOf(name), Err: io.EOF}
+		rc.AddHook(drop)
+		e := election.New(redistest.Lockkit(t, rc), name, lockkit.WithWatchdogTimeout(longLease))
+		a, err := e.Campaign(redistest.Ctx(t, callTimeout), "a")
+		if err != nil {
+			t.Fatalf("Campaign: %v", err)
+		}
+		obs, err := election.New(redistest.Lockkit(t, d.client(t)), name).Observe(redistest.Ctx(t, waiterBound+settleBound))
+		if err != nil {
+			t.Fatalf("Observe: %v", err)
+		}
+		observed(t, obs, a.Leader(), "the leader")
+		d.replicated(t)
+		d.failover(t)
+		// Right after the failover, a Resign may fail before it reaches
+		// the new master; it is called again until one's reply is lost.
+		drop.Arm()
+		deadline := time.Now().Add(settleBound)
+		for drop.Armed() {
+			if err := a.Resign(redistest.Ctx(t, callTimeout)); err == nil {
+				t.Fatalf("Resign succeeded without its reply lost")
+			} else if time.Now().After(deadline) {
+				t.Fatalf("no Resign reached the new master: %v", err)
 			}
-			obs, err := election.New(redistest.Lockkit(t, d.client(t)), name).Observe(redistest.Ctx(t, waiterBound+settleBound))
-			if err != nil {
-				t.Fatalf("Observe: %v", err)
-			}
-			observed(t, obs, a.Leader(), "the leader")
-			d.replicated(t)
-			d.failover(t)
-			// Right after the failover, a Resign may fail before it reaches
-			// the new master; it is called again until one's reply is lost.
-			drop.Arm()
-			deadline := time.Now().Add(settleBound)
-			for drop.Armed() {
-				if err := a.Resign(redistest.Ctx(t, callTimeout)); err == nil {
-					t.Fatalf("Resign succeeded without its reply lost")
-				} else if time.Now().After(deadline) {
-					t.Fatalf("no Resign reached the new master: %v", err)
-				}
-			}
-			observed(t, obs, election.Leader{}, "nobody to lead, told by the Resign whose reply was lost")
-			if err := a.Resign(redistest.Ctx(t, callTimeout)); err != nil {
-				t.Fatalf("Resign called again = %v; want nil", err)
-			}
-		})
-	}
+		}
+		observed(t, obs, election.Leader{}, "nobody to lead, told by the Resign whose reply was lost")
+		if err := a.Resign(redistest.Ctx(t, callTimeout)); err != nil {
+			t.Fatalf("Resign called again = %v; want nil", err)
+		}
+	})
 }
 
 // observed reads obs until it reports want, and fails the test if that

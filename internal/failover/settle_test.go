@@ -41,63 +41,44 @@ func kindsNamed(names ...string) []kind {
 // stays open, and its next Unlock returns the kept outcome, nil, and the
 // one after ErrNotHeld.
 func TestUnlock_in_doubt_across_a_failover_never_called_again_is_settled_in_the_background(t *testing.T) {
-	for _, dep := range deployments {
-		t.Run(dep.name, func(t *testing.T) {
-			t.Parallel()
-			d := dep.start(t)
-			rc := d.client(t)
-			// The first hook added acts first: a release refused is held
-			// up by neither.
-			refuse := &redistest.RefuseSend{Match: redistest.IsScript}
-			silence := &redistest.Silence{Match: redistest.IsScript, Max: waiterBound}
-			rc.AddHook(refuse)
-			rc.AddHook(silence)
-			holders := redistest.Lockkit(t, rc, lockkit.WithWatchdogTimeout(longLease))
-			others := redistest.Lockkit(t, d.client(t))
-			type doubt struct {
-				k      kind
-				name   string
-				holder lockkit.Locker
-				lost   []<-chan struct{}
+	eachDeployment(t, func(t *testing.T, d deployment) {
+		rc := d.client(t)
+		// The first hook added acts first: a release refused is held
+		// up by neither.
+		refuse := &redistest.RefuseSend{Match: redistest.IsScript}
+		silence := &redistest.Silence{Match: redistest.IsScript, Max: waiterBound}
+		rc.AddHook(refuse)
+		rc.AddHook(silence)
+		holders := redistest.Lockkit(t, rc, lockkit.WithWatchdogTimeout(longLease))
+		others := redistest.Lockkit(t, d.client(t))
+		doubts := lockEach(t, d, doubtKinds(), holders)
+		d.replicated(t)
+		silence.On()
+		for _, h := range doubts {
+			refuse.Arm()
+			if err := h.holder.Unlock(redistest.Ctx(t, callTimeout)); err == nil || refuse.Armed() {
+				t.Fatalf("%s: Unlock whose release was not sent = %v (refused: %v); want an error", h.k.name, err, !refuse.Armed())
 			}
-			var doubts []doubt
-			for _, k := range doubtKinds() {
-				h := doubt{k: k, name: pickName(t, k, d)}
-				h.holder = k.holder(holders, h.name)
-				if err := h.holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
-					t.Fatalf("%s: holder's Lock: %v", k.name, err)
-				}
-				h.lost = lostSignals(h.holder)
-				doubts = append(doubts, h)
-			}
-			d.replicated(t)
-			silence.On()
-			for _, h := range doubts {
-				refuse.Arm()
-				if err := h.holder.Unlock(redistest.Ctx(t, callTimeout)); err == nil || refuse.Armed() {
-					t.Fatalf("%s: Unlock whose release was not sent = %v (refused: %v); want an error", h.k.name, err, !refuse.Armed())
-				}
-			}
-			redistest.Eventually(t, callTimeout, "the releases tried again in the background to be held up", func() bool {
-				return silence.Held() == int64(len(doubts))
-			})
-			d.failover(t)
-			silence.Off()
-			for _, h := range doubts {
-				t.Run(h.k.name, func(t *testing.T) {
-					t.Parallel()
-					other := h.k.waiter(others, h.name)
-					retry(t, "another owner's Lock", func(ctx context.Context) error { return other.Lock(ctx) })
-					retry(t, "the other owner's Unlock", other.Unlock)
-					if redistest.AnyClosed(h.lost) {
-						t.Fatalf("the release settled in the background closed the holder's lost signal")
-					}
-					if err := h.holder.Unlock(redistest.Ctx(t, callTimeout)); err != nil {
-						t.Fatalf("the holder's next Unlock = %v; want nil, the kept outcome", err)
-					}
-					redistest.WantErr(t, h.holder.Unlock(redistest.Ctx(t, callTimeout)), lockkit.ErrNotHeld)
-				})
-			}
+		}
+		redistest.Eventually(t, callTimeout, "the releases tried again in the background to be held up", func() bool {
+			return silence.Held() == int64(len(doubts))
 		})
-	}
+		d.failover(t)
+		silence.Off()
+		for _, h := range doubts {
+			t.Run(h.k.name, func(t *testing.T) {
+				t.Parallel()
+				other := h.k.waiter(others, h.name)
+				retry(t, "another owner's Lock", func(ctx context.Context) error { return other.Lock(ctx) })
+				retry(t, "the other owner's Unlock", other.Unlock)
+				if redistest.AnyClosed(h.lost) {
+					t.Fatalf("the release settled in the background closed the holder's lost signal")
+				}
+				if err := h.holder.Unlock(redistest.Ctx(t, callTimeout)); err != nil {
+					t.Fatalf("the holder's next Unlock = %v; want nil, the kept outcome", err)
+				}
+				redistest.WantErr(t, h.holder.Unlock(redistest.Ctx(t, callTimeout)), lockkit.ErrNotHeld)
+			})
+		}
+	})
 }
