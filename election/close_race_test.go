@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -30,27 +28,18 @@ const maxObservers = 4
 // channel is closed once Close has returned, no goroutine is left, and once
 // the Leaderships are resigned nothing of the election is left in Redis.
 func TestClose_racing_calls_on_shared_Elections_leaves_nobody_leading(t *testing.T) {
-	redistest.OnNetworks(t, func(t *testing.T, rcs []redis.UniversalClient) { raceElection(t, rcs[0]) }, redistest.StartServer(t))
-}
-
-// raceElection runs the race of shared candidates on rc.
-func raceElection(t *testing.T, rc redis.UniversalClient) {
-	redistest.CloseRace{Round: func(t *testing.T) redistest.Round {
-		lc := lockkit.New(rc)
-		name := redistest.Unique(t)
+	redistest.RaceOnNetworks(t, redistest.StartServer(t), func(t *testing.T, lc *lockkit.Client, name string) redistest.Round {
 		er := &electionRace{done: lc.Done()}
 		for range 3 {
 			er.es = append(er.es, election.New(lc, name))
 		}
 		return redistest.Round{
-			Close: func() { _ = lc.Close() },
-			Done:  lc.Done(),
 			Racer: func(i int, rng *rand.Rand) redistest.Racer {
 				return &electionRacer{electionRace: er, e: er.es[i%len(er.es)], value: fmt.Sprint("g", i), rng: rng}
 			},
-			Check: func(t *testing.T) { redistest.AssertCleanWithin(t, rc, name, time.Second) },
+			Check: func(t *testing.T) { redistest.AssertCleanWithin(t, lc.Redis(), name, time.Second) },
 		}
-	}}.Run(t)
+	})
 }
 
 // electionRace is what the goroutines of an election's race share.

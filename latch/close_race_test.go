@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/latch"
@@ -28,21 +26,12 @@ const raceCount = 20
 // returned nil, less at most those whose outcome was not known (they failed
 // with ErrClosed): 0 if an Await returned nil.
 func TestClose_racing_calls_on_a_shared_Latch_counts_each_count_down_once(t *testing.T) {
-	redistest.OnNetworks(t, func(t *testing.T, rcs []redis.UniversalClient) { raceLatch(t, rcs[0]) }, redistest.StartServer(t))
-}
-
-// raceLatch runs the race of a shared Latch on rc.
-func raceLatch(t *testing.T, rc redis.UniversalClient) {
-	redistest.CloseRace{Round: func(t *testing.T) redistest.Round {
-		lc := lockkit.New(rc)
-		name := redistest.Unique(t)
+	redistest.RaceOnNetworks(t, redistest.StartServer(t), func(t *testing.T, lc *lockkit.Client, name string) redistest.Round {
 		lr := &latchRace{l: latch.New(lc, name, raceCount)}
 		return redistest.Round{
-			Close: func() { _ = lc.Close() },
-			Done:  lc.Done(),
 			Racer: func(_ int, rng *rand.Rand) redistest.Racer { return &latchRacer{latchRace: lr, rng: rng} },
 			Check: func(t *testing.T) {
-				lc := redistest.Lockkit(t, rc)
+				lc := redistest.Lockkit(t, lc.Redis())
 				left, err := latch.New(lc, name, raceCount).Count(redistest.Ctx(t, redistest.Hang))
 				if err != nil {
 					t.Fatal(err)
@@ -56,7 +45,7 @@ func raceLatch(t *testing.T, rc redis.UniversalClient) {
 				}
 			},
 		}
-	}}.Run(t)
+	})
 }
 
 // latchRace is what the goroutines of a Latch's race share.

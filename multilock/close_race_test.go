@@ -24,29 +24,21 @@ import (
 // every goroutine unlocked what it locked nothing of either lock is left in
 // Redis.
 func TestClose_racing_calls_on_a_shared_Mutex_leaves_nothing_held(t *testing.T) {
-	redistest.OnNetworks(t, func(t *testing.T, rcs []redis.UniversalClient) { raceMutex(t, rcs[0]) }, redistest.StartServer(t))
-}
-
-// raceMutex runs the race of a shared Mutex on rc.
-func raceMutex(t *testing.T, rc redis.UniversalClient) {
-	redistest.CloseRace{Round: func(t *testing.T) redistest.Round {
-		lc := lockkit.New(rc)
-		a, b := redistest.Unique(t), redistest.Unique(t)
+	redistest.RaceOnNetworks(t, redistest.StartServer(t), func(t *testing.T, lc *lockkit.Client, a string) redistest.Round {
+		b := redistest.Unique(t)
 		owner := func() *multilock.Mutex {
 			return multilock.New([]lockkit.Locker{reentrant.New(lc, a), fair.New(lc, b)})
 		}
 		m := owner()
 		lr := &redistest.LockRace{Locks: []redistest.RaceLock{m, m, m, owner()}, Done: lc.Done()}
 		return redistest.Round{
-			Close: func() { _ = lc.Close() },
-			Done:  lc.Done(),
 			Racer: lr.Racer,
 			Check: func(t *testing.T) {
-				redistest.AssertCleanWithin(t, rc, a, time.Second)
-				redistest.AssertCleanWithin(t, rc, b, time.Second)
+				redistest.AssertCleanWithin(t, lc.Redis(), a, time.Second)
+				redistest.AssertCleanWithin(t, lc.Redis(), b, time.Second)
 			},
 		}
-	}}.Run(t)
+	})
 }
 
 // TestClose_racing_calls_on_a_shared_RedLock_leaves_nothing_held:

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/semaphore"
@@ -26,22 +24,13 @@ import (
 // and once the Permits still held are released nothing of the semaphore,
 // its queue included, is left in Redis.
 func TestClose_racing_calls_on_a_shared_Semaphore_leaves_no_permit_held(t *testing.T) {
-	redistest.OnNetworks(t, func(t *testing.T, rcs []redis.UniversalClient) { racePermits(t, rcs[0]) }, redistest.StartServer(t))
-}
-
-// racePermits runs the race of a shared Semaphore on rc.
-func racePermits(t *testing.T, rc redis.UniversalClient) {
-	redistest.CloseRace{Round: func(t *testing.T) redistest.Round {
-		lc := lockkit.New(rc)
-		name := redistest.Unique(t)
+	redistest.RaceOnNetworks(t, redistest.StartServer(t), func(t *testing.T, lc *lockkit.Client, name string) redistest.Round {
 		s := &permitRace{s: semaphore.New(lc, name, 3), done: lc.Done()}
 		return redistest.Round{
-			Close: func() { _ = lc.Close() },
-			Done:  lc.Done(),
 			Racer: func(_ int, rng *rand.Rand) redistest.Racer { return &permitRacer{permitRace: s, rng: rng} },
-			Check: func(t *testing.T) { redistest.AssertCleanWithin(t, rc, name, time.Second) },
+			Check: func(t *testing.T) { redistest.AssertCleanWithin(t, lc.Redis(), name, time.Second) },
 		}
-	}}.Run(t)
+	})
 }
 
 // permitRace is what the goroutines of a Semaphore's race share: the

@@ -17,23 +17,39 @@ const turnLinger = time.Second
 // often.
 const shortLease = 300 * time.Millisecond
 
-// RaceLocks runs a [CloseRace] of a [LockRace] whose rounds each make a
-// Client of rc and, with locks, the lock values of a fresh lock name, and
-// check that nothing of the lock is left in Redis once the goroutines
-// gave back what they held, by rules.
-func RaceLocks(t *testing.T, rc redis.UniversalClient, rules RaceRules, locks func(lc *lockkit.Client, name string) []RaceLock) {
+// RaceClient runs a [CloseRace] whose rounds each make a Client of rc
+// and pick a fresh lock name, from which round makes the rest of the
+// round: its Close and Done are the Client's.
+func RaceClient(t *testing.T, rc redis.UniversalClient, round func(t *testing.T, lc *lockkit.Client, name string) Round) {
 	t.Helper()
 	CloseRace{Round: func(t *testing.T) Round {
 		lc := lockkit.New(rc)
-		name := Unique(t)
+		rd := round(t, lc, Unique(t))
+		rd.Close, rd.Done = func() { _ = lc.Close() }, lc.Done()
+		return rd
+	}}.Run(t)
+}
+
+// RaceOnNetworks runs [RaceClient] on srv through a fast and a slow
+// network (see [OnNetworks]).
+func RaceOnNetworks(t *testing.T, srv *Server, round func(t *testing.T, lc *lockkit.Client, name string) Round) {
+	t.Helper()
+	OnNetworks(t, func(t *testing.T, rcs []redis.UniversalClient) { RaceClient(t, rcs[0], round) }, srv)
+}
+
+// RaceLocks runs [RaceClient] with a [LockRace] of the lock values that
+// locks makes of each round's Client and lock name, and checks that
+// nothing of the lock is left in Redis once the goroutines gave back what
+// they held, by rules.
+func RaceLocks(t *testing.T, rc redis.UniversalClient, rules RaceRules, locks func(lc *lockkit.Client, name string) []RaceLock) {
+	t.Helper()
+	RaceClient(t, rc, func(t *testing.T, lc *lockkit.Client, name string) Round {
 		lr := &LockRace{Locks: locks(lc, name), Done: lc.Done(), RaceRules: rules}
 		return Round{
-			Close: func() { _ = lc.Close() },
-			Done:  lc.Done(),
 			Racer: lr.Racer,
 			Check: func(t *testing.T) { AssertCleanWithin(t, rc, name, turnLinger) },
 		}
-	}}.Run(t)
+	})
 }
 
 // RaceShared runs [RaceLocks] on srv for an exclusive kind, whose lock
