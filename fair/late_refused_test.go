@@ -24,10 +24,9 @@ func TestLock_ctx_ended_with_a_refused_attempt_outstanding_leaves_no_entry(t *te
 		t.Run(what, func(t *testing.T) {
 			slow := &redistest.Silence{Match: isAcquire, Late: late, Max: redistest.Hang}
 			defer slow.Off()
-			e, lc, counter := twoClients(t, slow)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			holder, _, x, gotW, gotX := e.wBeforeX(ctx, lc, counter, fair.WithWaiterTimeout(time.Minute))
+			e, holder, _, x, gotW, gotX := wBeforeX(t, ctx, slow, fair.WithWaiterTimeout(time.Minute))
 
 			slow.On()
 			if err := e.c.Publish(redistest.Ctx(t, 5*time.Second), channelOf(e.name, "w"), "1").Err(); err != nil {

@@ -29,8 +29,7 @@ func TestLock_hold_given_back_after_a_slow_reply_wakes_the_next_waiter(t *testin
 		return isAcquire(cmd) && slowed.CompareAndSwap(false, true)
 	}}
 	defer slow.Off()
-	e, lc, counter := twoClients(t, slow)
-	holder, w, x, gotW, gotX := e.wBeforeX(redistest.Ctx(t, time.Minute), lc, counter, lockkit.WithWatchdogTimeout(lease), fair.WithWaiterTimeout(time.Minute))
+	e, holder, w, x, gotW, gotX := wBeforeX(t, redistest.Ctx(t, time.Minute), slow, lockkit.WithWatchdogTimeout(lease), fair.WithWaiterTimeout(time.Minute))
 
 	slow.On()
 	redistest.MustUnlock(t, holder)
@@ -50,10 +49,9 @@ func TestLock_hold_given_back_after_a_slow_reply_wakes_the_next_waiter(t *testin
 func TestLock_hold_taken_after_ctx_ended_is_handed_on(t *testing.T) {
 	slow := &redistest.Silence{Match: isAcquire, Late: true, Max: redistest.Hang}
 	defer slow.Off()
-	e, lc, counter := twoClients(t, slow)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	holder, w, x, gotW, gotX := e.wBeforeX(ctx, lc, counter, fair.WithWaiterTimeout(time.Minute))
+	e, holder, w, x, gotW, gotX := wBeforeX(t, ctx, slow, fair.WithWaiterTimeout(time.Minute))
 
 	slow.On()
 	redistest.MustUnlock(t, holder)

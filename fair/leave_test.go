@@ -18,9 +18,8 @@ import (
 // heartbeat is a minute away, is woken by the next release.
 func TestLock_failed_attempt_takes_the_waiter_out_of_the_queue_before_returning(t *testing.T) {
 	hook := &redistest.DropReply{Match: isAcquire}
-	e, lc, counter := twoClients(t, hook)
 	// A heartbeat every 100 ms.
-	holder, _, x, gotW, gotX := e.wBeforeX(redistest.Ctx(t, time.Minute), lc, counter, fair.WithWaiterTimeout(300*time.Millisecond))
+	e, holder, _, x, gotW, gotX := wBeforeX(t, redistest.Ctx(t, time.Minute), hook, fair.WithWaiterTimeout(300*time.Millisecond))
 
 	hook.Arm()
 	redistest.WantErr(t, redistest.Receive(t, gotW, 10*time.Second, "w's Lock"), redistest.ErrReplyDropped)
@@ -40,10 +39,9 @@ func TestLock_failed_attempt_takes_the_waiter_out_of_the_queue_before_returning(
 func TestLock_ctx_ended_against_a_silent_server_leaves_the_queue_in_the_background(t *testing.T) {
 	silent := &redistest.Silence{Match: redistest.IsScript, Max: redistest.Hang}
 	defer silent.Off()
-	e, lc, counter := twoClients(t, silent)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	holder, _, x, gotW, gotX := e.wBeforeX(ctx, lc, counter, fair.WithWaiterTimeout(time.Minute))
+	e, holder, _, x, gotW, gotX := wBeforeX(t, ctx, silent, fair.WithWaiterTimeout(time.Minute))
 
 	silent.On()
 	start := time.Now()

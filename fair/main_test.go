@@ -137,23 +137,25 @@ func twoClients(t *testing.T, hooks ...redis.Hook) (e *lockEnv, lc *lockkit.Clie
 	return e, redistest.Lockkit(t, c), counter
 }
 
-// wBeforeX makes a holder of e's lock, then w, an owner "w" of lc (whose
-// commands counter counts) waiting in Lock with ctx and wopts, asleep,
-// and x, an owner "x" of e's Client queued behind it, asleep too (its
-// attempts so far answered, so that none learns of what the test does
-// next); gotW and gotX get their Locks' errors.
-func (e *lockEnv) wBeforeX(ctx context.Context, lc *lockkit.Client, counter *redistest.Counter, wopts ...lockkit.Option) (holder, w, x *fair.Mutex, gotW, gotX <-chan error) {
-	e.t.Helper()
+// wBeforeX starts a redis-server, with a lockEnv on it (see twoClients),
+// and makes a holder of the lock, then w, an owner "w" of a second Client
+// whose commands hook sees, waiting in Lock with ctx and wopts, asleep,
+// and x, an owner "x" of the lockEnv's Client queued behind it, asleep too
+// (their attempts so far answered, so that none learns of what the test
+// does next); gotW and gotX get their Locks' errors.
+func wBeforeX(t *testing.T, ctx context.Context, hook redis.Hook, wopts ...lockkit.Option) (e *lockEnv, holder, w, x *fair.Mutex, gotW, gotX <-chan error) {
+	t.Helper()
+	e, lc, counter := twoClients(t, hook)
 	holder = e.held()
 	w = e.on(lc).mutex(append([]lockkit.Option{lockkit.WithOwner("w")}, wopts...)...)
 	gotW = redistest.LockAsync(ctx, w)
-	redistest.Eventually(e.t, 10*time.Second, "w asleep", func() bool { return counter.Scripts() == 2 })
+	redistest.Eventually(t, 10*time.Second, "w asleep", func() bool { return counter.Scripts() == 2 })
 	counterX := redistest.CountCommands(e.c)
 	x = e.mutex(lockkit.WithOwner("x"), fair.WithWaiterTimeout(time.Minute))
-	gotX = redistest.LockAsync(redistest.Ctx(e.t, time.Minute), x)
-	redistest.Eventually(e.t, 10*time.Second, "x asleep", func() bool { return counterX.Scripts() == 2 })
+	gotX = redistest.LockAsync(redistest.Ctx(t, time.Minute), x)
+	redistest.Eventually(t, 10*time.Second, "x asleep", func() bool { return counterX.Scripts() == 2 })
 	e.waitQueue("w", "x")
-	return holder, w, x, gotW, gotX
+	return e, holder, w, x, gotW, gotX
 }
 
 // on returns the lockEnv with lc as the Client its Mutexes are made from.
