@@ -3,9 +3,7 @@ package multilock_test
 import (
 	"testing"
 
-	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
-	"github.com/lockkit/lockkit/reentrant"
 )
 
 // TestUnlock_retry_after_a_new_Lock_settles_the_member_in_doubt_and_releases_no_newer_hold:
@@ -20,15 +18,5 @@ func TestUnlock_retry_after_a_new_Lock_settles_the_member_in_doubt_and_releases_
 	a, b, m := lockedPair(t, c, cB)
 	unlockInDoubt(ctx, t, m, drop)
 
-	redistest.MustLock(t, m)
-	wantSettled(t, m.Unlock(ctx))
-	for _, name := range []string{a, b} {
-		if ok, err := reentrant.New(c, name).TryLock(ctx); ok || err != nil {
-			t.Fatalf("TryLock of %s by another owner after the retry = %v, %v; want false: m locked it again", name, ok, err)
-		}
-	}
-	redistest.MustUnlock(t, m)
-	redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrNotHeld)
-	redistest.AssertClean(t, rc, a)
-	redistest.AssertClean(t, rc, b)
+	retrySettles(ctx, t, rc, c, m, a, b, true)
 }

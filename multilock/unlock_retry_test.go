@@ -8,6 +8,9 @@ import (
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/multilock"
+	"github.com/lockkit/lockkit/reentrant"
+	"github.com/redis/go-redis/v9"
 )
 
 // TestUnlock_in_doubt_is_settled_by_calling_it_again: when the reply to
@@ -63,4 +66,29 @@ func wantSettled(t *testing.T, err error) {
 	if n := len(err.(interface{ Unwrap() []error }).Unwrap()); n != 1 {
 		t.Fatalf("Unlock called again = %v; want the error of the first member alone", err)
 	}
+}
+
+// retrySettles calls m's Unlock again after the release of b, its second
+// member, was in doubt (a, its first, was released), having locked m
+// again first when relock is set: the call settles b's release (see
+// wantSettled) and releases none of the new holds, which the Unlock after
+// it frees; then the next Unlock returns ErrNotHeld, and nothing of a or
+// b is left in rc.
+func retrySettles(ctx context.Context, t *testing.T, rc redis.UniversalClient, c *lockkit.Client, m *multilock.Mutex, a, b string, relock bool) {
+	t.Helper()
+	if relock {
+		redistest.MustLock(t, m)
+	}
+	wantSettled(t, m.Unlock(ctx))
+	if relock {
+		for _, name := range []string{a, b} {
+			if ok, err := reentrant.New(c, name).TryLock(ctx); ok || err != nil {
+				t.Fatalf("TryLock of %s by another owner after the retry = %v, %v; want false: m locked it again", name, ok, err)
+			}
+		}
+		redistest.MustUnlock(t, m)
+	}
+	redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrNotHeld)
+	redistest.AssertClean(t, rc, a)
+	redistest.AssertClean(t, rc, b)
 }

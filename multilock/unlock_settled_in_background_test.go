@@ -55,21 +55,7 @@ func TestUnlock_in_doubt_never_called_again_is_settled_in_the_background_and_the
 				t.Fatal("the release of b settled in the background closed the lost signal of b's hold")
 			}
 
-			if relock {
-				redistest.MustLock(t, m)
-			}
-			wantSettled(t, m.Unlock(ctx))
-			if relock {
-				for _, name := range []string{a, b} {
-					if ok, err := reentrant.New(c, name).TryLock(ctx); ok || err != nil {
-						t.Fatalf("TryLock of %s by another owner after the retry = %v, %v; want false: m locked it again", name, ok, err)
-					}
-				}
-				redistest.MustUnlock(t, m)
-			}
-			redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrNotHeld)
-			redistest.AssertClean(t, rc, a)
-			redistest.AssertClean(t, rc, b)
+			retrySettles(ctx, t, rc, c, m, a, b, relock)
 		})
 	}
 }
