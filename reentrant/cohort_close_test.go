@@ -55,10 +55,8 @@ func TestLocalHandoff_Close_hands_nothing_over_to_the_Locks_waiting_in_memory(t 
 	ctx := redistest.Ctx(t, redistest.Hang)
 	holder, w1 := heldInCohort(t, lcA, name)
 	w2 := reentrant.New(lcA, name, handoff)
-	got1 := redistest.LockAsync(ctx, w1)
-	waitLocal(t, holder, 1)
-	got2 := redistest.LockAsync(ctx, w2)
-	waitLocal(t, holder, 2)
+	got1 := lockLocal(ctx, t, w1, 1)
+	got2 := lockLocal(ctx, t, w2, 2)
 	if err := lcA.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -89,8 +89,7 @@ func TestLocalHandoff_an_Unlock_in_doubt_that_finds_the_hold_gone_reports_it_los
 	holder, waiter := heldInCohort(t, lc, name)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	unlockUnanswered(ctx, t, holder, stall)
-	got := redistest.LockAsync(ctx, waiter)
-	waitLocal(t, holder, 1)
+	got := lockLocal(ctx, t, waiter, 1)
 	force := reentrant.New(redistest.Lockkit(t, srv.Client(t)), name)
 	if ok, err := force.ForceUnlock(ctx); !ok || err != nil {
 		t.Fatalf("ForceUnlock = %v, %v", ok, err)

@@ -27,8 +27,7 @@ func TestLocalHandoff_holder_is_told_before_another_process_takes_a_stalled_lock
 	first, holder := reentrant.New(lcA, name, opts...), reentrant.New(lcA, name, opts...)
 	redistest.MustLock(t, first)
 	firstLost := first.Lost()
-	got := redistest.LockAsync(ctx, holder)
-	waitLocal(t, first, 1)
+	got := lockLocal(ctx, t, holder, 1)
 	redistest.MustUnlock(t, first) // hands the hold over in memory
 	if err := redistest.Receive(t, got, 10*time.Second, "the hand-over"); err != nil {
 		t.Fatal(err)

@@ -21,8 +21,7 @@ func TestLocalHandoff_ForceUnlock_by_a_Mutex_of_the_process_tells_its_holder_at_
 	holder, waiter, forcer := reentrant.New(lc, name, opts...), reentrant.New(lc, name, opts...), reentrant.New(lc, name, opts...)
 	redistest.MustLock(t, holder)
 	lost := holder.Token()
-	got := redistest.LockAsync(ctx, waiter)
-	waitLocal(t, holder, 1)
+	got := lockLocal(ctx, t, waiter, 1)
 	if ok, err := forcer.ForceUnlock(ctx); !ok || err != nil {
 		t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
 	}

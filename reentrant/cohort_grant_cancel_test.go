@@ -29,13 +29,11 @@ func TestLocalHandoff_a_Lock_cancelled_as_the_hold_is_handed_to_it_holds_or_leav
 		redistest.MustLock(t, holder)
 		token := holder.Token()
 		short, cancel := context.WithCancel(ctx)
-		got := redistest.LockAsync(short, waiter)
-		waitLocal(t, holder, 1)
+		got := lockLocal(short, t, waiter, 1)
 		withNext := round%2 == 1
 		var gotNext <-chan error
 		if withNext {
-			gotNext = redistest.LockAsync(ctx, next)
-			waitLocal(t, holder, 2)
+			gotNext = lockLocal(ctx, t, next, 2)
 		}
 		unlocked := make(chan error, 1)
 		go func() { unlocked <- holder.Unlock(ctx) }()

@@ -66,8 +66,7 @@ func TestLocalHandoff_fixed_lease_end_reaches_the_Mutex_holding_it_then(t *testi
 	first, second := reentrant.New(lc, name, opts...), reentrant.New(lc, name, opts...)
 	redistest.MustLock(t, first)
 	firstLost := first.Lost()
-	got := redistest.LockAsync(ctx, second)
-	waitLocal(t, first, 1)
+	got := lockLocal(ctx, t, second, 1)
 	redistest.MustUnlock(t, first)
 	if err := redistest.Receive(t, got, 10*time.Second, "the second Mutex's Lock, by hand-over"); err != nil {
 		t.Fatal(err)

@@ -29,8 +29,7 @@ func TestLocalHandoff_a_lost_holder_whose_own_Lock_waits_leaves_no_cohort_behind
 	m := reentrant.New(lc, name, handoff, lockkit.WithoutReentry(), lockkit.WithWatchdogTimeout(300*time.Millisecond))
 	redistest.MustLock(t, m)
 	lost := m.Token()
-	got := redistest.LockAsync(ctx, m)
-	waitLocal(t, m, 1)
+	got := lockLocal(ctx, t, m, 1)
 	if err := c.Del(ctx, "lockkit:{"+name+"}").Err(); err != nil {
 		t.Fatal(err)
 	}

@@ -20,12 +20,9 @@ func TestLocalHandoff_holder_reenters_ahead_of_the_Locks_waiting_in_memory(t *te
 	ctx := redistest.Ctx(t, redistest.Hang)
 	holder, first, second := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
 	redistest.MustLock(t, holder)
-	gotFirst := redistest.LockAsync(ctx, first)
-	waitLocal(t, holder, 1)
-	gotSecond := redistest.LockAsync(ctx, second)
-	waitLocal(t, holder, 2)
-	gotFirstAgain := redistest.LockAsync(ctx, first)
-	waitLocal(t, holder, 3)
+	gotFirst := lockLocal(ctx, t, first, 1)
+	gotSecond := lockLocal(ctx, t, second, 2)
+	gotFirstAgain := lockLocal(ctx, t, first, 3)
 
 	counter := redistest.CountCommands(c)
 	redistest.MustLock(t, holder) // a re-entry, not a wait behind the three

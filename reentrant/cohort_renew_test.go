@@ -22,8 +22,7 @@ func TestLocalHandoff_watchdog_keeps_the_hold_alive_across_a_hand_over(t *testin
 	opts := []lockkit.Option{handoff, lockkit.WithWatchdogTimeout(lease)}
 	first, second := reentrant.New(lc, name, opts...), reentrant.New(lc, name, opts...)
 	redistest.MustLock(t, first)
-	got := redistest.LockAsync(ctx, second)
-	waitLocal(t, first, 1)
+	got := lockLocal(ctx, t, second, 1)
 	redistest.MustUnlock(t, first) // hands the hold over in memory
 	if err := redistest.Receive(t, got, 10*time.Second, "the hand-over"); err != nil {
 		t.Fatal(err)

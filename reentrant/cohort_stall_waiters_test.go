@@ -29,8 +29,7 @@ func TestLocalHandoff_a_stall_past_the_lease_tells_the_holder_before_any_waiter_
 	opts := []lockkit.Option{handoff, lockkit.WithWatchdogTimeout(lease)}
 	first, holder, waiter := reentrant.New(lcA, name, opts...), reentrant.New(lcA, name, opts...), reentrant.New(lcA, name, opts...)
 	redistest.MustLock(t, first)
-	got := redistest.LockAsync(ctx, holder)
-	waitLocal(t, first, 1)
+	got := lockLocal(ctx, t, holder, 1)
 	redistest.MustUnlock(t, first) // hands the hold over
 	if err := redistest.Receive(t, got, 10*time.Second, "the hand-over"); err != nil {
 		t.Fatal(err)

@@ -30,6 +30,15 @@ func waitLocal(t *testing.T, m *reentrant.Mutex, n int) {
 	})
 }
 
+// lockLocal starts m's Lock with ctx and waits until it is the nth Lock
+// of m's process to wait in memory; the channel gets its error.
+func lockLocal(ctx context.Context, t *testing.T, m *reentrant.Mutex, n int) <-chan error {
+	t.Helper()
+	got := redistest.LockAsync(ctx, m)
+	waitLocal(t, m, n)
+	return got
+}
+
 // TestConformance_with_local_handoff runs the contract every exclusive
 // kind keeps on Mutexes in cohort mode, where two Mutexes of one Client
 // share the process's hold in Redis and lend it in memory: to its users a
@@ -87,8 +96,7 @@ func TestLocalHandoff_sends_nothing(t *testing.T) {
 	if err := m1.Lock(ctx); err != nil { // a re-entry, in memory
 		t.Fatal(err)
 	}
-	got := redistest.LockAsync(ctx, m2)
-	waitLocal(t, m1, 1)
+	got := lockLocal(ctx, t, m2, 1)
 	counter.Reset()
 	if err := m1.Unlock(ctx); err != nil {
 		t.Fatal(err)
@@ -125,8 +133,7 @@ func TestLocalHandoff_token_kept(t *testing.T) {
 	ctx := redistest.Ctx(t, 30*time.Second)
 	m1, m2 := heldInCohort(t, lc, name)
 	t1 := m1.Token()
-	got := redistest.LockAsync(ctx, m2)
-	waitLocal(t, m1, 1)
+	got := lockLocal(ctx, t, m2, 1)
 	redistest.MustUnlock(t, m1)
 	if err := redistest.Receive(t, got, 10*time.Second, "m2's Lock"); err != nil {
 		t.Fatal(err)
@@ -199,8 +206,7 @@ func TestLocalHandoff_time_bound_lets_other_process_in(t *testing.T) {
 	taken := time.Now() // the hold was taken before this
 	gotB := redistest.LockAsync(ctx, b)
 	waitAsleep(t, lcB, name, 1)
-	got2 := redistest.LockAsync(ctx, a2)
-	waitLocal(t, a1, 1)
+	got2 := lockLocal(ctx, t, a2, 1)
 	for time.Since(taken) <= maxHold {
 		time.Sleep(maxHold / 4) // the clock must pass the bound
 	}
@@ -228,8 +234,7 @@ func TestLocalHandoff_lost_reaches_holder(t *testing.T) {
 	ctx := redistest.Ctx(t, 30*time.Second)
 	m1, m2 := heldInCohort(t, lc, name)
 	lost1, ctx1 := m1.Lost(), m1.Context(ctx)
-	got := redistest.LockAsync(ctx, m2)
-	waitLocal(t, m1, 1)
+	got := lockLocal(ctx, t, m2, 1)
 	redistest.MustUnlock(t, m1)
 	if err := redistest.Receive(t, got, 10*time.Second, "m2's Lock"); err != nil {
 		t.Fatal(err)
@@ -264,10 +269,8 @@ func TestLocalHandoff_ctx_ends_in_local_wait(t *testing.T) {
 	m1, m2, m3 := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
 	redistest.MustLock(t, m1)
 	short, cancel := context.WithCancel(ctx)
-	got2 := redistest.LockAsync(short, m2)
-	waitLocal(t, m1, 1)
-	got3 := redistest.LockAsync(ctx, m3)
-	waitLocal(t, m1, 2)
+	got2 := lockLocal(short, t, m2, 1)
+	got3 := lockLocal(ctx, t, m3, 2)
 	cancel()
 	err := redistest.Receive(t, got2, 10*time.Second, "the cancelled Lock")
 	redistest.WantErr(t, err, lockkit.ErrNotObtained, context.Canceled)
@@ -407,8 +410,7 @@ func TestLocalHandoff_lost_hold_lets_the_process_in(t *testing.T) {
 	ctx := redistest.Ctx(t, 30*time.Second)
 	a, b := heldInCohort(t, lc, name)
 	lost := a.Token()
-	got := redistest.LockAsync(ctx, b)
-	waitLocal(t, a, 1)
+	got := lockLocal(ctx, t, b, 1)
 	if ok, err := reentrant.New(lc, name).ForceUnlock(ctx); !ok || err != nil {
 		t.Fatalf("ForceUnlock = %v, %v", ok, err)
 	}
@@ -458,8 +460,7 @@ func TestLocalHandoff_trace_reports_the_Redis_hold(t *testing.T) {
 	m1, m2 := reentrant.New(lc, name, opts...), reentrant.New(lc, name, opts...)
 	redistest.MustLock(t, m1)
 	redistest.MustLock(t, m1)
-	got := redistest.LockAsync(ctx, m2)
-	waitLocal(t, m1, 1)
+	got := lockLocal(ctx, t, m2, 1)
 	redistest.MustUnlock(t, m1)
 	redistest.MustUnlock(t, m1)
 	if err := redistest.Receive(t, got, 10*time.Second, "m2's Lock"); err != nil {
@@ -492,8 +493,7 @@ func TestLocalHandoff_without_reentry_waits_for_its_own_hold(t *testing.T) {
 	if ok, err := m.TryLock(ctx); ok || err != nil {
 		t.Fatalf("TryLock by the holder = %v, %v; want false", ok, err)
 	}
-	got := redistest.LockAsync(ctx, m)
-	waitLocal(t, m, 1)
+	got := lockLocal(ctx, t, m, 1)
 	redistest.WantHoldCount(t, m, 1)
 	redistest.MustUnlock(t, m)
 	if err := redistest.Receive(t, got, 10*time.Second, "the second Lock"); err != nil {
@@ -515,8 +515,7 @@ func TestWithLocalHandoff_as_a_Client_default(t *testing.T) {
 	ctx := redistest.Ctx(t, 30*time.Second)
 	m1, m2 := reentrant.New(lc, name), reentrant.New(lc, name)
 	redistest.MustLock(t, m1)
-	got := redistest.LockAsync(ctx, m2)
-	waitLocal(t, m1, 1)
+	got := lockLocal(ctx, t, m2, 1)
 	counter := redistest.CountCommands(c)
 	redistest.MustUnlock(t, m1)
 	if err := redistest.Receive(t, got, 10*time.Second, "m2's Lock"); err != nil {
@@ -572,8 +571,7 @@ func TestLocalHandoff_Close_leaves_the_hold_to_its_holder(t *testing.T) {
 	c, lc, name := oneProcess(t)
 	ctx := redistest.Ctx(t, 30*time.Second)
 	a, b := heldInCohort(t, lc, name)
-	got := redistest.LockAsync(ctx, b)
-	waitLocal(t, a, 1)
+	got := lockLocal(ctx, t, b, 1)
 	if err := lc.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -26,8 +26,7 @@ func TestLocalHandoff_a_Lock_queued_in_memory_takes_over_the_wait_in_Redis(t *te
 	defer cancel()
 	gotFirst := redistest.LockAsync(short, first)
 	waitAsleep(t, lcB, name, 1)
-	gotNext := redistest.LockAsync(ctx, next)
-	waitLocal(t, first, 1)
+	gotNext := lockLocal(ctx, t, next, 1)
 	cancel()
 	redistest.WantErr(t, redistest.Receive(t, gotFirst, 10*time.Second, "the first Lock, its ctx cancelled"),
 		lockkit.ErrNotObtained, context.Canceled)
