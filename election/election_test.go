@@ -15,30 +15,19 @@ import (
 
 func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
 	c, _ := redistest.Silent(t)
-	tests := []struct {
-		name string
-		e    *election.Election
-		want string
-	}{
-		{"nil client", election.New(nil, "x"), "client"},
-		{"empty name", election.New(c, ""), "name"},
-		{"nil option", election.New(c, "x", nil), "nil"},
-		{"tiny watchdog timeout", election.New(c, "x", lockkit.WithWatchdogTimeout(time.Microsecond)), "WithWatchdogTimeout"},
-		{"owner", election.New(c, "x", lockkit.WithOwner("o")), "WithOwner: does not apply to an election lock"},
-		{"zero value", new(election.Election), "New"},
-		{"nil pointer", (*election.Election)(nil), "New"},
-	}
+	cases := redistest.Invalids(c, election.New, []redistest.Invalid[*election.Election]{
+		{Name: "tiny watchdog timeout", V: election.New(c, "x", lockkit.WithWatchdogTimeout(time.Microsecond)), Want: "WithWatchdogTimeout"},
+		{Name: "owner", V: election.New(c, "x", lockkit.WithOwner("o")), Want: "WithOwner: does not apply to an election lock"},
+	})
 	ctx := context.Background()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := tt.e.Campaign(ctx, "v")
-			redistest.WantInvalid(t, "Campaign", err, tt.want)
-			_, err = tt.e.Leader(ctx)
-			redistest.WantInvalid(t, "Leader", err, tt.want)
-			_, err = tt.e.Observe(ctx)
-			redistest.WantInvalid(t, "Observe", err, tt.want)
-		})
-	}
+	redistest.EachInvalid(t, cases, func(t *testing.T, e *election.Election, want string) {
+		_, err := e.Campaign(ctx, "v")
+		redistest.WantInvalid(t, "Campaign", err, want)
+		_, err = e.Leader(ctx)
+		redistest.WantInvalid(t, "Leader", err, want)
+		_, err = e.Observe(ctx)
+		redistest.WantInvalid(t, "Observe", err, want)
+	})
 }
 
 // TestCampaign_one_leader_at_a_time_and_terms_increase has three

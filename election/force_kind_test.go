@@ -34,21 +34,10 @@ func TestElection_ForceUnlock_of_another_kinds_name_is_ErrWrongKind_and_changes_
 // nil ctx, returns an error matching ErrInvalid.
 func TestElection_ForceUnlock_with_invalid_arguments_returns_ErrInvalid(t *testing.T) {
 	c, _ := redistest.Silent(t)
-	for _, tt := range []struct {
-		name string
-		e    *election.Election
-		want string
-	}{
-		{"nil client", election.New(nil, "x"), "client"},
-		{"empty name", election.New(c, ""), "name"},
-		{"zero value", new(election.Election), "New"},
-		{"nil pointer", (*election.Election)(nil), "New"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := tt.e.ForceUnlock(t.Context())
-			redistest.WantInvalid(t, "ForceUnlock", err, tt.want)
-		})
-	}
+	redistest.EachInvalid(t, redistest.Invalids(c, election.New, nil), func(t *testing.T, e *election.Election, want string) {
+		_, err := e.ForceUnlock(t.Context())
+		redistest.WantInvalid(t, "ForceUnlock", err, want)
+	})
 	//lint:ignore SA1012 a nil ctx is the bad input checked
 	_, err := election.New(c, "x").ForceUnlock(nil)
 	redistest.WantInvalid(t, "ForceUnlock(nil)", err, "nil context")

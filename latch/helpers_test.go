@@ -91,3 +91,8 @@ func sleepingAwait(t *testing.T, c *lockkit.Client) (string, <-chan error) {
 	waitSleeping(t, c, name, 1)
 	return name, got
 }
+
+// latchOfOne returns a Latch of count 1, named name, of c with opts.
+func latchOfOne(c *lockkit.Client, name string, opts ...lockkit.Option) *latch.Latch {
+	return latch.New(c, name, 1, opts...)
+}

@@ -15,32 +15,21 @@ import (
 
 func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
 	c, _ := redistest.Silent(t)
-	tests := []struct {
-		name string
-		l    *latch.Latch
-		want string
-	}{
-		{"nil client", latch.New(nil, "x", 1), "client"},
-		{"empty name", latch.New(c, "", 1), "name"},
-		{"zero count", latch.New(c, "x", 0), "count"},
-		{"negative count", latch.New(c, "x", -1), "count"},
-		{"huge count", latch.New(c, "x", latch.MaxCount+1), "count"},
-		{"nil option", latch.New(c, "x", 1, nil), "nil"},
-		{"zero expiry", latch.New(c, "x", 1, latch.WithExpiry(0)), "WithExpiry"},
-		{"option of locks", latch.New(c, "x", 1, lockkit.WithLease(time.Second)), "WithLease"},
-		{"zero value", new(latch.Latch), "New"},
-		{"nil pointer", (*latch.Latch)(nil), "New"},
-	}
+	cases := redistest.Invalids(c, latchOfOne, []redistest.Invalid[*latch.Latch]{
+		{Name: "zero expiry", V: latch.New(c, "x", 1, latch.WithExpiry(0)), Want: "WithExpiry"},
+		{Name: "option of locks", V: latch.New(c, "x", 1, lockkit.WithLease(time.Second)), Want: "WithLease"},
+		{Name: "zero count", V: latch.New(c, "x", 0), Want: "count"},
+		{Name: "negative count", V: latch.New(c, "x", -1), Want: "count"},
+		{Name: "huge count", V: latch.New(c, "x", latch.MaxCount+1), Want: "count"},
+	})
 	ctx := context.Background()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := tt.l.CountDown(ctx)
-			redistest.WantInvalid(t, "CountDown", err, tt.want)
-			_, err = tt.l.Count(ctx)
-			redistest.WantInvalid(t, "Count", err, tt.want)
-			redistest.WantInvalid(t, "Await", tt.l.Await(ctx), tt.want)
-		})
-	}
+	redistest.EachInvalid(t, cases, func(t *testing.T, l *latch.Latch, want string) {
+		_, err := l.CountDown(ctx)
+		redistest.WantInvalid(t, "CountDown", err, want)
+		_, err = l.Count(ctx)
+		redistest.WantInvalid(t, "Count", err, want)
+		redistest.WantInvalid(t, "Await", l.Await(ctx), want)
+	})
 	redistest.WantInvalid(t, "Lock of a reentrant lock given WithExpiry", reentrant.New(c, "x", latch.WithExpiry(time.Second)).Lock(ctx), "WithExpiry")
 	//lint:ignore SA1012 a nil ctx is the input under test
 	redistest.WantInvalid(t, "Await(nil)", latch.New(c, "x", 1).Await(nil), "nil") //nolint:staticcheck

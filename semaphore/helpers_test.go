@@ -60,3 +60,9 @@ func lostReplySemaphore(t *testing.T, rc redis.UniversalClient, permits int) (*s
 	drop.Arm()
 	return s, name, drop
 }
+
+// semaphoreOfOne returns a Semaphore of 1 permit, named name, of c with
+// opts.
+func semaphoreOfOne(c *lockkit.Client, name string, opts ...lockkit.Option) *semaphore.Semaphore {
+	return semaphore.New(c, name, 1, opts...)
+}

@@ -20,43 +20,33 @@ import (
 
 func TestNew_invalid_arguments_return_ErrInvalid(t *testing.T) {
 	c, _ := redistest.Silent(t)
-	tests := []struct {
-		name string
-		s    *semaphore.Semaphore
-		n    int
-		want string
-	}{
-		{"nil client", semaphore.New(nil, "x", 1), 1, "client"},
-		{"empty name", semaphore.New(c, "", 1), 1, "name"},
-		{"zero permits", semaphore.New(c, "x", 0), 1, "permits"},
-		{"huge permits", semaphore.New(c, "x", semaphore.MaxPermits+1), 1, "permits"},
-		{"nil option", semaphore.New(c, "x", 1, nil), 1, "nil"},
-		{"option of latches", semaphore.New(c, "x", 1, latch.WithExpiry(time.Hour)), 1, "WithExpiry"},
-		{"option of owners", semaphore.New(c, "x", 1, lockkit.WithOwner("o")), 1, "WithOwner"},
-		{"bad lease", semaphore.New(c, "x", 1, lockkit.WithLease(0)), 1, "WithLease"},
-		{"zero value", new(semaphore.Semaphore), 1, "New"},
-		{"nil pointer", (*semaphore.Semaphore)(nil), 1, "New"},
-		{"zero n", semaphore.New(c, "x", 2), 0, "n must"},
-		{"n above the permits", semaphore.New(c, "x", 2), 3, "n must"},
-	}
+	cases := redistest.Invalids(c, semaphoreOfOne, []redistest.Invalid[*semaphore.Semaphore]{
+		{Name: "zero permits", V: semaphore.New(c, "x", 0), Want: "permits"},
+		{Name: "huge permits", V: semaphore.New(c, "x", semaphore.MaxPermits+1), Want: "permits"},
+		{Name: "option of latches", V: semaphore.New(c, "x", 1, latch.WithExpiry(time.Hour)), Want: "WithExpiry"},
+		{Name: "option of owners", V: semaphore.New(c, "x", 1, lockkit.WithOwner("o")), Want: "WithOwner"},
+		{Name: "bad lease", V: semaphore.New(c, "x", 1, lockkit.WithLease(0)), Want: "WithLease"},
+	})
 	ctx := context.Background()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, err := tt.s.Acquire(ctx, tt.n)
-			redistest.WantInvalid(t, "Acquire", err, tt.want)
-			if p != nil {
-				t.Error("Acquire returned permits with its error")
-			}
-			_, err = tt.s.TryAcquire(ctx, tt.n)
-			redistest.WantInvalid(t, "TryAcquire", err, tt.want)
-			if tt.n == 1 {
-				_, err = tt.s.Available(ctx)
-				redistest.WantInvalid(t, "Available", err, tt.want)
-				_, err = tt.s.Holders(ctx)
-				redistest.WantInvalid(t, "Holders", err, tt.want)
-				redistest.WantInvalid(t, "SetPermits", tt.s.SetPermits(ctx, 1), tt.want)
-			}
-		})
+	acquire := func(t *testing.T, s *semaphore.Semaphore, n int, want string) {
+		p, err := s.Acquire(ctx, n)
+		redistest.WantInvalid(t, "Acquire", err, want)
+		if p != nil {
+			t.Error("Acquire returned permits with its error")
+		}
+		_, err = s.TryAcquire(ctx, n)
+		redistest.WantInvalid(t, "TryAcquire", err, want)
+	}
+	redistest.EachInvalid(t, cases, func(t *testing.T, s *semaphore.Semaphore, want string) {
+		acquire(t, s, 1, want)
+		_, err := s.Available(ctx)
+		redistest.WantInvalid(t, "Available", err, want)
+		_, err = s.Holders(ctx)
+		redistest.WantInvalid(t, "Holders", err, want)
+		redistest.WantInvalid(t, "SetPermits", s.SetPermits(ctx, 1), want)
+	})
+	for _, n := range []int{0, 3} {
+		acquire(t, semaphore.New(c, "x", 2), n, "n must")
 	}
 	s := semaphore.New(c, "x", 1)
 	redistest.WantInvalid(t, "SetPermits(0)", s.SetPermits(ctx, 0), "permits")
