@@ -10,7 +10,7 @@ import (
 
 // TestAwait_through_a_stall_longer_than_the_client_waits_for_a_reply
 // stalls the server under a sleeping waiter for longer than its
-// notifier's health check and its client's read timeout (3 s), and opens
+// notifier's health check and its client's read timeout (5 s), and opens
 // the latch with a count-down sent during the stall by a patient client:
 // the waiter gives up its sleep when its notifier finds the connection
 // silent, its reads fail meanwhile, and neither ends the wait; once the

@@ -6,7 +6,11 @@
 // configuration that many readers share and a few writers refresh. Make it
 // from a [lockkit.Client] with [New]; options are the shared ones of
 // package lockkit ([lockkit.WithLease], [lockkit.WithWatchdogTimeout],
-// [lockkit.WithOwner], [lockkit.WithPrefix]) and [WithWriterPreference].
+// [lockkit.WithMaxHold], [lockkit.WithOwner], [lockkit.WithPrefix],
+// [lockkit.WithReplicaAck], [lockkit.WithHolderInfo], [lockkit.WithTrace])
+// but [lockkit.WithoutReentry] (both sides always re-enter: given to New
+// it makes every method return [lockkit.ErrInvalid], and a Client's
+// default passes the read-write locks over), and [WithWriterPreference].
 // As in package reentrant, the owner is the value returned by New, not a
 // goroutine. Unlike sync.RWMutex, both sides are reentrant per owner, and
 // the writer may take the read lock and keep it after Unlock (a downgrade:

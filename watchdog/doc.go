@@ -25,7 +25,7 @@
 //
 // go-redis applies a context's deadline to socket reads only when the
 // client was created with ContextTimeoutEnabled; otherwise a round trip to
-// a silent server lasts the client's ReadTimeout (3 s by default) whatever
+// a silent server lasts the client's ReadTimeout (5 s by default) whatever
 // the context says. The watchdog does not rely on it.
 //
 // # The deadline

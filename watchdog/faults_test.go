@@ -116,7 +116,7 @@ func wantLostBeforeLease(t *testing.T, th timedHold, lostAt time.Time, log *rene
 
 func TestWatchdog_reports_loss_before_lease_lapses_on_stalled_server(t *testing.T) {
 	srv := redistest.StartServer(t)
-	// go-redis's defaults: a 3 s ReadTimeout, and ctx deadlines not applied
+	// go-redis's defaults: a 5 s ReadTimeout, and ctx deadlines not applied
 	// to socket reads, so a renewal sent to the stalled server blocks for
 	// the whole stall.
 	c := srv.Client(t)

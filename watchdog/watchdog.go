@@ -279,7 +279,7 @@ func (h *Hold) lose(cause error) func() {
 // to return, so that it leaves no goroutine behind. go-redis bounds such
 // a round trip by the client's timeouts, not by a context, unless the client was created with
 // ContextTimeoutEnabled: against a silent server Close may wait for the
-// client's ReadTimeout (3 s by default). Later holds are reported lost at
+// client's ReadTimeout (5 s by default). Later holds are reported lost at
 // Start. Close is idempotent, and every call returns only once the work
 // above is done; it does not close the client.
 func (w *Watchdog) Close() error {

@@ -20,7 +20,9 @@ import (
 // only when neither -a nor the URL gives one, as in redis-cli. The client
 // sets deadlines on its sockets from the ctx of each call
 // (ContextTimeoutEnabled), so that --timeout bounds a command also against
-// a server that stopped answering. The caller closes the client.
+// a server that stopped answering, and its read and write timeouts are
+// --timeout too, so that a reply is waited for as long as --timeout
+// allows, not go-redis's default 5 s. The caller closes the client.
 func (o *options) connect() (redis.UniversalClient, error) {
 	envPassword := os.Getenv("REDISCLI_AUTH")
 	addr := net.JoinHostPort(o.host, strconv.Itoa(o.port))
@@ -34,6 +36,8 @@ func (o *options) connect() (redis.UniversalClient, error) {
 			DB:            o.db.n,
 
 			ContextTimeoutEnabled: true,
+			ReadTimeout:           o.timeout,
+			WriteTimeout:          o.timeout,
 		}
 		fallback(&opt.Password, envPassword)
 		if o.tls {
@@ -52,6 +56,7 @@ func (o *options) connect() (redis.UniversalClient, error) {
 			}
 		}
 		opt.ContextTimeoutEnabled = true
+		opt.ReadTimeout, opt.WriteTimeout = o.timeout, o.timeout
 		override(&opt.Username, o.user)
 		override(&opt.Password, o.password)
 		fallback(&opt.Password, envPassword)
@@ -74,6 +79,7 @@ func (o *options) connect() (redis.UniversalClient, error) {
 			}
 		}
 		opt.ContextTimeoutEnabled = true
+		opt.ReadTimeout, opt.WriteTimeout = o.timeout, o.timeout
 		override(&opt.Username, o.user)
 		override(&opt.Password, o.password)
 		fallback(&opt.Password, envPassword)

@@ -12,7 +12,7 @@ import (
 // TestTimeout_bounds_each_command_against_a_stalled_server checks that
 // --timeout bounds show, ls and unlock, as doc.go says, also when the
 // server stopped answering: with --timeout 200ms each ends with status 1
-// well before the client's own read timeout (3 s) would have ended it.
+// well before go-redis's default read timeout (5 s) would have ended it.
 func TestTimeout_bounds_each_command_against_a_stalled_server(t *testing.T) {
 	s := redistest.StartServer(t)
 	f := newFixture(t, s.Client(t))

@@ -22,7 +22,7 @@ var (
 // errNotSent when ctx had ended before). A go-redis client honours ctx
 // deadlines on the socket only with ContextTimeoutEnabled; without it a
 // server that stopped answering holds a call until the client's ReadTimeout
-// (3 s by default), times its retries. A request left behind this way runs
+// (5 s by default), times its retries. A request left behind this way runs
 // on, on a context that ctx no longer cancels, in a goroutine of the Client
 // (see lockkit.Client.Go); late, unless nil, gets its outcome when it
 // comes, to undo what it did.
