@@ -3,6 +3,7 @@ package multilock
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -30,4 +31,10 @@ func RunsScript(cmd redis.Cmder, name string) bool {
 		return hex.EncodeToString(sum[:]) == s.Hash()
 	}
 	return false
+}
+
+// SetBackoff sets the bounds of the backoff r's Lock sleeps by between
+// refused rounds.
+func SetBackoff(r *RedLock, floor, cap time.Duration) {
+	r.waiter.Floor, r.waiter.Cap = floor, cap
 }
