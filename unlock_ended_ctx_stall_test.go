@@ -16,12 +16,13 @@ import (
 // TestUnlock_with_an_ended_ctx_waits_at_most_500ms_for_a_stalled_server_and_releases_after:
 // an Unlock whose ctx has ended already still releases, on a detached
 // context, and waits for the server at most 500 ms (README, "Unlock"):
-// against a server stalled for 2 s it returns within 500 ms (and a
-// little scheduling slack), the release goes on in the background, and
-// once the stall is over another owner of another Client takes the lock
-// long before the holder's 30 s lease could end; the holder's next Unlock
-// returns nil, the outcome of the first. For each exclusive kind and the
-// read side of rwlock (whose other owner is a writer).
+// against a server stalled for 3 s it returns within 500 ms (and a second
+// of slack for a loaded machine, well short of the stall), the release
+// goes on in the background, and once the stall is over another owner of
+// another Client takes the lock long before the holder's 30 s lease could
+// end; the holder's next Unlock returns nil, the outcome of the first. For
+// each exclusive kind and the read side of rwlock (whose other owner is a
+// writer).
 func TestUnlock_with_an_ended_ctx_waits_at_most_500ms_for_a_stalled_server_and_releases_after(t *testing.T) {
 	srv := redistest.StartServer(t)
 	type newLock func(c *lockkit.Client, name string) lockkit.Locker
@@ -47,12 +48,12 @@ func TestUnlock_with_an_ended_ctx_waits_at_most_500ms_for_a_stalled_server_and_r
 
 			ended, cancel := context.WithCancel(context.Background())
 			cancel()
-			srv.Stall(t, 2*time.Second)
+			srv.Stall(t, 3*time.Second)
 			begin := time.Now()
 			err := m.Unlock(ended)
 			took := time.Since(begin)
 			t.Logf("Unlock with an ended ctx against the stalled server returned %v after %v", err, took)
-			if bound := 500*time.Millisecond + 250*time.Millisecond; took > bound {
+			if bound := 500*time.Millisecond + time.Second; took > bound {
 				t.Errorf("Unlock with an ended ctx took %v against a stalled server, want at most 500 ms (%v with slack)", took, bound)
 			}
 
