@@ -23,6 +23,10 @@ type Churn struct {
 	// New returns a lock value of name made from c. A kind that waits on
 	// several locks (a multi-lock) names them name + "/" + anything.
 	New func(c *lockkit.Client, name string) lockkit.Locker
+	// Contender, when not nil, returns the lock values that contend with
+	// the holders New returns (the other side of a read-write lock, say):
+	// the TryLock refused, the Lock given up and the two contended Locks.
+	Contender func(c *lockkit.Client, name string) lockkit.Locker
 	// Lose takes the hold of name away in Redis, through rc, as a force
 	// unlock by another process does. Nil: the hash PREFIX:{NAME} is
 	// deleted.
@@ -57,7 +61,8 @@ const (
 
 // Run starts a server and two Clients of it, A and B, and runs each name
 // through these, from both Clients at once: a Lock and Unlock; a TryLock
-// refused while another value holds; a Lock whose ctx ends while it waits;
+// refused while another value holds; a Lock from each Client whose ctx
+// ends while it waits;
 // a Lock from each Client waiting for the same release; and, for one name
 // in five, a hold lost (see Lose), which half of them Unlock (ErrLost) and
 // half drop. Lock values are dropped, never closed. Then it locks the last
@@ -76,6 +81,9 @@ func (ch Churn) Run(t *testing.T) {
 	}
 	if ch.Kept == nil {
 		ch.Kept = LockKept
+	}
+	if ch.Contender == nil {
+		ch.Contender = ch.New
 	}
 	if ch.Lose == nil {
 		ch.Lose = func(ctx context.Context, rc *redis.Client, prefix, name string) error {
@@ -173,10 +181,10 @@ func (r churnRun) life(i int) error {
 	if err := holder.Lock(ctx); err != nil {
 		return fmt.Errorf("%s: Lock: %w", name, err)
 	}
-	if ok, err := r.New(r.b, name).TryLock(ctx); ok || err != nil {
+	if ok, err := r.Contender(r.b, name).TryLock(ctx); ok || err != nil {
 		return fmt.Errorf("%s: TryLock while held = %v, %v; want false, nil", name, ok, err)
 	}
-	if err := r.givesUp(ctx, name); err != nil {
+	if err := r.givesUp(ctx, name, holder); err != nil {
 		return err
 	}
 	if err := r.contended(ctx, name, holder); err != nil {
@@ -188,17 +196,24 @@ func (r churnRun) life(i int) error {
 	return nil
 }
 
-// givesUp starts a Lock of name from B and ends its ctx once it waits.
-func (r churnRun) givesUp(ctx context.Context, name string) error {
-	wctx, stop := context.WithCancel(ctx)
-	defer stop()
-	got := LockAsync(wctx, r.New(r.b, name))
-	if err := r.waits.await(ctx, churnB, name); err != nil {
-		return err
-	}
-	stop()
-	if err := <-got; err == nil {
-		return fmt.Errorf("%s: Lock whose ctx ended while it waited = nil", name)
+// givesUp starts a Lock of name from B and ends its ctx once it waits,
+// then does the same from A, while holder holds.
+func (r churnRun) givesUp(ctx context.Context, name string, holder lockkit.Locker) error {
+	for _, client := range []int{churnB, churnA} {
+		wctx, stop := context.WithCancel(ctx)
+		defer stop()
+		c, wait := r.b, func() error { return r.waits.await(ctx, churnB, name) }
+		if client == churnA {
+			c, wait = r.a, func() error { return r.localWait(ctx, name, holder) }
+		}
+		got := LockAsync(wctx, r.Contender(c, name))
+		if err := wait(); err != nil {
+			return err
+		}
+		stop()
+		if err := <-got; err == nil {
+			return fmt.Errorf("%s: Lock whose ctx ended while it waited = nil", name)
+		}
 	}
 	return nil
 }
@@ -206,7 +221,7 @@ func (r churnRun) givesUp(ctx context.Context, name string) error {
 // contended starts a Lock of name from B and one from A, both waiting
 // while holder holds, then unlocks holder and each of them in turn.
 func (r churnRun) contended(ctx context.Context, name string, holder lockkit.Locker) error {
-	remote, local := r.New(r.b, name), r.New(r.a, name)
+	remote, local := r.Contender(r.b, name), r.Contender(r.a, name)
 	gotRemote := LockAsync(ctx, remote)
 	if err := r.waits.await(ctx, churnB, name); err != nil {
 		return err
@@ -254,7 +269,8 @@ func (r churnRun) localWait(ctx context.Context, name string, holder lockkit.Loc
 
 // lose locks name from A, takes the hold away in Redis and waits for the
 // value to learn it: by its lost signal, after which the value is dropped,
-// or, with unlock, by its Unlock's ErrLost.
+// or, with unlock or for a value without a lost signal (a multi-lock,
+// whose other members are still held), by its Unlock's ErrLost.
 func (r churnRun) lose(ctx context.Context, name string, unlock bool) error {
 	m := r.New(r.a, name)
 	if err := m.Lock(ctx); err != nil {
@@ -263,14 +279,11 @@ func (r churnRun) lose(ctx context.Context, name string, unlock bool) error {
 	if err := r.Lose(ctx, r.rc, r.prefix, name); err != nil {
 		return fmt.Errorf("%s: taking the hold away: %w", name, err)
 	}
-	if unlock {
+	lost, ok := m.(interface{ Lost() <-chan struct{} })
+	if unlock || !ok {
 		if err := m.Unlock(ctx); !errors.Is(err, lockkit.ErrLost) {
 			return fmt.Errorf("%s: Unlock of a hold taken away = %v; want ErrLost", name, err)
 		}
-		return nil
-	}
-	lost, ok := m.(interface{ Lost() <-chan struct{} })
-	if !ok {
 		return nil
 	}
 	select {
