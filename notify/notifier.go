@@ -630,3 +630,14 @@ func (n *Notifier) Channels() int {
 	}
 	return c
 }
+
+// Kept returns how many channels the notifier keeps, whether waiters are
+// on them, their subscribe is on its way or they linger after their last
+// waiter left, and how many PubSub connections it has open. Both fall to 0
+// once every waiter has left and the lingers have ended: what a notifier
+// keeps does not grow with the number of channels it ever subscribed.
+func (n *Notifier) Kept() (channels, conns int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.channels), len(n.conns)
+}

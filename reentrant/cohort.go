@@ -400,7 +400,7 @@ func (co *cohort) passOn() {
 
 // lend lends the process's hold in Redis to m: a tenure of its own, lost
 // when the hold is. A lost tenure that m still has (its Lock without
-// re-entry waited behind it) is forgotten first, with its join. Other
+// re-entry waited behind it) is forgotten first. Other
 // Locks of m waiting in the queue re-enter it (unless m does not
 // re-enter). co.mu held.
 func (co *cohort) lend(m *Mutex) {
@@ -452,8 +452,10 @@ func (co *cohort) catch(hold *core.Hold) {
 // dropLost takes the local lock back from the Mutex that holds hold when
 // hold is lost, so that the process's other Mutexes need not wait for its
 // Unlock: it forgets the lost hold in Redis (freeing its key if it
-// lingers) and passes the local lock on. The holder keeps its lost tenure
-// until its next call (see forgetLost). It does nothing when hold ended
+// lingers), passes the local lock on and undoes the holder's join, so
+// that a holder never called again does not keep the cohort in its
+// Client. The holder keeps its lost tenure until its next call (see
+// forgetLost). It does nothing when hold ended
 // otherwise or is no longer lent, while the holder's own Unlock gives it
 // back, or once the Client is closed: nothing can take the lock after
 // Close, which leaves the hold in Redis to the holder's Unlock or its
@@ -476,11 +478,12 @@ func (co *cohort) dropLost(hold *core.Hold) {
 	co.passOn()
 	co.giving, co.wake = nil, append(co.wake, giving)
 	co.unlock()
+	co.leave()
 }
 
-// forgetLost ends m's tenure that dropLost took the local lock back from,
-// undoing m's join, and returns its loss; nil when m has no such tenure.
-// co.mu held.
+// forgetLost ends m's tenure that dropLost took the local lock back from
+// (and undid m's join), and returns its loss; nil when m has no such
+// tenure. co.mu held.
 func (co *cohort) forgetLost(m *Mutex) error {
 	t := m.slot.Current()
 	if t == nil || co.holder == m || m.held.Load() != co {
@@ -493,7 +496,6 @@ func (co *cohort) forgetLost(m *Mutex) error {
 	m.slot.Set(nil)
 	m.held.Store(nil)
 	t.End()
-	co.leave()
 	return err
 }
 
