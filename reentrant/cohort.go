@@ -400,9 +400,8 @@ func (co *cohort) passOn() {
 
 // lend lends the process's hold in Redis to m: a tenure of its own, lost
 // when the hold is. A lost tenure that m still has (its Lock without
-// re-entry waited behind it) is forgotten first. Other
-// Locks of m waiting in the queue re-enter it (unless m does not
-// re-enter). co.mu held.
+// re-entry waited behind it) is forgotten first. Other Locks of m waiting
+// in the queue re-enter it (unless m does not re-enter). co.mu held.
 func (co *cohort) lend(m *Mutex) {
 	_ = co.forgetLost(m)
 	co.holder, co.count, co.releasing = m, 1, false
@@ -455,11 +454,10 @@ func (co *cohort) catch(hold *core.Hold) {
 // lingers), passes the local lock on and undoes the holder's join, so
 // that a holder never called again does not keep the cohort in its
 // Client. The holder keeps its lost tenure until its next call (see
-// forgetLost). It does nothing when hold ended
-// otherwise or is no longer lent, while the holder's own Unlock gives it
-// back, or once the Client is closed: nothing can take the lock after
-// Close, which leaves the hold in Redis to the holder's Unlock or its
-// lease.
+// forgetLost). It does nothing when hold ended otherwise or is no longer
+// lent, while the holder's own Unlock gives it back, or once the Client is
+// closed: nothing can take the lock after Close, which leaves the hold in
+// Redis to the holder's Unlock or its lease.
 func (co *cohort) dropLost(hold *core.Hold) {
 	co.mu.Lock()
 	if co.hold != hold || hold.Err() == nil || co.holder == nil || co.releasing || co.key.c.Err() != nil {
