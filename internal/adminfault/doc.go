@@ -1,0 +1,15 @@
+// Package adminfault holds the tests of what a Redis server's own state
+// and administration can do to every lock kind (reentrant, reentrant in
+// cohort mode, fair, spin, the write and read sides of rwlock, a
+// multi-lock, RedLock, a semaphore, an election) while holds are held and
+// waiters wait: SCRIPT FLUSH, FLUSHALL, FLUSHDB and DEL of a lock's keys,
+// killed pub/sub connections, CLIENT PAUSE, a full memory under
+// noeviction and keys evicted under an LRU policy, and CONFIG SET of
+// settings the locks do not rely on.
+//
+// Every kind runs through one table of the kinds (kinds_test.go) on a
+// redis-server of its own, since each of these faults acts on the whole
+// server.
+//
+// The package has no code of its own; it exists for its tests.
+package adminfault
