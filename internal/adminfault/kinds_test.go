@@ -62,6 +62,9 @@ type kind struct {
 	// names are the Redis lock names a lock called name uses: its own
 	// name, but for a multi-lock, the names of its members.
 	names func(name string) []string
+	// cohort is set for cohort mode (reentrant.WithLocalHandoff), whose
+	// owners on one side share its hold and wait for it in memory.
+	cohort bool
 	// servers is how many redis-servers the kind's lock spans: one, but
 	// for RedLock, whose masters must be independent.
 	servers int
@@ -98,9 +101,7 @@ func forceOf[L interface {
 func kinds() []kind {
 	return []kind{
 		single("reentrant", func(s side, n string) *reentrant.Mutex { return reentrant.New(s.nodes[0], n) }, forceOf),
-		single("reentrant cohort", func(s side, n string) *reentrant.Mutex {
-			return reentrant.New(s.nodes[0], n, reentrant.WithLocalHandoff(4, lease/4))
-		}, forceOf),
+		cohort(),
 		single("fair", func(s side, n string) *fair.Mutex { return fair.New(s.nodes[0], n) }, forceOf),
 		single("spin", func(s side, n string) *spin.Mutex {
 			return spin.New(s.nodes[0], n, spin.WithBackoff(time.Millisecond, 16*time.Millisecond))
@@ -148,6 +149,15 @@ func kinds() []kind {
 			},
 		},
 	}
+}
+
+// cohort is the kind of a reentrant lock in cohort mode.
+func cohort() kind {
+	k := single("reentrant cohort", func(s side, n string) *reentrant.Mutex {
+		return reentrant.New(s.nodes[0], n, reentrant.WithLocalHandoff(4, lease/4))
+	}, forceOf)
+	k.cohort = true
+	return k
 }
 
 // redlock is the kind of a RedLock over three masters.
