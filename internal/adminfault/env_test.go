@@ -182,7 +182,11 @@ func (e *env) wait(t *testing.T, ctx context.Context, s side, i int) waiter {
 // serve waits for the waiters to take the lock, each within within of the
 // one before, in whatever order: each Lock must return nil while no other
 // waiter holds the lock, and is then unlocked.
-func serve(t *testing.T, within time.Duration, ws ...waiter) {
+func serve(t *testing.T, within time.Duration, ws ...waiter) { serveAfter(t, within, nil, ws...) }
+
+// serveAfter is serve that also checks that each waiter's hold has
+// tokens larger than those of old, part by part (nil: no check).
+func serveAfter(t *testing.T, within time.Duration, old []int64, ws ...waiter) {
 	t.Helper()
 	type result struct {
 		i   int
@@ -196,6 +200,11 @@ func serve(t *testing.T, within time.Duration, ws ...waiter) {
 		r := redistest.Receive(t, got, within, fmt.Sprintf("a waiter of %d to take the lock", len(ws)))
 		if r.err != nil {
 			t.Fatalf("waiter %d: Lock = %v", r.i, r.err)
+		}
+		for p, tok := range ws[r.i].tokens() {
+			if old != nil && tok <= old[p] {
+				t.Errorf("waiter %d's token %d of part %d is not larger than the lost hold's %d", r.i, tok, p, old[p])
+			}
 		}
 		mustUnlock(t, ws[r.i].owner)
 	}
