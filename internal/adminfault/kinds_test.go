@@ -65,6 +65,9 @@ type kind struct {
 	// cohort is set for cohort mode (reentrant.WithLocalHandoff), whose
 	// owners on one side share its hold and wait for it in memory.
 	cohort bool
+	// polls is set for the kinds whose waiters sleep by backoff instead of
+	// waiting for a release on pub/sub (spin, RedLock).
+	polls bool
 	// servers is how many redis-servers the kind's lock spans: one, but
 	// for RedLock, whose masters must be independent.
 	servers int
@@ -103,9 +106,7 @@ func kinds() []kind {
 		single("reentrant", func(s side, n string) *reentrant.Mutex { return reentrant.New(s.nodes[0], n) }, forceOf),
 		cohort(),
 		single("fair", func(s side, n string) *fair.Mutex { return fair.New(s.nodes[0], n) }, forceOf),
-		single("spin", func(s side, n string) *spin.Mutex {
-			return spin.New(s.nodes[0], n, spin.WithBackoff(time.Millisecond, 16*time.Millisecond))
-		}, forceOf),
+		spinKind(),
 		single("rwlock write", func(s side, n string) *rwlock.RWMutex { return rwlock.New(s.nodes[0], n) }, forceOf),
 		{
 			name:  "rwlock read",
@@ -164,8 +165,28 @@ func cohort() kind {
 func redlock() kind {
 	k := single("redlock", func(s side, n string) *multilock.RedLock { return multilock.NewRedLock(s.nodes, n) }, nil)
 	k.servers = 3
+	k.polls = true
+	return k
+}
+
+// spinKind is the kind of a spin lock.
+func spinKind() kind {
+	k := single("spin", func(s side, n string) *spin.Mutex {
+		return spin.New(s.nodes[0], n, spin.WithBackoff(time.Millisecond, 16*time.Millisecond))
+	}, forceOf)
+	k.polls = true
 	return k
 }
 
 // ownName is the names of a kind whose lock uses its own name alone.
 func ownName(n string) []string { return []string{n} }
+
+// kindNamed returns the kind called name.
+func kindNamed(name string) (kind, bool) {
+	for _, k := range kinds() {
+		if k.name == name {
+			return k, true
+		}
+	}
+	return kind{}, false
+}
