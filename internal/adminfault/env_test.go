@@ -180,8 +180,8 @@ func (e *env) wait(t *testing.T, ctx context.Context, s side, i int) waiter {
 }
 
 // serve waits for the waiters to take the lock, each within within of the
-// one before, in whatever order: each Lock must return nil while no other
-// waiter holds the lock, and is then unlocked.
+// one before, in whatever order: each Lock must return nil, and is
+// unlocked once no other waiter's Lock was seen to return meanwhile.
 func serve(t *testing.T, within time.Duration, ws ...waiter) { serveAfter(t, within, nil, ws...) }
 
 // serveAfter is serve that also checks that each waiter's hold has
@@ -200,6 +200,9 @@ func serveAfter(t *testing.T, within time.Duration, old []int64, ws ...waiter) {
 		r := redistest.Receive(t, got, within, fmt.Sprintf("a waiter of %d to take the lock", len(ws)))
 		if r.err != nil {
 			t.Fatalf("waiter %d: Lock = %v", r.i, r.err)
+		}
+		if len(got) > 0 {
+			t.Errorf("waiter %d's Lock returned while waiter %d held the lock", (<-got).i, r.i)
 		}
 		for p, tok := range ws[r.i].tokens() {
 			if old != nil && tok <= old[p] {
