@@ -65,6 +65,10 @@ type kind struct {
 	// cohort is set for cohort mode (reentrant.WithLocalHandoff), whose
 	// owners on one side share its hold and wait for it in memory.
 	cohort bool
+	// once is set for the kinds whose owner's second Lock does not
+	// re-enter its hold (a semaphore's takes another permit, an
+	// election's candidate campaigns again).
+	once bool
 	// polls is set for the kinds whose waiters sleep by backoff instead of
 	// waiting for a release on pub/sub (spin, RedLock).
 	polls bool
@@ -134,6 +138,7 @@ func kinds() []kind {
 			// One permit: its owners exclude each other.
 			name:  "semaphore",
 			names: ownName,
+			once:  true,
 			owner: func(s side, n string, _ int) owner {
 				h := lockers.NewPermits(semaphore.New(s.nodes[0], n, 1), 1)
 				return owner{Locker: h, parts: []hold{h}}
@@ -143,6 +148,7 @@ func kinds() []kind {
 			// Each owner is a candidate; the leader holds the lock.
 			name:  "election",
 			names: ownName,
+			once:  true,
 			owner: func(s side, n string, i int) owner {
 				e := election.New(s.nodes[0], n)
 				h := lockers.NewCandidate(e, "owner "+strconv.Itoa(i))

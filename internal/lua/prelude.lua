@@ -245,10 +245,12 @@ end
 -- error reply (and false) when the hash is another kind's, reading that
 -- in the same call; nothing is changed then.
 --
--- The hold goes before its token is remembered: a server whose memory is
--- full (maxmemory with noeviction) refuses a command that may take memory
--- only to a script that has written nothing yet, so a release still frees
--- a lock then.
+-- Each path writes first what takes no memory (the ended hold goes
+-- before its token is remembered; a count cut back drops the last unlock
+-- id before it sets the new one): a server whose memory is full
+-- (maxmemory with noeviction) refuses a command that may take memory only
+-- to a script that has written nothing yet, so a release still frees a
+-- lock, or cuts a re-entered hold back, then.
 local function hold_release(hash, released, h, token, id, window, gone, kind)
   local v = redis.call('hmget', hash, h, ':t:' .. h, ':u:' .. h, ':kind')
   if kind then
@@ -267,6 +269,8 @@ local function hold_release(hash, released, h, token, id, window, gone, kind)
     end
     count = count - 1
     if count > 0 then
+      -- The unlock id goes first, for the reason below.
+      redis.call('hdel', hash, ':u:' .. h)
       redis.call('hset', hash, h, count, ':u:' .. h, id)
       return count, false
     end
