@@ -57,5 +57,8 @@
 // long GC, a stopped VM) may still act as holder when it resumes; pass the
 // fencing token to storage that rejects stale tokens. A Redis failover may
 // lose a lock the old master had not replicated; RedLock over independent
-// masters avoids that.
+// masters avoids that. A lock whose keys are removed on the server (DEL,
+// FLUSHALL, or eviction under a maxmemory-policy that evicts) is free at
+// once: another owner may take it before the holder is told, at its next
+// renewal.
 package lockkit

@@ -23,14 +23,19 @@ local n = tonumber(redis.call('hget', hash, 'count') or initial)
 if n == 0 then
   return 0
 end
-if redis.call('hsetnx', hash, ':d:' .. id, 1) == 0 then
+if redis.call('hexists', hash, ':d:' .. id) == 1 then
   return n
 end
 n = n - 1
 if n == 0 then
-  -- Open: keep only the count, for late waiters, until the expiry.
+  -- Open: keep only the count, for late waiters, until the expiry. The
+  -- hash goes first: a server whose memory is full (maxmemory with
+  -- noeviction) refuses a command that may take memory only to a script
+  -- that has written nothing yet, so the latch still opens then.
   redis.call('del', hash)
   publish(channel, '*')
+else
+  redis.call('hset', hash, ':d:' .. id, 1)
 end
 redis.call('hset', hash, ':kind', kind, 'count', n)
 redis.call('pexpire', hash, expiry)

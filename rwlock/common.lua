@@ -288,7 +288,7 @@ local function release(first)
     return count, false, false
   end
   if last then
-    redis.call('del', HASH, LEASES)
+    redis.call('del', LEASES) -- hold_release deleted the hash
     return count, true, true
   end
   forget(h)

@@ -13,10 +13,11 @@ local now = now_ms()
 if not ends or tonumber(ends) <= now or not hold_live(hash, h, token) then
   return 0
 end
-redis.call('zadd', leases, now + lease, h)
+-- The keys' expiries go first, set to what they are if that is later: a
+-- server whose memory is full refuses the ZADD only to a script that has
+-- written nothing yet (see the prelude's hold_release).
 for _, key in ipairs({hash, leases}) do
-  if redis.call('pttl', key) < lease then
-    redis.call('pexpire', key, lease)
-  end
+  redis.call('pexpire', key, math.max(redis.call('pttl', key), lease))
 end
+redis.call('zadd', leases, now + lease, h)
 return 1

@@ -236,14 +236,21 @@ end
 -- (the same for every retry of one unlock). An empty token names the
 -- owner's current hold, whatever its token: a value that shares the owner
 -- id but never took the hold releases it so. It returns the remaining count
--- and whether this call ended the hold: then h's fields are dropped
--- (unless gone: the caller deletes the hash) and its token remembered for
--- window ms; the caller frees or settles the hash. A retry of an unlock
--- that took effect returns the same count again, or 0 once the hold ended.
+-- and whether this call ended the hold: then h's fields are dropped (with
+-- gone, the whole hash is deleted) and its token remembered for window
+-- ms; the caller frees or settles the hash. A retry of an unlock that took
+-- effect returns the same count again, or 0 once the hold ended.
 -- It returns -1 when the hold is not there: it expired, was removed, or a
 -- newer hold took its place. With kind, it first returns the WRONGKIND
 -- error reply (and false) when the hash is another kind's, reading that
 -- in the same call; nothing is changed then.
+--
+-- Each path writes first what takes no memory (the ended hold goes
+-- before its token is remembered; a count cut back drops the last unlock
+-- id before it sets the new one): a server whose memory is full
+-- (maxmemory with noeviction) refuses a command that may take memory only
+-- to a script that has written nothing yet, so a release still frees a
+-- lock, or cuts a re-entered hold back, then.
 local function hold_release(hash, released, h, token, id, window, gone, kind)
   local v = redis.call('hmget', hash, h, ':t:' .. h, ':u:' .. h, ':kind')
   if kind then
@@ -262,10 +269,14 @@ local function hold_release(hash, released, h, token, id, window, gone, kind)
     end
     count = count - 1
     if count > 0 then
+      -- The unlock id goes first, for the reason below.
+      redis.call('hdel', hash, ':u:' .. h)
       redis.call('hset', hash, h, count, ':u:' .. h, id)
       return count, false
     end
-    if not gone then
+    if gone then
+      redis.call('del', hash)
+    else
       hold_drop(hash, h)
     end
     remember(released, token, window)
@@ -278,14 +289,13 @@ local function hold_release(hash, released, h, token, id, window, gone, kind)
 end
 
 -- hold_release_all is the release of a lock whose hash holds one hold:
--- hold_release of hold h (with kind, if given), and when that ended the
--- hold, the hash is deleted and freed() is called to wake whoever comes
+-- hold_release of hold h (with kind, if given), which deletes the hash
+-- when it ended the hold; freed() is then called to wake whoever comes
 -- next. It returns the remaining count, or the WRONGKIND error reply, as
 -- hold_release does.
 local function hold_release_all(hash, released, h, token, id, window, freed, kind)
   local count, ended = hold_release(hash, released, h, token, id, window, true, kind)
   if ended then
-    redis.call('del', hash)
     freed()
   end
   return count
