@@ -40,8 +40,8 @@ func masterOf(t *testing.T, cc *redis.ClusterClient, name string) string {
 }
 
 // drawName returns a unique lock name for kind k whose members live on
-// distinct masters.
-func drawName(t *testing.T, k kind, cc *redis.ClusterClient) string {
+// distinct masters, the first on the master at address on ("": any).
+func drawName(t *testing.T, k kind, cc *redis.ClusterClient, on string) string {
 	t.Helper()
 	for range nameTries {
 		name := redistest.Unique(t)
@@ -49,7 +49,7 @@ func drawName(t *testing.T, k kind, cc *redis.ClusterClient) string {
 		for _, m := range k.members(name) {
 			seen[masterOf(t, cc, m)] = true
 		}
-		if len(seen) == len(k.members(name)) {
+		if len(seen) == len(k.members(name)) && (on == "" || masterOf(t, cc, k.members(name)[0]) == on) {
 			return name
 		}
 	}
@@ -102,13 +102,13 @@ func startWaiting(t *testing.T, newLock newLock, c *lockkit.Client, name string)
 }
 
 // wokenInTurn checks that the waiters ws, blocked on a lock just given
-// back, get it within wakeBound each: all at once when shared, else one
-// at a time, none while another holds it. Each gives it back at once.
-func wokenInTurn(t *testing.T, shared bool, ws ...*waiter) {
+// back, get it within bound each: all at once when shared, else one at a
+// time, none while another holds it. Each gives it back at once.
+func wokenInTurn(t *testing.T, shared bool, bound time.Duration, ws ...*waiter) {
 	t.Helper()
 	left := append([]*waiter(nil), ws...)
 	for len(left) > 0 {
-		i := wokenOne(t, left)
+		i := wokenOne(t, bound, left)
 		w := left[i]
 		left = append(left[:i], left[i+1:]...)
 		if !shared {
@@ -123,10 +123,10 @@ func wokenInTurn(t *testing.T, shared bool, ws ...*waiter) {
 }
 
 // wokenOne returns the index of the first of ws whose Lock returns, and
-// fails the test unless one returns nil within wakeBound.
-func wokenOne(t *testing.T, ws []*waiter) int {
+// fails the test unless one returns nil within bound.
+func wokenOne(t *testing.T, bound time.Duration, ws []*waiter) int {
 	t.Helper()
-	deadline := time.After(wakeBound)
+	deadline := time.After(bound)
 	for {
 		for i, w := range ws {
 			select {
@@ -140,7 +140,7 @@ func wokenOne(t *testing.T, ws []*waiter) int {
 		}
 		select {
 		case <-deadline:
-			t.Fatalf("no waiter got the lock within %v of its release", wakeBound)
+			t.Fatalf("no waiter got the lock within %v of its release", bound)
 		case <-time.After(time.Millisecond):
 		}
 	}

@@ -26,7 +26,7 @@ func TestSlotMove_keeps_the_hold_and_wakes_the_waiters_at_the_new_master(t *test
 			holders := redistest.Lockkit(t, cl.Client(t), lockkit.WithWatchdogTimeout(lease), lockkit.WithTrace(r.trace()))
 			others := redistest.Lockkit(t, cl.Client(t))
 			third := redistest.Lockkit(t, cl.Client(t))
-			name := drawName(t, k, cc)
+			name := drawName(t, k, cc, "")
 			moved := lockKey(k.members(name)[0])
 
 			holder := k.holder(holders, name)
@@ -64,7 +64,7 @@ func TestSlotMove_keeps_the_hold_and_wakes_the_waiters_at_the_new_master(t *test
 			if err := holder.Unlock(redistest.Ctx(t, callTimeout)); err != nil {
 				t.Fatalf("holder's Unlock after the move: %v", err)
 			}
-			wokenInTurn(t, k.shared, near, far)
+			wokenInTurn(t, k.shared, wakeBound, near, far)
 			for _, n := range k.members(name) {
 				redistest.AssertCleanWithin(t, cc, n, time.Second)
 			}

@@ -25,7 +25,7 @@ func TestSlotMove_Unlock_refused_while_the_slot_moves_frees_the_lock_at_the_new_
 		t.Run(k.name, func(t *testing.T) {
 			holders := redistest.Lockkit(t, cl.Client(t), lockkit.WithWatchdogTimeout(lease))
 			others := redistest.Lockkit(t, cl.Client(t))
-			name := drawName(t, k, cc)
+			name := drawName(t, k, cc, "")
 			moved := lockKey(k.members(name)[0])
 
 			holder := k.holder(holders, name)
@@ -51,7 +51,7 @@ func TestSlotMove_Unlock_refused_while_the_slot_moves_frees_the_lock_at_the_new_
 					t.Fatalf("holder's Unlock after the move: %v", err)
 				}
 			}
-			wokenInTurn(t, k.shared, far)
+			wokenInTurn(t, k.shared, wakeBound, far)
 			for _, n := range k.members(name) {
 				redistest.AssertCleanWithin(t, cc, n, time.Second)
 			}
