@@ -22,11 +22,13 @@ type Migration struct {
 	slot     int64
 	from, to *Server
 	toID     string
+	done     bool // Finish returned
 }
 
 // BeginMigration opens the move of key's slot from its master to the
 // master to, and returns it. It fails the test if to already serves the
-// slot.
+// slot. A move not finished when the test ends is finished in t.Cleanup,
+// so that the nodes agree again.
 func (c *Cluster) BeginMigration(t testing.TB, key string, to *Server) *Migration {
 	t.Helper()
 	from := c.MasterOf(t, key)
@@ -55,7 +57,14 @@ func (c *Cluster) BeginMigration(t testing.TB, key string, to *Server) *Migratio
 	if err := fc.Do(ctx, "cluster", "setslot", slot, "migrating", toID).Err(); err != nil {
 		t.Fatalf("redistest: SETSLOT MIGRATING at %s: %v", from.Addr(), err)
 	}
-	return &Migration{c: c, slot: slot, from: from, to: to, toID: toID}
+	m := &Migration{c: c, slot: slot, from: from, to: to, toID: toID}
+	t.Cleanup(func() {
+		if !m.done {
+			m.MigrateKeys(t)
+			m.Finish(t)
+		}
+	})
+	return m
 }
 
 // Slot returns the slot being moved.
@@ -118,6 +127,7 @@ func (m *Migration) Finish(t testing.TB) {
 		}
 	}
 	m.c.await(t, func(*topology) error { return m.served() })
+	m.done = true
 }
 
 // served reports, as an error, whether a node other than the new master
