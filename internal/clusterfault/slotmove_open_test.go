@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -30,7 +31,9 @@ func hashLockKinds() []kind {
 // leaves the slot of each hash-lock kind's held lock open for the move
 // (SETSLOT IMPORTING and MIGRATING, as a resharding that stopped half-way
 // leaves it) for more than the lease, first with the hold's keys at the
-// old master, then at the new one: the hold's renewals go on, each
+// old master, then at the new one. Another owner's TryLock meanwhile
+// does not take the lock (it may fail with the nodes' TRYAGAIN, as
+// transient). The hold's renewals go on, each
 // renewing it, so that it is never reported lost, and once the move is
 // done it is still the holder's: a third owner cannot take it, and the
 // holder's Unlock frees it.
@@ -65,6 +68,9 @@ func TestSlotMove_hash_lock_hold_outlives_a_slot_left_open_longer_than_its_lease
 			}
 
 			m := cl.BeginMigration(t, moved, cl.OtherMaster(t, cl.MasterOf(t, moved)))
+			if ok, err := k.waiter(others, name).TryLock(redistest.Ctx(t, callTimeout)); ok || (err != nil && !core.Transient(err)) {
+				t.Fatalf("another owner's TryLock with the slot open = %v, %v; want false and no error, or a transient one", ok, err)
+			}
 			pastLease("with the slot open and the keys at the old master")
 			m.MigrateKeys(t)
 			pastLease("with the slot open and the keys at the new master")
