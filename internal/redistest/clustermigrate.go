@@ -3,7 +3,10 @@ package redistest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // migrateTimeout is the timeout, in milliseconds, of each MIGRATE.
@@ -131,23 +134,26 @@ func (m *Migration) Finish(t testing.TB) {
 }
 
 // served reports, as an error, whether a node other than the new master
-// still serves the slot.
+// still serves the slot, as the new master sees it.
 func (m *Migration) served() error {
 	rc := adminClient(m.to.Addr())
 	defer rc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	slots, err := rc.ClusterSlots(ctx).Result()
+	shards, err := rc.ClusterShards(ctx).Result()
 	if err != nil {
 		return err
 	}
-	for _, r := range slots {
-		if int64(r.Start) <= m.slot && m.slot <= int64(r.End) {
-			if len(r.Nodes) > 0 && r.Nodes[0].Addr == m.to.Addr() {
+	for _, sh := range shards {
+		if !slices.ContainsFunc(sh.Slots, func(r redis.SlotRange) bool { return r.Start <= m.slot && m.slot <= r.End }) {
+			continue
+		}
+		for _, n := range sh.Nodes {
+			if n.Role == "master" && n.Port == int64(m.to.port) {
 				return nil
 			}
-			return fmt.Errorf("slot %d still served by %v", m.slot, r.Nodes)
 		}
+		return fmt.Errorf("slot %d still served by %+v", m.slot, sh.Nodes)
 	}
 	return fmt.Errorf("slot %d is not served", m.slot)
 }
