@@ -147,17 +147,12 @@ func wokenOne(t *testing.T, bound time.Duration, ws []*waiter) int {
 	}
 }
 
-// maxPTTL returns the largest TTL, in milliseconds, of keys at the node
-// rc; -1 when none has one.
-func maxPTTL(t *testing.T, rc *redis.Client, keys []string) time.Duration {
+// pttl returns the TTL of key at the node rc.
+func pttl(t *testing.T, rc *redis.Client, key string) time.Duration {
 	t.Helper()
-	best := time.Duration(-1)
-	for _, k := range keys {
-		d, err := rc.PTTL(context.Background(), k).Result()
-		if err != nil {
-			t.Fatalf("PTTL %s: %v", k, err)
-		}
-		best = max(best, d)
+	d, err := rc.PTTL(context.Background(), key).Result()
+	if err != nil {
+		t.Fatalf("PTTL %s: %v", key, err)
 	}
-	return best
+	return d
 }
