@@ -94,6 +94,7 @@ func (q *queue) Setup(x *core.Exclusive) {
 		Config:      cfg,
 		Hold:        cfg.Owner,
 		Keys:        q.keys,
+		RenewKeys:   q.keys[:1],
 		Acquire:     scripts.Acquire,
 		Release:     scripts.Release,
 		Renew:       scripts.Renew,

@@ -278,6 +278,9 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time, conte
 		lease.Script = r.spec.Renew
 		lease.MaxHold = r.cfg.MaxHold
 		lease.Keys = r.spec.Keys
+		if r.spec.RenewKeys != nil {
+			lease.Keys = r.spec.RenewKeys
+		}
 		lease.Args = []any{r.hold, token, r.lease}
 	}
 	pre.Start(lease, sent)

@@ -144,6 +144,7 @@ func HashLock(cfg *Config, channel string) Spec {
 		Config:      cfg,
 		Hold:        cfg.Owner,
 		Keys:        []string{k.Base, k.Fence, k.Released, k.Procs, k.Turn},
+		RenewKeys:   []string{k.Base},
 		Acquire:     lua.Mutex.Acquire,
 		Release:     lua.Mutex.Release,
 		Renew:       lua.Mutex.Renew,

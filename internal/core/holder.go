@@ -25,7 +25,7 @@ const ReleaseWindow = 10 * time.Second
 
 // Spec is what a lock kind supplies for one of its holds: the scripts and
 // the arguments they take beyond the standard ones. Every script gets the
-// same KEYS. Standard ARGV:
+// same KEYS, but Renew may take fewer. Standard ARGV:
 //
 //	Acquire  hold, lease ms, attempt id, AcquireArgs…, the Attempt's own args…
 //	         → {count, token} when held; {0, wait ms} when refused (-1: no
@@ -46,8 +46,13 @@ type Spec struct {
 	Config *Config
 	// Hold is the hold's id in Redis (the owner id, or it with a suffix).
 	Hold string
-	// Keys are the KEYS of every script.
+	// Keys are the KEYS of every script but Renew.
 	Keys []string
+	// RenewKeys are the KEYS of Renew; nil for Keys. A renewal that names
+	// only keys the hold keeps can run while its Cluster slot moves to
+	// another master, where a script naming a key that does not exist is
+	// refused (TRYAGAIN) until the move ends.
+	RenewKeys []string
 
 	Acquire, Release, Renew, Undo *redis.Script
 

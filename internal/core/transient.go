@@ -11,8 +11,10 @@ import (
 
 // transientPrefixes start the error replies of a server that cannot serve
 // a script for a moment: a replica not yet promoted, a master without its
-// replicas, a Cluster settling a failover, a server loading its data.
-var transientPrefixes = []string{"READONLY", "MASTERDOWN", "CLUSTERDOWN", "LOADING", "TRYAGAIN"}
+// replicas, a Cluster settling a failover, a server loading its data, a
+// Cluster slot moving to another master (the redirections a Cluster
+// client gave up following: its next try goes to the slot's new node).
+var transientPrefixes = []string{"READONLY", "MASTERDOWN", "CLUSTERDOWN", "LOADING", "TRYAGAIN", "MOVED", "ASK"}
 
 // transientRetry spaces the attempts of a waiter that got transient
 // errors: from 10 ms, doubling, up to 1 s.

@@ -88,7 +88,8 @@ func startCluster(t testing.TB, replicas bool) *Cluster {
 }
 
 // Servers returns the cluster's nodes: the masters as started, then (with
-// replicas) the replica of each, in the same order. A failover changes
+// replicas) the replica of each, in the same order, then the masters
+// added by [Cluster.AddMaster]. A failover changes
 // who is master, not this order. Killing, stalling or restarting one of
 // them affects the cluster as it would in production: a restarted node
 // rejoins with its old slots and no data.

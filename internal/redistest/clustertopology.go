@@ -65,6 +65,9 @@ func (c *Cluster) check() (*topology, error) {
 		if err == nil {
 			view, top, err = c.view(nodes)
 		}
+		if err == nil {
+			err = checkClusterSize(info, top)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Addr(), err)
 		}
@@ -109,11 +112,21 @@ func (c *Cluster) checkClusterInfo(info string) error {
 		{"cluster_slots_assigned", strconv.Itoa(clusterSlots)},
 		{"cluster_slots_ok", strconv.Itoa(clusterSlots)},
 		{"cluster_known_nodes", strconv.Itoa(len(c.servers))},
-		{"cluster_size", strconv.Itoa(clusterMasters)},
 	} {
 		if got, _ := infoField(info, want.field); got != want.value {
 			return fmt.Errorf("%s is %q, want %q", want.field, got, want.value)
 		}
+	}
+	return nil
+}
+
+// checkClusterSize checks that a CLUSTER INFO reply counts as many
+// masters serving slots as the view top: three, or more once a master
+// added by [Cluster.AddMaster] serves some.
+func checkClusterSize(info string, top *topology) error {
+	want := strconv.Itoa(len(top.masters))
+	if got, _ := infoField(info, "cluster_size"); got != want {
+		return fmt.Errorf("cluster_size is %q, want %q", got, want)
 	}
 	return nil
 }

@@ -19,7 +19,10 @@
 //     agree on the new master ([Cluster.Failover] with CLUSTER FAILOVER,
 //     [Cluster.KillMaster] with SIGKILL); clusterkeys.go: the master of a
 //     key ([Cluster.MasterOf]) and lock names whose keys live on distinct
-//     masters ([NamesOnDistinctMasters]);
+//     masters ([NamesOnDistinctMasters]); clustermigrate.go: a slot moved
+//     with its keys to another master step by step ([Cluster.BeginMigration],
+//     [Migration], [Cluster.MoveSlot]); clusteradd.go: a master added
+//     without slots ([Cluster.AddMaster]);
 //   - sentinel.go: a Sentinel deployment of a master, its replicas and the
 //     sentinels monitoring them ([StartSentinel], [Sentinel]), with a
 //     failover client ([Sentinel.FailoverClient]); sentinelfailover.go:

@@ -1,6 +1,7 @@
 -- renew.lua: extend the lease of one hold, if it is still there.
 --
--- KEYS     as in acquire.lua
+-- KEYS[1]  the lock's hash, as in acquire.lua; no other key is needed, so
+--          that a renewal runs while the lock's Cluster slot moves
 -- ARGV[1]  owner id
 -- ARGV[2]  fencing token of the hold
 -- ARGV[3]  lease in ms
