@@ -56,15 +56,14 @@ func Contended(ctx context.Context) bool { return ctx.Value(contendedKey{}) != n
 
 func noWait(error) {}
 
-// waitStart reports a wait that begins, and returns the ctx of the
+// waitStart reports a wait, begun at start, and returns the ctx of the
 // attempts that follow (marked contended, when anyone listens) and the
 // function that reports its end.
-func (t *Tracer) waitStart(ctx context.Context) (context.Context, func(err error)) {
+func (t *Tracer) waitStart(ctx context.Context, start time.Time) (context.Context, func(err error)) {
 	if !t.on() {
 		return ctx, noWait
 	}
 	ctx = context.WithValue(ctx, contendedKey{}, true)
-	start := time.Now()
 	t.each(func(tr *lockkit.Trace) {
 		if tr.WaitStart != nil {
 			tr.WaitStart(lockkit.WaitStartInfo{Lock: t.info})
