@@ -13,6 +13,13 @@ import (
 // (the caller's, or one of the Client's for renewals, losses and
 // reconnects); they must be quick and must not block or call the lock.
 //
+// [Client.Close] reports every hold still open Lost before it returns,
+// and the Client's own goroutines report nothing after that; calls made
+// later still report their own events (the Unlock of a hold that Close
+// lost reports Released, with that loss). A RedLock learns of its parts'
+// losses in goroutines of its own: its Lost may come just after Close
+// returned.
+//
 // The otel module (github.com/lockkit/lockkit/otel) turns a Trace into
 // OpenTelemetry metrics, and [WithLogger] logs through one.
 type Trace struct {

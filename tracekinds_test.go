@@ -180,9 +180,12 @@ func (l *traceLog) all() []traceEvent {
 }
 
 // hooks returns the hook names of the events recorded so far, in order.
-func (l *traceLog) hooks() []string {
+func (l *traceLog) hooks() []string { return hooksOf(l.all()) }
+
+// hooksOf returns the hook names of events, in order.
+func hooksOf(events []traceEvent) []string {
 	var names []string
-	for _, e := range l.all() {
+	for _, e := range events {
 		names = append(names, e.hook)
 	}
 	return names
