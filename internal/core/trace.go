@@ -31,14 +31,22 @@ func NewTracer(cfg *Config, read, quiet bool) *Tracer {
 	}
 }
 
-// each calls f with every hook set of t.
+// each calls f with every hook set of t. A hook that panics is recovered
+// (see lockkit.Trace): the other hooks still get the event, and the lock
+// goes on.
 func (t *Tracer) each(f func(*lockkit.Trace)) {
 	for _, tr := range t.client.Traces() {
-		f(tr)
+		callHook(f, tr)
 	}
 	if t.own != nil {
-		f(t.own)
+		callHook(f, t.own)
 	}
+}
+
+// callHook calls f with tr, and recovers a panic of the hook f calls.
+func callHook(f func(*lockkit.Trace), tr *lockkit.Trace) {
+	defer func() { _ = recover() }()
+	f(tr)
 }
 
 // on reports whether t has hooks to report to.
