@@ -11,7 +11,16 @@ import (
 // (every lock of it) or per lock. Any field may be nil, and a nil Trace
 // costs nothing. Hooks run synchronously on the goroutine of the event
 // (the caller's, or one of the Client's for renewals, losses and
-// reconnects); they must be quick and must not block or call the lock.
+// reconnects); they must be quick and must not block or call the lock. A
+// hook that panics is recovered and its panic dropped: the other hooks
+// still get the event, and the lock goes on as if the hook had returned.
+//
+// [Client.Close] reports every hold still open Lost before it returns,
+// and the Client's own goroutines report nothing after that; calls made
+// later still report their own events (the Unlock of a hold that Close
+// lost reports Released, with that loss). A RedLock learns of its parts'
+// losses in goroutines of its own: its Lost may come just after Close
+// returned.
 //
 // The otel module (github.com/lockkit/lockkit/otel) turns a Trace into
 // OpenTelemetry metrics, and [WithLogger] logs through one.
@@ -132,7 +141,7 @@ func (c *Client) renewed(r watchdog.Round) {
 	info := RenewInfo{Holds: r.Holds, Renewed: r.Renewed, Retry: r.Retry, Lost: r.Gone, Took: r.Took, Err: r.Err}
 	for _, t := range traces {
 		if t.Renewed != nil {
-			t.Renewed(info)
+			callHook(func(t *Trace) { t.Renewed(info) }, t)
 		}
 	}
 }
@@ -141,7 +150,14 @@ func (c *Client) renewed(r watchdog.Round) {
 func (c *Client) reconnected() {
 	for _, t := range c.Traces() {
 		if t.Reconnected != nil {
-			t.Reconnected(ReconnectInfo{})
+			callHook(func(t *Trace) { t.Reconnected(ReconnectInfo{}) }, t)
 		}
 	}
+}
+
+// callHook calls f with t, and recovers a panic of the hook f calls (see
+// [Trace]).
+func callHook(f func(*Trace), t *Trace) {
+	defer func() { _ = recover() }()
+	f(t)
 }

@@ -229,7 +229,8 @@ func (r *RedLock) Token() int64 {
 // nodes' watchdogs found it gone, or could not renew it, on so many nodes
 // that fewer than a majority still hold it; or, with [lockkit.WithLease],
 // its validity time ended. (A closed Client's watchdog reports its node's
-// part lost.) Nothing is ever sent on it, and Unlock does not close it
+// part lost; the hold itself is then found lost in a goroutine of r's, so
+// its lost channel may close just after Close returned.) Nothing is ever sent on it, and Unlock does not close it
 // unless it finds the hold lost. It returns nil (a channel that never
 // fires) when r holds nothing; call it after Lock.
 func (r *RedLock) Lost() <-chan struct{} {

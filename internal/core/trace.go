@@ -31,14 +31,22 @@ func NewTracer(cfg *Config, read, quiet bool) *Tracer {
 	}
 }
 
-// each calls f with every hook set of t.
+// each calls f with every hook set of t. A hook that panics is recovered
+// (see lockkit.Trace): the other hooks still get the event, and the lock
+// goes on.
 func (t *Tracer) each(f func(*lockkit.Trace)) {
 	for _, tr := range t.client.Traces() {
-		f(tr)
+		callHook(f, tr)
 	}
 	if t.own != nil {
-		f(t.own)
+		callHook(f, t.own)
 	}
+}
+
+// callHook calls f with tr, and recovers a panic of the hook f calls.
+func callHook(f func(*lockkit.Trace), tr *lockkit.Trace) {
+	defer func() { _ = recover() }()
+	f(tr)
 }
 
 // on reports whether t has hooks to report to.
@@ -56,15 +64,14 @@ func Contended(ctx context.Context) bool { return ctx.Value(contendedKey{}) != n
 
 func noWait(error) {}
 
-// waitStart reports a wait that begins, and returns the ctx of the
+// waitStart reports a wait, begun at start, and returns the ctx of the
 // attempts that follow (marked contended, when anyone listens) and the
 // function that reports its end.
-func (t *Tracer) waitStart(ctx context.Context) (context.Context, func(err error)) {
+func (t *Tracer) waitStart(ctx context.Context, start time.Time) (context.Context, func(err error)) {
 	if !t.on() {
 		return ctx, noWait
 	}
 	ctx = context.WithValue(ctx, contendedKey{}, true)
-	start := time.Now()
 	t.each(func(tr *lockkit.Trace) {
 		if tr.WaitStart != nil {
 			tr.WaitStart(lockkit.WaitStartInfo{Lock: t.info})

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -10,7 +11,7 @@ import (
 
 // traceEvents reports one of each lock event through tr.
 func traceEvents(ctx context.Context, tr *Tracer, h *Hold) {
-	wctx, done := tr.waitStart(ctx)
+	wctx, done := tr.waitStart(ctx, time.Now())
 	tr.Acquired(1, false, Contended(wctx))
 	done(nil)
 	tr.Released(h, true, nil)

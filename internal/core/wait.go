@@ -68,7 +68,9 @@ type Turn interface {
 // to wait, is waited out, the attempts (or subscriptions) spaced from 10 ms
 // to 1 s, and if ctx ends first the error joins the last one. A closed
 // Client's error matches ErrClosed. The wait is reported to tr (nil: to
-// nobody) once the first attempt found the lock taken.
+// nobody) once an attempt found the lock taken, or the turn sleeps behind
+// others of its process: a turn that joins before its first attempt (see
+// Turn.Eager) and takes the lock with it did not wait.
 func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attempt) (err error) {
 	if err := ctx.Err(); err != nil {
 		return NotObtained(name, err)
@@ -80,13 +82,27 @@ func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attemp
 		waiting  bool  // joined: transient errors are waited out
 		failures int   // transient errors in a row
 		last     error // the last transient error
+		begun    = time.Now()
+		done     = noWait // reports the wait's end, once it began
+		started  bool
 	)
+	// startWait marks the wait begun: the lock was not free, or the turn
+	// sleeps behind others of its process. From then on a hold is
+	// contended.
+	startWait := func() {
+		if !started {
+			started = true
+			ctx, done = tr.waitStart(ctx, begun)
+		}
+	}
+	defer func() { done(err) }()
 	try := func() (bool, error) {
 		ok, wait, err := attempt(ctx, t.Args()...)
 		if err != nil && waiting && Transient(err) && ctxDone(ctx) == nil {
 			last = err
 			t.Tried(false, transientRetry.Bound(failures))
 			failures++
+			startWait()
 			return false, nil
 		}
 		if err != nil {
@@ -95,6 +111,9 @@ func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attemp
 		failures = 0
 		t.Tried(ok, wait)
 		acquired = ok
+		if !ok {
+			startWait()
+		}
 		return ok, nil
 	}
 	if t.Eager() {
@@ -102,10 +121,6 @@ func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attemp
 			return err
 		}
 	}
-	// From here on the lock was not free: a wait, and a contended hold.
-	var done func(error)
-	ctx, done = tr.waitStart(ctx)
-	defer func() { done(err) }()
 	waiting = true
 	if ok, err := join(ctx, name, t, try); ok || err != nil {
 		return err
@@ -116,6 +131,7 @@ func Wait(ctx context.Context, tr *Tracer, name string, w Waiter, attempt Attemp
 		}
 	}
 	for {
+		startWait()
 		if err := t.Sleep(ctx); err != nil {
 			return NotObtained(name, errors.Join(err, last))
 		}

@@ -1,0 +1,192 @@
+package lockkit_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/election"
+	"github.com/lockkit/lockkit/fair"
+	"github.com/lockkit/lockkit/multilock"
+	"github.com/lockkit/lockkit/reentrant"
+	"github.com/lockkit/lockkit/rwlock"
+	"github.com/lockkit/lockkit/semaphore"
+	"github.com/lockkit/lockkit/spin"
+)
+
+// tracedLock is one hold of any kind as the trace tests take it: a lock, a
+// side of an rwlock, one permit of a semaphore, a candidate's leadership.
+type tracedLock interface {
+	Lock(context.Context) error
+	Unlock(context.Context) error
+	Name() string
+	// Lost is closed when the hold taken by the last Lock is lost.
+	Lost() <-chan struct{}
+}
+
+// traceKind is a kind whose events a Trace reports as LockInfo{Kind:
+// kind, Read: read}.
+type traceKind struct {
+	kind string
+	read bool
+	// new returns an owner of the lock name made from c, with opts.
+	new func(c *lockkit.Client, name string, opts ...lockkit.Option) tracedLock
+	// blocker returns an owner of name that keeps new's owners waiting;
+	// nil: another owner from new.
+	blocker func(c *lockkit.Client, name string) tracedLock
+}
+
+// traceKinds are the kinds that report their holds to a Trace under their
+// own name (a multilock.Mutex reports its members' only).
+var traceKinds = []traceKind{
+	{kind: "reentrant", new: locker(reentrant.New)},
+	{kind: "fair", new: locker(fair.New)},
+	{kind: "spin", new: locker(spin.New)},
+	{kind: "rwlock", new: func(c *lockkit.Client, name string, opts ...lockkit.Option) tracedLock {
+		return rwlock.New(c, name, opts...)
+	}},
+	{kind: "rwlock", read: true, new: func(c *lockkit.Client, name string, opts ...lockkit.Option) tracedLock {
+		m := rwlock.New(c, name, opts...)
+		return readSide{m.RLocker(), m}
+	}, blocker: func(c *lockkit.Client, name string) tracedLock { return rwlock.New(c, name) }},
+	{kind: "redlock", new: func(c *lockkit.Client, name string, opts ...lockkit.Option) tracedLock {
+		return multilock.NewRedLock([]*lockkit.Client{c}, name, opts...)
+	}},
+	{kind: "semaphore", new: func(c *lockkit.Client, name string, opts ...lockkit.Option) tracedLock {
+		return &permit{s: semaphore.New(c, name, 1, opts...)}
+	}},
+	{kind: "election", new: func(c *lockkit.Client, name string, opts ...lockkit.Option) tracedLock {
+		return &candidate{e: election.New(c, name, opts...)}
+	}},
+}
+
+// label names k in subtests.
+func (k traceKind) label() string {
+	if k.read {
+		return k.kind + "_read"
+	}
+	return k.kind
+}
+
+// block returns an owner of name that keeps k's owners waiting.
+func (k traceKind) block(c *lockkit.Client, name string) tracedLock {
+	if k.blocker != nil {
+		return k.blocker(c, name)
+	}
+	return k.new(c, name)
+}
+
+// locker adapts the New of an exclusive kind whose lock value has a Lost
+// signal.
+func locker[L tracedLock](newLock func(*lockkit.Client, string, ...lockkit.Option) L) func(*lockkit.Client, string, ...lockkit.Option) tracedLock {
+	return func(c *lockkit.Client, name string, opts ...lockkit.Option) tracedLock {
+		return newLock(c, name, opts...)
+	}
+}
+
+// readSide is the read side of an rwlock, with its lost signal.
+type readSide struct {
+	lockkit.Locker
+	m *rwlock.RWMutex
+}
+
+func (r readSide) Lost() <-chan struct{} { return r.m.RLost() }
+
+// permit takes the one permit of a semaphore as a hold.
+type permit struct {
+	s *semaphore.Semaphore
+	p *semaphore.Permits
+}
+
+func (p *permit) Lock(ctx context.Context) error {
+	got, err := p.s.Acquire(ctx, 1)
+	if err == nil {
+		p.p = got
+	}
+	return err
+}
+
+func (p *permit) Unlock(ctx context.Context) error { return p.p.Release(ctx) }
+func (p *permit) Lost() <-chan struct{}            { return p.p.Lost() }
+func (p *permit) Name() string                     { return p.s.Name() }
+
+// candidate takes an election's leadership as a hold.
+type candidate struct {
+	e *election.Election
+	l *election.Leadership
+}
+
+func (c *candidate) Lock(ctx context.Context) error {
+	l, err := c.e.Campaign(ctx, "v")
+	if err == nil {
+		c.l = l
+	}
+	return err
+}
+
+func (c *candidate) Unlock(ctx context.Context) error { return c.l.Resign(ctx) }
+func (c *candidate) Lost() <-chan struct{}            { return c.l.Context().Done() }
+func (c *candidate) Name() string                     { return c.e.Name() }
+
+// traceEvent is one event a Trace reported.
+type traceEvent struct {
+	hook      string // "WaitStart", "WaitDone", "Acquired", "Released", "Lost"
+	lock      lockkit.LockInfo
+	token     int64
+	err       error
+	ended     bool // Released
+	reentry   bool // Acquired
+	contended bool // Acquired
+	held      time.Duration
+}
+
+// traceLog records, in order, the lock events of the Traces it makes.
+type traceLog struct {
+	mu     sync.Mutex
+	events []traceEvent
+}
+
+// trace returns hooks that record every lock event to l.
+func (l *traceLog) trace() *lockkit.Trace {
+	add := func(e traceEvent) {
+		l.mu.Lock()
+		l.events = append(l.events, e)
+		l.mu.Unlock()
+	}
+	return &lockkit.Trace{
+		WaitStart: func(i lockkit.WaitStartInfo) { add(traceEvent{hook: "WaitStart", lock: i.Lock}) },
+		WaitDone: func(i lockkit.WaitDoneInfo) {
+			add(traceEvent{hook: "WaitDone", lock: i.Lock, err: i.Err, held: i.Waited})
+		},
+		Acquired: func(i lockkit.AcquiredInfo) {
+			add(traceEvent{hook: "Acquired", lock: i.Lock, token: i.Token, reentry: i.Reentry, contended: i.Contended})
+		},
+		Released: func(i lockkit.ReleasedInfo) {
+			add(traceEvent{hook: "Released", lock: i.Lock, token: i.Token, err: i.Err, ended: i.Ended, held: i.Held})
+		},
+		Lost: func(i lockkit.LostInfo) {
+			add(traceEvent{hook: "Lost", lock: i.Lock, token: i.Token, err: i.Err, held: i.Held})
+		},
+	}
+}
+
+// all returns a copy of the events recorded so far.
+func (l *traceLog) all() []traceEvent {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.events)
+}
+
+// hooks returns the hook names of the events recorded so far, in order.
+func (l *traceLog) hooks() []string { return hooksOf(l.all()) }
+
+// hooksOf returns the hook names of events, in order.
+func hooksOf(events []traceEvent) []string {
+	var names []string
+	for _, e := range events {
+		names = append(names, e.hook)
+	}
+	return names
+}
