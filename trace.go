@@ -18,9 +18,9 @@ import (
 // [Client.Close] reports every hold still open Lost before it returns,
 // and the Client's own goroutines report nothing after that; calls made
 // later still report their own events (the Unlock of a hold that Close
-// lost reports Released, with that loss). A RedLock learns of its parts'
-// losses in goroutines of its own: its Lost may come just after Close
-// returned.
+// lost reports Released, with that loss). A RedLock's hold is lost, and
+// reported, by the Close of its nodes' Clients that leaves fewer than a
+// majority of its nodes holding it.
 //
 // The otel module (github.com/lockkit/lockkit/otel) turns a Trace into
 // OpenTelemetry metrics, and [WithLogger] logs through one.

@@ -228,10 +228,10 @@ func (r *RedLock) Token() int64 {
 // Lost returns a channel that is closed when r's current hold is lost: the
 // nodes' watchdogs found it gone, or could not renew it, on so many nodes
 // that fewer than a majority still hold it; or, with [lockkit.WithLease],
-// its validity time ended. (A closed Client's watchdog reports its node's
-// part lost; the hold itself is then found lost in a goroutine of r's, so
-// its lost channel may close just after Close returned.) Nothing is ever sent on it, and Unlock does not close it
-// unless it finds the hold lost. It returns nil (a channel that never
+// its validity time ended. (A closed Client reports its node's part lost:
+// the Close that leaves fewer than a majority of the nodes holding it has
+// closed the channel when it returns.) Nothing is ever sent on it, and
+// Unlock does not close it unless it finds the hold lost. It returns nil (a channel that never
 // fires) when r holds nothing; call it after Lock.
 func (r *RedLock) Lost() <-chan struct{} {
 	if r == nil {

@@ -29,55 +29,47 @@ type redHold struct {
 	released int  // nodes that released their part in the last Unlock
 	settling bool // the nodes settle the last Unlock, in doubt (see settleLater)
 
-	mu    sync.Mutex // guards alive
-	alive int        // granting nodes whose part was not found lost
+	// mu guards what follows, and is held while h is found lost, so that
+	// stop waits for that to end.
+	mu      sync.Mutex
+	alive   int  // granting nodes whose part was not found lost
+	stopped bool // see stop
 
-	stopOnce sync.Once
-	done     chan struct{}  // closed by stop: the watchers exit
-	watchers sync.WaitGroup // one per granting node
-	timer    *time.Timer    // fixed leases: fires when the validity time ends
+	timer *time.Timer // fixed leases: fires when the validity time ends
 }
 
 // begin records the hold a successful round took, sent at start, and
 // starts watching it: the hold is lost when fewer than a quorum of its
-// parts are still held (each node's watchdog reports its part lost), or,
-// with a fixed lease, when its validity time ends. r.op held.
+// parts are still held, in the call that finds the part lost that leaves
+// fewer (a node's watchdog, or its Client's Close, which has reported the
+// RedLock's hold lost too by the time it returns), or, with a fixed
+// lease, when its validity time ends. r.op held.
 func (r *RedLock) begin(res []nodeResult, token int64, start time.Time) {
 	h := &redHold{
 		Hold:   core.NewHold(token),
 		tr:     r.tr,
 		name:   r.b.Cfg.Name,
 		quorum: r.quorum,
-		done:   make(chan struct{}),
 	}
+	var parts []*core.Hold
 	for i, x := range res {
 		if !x.granted {
 			continue
 		}
-		part := r.nodes[i].h.Live()
-		if part == nil {
-			continue
+		if part := r.nodes[i].h.Live(); part != nil {
+			parts = append(parts, part)
 		}
-		h.alive++
-		h.watchers.Go(func() {
-			select {
-			case <-part.Done():
-				h.nodeLost(part.Err())
-			case <-h.done:
-			}
-		})
+	}
+	h.alive = len(parts)
+	for _, part := range parts {
+		part.AfterLost(h.nodeLost)
 	}
 	if !r.b.Cfg.Watched() {
 		h.timer = time.AfterFunc(time.Until(start.Add(r.b.Cfg.TTL()-r.drift)), func() {
-			h.lose(errValidityEnded)
+			h.loseUnlessStopped(errValidityEnded)
 		})
 	}
-	h.mu.Lock()
-	alive := h.alive
-	h.mu.Unlock()
-	if alive < h.quorum {
-		h.lose(fmt.Errorf("held on %d nodes, %d needed", alive, h.quorum))
-	}
+	h.loseUnlessStopped(nil)
 	r.setHold(h)
 }
 
@@ -86,10 +78,24 @@ func (r *RedLock) begin(res []nodeResult, token int64, start time.Time) {
 func (h *redHold) nodeLost(cause error) {
 	h.mu.Lock()
 	h.alive--
-	alive := h.alive
 	h.mu.Unlock()
-	if alive < h.quorum {
-		h.lose(fmt.Errorf("held on %d nodes, %d needed; last node failure: %w", alive, h.quorum, cause))
+	h.loseUnlessStopped(cause)
+}
+
+// loseUnlessStopped marks h lost when fewer than a quorum of its parts
+// are held, with cause (the last part's loss, if any), or when cause is
+// errValidityEnded; unless stop was called.
+func (h *redHold) loseUnlessStopped(cause error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case h.stopped:
+	case errors.Is(cause, errValidityEnded):
+		h.lose(cause)
+	case h.alive < h.quorum && cause != nil:
+		h.lose(fmt.Errorf("held on %d nodes, %d needed; last node failure: %w", h.alive, h.quorum, cause))
+	case h.alive < h.quorum:
+		h.lose(fmt.Errorf("held on %d nodes, %d needed", h.alive, h.quorum))
 	}
 }
 
@@ -104,11 +110,10 @@ func (h *redHold) lose(cause error) {
 // stop stops watching h: once it returns, h is found lost only by the
 // caller. It is idempotent.
 func (h *redHold) stop() {
-	h.stopOnce.Do(func() {
-		close(h.done)
-		if h.timer != nil {
-			h.timer.Stop()
-		}
-		h.watchers.Wait()
-	})
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.stopped = true
+	if h.timer != nil {
+		h.timer.Stop()
+	}
 }

@@ -13,6 +13,10 @@ type LostSignal struct {
 	ch   chan struct{} // closed once, when the hold is found lost
 	err  error         // ErrLost with its cause; written once, before set
 	set  atomic.Bool   // err is written
+
+	mu    sync.Mutex    // guards what follows
+	after []func(error) // see AfterLost; nil once called
+	fired bool          // the hold is lost and after was called
 }
 
 // Lose marks the hold on lock name lost with cause (nil when it simply
@@ -38,7 +42,31 @@ func (s *LostSignal) lose(err error, before func(error)) bool {
 		close(s.ch)
 		fired = true
 	})
+	if fired {
+		s.mu.Lock()
+		after := s.after
+		s.after, s.fired = nil, true
+		s.mu.Unlock()
+		for _, f := range after {
+			f(err)
+		}
+	}
 	return fired
+}
+
+// AfterLost calls f with the hold's loss once it is found lost: in the call
+// that finds it lost, after the channel closed, so that f has returned when
+// that call does (Client.Close's included); at once, in this call, if the
+// hold is lost by now.
+func (s *LostSignal) AfterLost(f func(error)) {
+	s.mu.Lock()
+	if !s.fired {
+		s.after = append(s.after, f)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	f(s.Err())
 }
 
 // Done returns a channel that is closed when the hold is found lost.
