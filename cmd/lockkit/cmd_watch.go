@@ -37,8 +37,17 @@ func watch(ctx context.Context, e *env, name string, interval time.Duration) err
 	if interval <= 0 {
 		return usageError{fmt.Sprintf("--interval %v: must be positive", interval)}
 	}
-	if err := follow(ctx, e, name, interval); err != nil && ctx.Err() == nil {
-		return err
+	// go-redis waits for a reply as long as --timeout allows, whatever ctx
+	// says (that of a new connection's handshake, say): an interrupt ends
+	// the watch at once, and the process with it, without waiting for it.
+	done := make(chan error, 1)
+	go func() { done <- follow(ctx, e, name, interval) }()
+	select {
+	case err := <-done:
+		if err != nil && ctx.Err() == nil {
+			return err
+		}
+	case <-ctx.Done():
 	}
 	return nil
 }
