@@ -55,8 +55,10 @@ func TestLock_failing_after_an_Unlock_in_doubt_gives_back_the_new_hold_of_the_me
 				t.Fatalf("Unlock called again = %v; want the errors of a and c alone", err)
 			}
 			redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrNotHeld)
+			// c's release may keep it for m's process, which waited, for
+			// 100 ms.
 			for _, n := range []string{a, b, cc} {
-				redistest.AssertClean(t, rc, n)
+				redistest.AssertCleanWithin(t, rc, n, time.Second)
 			}
 		})
 	}
