@@ -3,6 +3,7 @@ package reentrant
 import (
 	"context"
 	"errors"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -400,8 +401,9 @@ func (co *cohort) passOn() {
 
 // lend lends the process's hold in Redis to m: a tenure of its own, lost
 // when the hold is. A lost tenure that m still has (its Lock without
-// re-entry waited behind it) is forgotten first. Other Locks of m waiting
-// in the queue re-enter it (unless m does not re-enter). co.mu held.
+// re-entry waited behind it) is forgotten first, with its join. Other
+// Locks of m waiting in the queue re-enter it (unless m does not
+// re-enter). co.mu held.
 func (co *cohort) lend(m *Mutex) {
 	_ = co.forgetLost(m)
 	co.holder, co.count, co.releasing = m, 1, false
@@ -451,13 +453,14 @@ func (co *cohort) catch(hold *core.Hold) {
 // dropLost takes the local lock back from the Mutex that holds hold when
 // hold is lost, so that the process's other Mutexes need not wait for its
 // Unlock: it forgets the lost hold in Redis (freeing its key if it
-// lingers), passes the local lock on and undoes the holder's join, so
-// that a holder never called again does not keep the cohort in its
-// Client. The holder keeps its lost tenure until its next call (see
-// forgetLost). It does nothing when hold ended otherwise or is no longer
-// lent, while the holder's own Unlock gives it back, or once the Client is
-// closed: nothing can take the lock after Close, which leaves the hold in
-// Redis to the holder's Unlock or its lease.
+// lingers) and passes the local lock on. The holder keeps its lost tenure,
+// and its join of co (a lostShare), until its next call (see forgetLost),
+// or, if it is never called again, until the garbage collector finds it
+// unreachable: a lock value dropped after its loss does not keep the
+// cohort in its Client. It does nothing when hold ended otherwise or is no
+// longer lent, while the holder's own Unlock gives it back, or once the
+// Client is closed: nothing can take the lock after Close, which leaves
+// the hold in Redis to the holder's Unlock or its lease.
 func (co *cohort) dropLost(hold *core.Hold) {
 	co.mu.Lock()
 	if co.hold != hold || hold.Err() == nil || co.holder == nil || co.releasing || co.key.c.Err() != nil {
@@ -465,6 +468,9 @@ func (co *cohort) dropLost(hold *core.Hold) {
 		return
 	}
 	_ = co.caught() // the holder's tenure is lost with hold
+	share := &lostShare{co: co}
+	co.holder.share.Store(share)
+	runtime.AddCleanup(co.holder, (*lostShare).giveBack, share)
 	co.holder, co.tenure, co.count = nil, nil, 0
 	giving := make(chan struct{})
 	co.giving = giving
@@ -476,11 +482,20 @@ func (co *cohort) dropLost(hold *core.Hold) {
 	co.passOn()
 	co.giving, co.wake = nil, append(co.wake, giving)
 	co.unlock()
-	co.leave()
 }
 
-// forgetLost ends m's tenure that dropLost took the local lock back from
-// (and undid m's join), and returns its loss; nil when m has no such
+// lostShare is the join of a cohort that a Mutex whose tenure was lost
+// keeps (see dropLost), given back once.
+type lostShare struct {
+	co   *cohort
+	once sync.Once
+}
+
+// giveBack undoes the join, unless it was given back already.
+func (s *lostShare) giveBack() { s.once.Do(s.co.leave) }
+
+// forgetLost ends m's tenure that dropLost took the local lock back from,
+// giving back m's join, and returns its loss; nil when m has no such
 // tenure. co.mu held.
 func (co *cohort) forgetLost(m *Mutex) error {
 	t := m.slot.Current()
@@ -494,6 +509,9 @@ func (co *cohort) forgetLost(m *Mutex) error {
 	m.slot.Set(nil)
 	m.held.Store(nil)
 	t.End()
+	if s := m.share.Swap(nil); s != nil {
+		s.giveBack()
+	}
 	return err
 }
 

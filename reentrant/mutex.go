@@ -33,14 +33,16 @@ type Mutex struct {
 	// In cohort mode (WithLocalHandoff), local is set; opts are New's,
 	// for the cohort's own lock value, co the cohort m joined last, slot
 	// is m's tenure of the hold its cohort lends it, held the cohort that
-	// lends it (see cohort.go), and doubt m's last Unlock whose outcome
-	// was unknown, until an Unlock of m returns how it was settled (see
-	// settle.go).
+	// lends it (see cohort.go), share its join of that cohort while it
+	// keeps a tenure lost there (see dropLost), and doubt m's last Unlock
+	// whose outcome was unknown, until an Unlock of m returns how it was
+	// settled (see settle.go).
 	local bool
 	opts  []lockkit.Option
 	co    atomic.Pointer[cohort]
 	slot  core.Slot
 	held  atomic.Pointer[cohort]
+	share atomic.Pointer[lostShare]
 	doubt atomic.Pointer[settlement]
 }
 

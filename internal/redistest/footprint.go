@@ -47,6 +47,7 @@ func Settled(t testing.TB, base int, clients ...*lockkit.Client) {
 	t.Helper()
 	deadline := time.Now().Add(settleTimeout)
 	for {
+		runtime.GC() // lock values dropped are let go of once they are garbage
 		f := FootprintOf(clients...)
 		g := runtime.NumGoroutine()
 		if f == (Footprint{}) && g <= base {
