@@ -9,6 +9,7 @@ import (
 	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/fair"
 	"github.com/lockkit/lockkit/internal/lockers"
+	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/rwlock"
@@ -29,28 +30,13 @@ type owner struct {
 }
 
 // hold is what the tests need of one held lock.
-type hold interface {
-	Lost() <-chan struct{}
-	Token() int64
-}
+type hold = redistest.Held
 
 // lost returns the lost signals of the current holds; call it after Lock.
-func (o owner) lost() []<-chan struct{} {
-	chs := make([]<-chan struct{}, len(o.parts))
-	for i, p := range o.parts {
-		chs[i] = p.Lost()
-	}
-	return chs
-}
+func (o owner) lost() []<-chan struct{} { return redistest.LostOf(o.parts) }
 
 // tokens returns the fencing tokens of the current holds.
-func (o owner) tokens() []int64 {
-	ts := make([]int64, len(o.parts))
-	for i, p := range o.parts {
-		ts[i] = p.Token()
-	}
-	return ts
-}
+func (o owner) tokens() []int64 { return redistest.TokensOf(o.parts) }
 
 // kind is a lock kind of the tests.
 type kind struct {

@@ -61,7 +61,7 @@ func TestFailover_wakes_the_waiters_of_every_kind_within_the_health_interval(t *
 				if err := h.holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
 					t.Fatalf("%s: holder's Lock: %v", k.name, err)
 				}
-				h.lost = lostSignals(h.holder)
+				h.lost = redistest.LostSignals(h.holder)
 				h.near = startWaiting(t, k.waiter, holders, h.name)
 				h.far = startWaiting(t, k.waiter, others, h.name)
 				locks = append(locks, h)

@@ -114,25 +114,3 @@ func candidate(value string) newLock {
 		return lockers.NewCandidate(election.New(c, name, opts...), value)
 	}
 }
-
-// The capabilities of a hold.
-type loser interface{ Lost() <-chan struct{} }
-
-// parts returns the locks whose holds l takes: its members for a
-// multi-lock, else l itself.
-func parts(l lockkit.Locker) []lockkit.Locker {
-	if m, ok := l.(*multilock.Mutex); ok {
-		return m.Locks()
-	}
-	return []lockkit.Locker{l}
-}
-
-// lostSignals returns the lost signals of l's current holds; call it after
-// Lock.
-func lostSignals(l lockkit.Locker) []<-chan struct{} {
-	var chs []<-chan struct{}
-	for _, p := range parts(l) {
-		chs = append(chs, p.(loser).Lost())
-	}
-	return chs
-}

@@ -109,7 +109,7 @@ func (l *load) run(ctx context.Context, o lockkit.Locker) {
 			l.fail(fmt.Errorf("%d holders at once, %d admitted", n, l.admits))
 		}
 		l.holds.Add(1)
-		lost := lostSignals(o)
+		lost := redistest.LostSignals(o)
 		time.Sleep(time.Millisecond) // the hold's work
 		if redistest.AnyClosed(lost) {
 			l.fail(errors.New("a hold was reported lost"))

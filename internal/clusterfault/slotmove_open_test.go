@@ -52,7 +52,7 @@ func TestSlotMove_hash_lock_hold_outlives_a_slot_left_open_longer_than_its_lease
 			if err := holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
 				t.Fatalf("holder's Lock: %v", err)
 			}
-			lost := lostSignals(holder)
+			lost := redistest.LostSignals(holder)
 			// Renewals every third of the lease: four of them span more
 			// than a lease (a multi-lock's other member, on another
 			// master, counts too, so twice as many for it).

@@ -42,7 +42,7 @@ func TestSlotMove_slot_left_open_past_the_lease_reports_the_loss_before_another_
 			if err := holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
 				t.Fatalf("holder's Lock: %v", err)
 			}
-			lost := lostSignals(holder)
+			lost := redistest.LostSignals(holder)
 			var told atomic.Bool
 			w := startWaiting(t, k.waiter, others, name)
 			go func() {

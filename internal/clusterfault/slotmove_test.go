@@ -40,7 +40,7 @@ func TestSlotMove_keeps_the_hold_and_wakes_the_waiters_at_the_new_master(t *test
 			if err := holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
 				t.Fatalf("holder's Lock: %v", err)
 			}
-			lost := lostSignals(holder)
+			lost := redistest.LostSignals(holder)
 			near := startWaiting(t, k.waiter, holders, name)
 			far := startWaiting(t, k.waiter, others, name)
 

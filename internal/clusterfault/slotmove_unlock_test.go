@@ -32,7 +32,7 @@ func TestSlotMove_Unlock_refused_while_the_slot_moves_frees_the_lock_at_the_new_
 			if err := holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
 				t.Fatalf("holder's Lock: %v", err)
 			}
-			lost := lostSignals(holder)
+			lost := redistest.LostSignals(holder)
 			far := startWaiting(t, k.waiter, others, name)
 
 			m := cl.BeginMigration(t, moved, cl.OtherMaster(t, cl.MasterOf(t, moved)))

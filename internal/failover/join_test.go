@@ -40,7 +40,7 @@ func TestLock_waits_out_a_subscription_that_fails_while_the_master_fails_over(t 
 			if err := b.holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
 				t.Fatalf("%s: holder's Lock: %v", k.name, err)
 			}
-			b.tokens = tokens(b.holder)
+			b.tokens = redistest.Tokens(b.holder)
 			// A refused TryLock opens the waiter's connection for
 			// commands at the lock's master.
 			if ok, err := k.waiter(waiters, name).TryLock(redistest.Ctx(t, callTimeout)); ok || err != nil {
@@ -74,7 +74,7 @@ func TestLock_waits_out_a_subscription_that_fails_while_the_master_fails_over(t 
 				if err := redistest.Receive(t, b.got, wakeUpBound, "the blocked Lock to return once the lock is free"); err != nil {
 					t.Fatalf("the Lock whose subscription failed across the failover: %v", err)
 				}
-				for i, tok := range tokens(b.waiter) {
+				for i, tok := range redistest.Tokens(b.waiter) {
 					if tok <= b.tokens[i] {
 						t.Errorf("token %d after the failover, not above the holder's %d", tok, b.tokens[i])
 					}

@@ -168,31 +168,6 @@ func fastSpin(c *lockkit.Client, name string, opts ...lockkit.Option) *spin.Mute
 	return spin.New(c, name, append([]lockkit.Option{spin.WithBackoff(time.Millisecond, 8*time.Millisecond)}, opts...)...)
 }
 
-// The capabilities of a hold.
-type (
-	loser   interface{ Lost() <-chan struct{} }
-	tokener interface{ Token() int64 }
-)
-
-// parts returns the locks whose holds l takes: its members for a
-// multi-lock, else l itself.
-func parts(l lockkit.Locker) []lockkit.Locker {
-	if m, ok := l.(*multilock.Mutex); ok {
-		return m.Locks()
-	}
-	return []lockkit.Locker{l}
-}
-
-// lostSignals returns the lost signals of l's current holds; call it after
-// Lock.
-func lostSignals(l lockkit.Locker) []<-chan struct{} {
-	var chs []<-chan struct{}
-	for _, p := range parts(l) {
-		chs = append(chs, p.(loser).Lost())
-	}
-	return chs
-}
-
 // held is a lock of one kind held by one owner, with its lost signals.
 type held struct {
 	k      kind
@@ -211,18 +186,8 @@ func lockEach(t *testing.T, d deployment, ks []kind, holders *lockkit.Client) []
 		if err := h.holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
 			t.Fatalf("%s: holder's Lock: %v", k.name, err)
 		}
-		h.lost = lostSignals(h.holder)
+		h.lost = redistest.LostSignals(h.holder)
 		holds = append(holds, h)
 	}
 	return holds
-}
-
-// tokens returns the fencing tokens of l's current holds, in the order of
-// parts.
-func tokens(l lockkit.Locker) []int64 {
-	var ts []int64
-	for _, p := range parts(l) {
-		ts = append(ts, p.(tokener).Token())
-	}
-	return ts
 }

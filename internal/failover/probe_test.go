@@ -47,7 +47,7 @@ func hold(t *testing.T, k kind, holders, waiters *lockkit.Client, name string) *
 	if err := p.holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
 		t.Fatalf("%s: holder's Lock: %v", k.name, err)
 	}
-	p.lost, p.tokens = lostSignals(p.holder), tokens(p.holder)
+	p.lost, p.tokens = redistest.LostSignals(p.holder), redistest.Tokens(p.holder)
 	if k.watch != nil {
 		p.seen = k.watch(t, waiters, name)
 	}
@@ -122,9 +122,9 @@ func (p *probe) check(t *testing.T, waiters *lockkit.Client) {
 	if !w.holderDone {
 		t.Fatalf("the other owner got the lock while its holder neither released it nor was told it lost it")
 	}
-	for i, tok := range tokens(p.waiter) {
+	for i, tok := range redistest.Tokens(p.waiter) {
 		if tok <= p.tokens[i] {
-			t.Errorf("lock %s: token %d after the failover, not above the holder's %d", parts(p.waiter)[i].Name(), tok, p.tokens[i])
+			t.Errorf("lock %s: token %d after the failover, not above the holder's %d", redistest.Parts(p.waiter)[i].Name(), tok, p.tokens[i])
 		}
 	}
 	if p.seen != nil {
