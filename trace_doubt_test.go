@@ -15,35 +15,32 @@ import (
 // which takes the lock: that hold is reported, once.) The next Lock and
 // Unlock report one hold, from its start to its end.
 func TestTrace_an_acquire_whose_reply_was_lost_and_undone_reports_no_hold(t *testing.T) {
-	for _, k := range traceKinds {
-		t.Run(k.label(), func(t *testing.T) {
-			t.Parallel()
-			srv := redistest.StartServer(t)
-			drop := &redistest.DropReply{Match: redistest.IsScript}
-			rc := srv.HookedClient(t, drop)
-			var log traceLog
-			lc := redistest.Lockkit(t, rc, lockkit.WithTrace(log.trace()))
-			m := k.new(lc, redistest.Unique(t))
-			drop.Arm()
-			err := m.Lock(redistest.Ctx(t, redistest.Hang))
-			if drop.Armed() {
-				t.Fatal("no script's reply was dropped")
-			}
-			var want []string
-			if err == nil { // took the lock with another attempt
-				redistest.MustUnlock(t, m)
-				want = []string{"Acquired", "Released"}
-			}
-			if got := holdEvents(log.all()); !slices.Equal(got, want) {
-				t.Fatalf("events of a Lock whose first acquire was undone (Lock: %v): %v; want %v", err, got, want)
-			}
-			redistest.MustLock(t, m)
+	eachTraceKind(t, func(t *testing.T, k traceKind) {
+		srv := redistest.StartServer(t)
+		drop := &redistest.DropReply{Match: redistest.IsScript}
+		rc := srv.HookedClient(t, drop)
+		var log traceLog
+		lc := redistest.Lockkit(t, rc, lockkit.WithTrace(log.trace()))
+		m := k.new(lc, redistest.Unique(t))
+		drop.Arm()
+		err := m.Lock(redistest.Ctx(t, redistest.Hang))
+		if drop.Armed() {
+			t.Fatal("no script's reply was dropped")
+		}
+		var want []string
+		if err == nil { // took the lock with another attempt
 			redistest.MustUnlock(t, m)
-			if got, want := holdEvents(log.all()), append(want, "Acquired", "Released"); !slices.Equal(got, want) {
-				t.Fatalf("events %v; want %v", got, want)
-			}
-		})
-	}
+			want = []string{"Acquired", "Released"}
+		}
+		if got := holdEvents(log.all()); !slices.Equal(got, want) {
+			t.Fatalf("events of a Lock whose first acquire was undone (Lock: %v): %v; want %v", err, got, want)
+		}
+		redistest.MustLock(t, m)
+		redistest.MustUnlock(t, m)
+		if got, want := holdEvents(log.all()), append(want, "Acquired", "Released"); !slices.Equal(got, want) {
+			t.Fatalf("events %v; want %v", got, want)
+		}
+	})
 }
 
 // holdEvents returns the hook names of events, but for the waits'.
@@ -58,33 +55,30 @@ func holdEvents(events []traceEvent) []string {
 // the hold's token, ended and without error; the Unlock that returns the
 // settled outcome reports nothing more, and no Lost is reported.
 func TestTrace_an_Unlock_in_doubt_settled_later_reports_Released_once(t *testing.T) {
-	for _, k := range traceKinds {
-		t.Run(k.label(), func(t *testing.T) {
-			t.Parallel()
-			srv := redistest.StartServer(t)
-			refuse := &redistest.RefuseSend{Match: redistest.IsScript}
-			rc := srv.HookedClient(t, refuse)
-			var log traceLog
-			lc := redistest.Lockkit(t, rc, lockkit.WithTrace(log.trace()))
-			m := k.new(lc, redistest.Unique(t))
-			redistest.MustLock(t, m)
-			refuse.Arm()
-			ctx := redistest.Ctx(t, redistest.Hang)
-			redistest.WantErr(t, m.Unlock(ctx), redistest.ErrNotSent)
-			if got := log.hooks(); !slices.Equal(got, []string{"Acquired"}) {
-				t.Fatalf("events after the Unlock in doubt: %v; want Acquired only", got)
-			}
-			// Settled in the background, or by this second call.
-			if err := m.Unlock(ctx); err != nil {
-				t.Fatalf("Unlock after one in doubt = %v; want nil", err)
-			}
-			if got, want := log.hooks(), []string{"Acquired", "Released"}; !slices.Equal(got, want) {
-				t.Fatalf("events %v; want %v", got, want)
-			}
-			ev := log.all()
-			if r := ev[1]; r.token != ev[0].token || !r.ended || r.err != nil {
-				t.Errorf("Released = %+v; want the end of hold %d, without error", r, ev[0].token)
-			}
-		})
-	}
+	eachTraceKind(t, func(t *testing.T, k traceKind) {
+		srv := redistest.StartServer(t)
+		refuse := &redistest.RefuseSend{Match: redistest.IsScript}
+		rc := srv.HookedClient(t, refuse)
+		var log traceLog
+		lc := redistest.Lockkit(t, rc, lockkit.WithTrace(log.trace()))
+		m := k.new(lc, redistest.Unique(t))
+		redistest.MustLock(t, m)
+		refuse.Arm()
+		ctx := redistest.Ctx(t, redistest.Hang)
+		redistest.WantErr(t, m.Unlock(ctx), redistest.ErrNotSent)
+		if got := log.hooks(); !slices.Equal(got, []string{"Acquired"}) {
+			t.Fatalf("events after the Unlock in doubt: %v; want Acquired only", got)
+		}
+		// Settled in the background, or by this second call.
+		if err := m.Unlock(ctx); err != nil {
+			t.Fatalf("Unlock after one in doubt = %v; want nil", err)
+		}
+		if got, want := log.hooks(), []string{"Acquired", "Released"}; !slices.Equal(got, want) {
+			t.Fatalf("events %v; want %v", got, want)
+		}
+		ev := log.all()
+		if r := ev[1]; r.token != ev[0].token || !r.ended || r.err != nil {
+			t.Errorf("Released = %+v; want the end of hold %d, without error", r, ev[0].token)
+		}
+	})
 }

@@ -31,43 +31,40 @@ func panicking() *lockkit.Trace {
 // the watchdog's goroutine and unlocked), the process survives, and the
 // hooks added after them still get every event.
 func TestTrace_a_panicking_hook_is_recovered_and_the_lock_goes_on(t *testing.T) {
-	for _, k := range traceKinds {
-		t.Run(k.label(), func(t *testing.T) {
-			t.Parallel()
-			srv := redistest.StartServer(t)
-			lc := redistest.Lockkit(t, srv.Client(t), lockkit.WithTrace(panicking()))
-			var log traceLog
-			lc.AddTrace(log.trace())
-			name := redistest.Unique(t)
-			m := k.new(lc, name, lockkit.WithTrace(panicking()), lockkit.WithWatchdogTimeout(300*time.Millisecond))
-			blocker := k.block(lc, name)
-			redistest.MustLock(t, blocker)
-			redistest.WantErr(t, m.Lock(redistest.Ctx(t, 300*time.Millisecond)), lockkit.ErrNotObtained, context.DeadlineExceeded)
-			redistest.MustUnlock(t, blocker)
-			redistest.MustLock(t, m)
-			redistest.MustUnlock(t, m)
-			redistest.MustLock(t, m)
-			ctx := redistest.Ctx(t, redistest.Hang)
-			if err := srv.Client(t).FlushDB(ctx).Err(); err != nil {
-				t.Fatal(err)
-			}
-			redistest.Receive(t, m.Lost(), redistest.Hang, "the lost signal")
-			redistest.Eventually(t, redistest.Hang, "Lost to reach the hooks after the panicking ones", func() bool {
-				return slices.Contains(log.hooks(), "Lost")
-			})
-			redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrLost)
-			redistest.MustLock(t, m)
-			redistest.MustUnlock(t, m)
-
-			want := []string{
-				"Acquired", "WaitStart", "WaitDone", "Released", // the blocker, and m's wait
-				"Acquired", "Released", "Acquired", "Lost", "Released", "Acquired", "Released",
-			}
-			if got := log.hooks(); !slices.Equal(got, want) {
-				t.Fatalf("events after the panicking hooks: %v; want %v", got, want)
-			}
+	eachTraceKind(t, func(t *testing.T, k traceKind) {
+		srv := redistest.StartServer(t)
+		lc := redistest.Lockkit(t, srv.Client(t), lockkit.WithTrace(panicking()))
+		var log traceLog
+		lc.AddTrace(log.trace())
+		name := redistest.Unique(t)
+		m := k.new(lc, name, lockkit.WithTrace(panicking()), lockkit.WithWatchdogTimeout(300*time.Millisecond))
+		blocker := k.block(lc, name)
+		redistest.MustLock(t, blocker)
+		redistest.WantErr(t, m.Lock(redistest.Ctx(t, 300*time.Millisecond)), lockkit.ErrNotObtained, context.DeadlineExceeded)
+		redistest.MustUnlock(t, blocker)
+		redistest.MustLock(t, m)
+		redistest.MustUnlock(t, m)
+		redistest.MustLock(t, m)
+		ctx := redistest.Ctx(t, redistest.Hang)
+		if err := srv.Client(t).FlushDB(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		redistest.Receive(t, m.Lost(), redistest.Hang, "the lost signal")
+		redistest.Eventually(t, redistest.Hang, "Lost to reach the hooks after the panicking ones", func() bool {
+			return slices.Contains(log.hooks(), "Lost")
 		})
-	}
+		redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrLost)
+		redistest.MustLock(t, m)
+		redistest.MustUnlock(t, m)
+
+		want := []string{
+			"Acquired", "WaitStart", "WaitDone", "Released", // the blocker, and m's wait
+			"Acquired", "Released", "Acquired", "Lost", "Released", "Acquired", "Released",
+		}
+		if got := log.hooks(); !slices.Equal(got, want) {
+			t.Fatalf("events after the panicking hooks: %v; want %v", got, want)
+		}
+	})
 }
 
 // TestTrace_a_panicking_Renewed_or_Reconnected_hook_is_recovered checks

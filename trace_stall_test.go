@@ -26,42 +26,39 @@ type inspected interface {
 // lock values that answer queries then find the lock free: IsLocked
 // false, HoldCount 0, TTL 0.
 func TestTrace_a_stall_past_the_lease_reports_Lost_once_with_its_cause_and_the_lock_free(t *testing.T) {
-	for _, k := range traceKinds {
-		t.Run(k.label(), func(t *testing.T) {
-			t.Parallel()
-			srv, lc, name := redistest.OnServer(t)
-			var log traceLog
-			m := k.new(lc, name, lockkit.WithTrace(log.trace()), lockkit.WithWatchdogTimeout(300*time.Millisecond))
-			redistest.MustLock(t, m)
-			srv.Stall(t, 1500*time.Millisecond)
-			redistest.Receive(t, m.Lost(), redistest.Hang, "the lost signal")
-			ctx := redistest.Ctx(t, redistest.Hang)
-			redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrLost)
+	eachTraceKind(t, func(t *testing.T, k traceKind) {
+		srv, lc, name := redistest.OnServer(t)
+		var log traceLog
+		m := k.new(lc, name, lockkit.WithTrace(log.trace()), lockkit.WithWatchdogTimeout(300*time.Millisecond))
+		redistest.MustLock(t, m)
+		srv.Stall(t, 1500*time.Millisecond)
+		redistest.Receive(t, m.Lost(), redistest.Hang, "the lost signal")
+		ctx := redistest.Ctx(t, redistest.Hang)
+		redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrLost)
 
-			if got, want := log.hooks(), []string{"Acquired", "Lost", "Released"}; !slices.Equal(got, want) {
-				t.Fatalf("events %v; want %v", got, want)
-			}
-			ev := log.all()
-			if l := ev[1]; !errors.Is(l.err, lockkit.ErrLost) || !errors.Is(l.err, watchdog.ErrNotRenewed) || l.token != ev[0].token {
-				t.Errorf("Lost = %+v; want ErrLost, not renewed in time, for hold %d", l, ev[0].token)
-			}
-			if r := ev[2]; !r.ended || !errors.Is(r.err, lockkit.ErrLost) || r.token != ev[0].token {
-				t.Errorf("Released = %+v; want the end of hold %d with its loss", r, ev[0].token)
-			}
-			q, ok := m.(inspected)
-			if !ok {
-				return
-			}
-			locked, err := q.IsLocked(ctx)
-			if locked || err != nil {
-				t.Errorf("IsLocked after the lost hold = %v, %v; want false", locked, err)
-			}
-			if n, err := q.HoldCount(ctx); n != 0 || err != nil {
-				t.Errorf("HoldCount after the lost hold = %d, %v; want 0", n, err)
-			}
-			if ttl, err := q.TTL(ctx); ttl != 0 || err != nil {
-				t.Errorf("TTL after the lost hold = %v, %v; want 0", ttl, err)
-			}
-		})
-	}
+		if got, want := log.hooks(), []string{"Acquired", "Lost", "Released"}; !slices.Equal(got, want) {
+			t.Fatalf("events %v; want %v", got, want)
+		}
+		ev := log.all()
+		if l := ev[1]; !errors.Is(l.err, lockkit.ErrLost) || !errors.Is(l.err, watchdog.ErrNotRenewed) || l.token != ev[0].token {
+			t.Errorf("Lost = %+v; want ErrLost, not renewed in time, for hold %d", l, ev[0].token)
+		}
+		if r := ev[2]; !r.ended || !errors.Is(r.err, lockkit.ErrLost) || r.token != ev[0].token {
+			t.Errorf("Released = %+v; want the end of hold %d with its loss", r, ev[0].token)
+		}
+		q, ok := m.(inspected)
+		if !ok {
+			return
+		}
+		locked, err := q.IsLocked(ctx)
+		if locked || err != nil {
+			t.Errorf("IsLocked after the lost hold = %v, %v; want false", locked, err)
+		}
+		if n, err := q.HoldCount(ctx); n != 0 || err != nil {
+			t.Errorf("HoldCount after the lost hold = %d, %v; want 0", n, err)
+		}
+		if ttl, err := q.TTL(ctx); ttl != 0 || err != nil {
+			t.Errorf("TTL after the lost hold = %v, %v; want 0", ttl, err)
+		}
+	})
 }

@@ -18,39 +18,36 @@ import (
 // later. The next Lock, once the lock is free, reports a hold that did
 // not wait, with the lock's kind, name, owner and side on every event.
 func TestTrace_a_wait_its_ctx_ends_reports_WaitDone_with_Locks_error_and_no_hold(t *testing.T) {
-	for _, k := range traceKinds {
-		t.Run(k.label(), func(t *testing.T) {
-			t.Parallel()
-			_, lc, name := redistest.OnServer(t)
-			blocker := k.block(lc, name)
-			redistest.MustLock(t, blocker)
-			var log traceLog
-			m := k.new(lc, name, lockkit.WithTrace(log.trace()))
-			err := m.Lock(redistest.Ctx(t, 300*time.Millisecond))
-			redistest.WantErr(t, err, lockkit.ErrNotObtained, context.DeadlineExceeded)
-			redistest.MustUnlock(t, blocker)
-			redistest.MustLock(t, m)
-			redistest.MustUnlock(t, m)
+	eachTraceKind(t, func(t *testing.T, k traceKind) {
+		_, lc, name := redistest.OnServer(t)
+		blocker := k.block(lc, name)
+		redistest.MustLock(t, blocker)
+		var log traceLog
+		m := k.new(lc, name, lockkit.WithTrace(log.trace()))
+		err := m.Lock(redistest.Ctx(t, 300*time.Millisecond))
+		redistest.WantErr(t, err, lockkit.ErrNotObtained, context.DeadlineExceeded)
+		redistest.MustUnlock(t, blocker)
+		redistest.MustLock(t, m)
+		redistest.MustUnlock(t, m)
 
-			if got, want := log.hooks(), []string{"WaitStart", "WaitDone", "Acquired", "Released"}; !slices.Equal(got, want) {
-				t.Fatalf("events %v; want %v", got, want)
+		if got, want := log.hooks(), []string{"WaitStart", "WaitDone", "Acquired", "Released"}; !slices.Equal(got, want) {
+			t.Fatalf("events %v; want %v", got, want)
+		}
+		ev := log.all()
+		want := lockkit.LockInfo{Kind: k.kind, Name: name, Owner: ev[0].lock.Owner, Read: k.read}
+		for _, e := range ev {
+			if e.lock != want || e.lock.Owner == "" {
+				t.Errorf("%s of %+v; want %+v", e.hook, e.lock, want)
 			}
-			ev := log.all()
-			want := lockkit.LockInfo{Kind: k.kind, Name: name, Owner: ev[0].lock.Owner, Read: k.read}
-			for _, e := range ev {
-				if e.lock != want || e.lock.Owner == "" {
-					t.Errorf("%s of %+v; want %+v", e.hook, e.lock, want)
-				}
-			}
-			if done := ev[1]; done.err == nil || done.err.Error() != err.Error() || !errors.Is(done.err, context.DeadlineExceeded) || done.held <= 0 {
-				t.Errorf("WaitDone: Err %v, Waited %v; want Lock's error %q and a positive wait", done.err, done.held, err)
-			}
-			if a := ev[2]; a.contended || a.reentry || a.token == 0 {
-				t.Errorf("Acquired after the lock was freed = %+v; want a fresh, uncontended hold with a token", a)
-			}
-			if r := ev[3]; !r.ended || r.err != nil || r.token != ev[2].token {
-				t.Errorf("Released = %+v; want the end of the hold with token %d", r, ev[2].token)
-			}
-		})
-	}
+		}
+		if done := ev[1]; done.err == nil || done.err.Error() != err.Error() || !errors.Is(done.err, context.DeadlineExceeded) || done.held <= 0 {
+			t.Errorf("WaitDone: Err %v, Waited %v; want Lock's error %q and a positive wait", done.err, done.held, err)
+		}
+		if a := ev[2]; a.contended || a.reentry || a.token == 0 {
+			t.Errorf("Acquired after the lock was freed = %+v; want a fresh, uncontended hold with a token", a)
+		}
+		if r := ev[3]; !r.ended || r.err != nil || r.token != ev[2].token {
+			t.Errorf("Released = %+v; want the end of the hold with token %d", r, ev[2].token)
+		}
+	})
 }

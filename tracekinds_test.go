@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/lockkit/lockkit"
@@ -189,4 +190,14 @@ func hooksOf(events []traceEvent) []string {
 		names = append(names, e.hook)
 	}
 	return names
+}
+
+// eachTraceKind runs test as a parallel subtest for each of traceKinds.
+func eachTraceKind(t *testing.T, test func(t *testing.T, k traceKind)) {
+	for _, k := range traceKinds {
+		t.Run(k.label(), func(t *testing.T) {
+			t.Parallel()
+			test(t, k)
+		})
+	}
 }
