@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -24,22 +25,11 @@ import (
 // --timeout too, so that a reply is waited for as long as --timeout
 // allows, not go-redis's default 5 s. The caller closes the client.
 func (o *options) connect() (redis.UniversalClient, error) {
-	envPassword := os.Getenv("REDISCLI_AUTH")
 	addr := net.JoinHostPort(o.host, strconv.Itoa(o.port))
 	switch {
 	case o.sentinelMaster != "":
-		opt := &redis.FailoverOptions{
-			MasterName:    o.sentinelMaster,
-			SentinelAddrs: o.sentinels,
-			Username:      o.user,
-			Password:      o.password,
-			DB:            o.db.n,
-
-			ContextTimeoutEnabled: true,
-			ReadTimeout:           o.timeout,
-			WriteTimeout:          o.timeout,
-		}
-		fallback(&opt.Password, envPassword)
+		opt := &redis.FailoverOptions{MasterName: o.sentinelMaster, SentinelAddrs: o.sentinels, DB: o.db.n}
+		o.settle(&opt.ContextTimeoutEnabled, &opt.ReadTimeout, &opt.WriteTimeout, &opt.Username, &opt.Password)
 		if o.tls {
 			opt.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 		}
@@ -55,11 +45,7 @@ func (o *options) connect() (redis.UniversalClient, error) {
 				return nil, fmt.Errorf("-u: %w", err)
 			}
 		}
-		opt.ContextTimeoutEnabled = true
-		opt.ReadTimeout, opt.WriteTimeout = o.timeout, o.timeout
-		override(&opt.Username, o.user)
-		override(&opt.Password, o.password)
-		fallback(&opt.Password, envPassword)
+		o.settle(&opt.ContextTimeoutEnabled, &opt.ReadTimeout, &opt.WriteTimeout, &opt.Username, &opt.Password)
 		if o.tls && opt.TLSConfig == nil {
 			opt.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 		}
@@ -78,11 +64,7 @@ func (o *options) connect() (redis.UniversalClient, error) {
 				opt.DB = o.db.n
 			}
 		}
-		opt.ContextTimeoutEnabled = true
-		opt.ReadTimeout, opt.WriteTimeout = o.timeout, o.timeout
-		override(&opt.Username, o.user)
-		override(&opt.Password, o.password)
-		fallback(&opt.Password, envPassword)
+		o.settle(&opt.ContextTimeoutEnabled, &opt.ReadTimeout, &opt.WriteTimeout, &opt.Username, &opt.Password)
 		if o.tls && opt.TLSConfig == nil {
 			host, _, _ := net.SplitHostPort(opt.Addr)
 			opt.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, ServerName: host}
@@ -116,6 +98,18 @@ func (o *options) tuneTLS(c *tls.Config) error {
 	}
 	c.InsecureSkipVerify = o.insecure
 	return nil
+}
+
+// settle sets what a client of every kind takes from the flags, over
+// what a URL gave: deadlines on its sockets from each call's ctx,
+// --timeout as its read and write timeouts, and --user and -a (or
+// $REDISCLI_AUTH, when neither -a nor the URL gives a password).
+func (o *options) settle(ctxTimeout *bool, read, write *time.Duration, user, password *string) {
+	*ctxTimeout = true
+	*read, *write = o.timeout, o.timeout
+	override(user, o.user)
+	override(password, o.password)
+	fallback(password, os.Getenv("REDISCLI_AUTH"))
 }
 
 // override sets *dst to v when v is given.
