@@ -82,6 +82,19 @@ type waiter struct {
 	got <-chan error
 }
 
+// lockToMove draws a lock name of kind k for cc, has a new owner of it on
+// holders lock it, and returns the name, the key of its first member (the
+// one whose slot the tests move), the holder and its lost signals.
+func lockToMove(t *testing.T, k kind, cc *redis.ClusterClient, holders *lockkit.Client) (name, moved string, holder lockkit.Locker, lost []<-chan struct{}) {
+	t.Helper()
+	name = drawName(t, k, cc, "")
+	holder = k.holder(holders, name)
+	if err := holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
+		t.Fatalf("holder's Lock: %v", err)
+	}
+	return name, lockKey(k.members(name)[0]), holder, redistest.LostSignals(holder)
+}
+
 // startWaiting starts a Lock of an owner made by newLock on c, and
 // returns it once that Lock has found the lock taken and waits.
 func startWaiting(t *testing.T, newLock newLock, c *lockkit.Client, name string) *waiter {

@@ -46,13 +46,7 @@ func TestSlotMove_hash_lock_hold_outlives_a_slot_left_open_longer_than_its_lease
 			holders := redistest.Lockkit(t, cl.Client(t), lockkit.WithWatchdogTimeout(openLease),
 				lockkit.WithTrace(&lockkit.Trace{Renewed: func(i lockkit.RenewInfo) { renewed.Add(int64(i.Renewed)) }}))
 			others := redistest.Lockkit(t, cl.Client(t))
-			name := drawName(t, k, cc, "")
-			moved := lockKey(k.members(name)[0])
-			holder := k.holder(holders, name)
-			if err := holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
-				t.Fatalf("holder's Lock: %v", err)
-			}
-			lost := redistest.LostSignals(holder)
+			name, moved, holder, lost := lockToMove(t, k, cc, holders)
 			// Renewals every third of the lease: four of them span more
 			// than a lease (a multi-lock's other member, on another
 			// master, counts too, so twice as many for it).

@@ -37,12 +37,7 @@ func TestSlotMove_slot_left_open_past_the_lease_reports_the_loss_before_another_
 		t.Run(k.name, func(t *testing.T) {
 			holders := redistest.Lockkit(t, cl.Client(t), lockkit.WithWatchdogTimeout(openLease))
 			others := redistest.Lockkit(t, cl.Client(t))
-			name := drawName(t, k, cc, "")
-			holder := k.holder(holders, name)
-			if err := holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
-				t.Fatalf("holder's Lock: %v", err)
-			}
-			lost := redistest.LostSignals(holder)
+			name, _, holder, lost := lockToMove(t, k, cc, holders)
 			var told atomic.Bool
 			w := startWaiting(t, k.waiter, others, name)
 			go func() {

@@ -33,14 +33,7 @@ func TestSlotMove_keeps_the_hold_and_wakes_the_waiters_at_the_new_master(t *test
 			holders := redistest.Lockkit(t, cl.Client(t), lockkit.WithWatchdogTimeout(lease), lockkit.WithTrace(r.trace()))
 			others := redistest.Lockkit(t, cl.Client(t))
 			third := redistest.Lockkit(t, cl.Client(t))
-			name := drawName(t, k, cc, "")
-			moved := lockKey(k.members(name)[0])
-
-			holder := k.holder(holders, name)
-			if err := holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
-				t.Fatalf("holder's Lock: %v", err)
-			}
-			lost := redistest.LostSignals(holder)
+			name, moved, holder, lost := lockToMove(t, k, cc, holders)
 			near := startWaiting(t, k.waiter, holders, name)
 			far := startWaiting(t, k.waiter, others, name)
 

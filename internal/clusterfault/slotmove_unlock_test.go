@@ -25,14 +25,7 @@ func TestSlotMove_Unlock_refused_while_the_slot_moves_frees_the_lock_at_the_new_
 		t.Run(k.name, func(t *testing.T) {
 			holders := redistest.Lockkit(t, cl.Client(t), lockkit.WithWatchdogTimeout(lease))
 			others := redistest.Lockkit(t, cl.Client(t))
-			name := drawName(t, k, cc, "")
-			moved := lockKey(k.members(name)[0])
-
-			holder := k.holder(holders, name)
-			if err := holder.Lock(redistest.Ctx(t, callTimeout)); err != nil {
-				t.Fatalf("holder's Lock: %v", err)
-			}
-			lost := redistest.LostSignals(holder)
+			name, moved, holder, lost := lockToMove(t, k, cc, holders)
 			far := startWaiting(t, k.waiter, others, name)
 
 			m := cl.BeginMigration(t, moved, cl.OtherMaster(t, cl.MasterOf(t, moved)))
