@@ -4,7 +4,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -16,12 +15,9 @@ import (
 // Unlock report one hold, from its start to its end.
 func TestTrace_an_acquire_whose_reply_was_lost_and_undone_reports_no_hold(t *testing.T) {
 	eachTraceKind(t, func(t *testing.T, k traceKind) {
-		srv := redistest.StartServer(t)
 		drop := &redistest.DropReply{Match: redistest.IsScript}
-		rc := srv.HookedClient(t, drop)
 		var log traceLog
-		lc := redistest.Lockkit(t, rc, lockkit.WithTrace(log.trace()))
-		m := k.new(lc, redistest.Unique(t))
+		m := hooked(t, k, drop, &log)
 		drop.Arm()
 		err := m.Lock(redistest.Ctx(t, redistest.Hang))
 		if drop.Armed() {
@@ -56,12 +52,9 @@ func holdEvents(events []traceEvent) []string {
 // settled outcome reports nothing more, and no Lost is reported.
 func TestTrace_an_Unlock_in_doubt_settled_later_reports_Released_once(t *testing.T) {
 	eachTraceKind(t, func(t *testing.T, k traceKind) {
-		srv := redistest.StartServer(t)
 		refuse := &redistest.RefuseSend{Match: redistest.IsScript}
-		rc := srv.HookedClient(t, refuse)
 		var log traceLog
-		lc := redistest.Lockkit(t, rc, lockkit.WithTrace(log.trace()))
-		m := k.new(lc, redistest.Unique(t))
+		m := hooked(t, k, refuse, &log)
 		redistest.MustLock(t, m)
 		refuse.Arm()
 		ctx := redistest.Ctx(t, redistest.Hang)

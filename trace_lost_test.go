@@ -22,14 +22,8 @@ func TestTrace_a_hold_whose_keys_vanish_is_reported_Lost_once_then_Released_by_U
 		var log traceLog
 		m := k.new(lc, name, lockkit.WithTrace(log.trace()), lockkit.WithWatchdogTimeout(300*time.Millisecond))
 		redistest.MustLock(t, m)
+		vanish(t, srv, m, &log)
 		ctx := redistest.Ctx(t, redistest.Hang)
-		if err := srv.Client(t).FlushDB(ctx).Err(); err != nil {
-			t.Fatal(err)
-		}
-		redistest.Receive(t, m.Lost(), redistest.Hang, "the lost signal")
-		redistest.Eventually(t, redistest.Hang, "Lost to be reported", func() bool {
-			return slices.Contains(log.hooks(), "Lost")
-		})
 		redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrLost)
 
 		if got, want := log.hooks(), []string{"Acquired", "Lost", "Released"}; !slices.Equal(got, want) {

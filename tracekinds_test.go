@@ -7,9 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/fair"
+	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
 	"github.com/lockkit/lockkit/reentrant"
 	"github.com/lockkit/lockkit/rwlock"
@@ -200,4 +203,27 @@ func eachTraceKind(t *testing.T, test func(t *testing.T, k traceKind)) {
 			test(t, k)
 		})
 	}
+}
+
+// vanish deletes every key of srv, as an operator's FLUSHDB does, and
+// waits until m, which held a lock there, reported its hold lost and log
+// got the Lost event.
+func vanish(t *testing.T, srv *redistest.Server, m tracedLock, log *traceLog) {
+	t.Helper()
+	ctx := redistest.Ctx(t, redistest.Hang)
+	if err := srv.Client(t).FlushDB(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	redistest.Receive(t, m.Lost(), redistest.Hang, "the lost signal")
+	redistest.Eventually(t, redistest.Hang, "Lost to be reported", func() bool {
+		return slices.Contains(log.hooks(), "Lost")
+	})
+}
+
+// hooked starts a server and returns a lock of kind k on a Client of it
+// whose go-redis client has hook, and whose own hooks log reports to.
+func hooked(t *testing.T, k traceKind, hook redis.Hook, log *traceLog) tracedLock {
+	t.Helper()
+	rc := redistest.StartServer(t).HookedClient(t, hook)
+	return k.new(redistest.Lockkit(t, rc, lockkit.WithTrace(log.trace())), redistest.Unique(t))
 }
