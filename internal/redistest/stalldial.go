@@ -3,7 +3,6 @@ package redistest
 import (
 	"context"
 	"net"
-	"sync"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -19,36 +18,19 @@ import (
 // The zero StallDials is off. It must not be copied after first use, and
 // is safe for concurrent use.
 type StallDials struct {
-	mu      sync.Mutex
-	stalled chan struct{} // closed by Off; nil while off
+	g gate
 }
 
 // On holds up the dials from now on.
-func (h *StallDials) On() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.stalled == nil {
-		h.stalled = make(chan struct{})
-	}
-}
+func (h *StallDials) On() { h.g.shut() }
 
 // Off lets the dials held up, and those to come, go on.
-func (h *StallDials) Off() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.stalled != nil {
-		close(h.stalled)
-		h.stalled = nil
-	}
-}
+func (h *StallDials) Off() { h.g.open() }
 
 // DialHook holds the dial up while h is on.
 func (h *StallDials) DialHook(next redis.DialHook) redis.DialHook {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		h.mu.Lock()
-		stalled := h.stalled
-		h.mu.Unlock()
-		if stalled != nil {
+		if stalled := h.g.held(); stalled != nil {
 			select {
 			case <-stalled:
 			case <-ctx.Done():
