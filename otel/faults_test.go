@@ -45,10 +45,12 @@ func TestInstrument_measures_a_hold_lost_to_a_stalled_server(t *testing.T) {
 	redistest.MustLock(t, m)
 	s.Stall(t, 30*time.Second)
 	redistest.Receive(t, m.Lost(), redistest.Hang, "the hold to be found lost")
-	// The hooks report the loss after the lost signal closes.
-	redistest.Eventually(t, redistest.Hang, "the loss and a failed watchdog round trip to be measured", func() bool {
+	// The hooks report the loss after the lost signal closes; the hold's
+	// end is measured last.
+	redistest.Eventually(t, redistest.Hang, "the loss, the hold's end and a failed watchdog round trip to be measured", func() bool {
 		got := collect(t, reader)
-		return has(got, "lockkit.lock.lost", kind("reentrant")) && has(got, "lockkit.watchdog.duration", outcome("failed"))
+		return has(got, "lockkit.lock.lost", kind("reentrant")) && has(got, "lockkit.watchdog.duration", outcome("failed")) &&
+			has(got, "lockkit.lock.hold.duration", kind("reentrant"), outcome("lost"))
 	})
 
 	got := collect(t, reader)
