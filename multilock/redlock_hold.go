@@ -65,37 +65,43 @@ func (r *RedLock) begin(res []nodeResult, token int64, start time.Time) {
 		part.AfterLost(h.nodeLost)
 	}
 	if !r.b.Cfg.Watched() {
-		h.timer = time.AfterFunc(time.Until(start.Add(r.b.Cfg.TTL()-r.drift)), func() {
-			h.loseUnlessStopped(errValidityEnded)
-		})
+		h.timer = time.AfterFunc(time.Until(start.Add(r.b.Cfg.TTL()-r.drift)), h.validityEnded)
 	}
-	h.loseUnlessStopped(nil)
+	h.mu.Lock()
+	h.checkQuorum(nil)
+	h.mu.Unlock()
 	r.setHold(h)
 }
 
-// nodeLost records that one node no longer holds h; h is lost when fewer
-// than a quorum of nodes still do.
+// nodeLost records that one node no longer holds h, with cause; h is
+// lost when fewer than a quorum of nodes still do.
 func (h *redHold) nodeLost(cause error) {
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.alive--
-	h.mu.Unlock()
-	h.loseUnlessStopped(cause)
+	h.checkQuorum(cause)
 }
 
-// loseUnlessStopped marks h lost when fewer than a quorum of its parts
-// are held, with cause (the last part's loss, if any), or when cause is
-// errValidityEnded; unless stop was called.
-func (h *redHold) loseUnlessStopped(cause error) {
+// checkQuorum marks h lost when fewer than a quorum of its parts are
+// held, with cause (the last part's loss, if any), unless stop was
+// called. h.mu held.
+func (h *redHold) checkQuorum(cause error) {
+	switch {
+	case h.stopped || h.alive >= h.quorum:
+	case cause != nil:
+		h.lose(fmt.Errorf("held on %d nodes, %d needed; last node failure: %w", h.alive, h.quorum, cause))
+	default:
+		h.lose(fmt.Errorf("held on %d nodes, %d needed", h.alive, h.quorum))
+	}
+}
+
+// validityEnded marks h lost, its validity time ended, unless stop was
+// called.
+func (h *redHold) validityEnded() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	switch {
-	case h.stopped:
-	case errors.Is(cause, errValidityEnded):
-		h.lose(cause)
-	case h.alive < h.quorum && cause != nil:
-		h.lose(fmt.Errorf("held on %d nodes, %d needed; last node failure: %w", h.alive, h.quorum, cause))
-	case h.alive < h.quorum:
-		h.lose(fmt.Errorf("held on %d nodes, %d needed", h.alive, h.quorum))
+	if !h.stopped {
+		h.lose(errValidityEnded)
 	}
 }
 
