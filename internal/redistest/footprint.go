@@ -45,19 +45,15 @@ func FootprintOf(clients ...*lockkit.Client) Footprint {
 // Call it once every hold was given back or lost and every call returned.
 func Settled(t testing.TB, base int, clients ...*lockkit.Client) {
 	t.Helper()
-	deadline := time.Now().Add(settleTimeout)
-	for {
+	Until(t, settleTimeout, func() string {
 		runtime.GC() // lock values dropped are let go of once they are garbage
 		f := FootprintOf(clients...)
 		g := runtime.NumGoroutine()
 		if f == (Footprint{}) && g <= base {
-			return
+			return ""
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v the Clients still keep %+v, and %d goroutines run (%d before the locks)", settleTimeout, f, g, base)
-		}
-		time.Sleep(pollInterval)
-	}
+		return fmt.Sprintf("with the Clients still keeping %+v, and %d goroutines running (%d before the locks)", f, g, base)
+	})
 }
 
 // NoSubscriptions fails the test if the server of rc has subscribers on a
@@ -83,43 +79,13 @@ func NoSubscriptions(t testing.TB, rc *redis.Client, prefix string) {
 // process, the waiting processes) have it to end.
 func KeysSettle(t testing.TB, rc *redis.Client, prefix string, kept func(key string, ttl time.Duration) bool) {
 	t.Helper()
-	deadline := time.Now().Add(settleTimeout)
-	for {
-		left := keysLeft(t, rc, prefix, kept)
+	Until(t, settleTimeout, func() string {
+		left := keysBeyond(t, rc, prefix+"*", kept)
 		if len(left) == 0 {
-			return
+			return ""
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v, %d keys left behind, such as %s", settleTimeout, len(left), strings.Join(left[:min(5, len(left))], ", "))
-		}
-		time.Sleep(pollInterval)
-	}
-}
-
-// keysLeft returns the keys beginning with prefix that kept does not
-// accept, with their TTL.
-func keysLeft(t testing.TB, rc *redis.Client, prefix string, kept func(key string, ttl time.Duration) bool) []string {
-	t.Helper()
-	ctx := Ctx(t, cleanTimeout)
-	var left []string
-	iter := rc.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-	for iter.Next(ctx) {
-		key := iter.Val()
-		ttl, err := rc.PTTL(ctx, key).Result()
-		if err != nil {
-			t.Fatalf("PTTL %s: %v", key, err)
-		}
-		if ttl == -2*time.Nanosecond {
-			continue // expired since the scan saw it
-		}
-		if !kept(key, ttl) {
-			left = append(left, fmt.Sprintf("%s (PTTL %v)", key, ttl))
-		}
-	}
-	if err := iter.Err(); err != nil {
-		t.Fatalf("SCAN %s*: %v", prefix, err)
-	}
-	return left
+		return fmt.Sprintf("with %d keys left behind, such as %s", len(left), strings.Join(left[:min(5, len(left))], ", "))
+	})
 }
 
 // LockKept is what the docs say an exclusive lock keeps in Redis once its

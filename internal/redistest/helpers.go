@@ -124,36 +124,43 @@ func AssertCleanWithin(t testing.TB, c redis.UniversalClient, name string, d tim
 // AssertClean reports.
 func leftBehind(t testing.TB, c redis.UniversalClient, name string) []string {
 	t.Helper()
+	return keysBeyond(t, c, "*{"+name+"}*", func(key string, ttl time.Duration) bool {
+		return strings.HasSuffix(key, ":fence") || strings.Contains(key, "}:released:") && ttl > 0
+	})
+}
+
+// keysBeyond returns the keys matching pattern, on every master of c, that
+// kept does not accept given their TTL (negative: none), each with its TTL.
+func keysBeyond(t testing.TB, c redis.UniversalClient, pattern string, kept func(key string, ttl time.Duration) bool) []string {
+	t.Helper()
 	ctx := Ctx(t, cleanTimeout)
 	var (
 		mu   sync.Mutex // masters are scanned concurrently
 		left []string
 	)
 	scan := func(ctx context.Context, n redis.Cmdable) error {
-		iter := n.Scan(ctx, 0, "*{"+name+"}*", 100).Iterator()
+		iter := n.Scan(ctx, 0, pattern, 1000).Iterator()
 		for iter.Next(ctx) {
 			key := iter.Val()
 			ttl, err := n.PTTL(ctx, key).Result()
 			if err != nil {
 				return err
 			}
-			switch {
-			case strings.HasSuffix(key, ":fence"):
-			case strings.Contains(key, "}:released:") && ttl > 0:
-			default:
-				desc := key + " (no TTL)"
-				if ttl > 0 {
-					desc = key + " (TTL " + ttl.String() + ")"
-				}
-				mu.Lock()
-				left = append(left, desc)
-				mu.Unlock()
+			if ttl == -2*time.Nanosecond || kept(key, ttl) {
+				continue // expired since the scan saw it, or kept
 			}
+			desc := key + " (no TTL)"
+			if ttl > 0 {
+				desc = key + " (TTL " + ttl.String() + ")"
+			}
+			mu.Lock()
+			left = append(left, desc)
+			mu.Unlock()
 		}
 		return iter.Err()
 	}
 	if err := nodes.Masters(ctx, c, scan); err != nil {
-		t.Fatalf("scanning for keys of %q: %v", name, err)
+		t.Fatalf("scanning for keys %s: %v", pattern, err)
 	}
 	return left
 }

@@ -35,10 +35,28 @@ func Ctx(t testing.TB, d time.Duration) context.Context {
 // test itself.
 func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
+	Until(t, timeout, func() string {
+		if cond() {
+			return ""
+		}
+		return "waiting for " + what
+	})
+}
+
+// Until calls check every couple of milliseconds until it returns "", and
+// fails the test with what it returned last (what is still awaited) if
+// that does not happen within timeout. check runs on the calling
+// goroutine, so it may fail the test itself.
+func Until(t testing.TB, timeout time.Duration, check func() string) {
+	t.Helper()
 	deadline := time.Now().Add(timeout)
-	for !cond() {
+	for {
+		left := check()
+		if left == "" {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+			t.Fatalf("timed out after %v %s", timeout, left)
 		}
 		time.Sleep(pollInterval)
 	}
