@@ -7,6 +7,7 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 
+	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/otel"
 	"github.com/lockkit/lockkit/reentrant"
 )
@@ -33,7 +34,7 @@ func TestInstrument_reentrantLock(t *testing.T) {
 	go func() { bDone <- b.Lock(ctx) }()
 	// b sleeps on the lock's channel (PREFIX:{NAME}:ch) once it has found
 	// the lock taken and subscribed.
-	eventually(t, 10*time.Second, "b asleep in Lock", func() bool {
+	redistest.Eventually(t, 10*time.Second, "b asleep in Lock", func() bool {
 		return c.Notifier().Sleeping("lockkit:{"+lock+"}:ch:"+c.Notifier().ID()) == 1
 	})
 	got := collect(t, reader)
@@ -75,17 +76,5 @@ func TestInstrument_reentrantLock(t *testing.T) {
 	}
 	if n := sum(t, got, "lockkit.lock.waiting", kind("reentrant")); n != 0 {
 		t.Errorf("waiting %d after the wait ended, want 0", n)
-	}
-}
-
-// eventually polls cond until it holds, failing the test after timeout.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
