@@ -15,12 +15,14 @@ import (
 // INFO CPU (used_cpu_sys + used_cpu_user): the server's whole cost, network
 // included, which the load of other processes on a shared machine does
 // not inflate as it does wall time; and the commands it runs, those its
-// scripts call included (serverCalls). A server that does not report them
-// (miniredis) is not measured.
+// scripts call included (serverCalls), and the time its scripts take to
+// run (scriptTime). A server that does not report them (miniredis) is not
+// measured.
 type serverCost struct {
-	c     *redis.Client
-	start float64 // seconds, at begin; < 0 when the server does not tell
-	calls int64   // serverCalls at begin; < 0 when the server does not tell
+	c       *redis.Client
+	start   float64 // seconds, at begin; < 0 when the server does not tell
+	calls   int64   // serverCalls at begin; < 0 when the server does not tell
+	scripts int64   // scriptTime at begin; < 0 when the server does not tell
 }
 
 // used returns the server's CPU time so far, in seconds, or -1 when it
@@ -54,11 +56,14 @@ func (s *serverCost) begin(b *testing.B) {
 	if s.c != nil {
 		s.start = s.used(b)
 		s.calls = serverCalls(s.c)
+		s.scripts = scriptTime(s.c)
 	}
 }
 
 // report reports, per op since begin, the server's CPU time in µs as
-// redis-cpu-us/op, and the commands it ran as redis-calls/op.
+// redis-cpu-us/op, the commands it ran as redis-calls/op, and the time
+// its scripts took, what they called included, in µs as
+// redis-script-us/op: of redis-cpu-us/op, what is not network.
 func (s *serverCost) report(b *testing.B, ops int) {
 	if s.c == nil || ops == 0 {
 		return
@@ -68,6 +73,9 @@ func (s *serverCost) report(b *testing.B, ops int) {
 	}
 	if end := serverCalls(s.c); s.calls >= 0 && end >= 0 {
 		b.ReportMetric(float64(end-s.calls)/float64(ops), "redis-calls/op")
+	}
+	if end := scriptTime(s.c); s.scripts >= 0 && end >= 0 {
+		b.ReportMetric(float64(end-s.scripts)/float64(ops), "redis-script-us/op")
 	}
 }
 
@@ -102,6 +110,25 @@ func serverCalls(c *redis.Client) int64 {
 		}
 	}
 	return n
+}
+
+// scriptStat is one line of INFO commandstats of a script command (EVAL,
+// EVALSHA and their _RO forms): the µs its runs took.
+var scriptStat = regexp.MustCompile(`(?m)^cmdstat_eval(?:sha)?(?:_ro)?:calls=\d+,usec=(\d+)`)
+
+// scriptTime returns the µs the server behind c has spent running scripts
+// so far, the commands they call included, or -1 when it does not tell.
+func scriptTime(c *redis.Client) int64 {
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil || !strings.Contains(info, "cmdstat_") {
+		return -1
+	}
+	var us int64
+	for _, m := range scriptStat.FindAllStringSubmatch(info, -1) {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		us += n
+	}
+	return us
 }
 
 // isWork reports whether the command name is a lock's work (see notWork).
