@@ -1,7 +1,8 @@
 -- common.lua: what the scripts of package rwlock share beyond the prelude.
 -- Each script is the prelude, this file and the operation's own file, so
 -- all of them take the same seven KEYS, in this order (every name carries
--- the lock's {NAME} hash tag, so they share one Cluster slot):
+-- the lock's {NAME} hash tag, so they share one Cluster slot); renew.lua
+-- takes the first two alone:
 --
 -- KEYS[1]  lock hash PREFIX:{NAME}, in the prelude's hold layout with kind
 --          'rwlock'. Its holds are OWNER:w (a write hold; one owner at
@@ -112,9 +113,10 @@ local function earliest()
   return redis.call('zrange', LEASES, 0, 1, 'withscores')
 end
 
--- purge drops the holds whose lease has ended and the lapsed intents. It
--- returns the two earliest leases left (see earliest).
-local function purge()
+-- drop_ended drops the holds whose lease has ended, with the hash and the
+-- lease set alone (the keys renew.lua names). It returns the two earliest
+-- leases left (see earliest).
+local function drop_ended()
   local first = earliest()
   if #first > 0 and tonumber(first[2]) <= NOW then
     for _, h in ipairs(redis.call('zrangebyscore', LEASES, '-inf', NOW)) do
@@ -126,6 +128,13 @@ local function purge()
   elseif #first == 0 then
     settle()
   end
+  return first
+end
+
+-- purge drops the holds whose lease has ended and the lapsed intents. It
+-- returns the two earliest leases left (see earliest).
+local function purge()
+  local first = drop_ended()
   redis.call('zremrangebyscore', WRITERS, '-inf', NOW)
   return first
 end

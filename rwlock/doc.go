@@ -39,8 +39,9 @@
 //
 // Deadlines are milliseconds of the server's clock (TIME inside the
 // scripts). Every script that changes the lock first drops the holds whose
-// deadline has passed and the intents that lapsed, and the hash and lease
-// set expire at the latest live deadline. The lock is free exactly when the
+// deadline has passed and, but the renewal (which names the hash and the
+// lease set alone), the intents that lapsed; the hash and lease set expire
+// at the latest live deadline. The lock is free exactly when the
 // hash does not exist.
 //
 // A name is one kind of lock. Every script that would create, rewrite or

@@ -49,16 +49,21 @@ type keys struct {
 	// all are the seven keys every script takes, in order: hash, leases,
 	// writers, fence, released, wprocs, turn.
 	all []string
+	// renew are the keys of renew.lua: the hash and the leases, which a
+	// live hold keeps (see core.Spec's RenewKeys).
+	renew []string
 	// rch wakes readers, wch writers.
 	rch, wch string
 }
 
 // newKeys returns the keys of a lock whose engine keys are k.
 func newKeys(k core.Keys) keys {
+	all := []string{k.Base, k.Sub("leases"), k.Sub("writers"), k.Fence, k.Released, k.Sub("wprocs"), k.Turn}
 	return keys{
-		all: []string{k.Base, k.Sub("leases"), k.Sub("writers"), k.Fence, k.Released, k.Sub("wprocs"), k.Turn},
-		rch: k.Channel,
-		wch: k.Chan("wch"),
+		all:   all,
+		renew: all[:2],
+		rch:   k.Channel,
+		wch:   k.Chan("wch"),
 	}
 }
 

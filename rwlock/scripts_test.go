@@ -133,7 +133,11 @@ func (r *scriptRig) runlock(owner string, token int64, id string) int64 {
 
 func (r *scriptRig) renew(hold string, token int64, lease time.Duration) int64 {
 	r.t.Helper()
-	return r.int(renewScript, hold, token, lease.Milliseconds())
+	n, err := renewScript.Run(r.ctx, r.c, r.k.renew, hold, token, lease.Milliseconds()).Int64()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return n
 }
 
 func (r *scriptRig) undo(hold string, token, count int64) int64 {
@@ -699,7 +703,7 @@ func TestScripts_leave_another_kinds_hash_alone(t *testing.T) {
 					return writeScripts.Release.Run(r.ctx, r.c, r.k.all, "o:w", 7, "u", 1000, r.k.rch, r.k.wch).Err()
 				},
 				"runlock":  func() error { return readScripts.Release.Run(r.ctx, r.c, r.k.all, "o:r", 7, "u", 1000, r.k.wch).Err() },
-				"renew":    func() error { return renewScript.Run(r.ctx, r.c, r.k.all, "o:w", 7, 1000).Err() },
+				"renew":    func() error { return renewScript.Run(r.ctx, r.c, r.k.renew, "o:w", 7, 1000).Err() },
 				"undo":     func() error { return undoScript.Run(r.ctx, r.c, r.k.all, "o:w", 0, 0, r.k.rch, r.k.wch).Err() },
 				"force":    func() error { _, err := forceUnlock(r.ctx, r.lc, r.k); return err },
 				"state":    func() error { _, err := readState(r.ctx, r.lc, r.k, "o"); return err },

@@ -27,6 +27,7 @@ func (s *Semaphore) newPermits(n int) *Permits {
 		Config:      cfg,
 		Hold:        p.id,
 		Keys:        s.keys,
+		RenewKeys:   s.renew,
 		Acquire:     acquireScript,
 		Release:     releaseScript,
 		Renew:       renewScript,

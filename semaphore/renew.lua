@@ -1,12 +1,17 @@
 -- renew.lua: extend a live hold's lease (the watchdog's renewal).
 --
--- KEYS     see semaphore.lua
+-- KEYS[1]  the hash, KEYS[2] the leases (KEYS[1] and KEYS[4] of
+--          semaphore.lua): the keys a live hold keeps, and no other, so
+--          that a renewal runs while the semaphore's Cluster slot moves to
+--          another master (the nodes refuse a script that names a key they
+--          do not have until the move ends)
 -- ARGV[1]  hold id
 -- ARGV[2]  fencing token of the hold
 -- ARGV[3]  lease in ms
 --
 -- Returns 1 when the lease was extended to ARGV[3] from now, 0 when the
 -- hold is gone: released, or its lease ended (a later script frees it).
+local hash, leases = KEYS[1], KEYS[2]
 local h, token, lease = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local ends = redis.call('zscore', leases, h)
 local now = now_ms()

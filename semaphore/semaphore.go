@@ -27,8 +27,11 @@ const MaxPermits = 1 << 20
 type Semaphore struct {
 	b       core.Base
 	permits int
-	keys    []string // the KEYS of every script
+	keys    []string // the KEYS of every script but renew.lua
 	chans   string   // prefix of the waiters' own channels, PREFIX:{NAME}:ch:
+	// renew are the KEYS of renew.lua: the hash and the leases, which a
+	// live hold keeps (see core.Spec's RenewKeys).
+	renew []string
 }
 
 // New returns the semaphore name of client c, with permits permits unless
@@ -47,6 +50,7 @@ func New(c *lockkit.Client, name string, permits int, opts ...lockkit.Option) *S
 	k := s.b.Cfg.Keys
 	s.chans = k.Chan("ch") + ":"
 	s.keys = []string{k.Base, k.Fence, k.Released, k.Sub("leases"), k.Sub("waiters"), k.Sub("timeouts"), k.Sub("permits")}
+	s.renew = []string{k.Base, k.Sub("leases")}
 	return s
 }
 

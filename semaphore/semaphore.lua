@@ -2,7 +2,8 @@
 -- share. Each script runs as the prelude, internal/lua's queue.lua (the
 -- wait queue's helpers), this file and its own file.
 --
--- Every script gets the same KEYS, all in the semaphore's {NAME} slot:
+-- Every script but renew.lua gets the same KEYS, all in the semaphore's
+-- {NAME} slot (renew.lua takes KEYS[1] and KEYS[4] alone):
 -- KEYS[1]  hash PREFIX:{NAME}: ':kind' = 'semaphore', ':used' = the
 --          permits held, and for each hold h the prelude's fields (count
 --          1, token, unlock and attempt ids) and ':n:' .. h = its permits

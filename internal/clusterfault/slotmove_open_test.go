@@ -14,21 +14,8 @@ import (
 // open for longer: renewed every 500 ms.
 const openLease = 1500 * time.Millisecond
 
-// hashLockKinds are the kinds whose holds are the hash lock's (internal/lua's
-// Mutex scripts), renewed by a script of their hash alone.
-func hashLockKinds() []kind {
-	var ks []kind
-	for _, k := range kinds() {
-		switch k.name {
-		case "reentrant", "reentrant-cohort", "fair", "spin", "multilock", "election":
-			ks = append(ks, k)
-		}
-	}
-	return ks
-}
-
-// TestSlotMove_hash_lock_hold_outlives_a_slot_left_open_longer_than_its_lease
-// leaves the slot of each hash-lock kind's held lock open for the move
+// TestSlotMove_hold_outlives_a_slot_left_open_longer_than_its_lease
+// leaves the slot of each kind's held lock open for the move
 // (SETSLOT IMPORTING and MIGRATING, as a resharding that stopped half-way
 // leaves it) for more than the lease, first with the hold's keys at the
 // old master, then at the new one. Another owner's TryLock meanwhile
@@ -37,10 +24,10 @@ func hashLockKinds() []kind {
 // renewing it, so that it is never reported lost, and once the move is
 // done it is still the holder's: a third owner cannot take it, and the
 // holder's Unlock frees it.
-func TestSlotMove_hash_lock_hold_outlives_a_slot_left_open_longer_than_its_lease(t *testing.T) {
+func TestSlotMove_hold_outlives_a_slot_left_open_longer_than_its_lease(t *testing.T) {
 	cl := redistest.StartCluster(t)
 	cc := cl.Client(t)
-	for _, k := range hashLockKinds() {
+	for _, k := range kinds() {
 		t.Run(k.name, func(t *testing.T) {
 			var renewed atomic.Int64
 			holders := redistest.Lockkit(t, cl.Client(t), lockkit.WithWatchdogTimeout(openLease),

@@ -10,10 +10,11 @@ import (
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
-// multiKeyRenewalKinds are the kinds whose renewal script names keys a
-// hold need not keep (an rwlock's, a semaphore's): the nodes refuse it
-// while the lock's slot moves.
-func multiKeyRenewalKinds() []kind {
+// twoKeyRenewalKinds are the kinds whose renewal script names two keys,
+// the hash and the lease set (an rwlock's, a semaphore's): the nodes
+// refuse it while a move has taken one of them to the new master and left
+// the other at the old one.
+func twoKeyRenewalKinds() []kind {
 	var ks []kind
 	for _, k := range kinds() {
 		switch k.name {
@@ -24,16 +25,18 @@ func multiKeyRenewalKinds() []kind {
 	return ks
 }
 
-// TestSlotMove_slot_left_open_past_the_lease_reports_the_loss_before_another_owner_holds
+// TestSlotMove_slot_left_split_past_the_lease_reports_the_loss_before_another_owner_holds
 // leaves the slot of an rwlock's and a semaphore's held lock open for a
-// move until the hold is reported lost (its renewals refused with
-// TRYAGAIN for a whole lease), then finishes the move. Another owner,
-// waiting meanwhile, gets the lock only after the holder was told, and
-// the holder's Unlock reports the loss.
-func TestSlotMove_slot_left_open_past_the_lease_reports_the_loss_before_another_owner_holds(t *testing.T) {
+// move, with the lease set moved to the new master and the hash left at
+// the old one (a resharding stopped between two MIGRATEs), until the hold
+// is reported lost (its renewals refused with TRYAGAIN for a whole
+// lease), then finishes the move. Another owner, waiting meanwhile, gets
+// the lock only after the holder was told, and the holder's Unlock
+// reports the loss.
+func TestSlotMove_slot_left_split_past_the_lease_reports_the_loss_before_another_owner_holds(t *testing.T) {
 	cl := redistest.StartCluster(t)
 	cc := cl.Client(t)
-	for _, k := range multiKeyRenewalKinds() {
+	for _, k := range twoKeyRenewalKinds() {
 		t.Run(k.name, func(t *testing.T) {
 			holders := redistest.Lockkit(t, cl.Client(t), lockkit.WithWatchdogTimeout(openLease))
 			others := redistest.Lockkit(t, cl.Client(t))
@@ -48,10 +51,11 @@ func TestSlotMove_slot_left_open_past_the_lease_reports_the_loss_before_another_
 			}()
 
 			m := cl.BeginMigration(t, lockKey(name), cl.OtherMaster(t, cl.MasterOf(t, lockKey(name))))
-			redistest.Eventually(t, callTimeout, "the hold reported lost with its slot open", func() bool {
+			m.MigrateSome(t, lockKey(name)+":leases")
+			redistest.Eventually(t, callTimeout, "the hold reported lost with its slot split", func() bool {
 				return told.Load()
 			})
-			redistest.NotYet(t, w.got, "the waiter returned while the slot was open")
+			redistest.NotYet(t, w.got, "the waiter returned while the slot was split")
 			m.MigrateKeys(t)
 			m.Finish(t)
 			if err := redistest.Receive(t, w.got, callTimeout, "the waiter to get the lock after the move"); err != nil {

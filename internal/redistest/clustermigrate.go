@@ -87,7 +87,6 @@ func (m *Migration) MigrateKeys(t testing.TB) []string {
 	ctx := Ctx(t, clusterReadyTimeout)
 	fc := adminClient(m.from.Addr())
 	defer fc.Close()
-	host, port := "127.0.0.1", m.to.port
 	var moved []string
 	for {
 		keys, err := fc.ClusterGetKeysInSlot(ctx, int(m.slot), 100).Result()
@@ -97,14 +96,31 @@ func (m *Migration) MigrateKeys(t testing.TB) []string {
 		if len(keys) == 0 {
 			return moved
 		}
-		args := []any{"migrate", host, port, "", 0, migrateTimeout, "keys"}
-		for _, k := range keys {
-			args = append(args, k)
-		}
-		if err := fc.Do(ctx, args...).Err(); err != nil {
-			t.Fatalf("redistest: MIGRATE %q to %s: %v", keys, m.to.Addr(), err)
-		}
+		m.migrate(t, fc, keys)
 		moved = append(moved, keys...)
+	}
+}
+
+// MigrateSome moves keys, which must be at the old master, to the new
+// one in one MIGRATE, leaving the slot's other keys where they are: as a
+// resharding that stopped between two of its MIGRATEs leaves a slot.
+func (m *Migration) MigrateSome(t testing.TB, keys ...string) {
+	t.Helper()
+	fc := adminClient(m.from.Addr())
+	defer fc.Close()
+	m.migrate(t, fc, keys)
+}
+
+// migrate moves keys from the old master, whose client is fc, to the new
+// one in one MIGRATE.
+func (m *Migration) migrate(t testing.TB, fc *redis.Client, keys []string) {
+	t.Helper()
+	args := []any{"migrate", "127.0.0.1", m.to.port, "", 0, migrateTimeout, "keys"}
+	for _, k := range keys {
+		args = append(args, k)
+	}
+	if err := fc.Do(Ctx(t, clusterReadyTimeout), args...).Err(); err != nil {
+		t.Fatalf("redistest: MIGRATE %q to %s: %v", keys, m.to.Addr(), err)
 	}
 }
 
