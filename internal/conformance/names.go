@@ -8,12 +8,12 @@ import (
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
-// oddNames returns names made from base that every kind must take as
+// OddNames returns names made from base that every kind must take as
 // they are: braces (which would otherwise cut the Cluster hash tag short,
 // or begin it), a percent sign, ':', a space, a newline, a tab, unicode,
 // bytes that are not UTF-8, and a long name (1000 bytes, leaving room for
 // what a multi-lock's members add to its name).
-func oddNames(base string) []string {
+func OddNames(base string) []string {
 	return []string{
 		"}" + base, "{" + base, "{" + base + "}", base + "}{", "{}" + base + "}", "%7D" + base,
 		base + ":a:b", base + " space", base + "\nnewline\r\n", "\ttab" + base,
@@ -26,7 +26,7 @@ func oddNames(base string) []string {
 // owner is kept out while it is held, and a waiter is woken by its
 // release (on the lock's channel, whose name carries the lock's).
 func testOddNames(t *testing.T, e *env) {
-	for _, name := range oddNames(redistest.Unique(t)) {
+	for _, name := range OddNames(redistest.Unique(t)) {
 		a, b := e.lock(name), e.lock(name)
 		redistest.MustLock(t, a)
 		if ok, err := b.TryLock(ctx(t)); ok || err != nil {
