@@ -58,7 +58,13 @@
 // grants it again. A RedLock ([NewRedLock]) avoids that by taking the lock
 // on N independent masters (no replication between them), one
 // [lockkit.Client] each, and counting it held only when a majority, N/2+1,
-// granted it:
+// granted it. A node may be a Cluster, through a Cluster client: the name's
+// part lives on the master of its slot (a failover there may lose it, as
+// on a single primary). The masters of one Cluster are not separate nodes:
+// a name's keys live on one of them and the others answer MOVED, so a
+// RedLock over them never gets a quorum ([lockkit.ErrQuorum]).
+//
+// A round:
 //
 //  1. Note the time and try every node at once, each for at most the node
 //     timeout ([WithNodeTimeout]; by default a tenth of the lease, at most
