@@ -148,10 +148,13 @@
 // "a\nb", "\xff"), so that a name cannot break a line or a column, send
 // the terminal a control sequence, or pass for another name. An anomaly's
 // text escapes its characters that are not printable the same way, without
-// quotes. Give the name itself, not its quoted form, to show, watch and
-// unlock. The JSON output carries names as JSON strings: bytes that are
-// not valid UTF-8 come out as U+FFFD there, so read such names from the
-// text output.
+// quotes. A NAME given to show, watch or unlock that starts with a double
+// quote is such a quoted Go string, so that every name printed can be
+// given back as printed, one with a NUL byte (which no argument can hold)
+// included: `lockkit show '"a\x00b"'`. A name that itself starts with a
+// double quote is given quoted too. The JSON output carries names as JSON
+// strings: bytes that are not valid UTF-8 come out as U+FFFD there, so
+// read such names from the text output.
 //
 // # Connection flags
 //

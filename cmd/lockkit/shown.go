@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -23,6 +24,25 @@ func shown(s string) string {
 		}
 	}
 	return s
+}
+
+// lockName returns the lock name that arg, a command's NAME, gives: arg
+// itself, or, when it starts with a double quote, the Go string it quotes,
+// as shown prints a name: so that every name printed can be given back,
+// one with a byte that no argument can hold (NUL) or that a shell makes
+// hard to type included.
+func lockName(arg string) (string, error) {
+	name := arg
+	if strings.HasPrefix(arg, `"`) {
+		var err error
+		if name, err = strconv.Unquote(arg); err != nil {
+			return "", usageError{fmt.Sprintf("NAME %q starts with a double quote, so it must be a Go string literal (a name that starts with a double quote is given quoted): %v", arg, err)}
+		}
+	}
+	if name == "" {
+		return "", usageError{"NAME must not be empty: no lock has the empty name"}
+	}
+	return name, nil
 }
 
 // oneLine returns s, a line of prose that may quote names (an anomaly),
