@@ -41,11 +41,11 @@ func testOddNames(t *testing.T, e *env) {
 	}
 }
 
-// lookalikeNames returns names made from base that look like the keys of
+// LookalikeNames returns names made from base that look like the keys of
 // the lock base (its fencing counter, a released token, its waiting
 // processes, its channel) or like base with a brace or its percent
 // encoding.
-func lookalikeNames(base string) []string {
+func LookalikeNames(base string) []string {
 	return []string{
 		base, base + ":fence", base + ":released", base + ":released:1", base + ":procs", base + ":turn",
 		base + ":ch", base + ":waiters", base + ":leases", base + "}:fence", base + "%7D:fence", base + "}",
@@ -58,7 +58,7 @@ func lookalikeNames(base string) []string {
 // owner (a shared key would refuse one of them, or fail on the key's type),
 // every other owner is kept out of each, and each is free once released.
 func testLookalikeNames(t *testing.T, e *env) {
-	names := lookalikeNames(redistest.Unique(t))
+	names := LookalikeNames(redistest.Unique(t))
 	holders := make([]lockkit.Locker, len(names))
 	for i, name := range names {
 		holders[i] = e.lock(name)
