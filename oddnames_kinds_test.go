@@ -79,7 +79,9 @@ func latchOpens(t *testing.T, ctx context.Context, c *lockkit.Client, name strin
 	t.Helper()
 	l := latch.New(c, name, 1, lockkit.WithPrefix("latch"))
 	done := make(chan error, 1)
-	go func() { done <- latch.New(c, name, 1, lockkit.WithPrefix("latch")).Await(redistest.Ctx(t, oddNameWait)) }()
+	go func() {
+		done <- latch.New(c, name, 1, lockkit.WithPrefix("latch")).Await(redistest.Ctx(t, oddNameWait))
+	}()
 	redistest.NotYet(t, done, "Await of a closed latch")
 	if _, err := l.CountDown(ctx); err != nil {
 		t.Fatalf("latch %q: CountDown: %v", name, err)
