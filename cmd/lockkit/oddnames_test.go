@@ -48,7 +48,7 @@ func TestTextOutput_quotes_names_and_owners_that_are_not_plain(t *testing.T) {
 		}
 
 		for _, name := range unplainNames {
-			out := f.ok(t, "show", "--prefix", f.prefix, name)
+			out := f.ok(t, "show", "--prefix", f.prefix, shown(name))
 			if !strings.HasPrefix(out, "lock         "+strconv.Quote(name)+"\nkey          "+shown(keys(f.prefix, name).Base)+"\n") {
 				t.Errorf("show %q printed\n%s\nwant its name quoted, and its key as shown prints it", name, out)
 			}
