@@ -23,6 +23,15 @@
 //	}
 //	defer m.Unlock(ctx)
 //
+// A lock's name is any string of 1 to 1024 bytes: braces, ':', spaces,
+// newlines and bytes that are not UTF-8 included; an empty or longer name
+// is [ErrInvalid]. Its keys are PREFIX:{NAME}, PREFIX:{NAME}:fence and so
+// on, with '%', '{' and '}' percent-encoded inside the braces, so that
+// all the keys of a name share one Cluster slot and no two names, nor two
+// prefixes, share a key. The prefix ([WithPrefix], "lockkit" by default)
+// is 1 to 512 bytes without '{' or '}'. A name belongs to one kind at a
+// time: another kind's call on it returns [ErrWrongKind].
+//
 // What every kind guarantees: while a hold's lease lives, no other owner
 // holds the lock; the watchdog renews leases while a lock is held and the
 // holder is told (its lost signal closes) before the server could hand the

@@ -25,13 +25,17 @@
 // the deadline (plus the 100 ms a member may take past it to clean up its
 // own wait: a fair waiter leaving its queue, say). Members that share a
 // name (distinct locks on different servers) cannot be ordered between
-// callers, so they are only ever tried, never waited on. TryLock makes one
-// round of TryLocks. Unlock releases every member at once, so that a slow
-// one holds up none of the others, and joins their errors; called again
-// after one in doubt, it asks only the members in doubt, so that it
-// releases no newer hold. Holding all members costs what they cost; a round
-// costs one acquire per member, plus one release per member taken when it
-// fails.
+// callers, so they are only ever tried, never waited on. Two members that
+// are one lock (one name, kind and prefix on one server or Cluster) are
+// two owners of it unless they share an owner id ([lockkit.WithOwner]),
+// and can never both be held: TryLock returns false and Lock fails when its
+// ctx ends, each leaving nothing held; under one owner id the second
+// re-enters the first's hold. TryLock makes one round of TryLocks. Unlock
+// releases every member at once, so that a slow one holds up none of the
+// others, and joins their errors; called again after one in doubt, it asks
+// only the members in doubt, so that it releases no newer hold. Holding
+// all members costs what they cost; a round costs one acquire per member,
+// plus one release per member taken when it fails.
 //
 // A Mutex answers the queries of a single lock for the whole, asking every
 // member at once: [Mutex.IsLocked] reports whether any member is held (by
@@ -54,7 +58,13 @@
 // grants it again. A RedLock ([NewRedLock]) avoids that by taking the lock
 // on N independent masters (no replication between them), one
 // [lockkit.Client] each, and counting it held only when a majority, N/2+1,
-// granted it:
+// granted it. A node may be a Cluster, through a Cluster client: the name's
+// part lives on the master of its slot (a failover there may lose it, as
+// on a single primary). The masters of one Cluster are not separate nodes:
+// a name's keys live on one of them and the others answer MOVED, so a
+// RedLock over them never gets a quorum ([lockkit.ErrQuorum]).
+//
+// A round:
 //
 //  1. Note the time and try every node at once, each for at most the node
 //     timeout ([WithNodeTimeout]; by default a tenth of the lease, at most

@@ -21,7 +21,8 @@ type node struct {
 
 // NewRedLock returns the lock name over the independent masters that the
 // clients talk to, for a new owner. Use an odd number of masters (3 or 5)
-// that fail independently; replicas of one another do not count. The
+// that fail independently; replicas of one another do not count, nor do
+// the masters of one Cluster (give the Cluster as one node). The
 // shared options [lockkit.WithLease], [lockkit.WithWatchdogTimeout],
 // [lockkit.WithOwner] and [lockkit.WithPrefix] apply to every node, as do
 // [WithNodeTimeout] and [WithDriftFactor]. Defaults the Clients were made

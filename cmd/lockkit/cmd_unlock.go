@@ -72,9 +72,9 @@ func unlock(ctx context.Context, e *env, name string, f *unlockFlags) error {
 	case l.Kind == "" && l.TTLMS != -2:
 		// A hash no kind of this version wrote: no ForceUnlock knows
 		// how to free it and wake its waiters.
-		return fmt.Errorf("%s has no ':kind' in its hash, which every lock kind writes (%s); not touching it", name, describeHolds(l))
+		return fmt.Errorf("%s has no ':kind' in its hash, which every lock kind writes (%s); not touching it", shown(name), describeHolds(l))
 	case l.Kind == "":
-		return e.unlocked(res, fmt.Sprintf("%s is not held; nothing to do", name))
+		return e.unlocked(res, fmt.Sprintf("%s is not held; nothing to do", shown(name)))
 	}
 
 	c := lockkit.New(e.rc, lockkit.WithPrefix(e.opts.prefix))
@@ -96,9 +96,9 @@ func unlock(ctx context.Context, e *env, name string, f *unlockFlags) error {
 	case kindSemaphore:
 		return refuseSemaphore(name, l)
 	case kindRedLock:
-		return fmt.Errorf("%s is one node's part of a RedLock: freeing one node does not free the RedLock, and lockkit has no force unlock for it", name)
+		return fmt.Errorf("%s is one node's part of a RedLock: freeing one node does not free the RedLock, and lockkit has no force unlock for it", shown(name))
 	default:
-		return fmt.Errorf("%s is a lock of unknown kind %q; not touching it", name, l.Kind)
+		return fmt.Errorf("%s is a lock of unknown kind %q; not touching it", shown(name), l.Kind)
 	}
 
 	what := describeHolds(l)
@@ -109,21 +109,21 @@ func unlock(ctx context.Context, e *env, name string, f *unlockFlags) error {
 			}
 		}
 		fmt.Fprintf(e.stderr, "lockkit unlock: refusing without --yes; nothing changed. It would free the %s lock %s (%s) and wake its waiters.\n",
-			l.Kind, name, what)
+			l.Kind, shown(name), what)
 		return errRefused
 	}
 	freed, err := m.ForceUnlock(ctx)
 	if errors.Is(err, lockkit.ErrWrongKind) {
-		return fmt.Errorf("%s changed kind since it was read; nothing changed: %w", name, err)
+		return fmt.Errorf("%s changed kind since it was read; nothing changed: %w", shown(name), err)
 	}
 	if err != nil {
 		return err
 	}
 	res.Freed = freed
 	if !freed {
-		return e.unlocked(res, fmt.Sprintf("%s was released meanwhile; nothing to do", name))
+		return e.unlocked(res, fmt.Sprintf("%s was released meanwhile; nothing to do", shown(name)))
 	}
-	return e.unlocked(res, fmt.Sprintf("freed the %s lock %s (%s) and woke its waiters", l.Kind, name, what))
+	return e.unlocked(res, fmt.Sprintf("freed the %s lock %s (%s) and woke its waiters", l.Kind, shown(name), what))
 }
 
 // unlocked prints the outcome of unlock: res with -o json, else msg.
@@ -161,7 +161,7 @@ func refuseSemaphore(name string, l *Lock) error {
 	}
 	return fmt.Errorf("%s is a semaphore (%s): lockkit does not force its permits free; each is freed by its holder's Release,"+
 		" or at the end of its lease when the holder died; to let waiters through past a stuck holder, raise the number of"+
-		" permits with semaphore.Semaphore.SetPermits", name, held)
+		" permits with semaphore.Semaphore.SetPermits", shown(name), held)
 }
 
 // refuseLatch refuses to unlock latch name: a latch is not a lock. It has
@@ -175,5 +175,5 @@ func refuseLatch(name string, l *Lock) error {
 		state = fmt.Sprintf("closed, %d count-downs left", l.Latch.Count)
 	}
 	return fmt.Errorf("%s is a countdown latch (%s, %s), not a lock: it has no holder to free, and lockkit does not open a latch"+
-		" without its count-downs; count it down with latch.Latch.CountDown, or let it expire", name, state, expiry(l.TTLMS))
+		" without its count-downs; count it down with latch.Latch.CountDown, or let it expire", shown(name), state, expiry(l.TTLMS))
 }

@@ -139,6 +139,23 @@
 // the server refuses to let write. An ACL user with +@read +@pubsub
 // +@connection +time +eval_ro +evalsha_ro may run them and watch.
 //
+// # Names in the output
+//
+// A lock name may hold any byte (see package lockkit). The text output
+// prints a name, owner id, key or channel as it is when it is valid UTF-8
+// with every character printable and no space; any other, and one that
+// starts with a double quote, is printed quoted as a Go string ("a b",
+// "a\nb", "\xff"), so that a name cannot break a line or a column, send
+// the terminal a control sequence, or pass for another name. An anomaly's
+// text escapes its characters that are not printable the same way, without
+// quotes. A NAME given to show, watch or unlock that starts with a double
+// quote is such a quoted Go string, so that every name printed can be
+// given back as printed, one with a NUL byte (which no argument can hold)
+// included: `lockkit show '"a\x00b"'`. A name that itself starts with a
+// double quote is given quoted too. The JSON output carries names as JSON
+// strings: bytes that are not valid UTF-8 come out as U+FFFD there, so
+// read such names from the text output.
+//
 // # Connection flags
 //
 // As in redis-cli:

@@ -152,22 +152,22 @@ func writeEvent(w io.Writer, ev Event) error {
 		for _, h := range s.Holders {
 			holders = append(holders, fmt.Sprintf("%s token %d", holdLabel(h), h.Token))
 		}
-		parts = append(parts, fmt.Sprintf("%s: %s %s %s", ev.Name, orDash(s.Kind), s.Mode, strings.Join(holders, ", ")))
+		parts = append(parts, fmt.Sprintf("%s: %s %s %s", shown(ev.Name), orDash(s.Kind), s.Mode, strings.Join(holders, ", ")))
 	case "acquire", "release", "count":
-		parts = append(parts, ev.Owner, ev.Mode, fmt.Sprintf("count %d token %d", ev.Count, ev.Token))
+		parts = append(parts, shown(ev.Owner), ev.Mode, fmt.Sprintf("count %d token %d", ev.Count, ev.Token))
 		if ev.Event == "count" {
 			parts = append(parts, fmt.Sprintf("(was %d)", ev.Previous))
 		}
 	case "publish":
-		parts = append(parts, ev.Channel, fmt.Sprintf("%q", ev.Message))
+		parts = append(parts, shown(ev.Channel), fmt.Sprintf("%q", ev.Message))
 	case "countdown":
 		parts = append(parts, fmt.Sprintf("count %d (was %d)", ev.Count, ev.Previous))
 	case "open":
 		parts = append(parts, fmt.Sprintf("count 0 (was %d)", ev.Previous))
 	case "leader":
-		parts = append(parts, ev.Owner, fmt.Sprintf("value %q term %d", ev.Value, ev.Token))
+		parts = append(parts, shown(ev.Owner), fmt.Sprintf("value %q term %d", ev.Value, ev.Token))
 	default:
-		parts = append(parts, ev.Owner)
+		parts = append(parts, shown(ev.Owner))
 	}
 	_, err := fmt.Fprintln(w, strings.TrimRight(strings.Join(parts, " "), " "))
 	return err

@@ -50,10 +50,11 @@ func onLock(synopsis, summary string, flags func(fs *flag.FlagSet), run func(ctx
 		maxArgs:  1,
 		flags:    flags,
 		run: func(ctx context.Context, e *env, args []string) error {
-			if args[0] == "" {
-				return usageError{"NAME must not be empty: no lock has the empty name"}
+			name, err := lockName(args[0])
+			if err != nil {
+				return err
 			}
-			return run(ctx, e, args[0])
+			return run(ctx, e, name)
 		},
 	}
 }

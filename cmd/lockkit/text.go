@@ -57,7 +57,7 @@ func holdLabel(h Holder) string {
 	if h.Mode == "permits" {
 		n = h.Permits
 	}
-	s := h.Owner + "(" + strconv.FormatInt(n, 10) + ")"
+	s := shown(h.Owner) + "(" + strconv.FormatInt(n, 10) + ")"
 	switch h.Mode {
 	case "write":
 		s = "w:" + s
@@ -84,7 +84,7 @@ func writeEntries(w io.Writer, entries []Entry) error {
 		if e.Waiters != nil {
 			waiters = strconv.FormatInt(*e.Waiters, 10)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", e.Name, e.Kind, e.Mode,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", shown(e.Name), e.Kind, e.Mode,
 			orDash(strings.Join(holders, " ")), orDash(strings.Join(tokens, ",")), ttl(e.TTLMS), waiters, e.Anomalies, detail(e))
 	}
 	return tw.Flush()

@@ -10,8 +10,8 @@ import (
 // writeLock prints show's report of l.
 func writeLock(w io.Writer, l *Lock) error {
 	tw := table(w)
-	fmt.Fprintf(tw, "lock\t%s\n", l.Name)
-	fmt.Fprintf(tw, "key\t%s\n", l.Key)
+	fmt.Fprintf(tw, "lock\t%s\n", shown(l.Name))
+	fmt.Fprintf(tw, "key\t%s\n", shown(l.Key))
 	fmt.Fprintf(tw, "kind\t%s\n", orDash(l.Kind))
 	state := l.Mode
 	switch {
@@ -33,9 +33,9 @@ func writeLock(w io.Writer, l *Lock) error {
 		leader := "nobody"
 		switch {
 		case el.Value != nil:
-			leader = strconv.Quote(*el.Value) + " (" + el.Leader + ")"
+			leader = strconv.Quote(*el.Value) + " (" + shown(el.Leader) + ")"
 		case el.Leader != "":
-			leader = el.Leader + ", value not proclaimed yet"
+			leader = shown(el.Leader) + ", value not proclaimed yet"
 		}
 		fmt.Fprintf(tw, "leader\t%s\n", leader)
 		if el.Leader != "" {
@@ -75,7 +75,7 @@ func writeLock(w io.Writer, l *Lock) error {
 		}
 		for _, h := range l.Holders {
 			if h.Info != "" {
-				fmt.Fprintf(w, "  %s: %s\n", h.Owner, h.Info)
+				fmt.Fprintf(w, "  %s: %s\n", shown(h.Owner), oneLine(h.Info))
 			}
 		}
 	}
@@ -104,7 +104,7 @@ func writeLock(w io.Writer, l *Lock) error {
 		}
 		fmt.Fprintln(w, head)
 		if len(wr.Intents) > 0 {
-			intent := func(_ int, in Intent) string { return in.Owner + "\tlapses in " + ms(in.LeftMS) }
+			intent := func(_ int, in Intent) string { return shown(in.Owner) + "\tlapses in " + ms(in.LeftMS) }
 			if err := writeRows(w, "OWNER\tINTENT", wr.Intents, intent); err != nil {
 				return err
 			}
@@ -113,7 +113,7 @@ func writeLock(w io.Writer, l *Lock) error {
 
 	if len(l.Processes) > 0 {
 		fmt.Fprintf(w, "\nwaiting processes: %d\n", len(l.Processes))
-		process := func(_ int, p Process) string { return p.ID + "\twaiting " + ms(p.WaitingMS) }
+		process := func(_ int, p Process) string { return shown(p.ID) + "\twaiting " + ms(p.WaitingMS) }
 		if err := writeRows(w, "", l.Processes, process); err != nil {
 			return err
 		}
@@ -121,7 +121,7 @@ func writeLock(w io.Writer, l *Lock) error {
 
 	if len(l.Subscribers) > 0 {
 		fmt.Fprintln(w, "\nsubscribers (processes with local waiters):")
-		subscriber := func(_ int, s Subscribers) string { return fmt.Sprintf("%s\t%s\t%d", s.Channel, s.Role, s.Count) }
+		subscriber := func(_ int, s Subscribers) string { return fmt.Sprintf("%s\t%s\t%d", shown(s.Channel), s.Role, s.Count) }
 		if err := writeRows(w, "", l.Subscribers, subscriber); err != nil {
 			return err
 		}
@@ -133,7 +133,7 @@ func writeLock(w io.Writer, l *Lock) error {
 	}
 	fmt.Fprintf(w, "\nanomalies: %d\n", len(l.Anomalies))
 	for _, a := range l.Anomalies {
-		fmt.Fprintf(w, "  - %s\n", a)
+		fmt.Fprintf(w, "  - %s\n", oneLine(a))
 	}
 	return nil
 }
@@ -167,10 +167,10 @@ func kindColumns[T any](l *Lock, header string, row func(int, T) string, sem str
 func holderColumns(l *Lock) (string, func(int, Holder) string) {
 	return kindColumns(l,
 		"OWNER\tMODE\tCOUNT\tTOKEN\tLEASE", func(_ int, h Holder) string {
-			return fmt.Sprintf("%s\t%s\t%d\t%d\t%s", h.Owner, h.Mode, h.Count, h.Token, holdLease(h))
+			return fmt.Sprintf("%s\t%s\t%d\t%d\t%s", shown(h.Owner), h.Mode, h.Count, h.Token, holdLease(h))
 		},
 		"HOLD\tPERMITS\tTOKEN\tLEASE", func(_ int, h Holder) string {
-			return fmt.Sprintf("%s\t%d\t%d\t%s", h.Owner, h.Permits, h.Token, holdLease(h))
+			return fmt.Sprintf("%s\t%d\t%d\t%s", shown(h.Owner), h.Permits, h.Token, holdLease(h))
 		})
 }
 
@@ -188,10 +188,10 @@ func holdLease(h Holder) string {
 func queueColumns(l *Lock) (string, func(int, Waiter) string) {
 	return kindColumns(l,
 		"#\tOWNER\tARRIVAL\tDEADLINE", func(i int, w Waiter) string {
-			return fmt.Sprintf("%d\t%s\t%d\t%s", i+1, w.Owner, w.Arrival, waiterDeadline(w))
+			return fmt.Sprintf("%d\t%s\t%d\t%s", i+1, shown(w.Owner), w.Arrival, waiterDeadline(w))
 		},
 		"#\tWAITER\tPERMITS\tARRIVAL\tDEADLINE", func(i int, w Waiter) string {
-			return fmt.Sprintf("%d\t%s\t%d\t%d\t%s", i+1, w.Owner, w.Permits, w.Arrival, waiterDeadline(w))
+			return fmt.Sprintf("%d\t%s\t%d\t%d\t%s", i+1, shown(w.Owner), w.Permits, w.Arrival, waiterDeadline(w))
 		})
 }
 

@@ -123,6 +123,8 @@ func cases() []testCase {
 		{"ctx_deadline_matches_both_errors", testDeadline},
 		{"short_deadlines_match_both_errors", testShortDeadlines},
 		{"odd_names_work", testOddNames},
+		{"names_like_another_names_keys_are_locks_of_their_own", testLookalikeNames},
+		{"one_name_under_different_prefixes_is_independent_locks", testPrefixes},
 		{"fixed_lease_ends_and_reports_lost", testFixedLease},
 		{"max_hold_ends_a_hold_never_released", testMaxHold},
 		{"context_ends_with_the_hold", testContext},

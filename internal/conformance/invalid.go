@@ -25,6 +25,7 @@ func testInvalid(t *testing.T, k Kind) {
 		{"closed-over invalid client", k.New(lockkit.New(nil), "x"), "client"},
 		{"empty name", k.New(lc, ""), "name"},
 		{"long name", k.New(lc, long), "name"},
+		{"64 KiB name", k.New(lc, strings.Repeat("}", 64<<10)), "name"},
 		{"nil option", k.New(lc, "x", nil), "nil"},
 		{"zero lease", k.New(lc, "x", lockkit.WithLease(0)), "WithLease"},
 		{"sub-ms lease", k.New(lc, "x", lockkit.WithLease(500*time.Microsecond)), "WithLease"},

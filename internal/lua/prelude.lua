@@ -94,10 +94,13 @@ local function mint(fence)
 end
 
 -- kind_error returns the WRONGKIND error reply when k, the kind marked on
--- hash (false when unmarked), is not kind; else nil.
-local function kind_error(hash, k, kind)
+-- a lock's hash (false when unmarked), is not kind; else nil. The reply
+-- names no key: the caller's error names the lock, quoted, and a key
+-- would carry the name's bytes raw (a newline, which the server turns
+-- into a space, a terminal escape, bytes that are not UTF-8).
+local function kind_error(k, kind)
   if k and k ~= kind then
-    return redis.error_reply('WRONGKIND lockkit: ' .. hash .. ' is a ' .. k .. ' lock, not ' .. kind)
+    return redis.error_reply('WRONGKIND lockkit: the name is a ' .. k .. ' lock, not ' .. kind)
   end
   return nil
 end
@@ -106,7 +109,7 @@ end
 -- kind, else nil. Scripts call it first and return its reply if any, so
 -- that nothing is changed.
 local function wrong_kind(hash, kind)
-  return kind_error(hash, redis.call('hget', hash, ':kind'), kind)
+  return kind_error(redis.call('hget', hash, ':kind'), kind)
 end
 
 -- Acquires. ':a:' .. h lists the attempt ids of hold h's latest
@@ -205,7 +208,7 @@ end
 -- count is false when h holds nothing).
 local function acquire_first(hash, kind, h, id)
   local v = redis.call('hmget', hash, ':kind', h, ':a:' .. h, ':t:' .. h)
-  local bad = kind_error(hash, v[1], kind)
+  local bad = kind_error(v[1], kind)
   if bad then
     return bad, v
   end
@@ -254,7 +257,7 @@ end
 local function hold_release(hash, released, h, token, id, window, gone, kind)
   local v = redis.call('hmget', hash, h, ':t:' .. h, ':u:' .. h, ':kind')
   if kind then
-    local bad = kind_error(hash, v[4], kind)
+    local bad = kind_error(v[4], kind)
     if bad then
       return bad, false
     end

@@ -1,0 +1,68 @@
+package multilock_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/core"
+	"github.com/lockkit/lockkit/internal/redistest"
+	"github.com/lockkit/lockkit/multilock"
+)
+
+// wantNoHash fails the test unless the hash of lock name is absent on
+// what rc talks to.
+func wantNoHash(t *testing.T, rc redis.UniversalClient, name string) {
+	t.Helper()
+	key := core.NewKeys(lockkit.DefaultPrefix, name, false).Base
+	if n, err := rc.Exists(redistest.Ctx(t, 10*time.Second), key).Result(); n != 0 || err != nil {
+		t.Errorf("%s exists = %d, %v; want it gone", key, n, err)
+	}
+}
+
+// TestRedLock_a_Cluster_is_one_node checks what the package documents of a
+// Cluster in a RedLock: a Cluster client is one node, its part living on
+// the master of the name's slot, beside two servers; names that hash
+// oddly (braces, a newline) keep every key of the part in that slot. The
+// lock excludes another owner, and its Unlock leaves no hold on any node.
+func TestRedLock_a_Cluster_is_one_node(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	cc := redistest.StartCluster(t).Client(t)
+	_, servers := masters(t, 2)
+	nodes := lockkits(t, []redis.UniversalClient{cc, servers[0], servers[1]})
+	for _, name := range []string{"}" + redistest.Unique(t), "{}" + redistest.Unique(t) + "}", "new\nline " + redistest.Unique(t)} {
+		r := multilock.NewRedLock(nodes, name, multilock.WithNodeTimeout(time.Second))
+		redistest.MustLock(t, r)
+		if ok, err := multilock.NewRedLock(nodes, name, multilock.WithNodeTimeout(time.Second)).TryLock(ctx); ok || err != nil {
+			t.Fatalf("%q: TryLock by another owner = %v, %v; want false", name, ok, err)
+		}
+		redistest.MustUnlock(t, r)
+		wantNoHash(t, cc, name)
+		wantNoHash(t, servers[0], name)
+		wantNoHash(t, servers[1], name)
+	}
+}
+
+// TestRedLock_over_the_masters_of_one_Cluster_gets_no_quorum checks what
+// the package documents of the masters of one Cluster: they are not
+// independent nodes, as a name's keys live on one of them and the others
+// answer MOVED, so a RedLock over them fails with ErrQuorum naming MOVED,
+// and takes no hold.
+func TestRedLock_over_the_masters_of_one_Cluster_gets_no_quorum(t *testing.T) {
+	cluster := redistest.StartCluster(t)
+	var rcs []redis.UniversalClient
+	for _, s := range cluster.Servers() {
+		rcs = append(rcs, s.Client(t))
+	}
+	name := redistest.Unique(t)
+	r := multilock.NewRedLock(lockkits(t, rcs), name, multilock.WithNodeTimeout(time.Second))
+	ok, err := r.TryLock(redistest.Ctx(t, redistest.Hang))
+	if ok || !errors.Is(err, lockkit.ErrQuorum) || !strings.Contains(err.Error(), "MOVED") {
+		t.Fatalf("TryLock = %v, %v; want ErrQuorum naming MOVED", ok, err)
+	}
+	wantNoHash(t, cluster.Client(t), name)
+}
