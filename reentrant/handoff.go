@@ -36,9 +36,14 @@ import (
 //     are one process, which the token does tell apart from any other.
 //   - Trace hooks ([lockkit.WithTrace], the Client's) and
 //     [lockkit.WithHolderInfo] describe the process's hold in Redis,
-//     under the cohort's owner id: a hold taken from Redis and its release
-//     there are reported, while re-entries, hand-overs and waits in memory
-//     are not.
+//     under the cohort's owner id: a hold taken from Redis, its loss and
+//     its release there are reported, and so is the wait in Redis of the
+//     Mutex that takes it, while re-entries, hand-overs and waits in
+//     memory are not. A cohort lasts while a Mutex of it is in Lock or
+//     holds; a Lock after that makes a new one, with a new owner id: the
+//     events of one hold (Acquired, Lost, Released) carry one owner id,
+//     and those of one wait (WaitStart, WaitDone) one, but a wait that
+//     gave up and a hold taken later may carry two.
 //   - Fairness across processes: a process keeps the lock for up to
 //     maxHandoffs+1 holds or maxHold in a row while it has waiters, instead
 //     of one hold; within the process, waiters are served in arrival order.
