@@ -53,10 +53,14 @@ import (
 // hand-overs. Once the process learns that its hold is lost (the watchdog
 // found it gone or could not renew it, a fixed lease or
 // [lockkit.WithMaxHold] ended it), the lost holder no longer keeps the
-// process's other Mutexes out: the first that waits takes the lock from
-// Redis, without waiting for the lost holder's Unlock. Until the process
-// learns it (at the watchdog's next renewal at the latest), they wait in
-// memory. TryLock never waits for a hand-over and never takes one
+// process's other Mutexes out: the process gives the lost hold back in
+// Redis itself (which reports its end, Released with its loss), asking
+// again while Redis does not answer, and then the first that waits takes
+// the lock from Redis, without waiting for the lost holder's Unlock. That
+// Unlock returns the loss once the process gave the hold back, within its
+// ctx (with a ctx without deadline, once a try at it failed). Until the
+// process learns of the loss (at the watchdog's next renewal at the
+// latest), they wait in memory. TryLock never waits for a hand-over and never takes one
 // from a waiter: it re-enters, or succeeds when no Mutex of the process
 // holds or waits for the lock (one round trip), and fails otherwise; while
 // the process gives a lost hold back in Redis, which no Mutex holds any
