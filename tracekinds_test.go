@@ -35,6 +35,12 @@ type tracedLock interface {
 type traceKind struct {
 	kind string
 	read bool
+	// cohort is set for a reentrant lock in cohort mode
+	// (reentrant.WithLocalHandoff), whose events are the process's hold
+	// in Redis and its wait there, under its cohort's owner id: one per
+	// hold and one per wait, but a new one for a Lock after the cohort
+	// was dropped (no Mutex of it in use).
+	cohort bool
 	// new returns an owner of the lock name made from c, with opts.
 	new func(c *lockkit.Client, name string, opts ...lockkit.Option) tracedLock
 	// blocker returns an owner of name that keeps new's owners waiting;
@@ -46,6 +52,9 @@ type traceKind struct {
 // own name (a multilock.Mutex reports its members' only).
 var traceKinds = []traceKind{
 	{kind: "reentrant", new: locker(reentrant.New)},
+	{kind: "reentrant", cohort: true, new: func(c *lockkit.Client, name string, opts ...lockkit.Option) tracedLock {
+		return reentrant.New(c, name, append(opts, reentrant.WithLocalHandoff(4, time.Second))...)
+	}},
 	{kind: "fair", new: locker(fair.New)},
 	{kind: "spin", new: locker(spin.New)},
 	{kind: "rwlock", new: func(c *lockkit.Client, name string, opts ...lockkit.Option) tracedLock {
@@ -68,8 +77,11 @@ var traceKinds = []traceKind{
 
 // label names k in subtests.
 func (k traceKind) label() string {
-	if k.read {
+	switch {
+	case k.read:
 		return k.kind + "_read"
+	case k.cohort:
+		return k.kind + "_cohort"
 	}
 	return k.kind
 }

@@ -51,10 +51,11 @@ type cohort struct {
 	handoffs int
 	queue    []*cwaiter
 	wake     []chan struct{} // closed by unlock, after mu is released
-	// giving is set while dropLost gives a lost hold back in Redis, and
-	// closed when it is done: a TryLock waits for it rather than fail
-	// for want of a holder that is gone.
-	giving chan struct{}
+	// giving is set while the process gives a hold lost while lent back
+	// in Redis (see dropLost, giveBack), with the local lock taken and no
+	// holder: a TryLock waits for it rather than fail for want of a holder
+	// that is gone.
+	giving *lostRelease
 }
 
 // cwaiter is a Lock waiting in memory for its cohort's local lock.
@@ -256,7 +257,7 @@ func (m *Mutex) tryLockLocal(ctx context.Context) (bool, error) {
 		co.mu.Unlock()
 		co.leave()
 		select {
-		case <-giving:
+		case <-giving.done:
 		case <-ctx.Done():
 			return false, core.NotObtained(m.x.Cfg.Name, ctx.Err())
 		}
@@ -305,8 +306,12 @@ func (m *Mutex) unlockLocal(ctx context.Context) error {
 		return core.NotHeld(m.x.Cfg.Name)
 	}
 	co.mu.Lock()
+	share := m.share.Load()
 	if err := co.forgetLost(m); err != nil {
 		co.mu.Unlock()
+		if share != nil {
+			share.given.wait(ctx)
+		}
 		return err
 	}
 	if co.holder != m || co.releasing {
@@ -364,17 +369,25 @@ func (co *cohort) ended() {
 	co.leave()
 }
 
-// giveBack drops the lost hold of co.holder: it forgets it in Redis (the
-// release of a lost hold frees its key if it lingers) and passes the
-// local lock on. Called with co.mu held; returns with it released, and
-// with the holder's join undone.
+// giveBack drops the lost hold of co.holder: it gives it back in Redis
+// (the release of a lost hold frees its key if it lingers), within ctx,
+// and passes the local lock on; when Redis did not answer, it asks again
+// in the background, and passes the local lock on once it answers (see
+// giveLater). Called with co.mu held; returns with it released, and with
+// the holder's join undone.
 func (co *cohort) giveBack(ctx context.Context) error {
 	co.endTenure()
+	g := newLostRelease(co.hold)
+	co.giving = g
 	co.mu.Unlock()
-	err := co.redis.Unlock(ctx)
-	co.mu.Lock()
-	co.passOn()
-	co.unlock()
+	over, err := co.tryGive(ctx, g)
+	if over {
+		co.mu.Lock()
+		co.given(g)
+		co.unlock()
+	} else {
+		co.key.c.Go(func() { co.giveLater(g) }) // Close waits for it
+	}
 	co.leave()
 	return err
 }
@@ -452,8 +465,9 @@ func (co *cohort) catch(hold *core.Hold) {
 
 // dropLost takes the local lock back from the Mutex that holds hold when
 // hold is lost, so that the process's other Mutexes need not wait for its
-// Unlock: it forgets the lost hold in Redis (freeing its key if it
-// lingers) and passes the local lock on. The holder keeps its lost tenure,
+// Unlock: it gives the lost hold back in Redis (freeing its key if it
+// lingers, and reporting its end), asking again until Redis answers (see
+// giveLater), and then passes the local lock on. The holder keeps its lost tenure,
 // and its join of co (a lostShare), until its next call (see forgetLost),
 // or, if it is never called again, until the garbage collector finds it
 // unreachable: a lock value dropped after its loss does not keep the
@@ -468,27 +482,32 @@ func (co *cohort) dropLost(hold *core.Hold) {
 		return
 	}
 	_ = co.caught() // the holder's tenure is lost with hold
-	share := &lostShare{co: co}
+	g := newLostRelease(hold)
+	share := &lostShare{co: co, given: g}
 	co.holder.share.Store(share)
 	runtime.AddCleanup(co.holder, (*lostShare).giveBack, share)
 	co.holder, co.tenure, co.count = nil, nil, 0
-	giving := make(chan struct{})
-	co.giving = giving
+	co.giving = g
 	co.mu.Unlock()
 	ctx, cancel := core.Detached(context.Background())
-	_ = co.redis.Unlock(ctx)
+	over, _ := co.tryGive(ctx, g)
 	cancel()
+	if !over {
+		co.giveLater(g)
+		return
+	}
 	co.mu.Lock()
-	co.passOn()
-	co.giving, co.wake = nil, append(co.wake, giving)
+	co.given(g)
 	co.unlock()
 }
 
 // lostShare is the join of a cohort that a Mutex whose tenure was lost
-// keeps (see dropLost), given back once.
+// keeps (see dropLost), given back once, and the release in Redis of the
+// hold it lost, which its Unlock waits for.
 type lostShare struct {
-	co   *cohort
-	once sync.Once
+	co    *cohort
+	given *lostRelease
+	once  sync.Once
 }
 
 // giveBack undoes the join, unless it was given back already.

@@ -36,9 +36,14 @@ import (
 //     are one process, which the token does tell apart from any other.
 //   - Trace hooks ([lockkit.WithTrace], the Client's) and
 //     [lockkit.WithHolderInfo] describe the process's hold in Redis,
-//     under the cohort's owner id: a hold taken from Redis and its release
-//     there are reported, while re-entries, hand-overs and waits in memory
-//     are not.
+//     under the cohort's owner id: a hold taken from Redis, its loss and
+//     its release there are reported, and so is the wait in Redis of the
+//     Mutex that takes it, while re-entries, hand-overs and waits in
+//     memory are not. A cohort lasts while a Mutex of it is in Lock or
+//     holds; a Lock after that makes a new one, with a new owner id: the
+//     events of one hold (Acquired, Lost, Released) carry one owner id,
+//     and those of one wait (WaitStart, WaitDone) one, but a wait that
+//     gave up and a hold taken later may carry two.
 //   - Fairness across processes: a process keeps the lock for up to
 //     maxHandoffs+1 holds or maxHold in a row while it has waiters, instead
 //     of one hold; within the process, waiters are served in arrival order.
@@ -48,10 +53,14 @@ import (
 // hand-overs. Once the process learns that its hold is lost (the watchdog
 // found it gone or could not renew it, a fixed lease or
 // [lockkit.WithMaxHold] ended it), the lost holder no longer keeps the
-// process's other Mutexes out: the first that waits takes the lock from
-// Redis, without waiting for the lost holder's Unlock. Until the process
-// learns it (at the watchdog's next renewal at the latest), they wait in
-// memory. TryLock never waits for a hand-over and never takes one
+// process's other Mutexes out: the process gives the lost hold back in
+// Redis itself (which reports its end, Released with its loss), asking
+// again while Redis does not answer, and then the first that waits takes
+// the lock from Redis, without waiting for the lost holder's Unlock. That
+// Unlock returns the loss once the process gave the hold back, within its
+// ctx (with a ctx without deadline, once a try at it failed). Until the
+// process learns of the loss (at the watchdog's next renewal at the
+// latest), they wait in memory. TryLock never waits for a hand-over and never takes one
 // from a waiter: it re-enters, or succeeds when no Mutex of the process
 // holds or waits for the lock (one round trip), and fails otherwise; while
 // the process gives a lost hold back in Redis, which no Mutex holds any

@@ -35,6 +35,10 @@ type Hold struct {
 	unlocking atomic.Bool
 
 	LostSignal
+	// reporting is held while its holder marks h lost and reports it (see
+	// Holder.lose), so that a release that found h lost reports its end
+	// after that (see Holder.releaseLost), not before.
+	reporting sync.Mutex
 
 	endOnce sync.Once
 	ended   chan struct{} // closed by End
@@ -48,6 +52,13 @@ type Hold struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	cause  error // why the hold ended or was lost; nil while it lasts
+}
+
+// reported returns once the report of h's loss under way, if any, is
+// done (see Holder.lose).
+func (h *Hold) reported() {
+	h.reporting.Lock()
+	defer h.reporting.Unlock()
 }
 
 // NewHold returns a new hold, of one acquire, with token.

@@ -157,8 +157,11 @@ func (r *Holder) AwaitLate(ctx context.Context) {
 // Tracer returns the tracer of r's events.
 func (r *Holder) Tracer() *Tracer { return r.tr }
 
-// lose marks h lost with cause and reports it, once.
+// lose marks h lost with cause and reports it, once, with h.reporting
+// held.
 func (r *Holder) lose(h *Hold, cause error) {
+	h.reporting.Lock()
+	defer h.reporting.Unlock()
 	if h.Lose(r.cfg.Name, cause) {
 		r.tr.Lost(h)
 	}

@@ -141,6 +141,9 @@ func (r *Holder) releaseLost(ctx context.Context, h *Hold) (outcome, err error) 
 		h.Count--
 		r.Slot.mu.Unlock()
 	}
+	// Reported after the loss: one that woke up to it (its context ended
+	// as it was marked lost) may get here before Lost is reported.
+	h.reported()
 	r.tr.Released(h, true, h.Err())
 	return r.forget(h), nil
 }
