@@ -14,20 +14,18 @@ import (
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
+// poolLease is the watchdog timeout of the pool tests: renewed every
+// 100 ms, so that renewals keep wanting a connection.
+const poolLease = 300 * time.Millisecond
+
 // TestPoolSize_1_and_2_goroutines_lock_wait_and_renew_without_deadlock runs
 // every kind through a go-redis client whose pool has one or two
-// connections, shared by two lockkit Clients: four goroutines take turns
-// at one lock, each keeping its hold until the watchdog renewed it, while
-// the others wait. The watchdog's renewals, the waiters' attempts, the
-// inspection calls and the notifier all get a connection in turn: every
-// goroutine gets the lock twice, one at a time, well within the deadline.
+// connections, shared by two lockkit Clients (see takeTurns). The
+// watchdog's renewals, the waiters' attempts, the inspection calls and the
+// notifier all get a connection in turn: every goroutine gets the lock
+// twice, one at a time, well within the deadline.
 func TestPoolSize_1_and_2_goroutines_lock_wait_and_renew_without_deadlock(t *testing.T) {
 	srv := redistest.StartServer(t)
-	const (
-		goroutines = 4
-		rounds     = 2
-		lease      = 300 * time.Millisecond // renewed every 100 ms
-	)
 	for _, size := range []int{1, 2} {
 		t.Run(fmt.Sprintf("PoolSize_%d", size), func(t *testing.T) {
 			for _, k := range configKinds {
@@ -38,43 +36,74 @@ func TestPoolSize_1_and_2_goroutines_lock_wait_and_renew_without_deadlock(t *tes
 					t.Parallel()
 					rc := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: size})
 					t.Cleanup(func() { _ = rc.Close() })
-					var renewals atomic.Int64
-					trace := &lockkit.Trace{Renewed: func(lockkit.RenewInfo) { renewals.Add(1) }}
-					clients := []*lockkit.Client{
-						redistest.Lockkit(t, rc, lockkit.WithWatchdogTimeout(lease), lockkit.WithTrace(trace)),
-						redistest.Lockkit(t, rc, lockkit.WithWatchdogTimeout(lease), lockkit.WithTrace(trace)),
-					}
-					ctx := redistest.Ctx(t, redistest.Hang)
-					name := redistest.Unique(t)
-					var inside atomic.Int64
-					var g errgroup.Group
-					for i := range goroutines {
-						g.Go(func() error {
-							for range rounds {
-								release, err := k.hold(ctx, clients[i%2], name)
-								if err != nil {
-									return err
-								}
-								if n := inside.Add(1); n != 1 {
-									return fmt.Errorf("%d holders at once", n)
-								}
-								if err := renewedSince(ctx, &renewals, renewals.Load()); err != nil {
-									return err
-								}
-								inside.Add(-1)
-								if err := release(ctx); err != nil {
-									return err
-								}
-							}
-							return nil
-						})
-					}
-					if err := g.Wait(); err != nil {
-						t.Fatal(err)
-					}
+					takeTurns(t, k, rc)
 				})
 			}
 		})
+	}
+}
+
+// TestPoolSize_1_with_WithReplicaAck_on_Sentinel_takes_turns_without_deadlock
+// is the test above with one connection to a Sentinel master with a
+// replica and WithReplicaAck, whose acquires keep a connection of their
+// own while the master waits for the replica (WAIT), for the kinds that
+// take the option.
+func TestPoolSize_1_with_WithReplicaAck_on_Sentinel_takes_turns_without_deadlock(t *testing.T) {
+	d := redistest.StartSentinel(t, 1, 1)
+	for _, k := range configKinds {
+		switch k.kind {
+		case "reentrant", "cohort", "fair", "spin", "rwlock", "multilock":
+		default:
+			continue // WithReplicaAck does not apply
+		}
+		t.Run(k.kind, func(t *testing.T) {
+			t.Parallel()
+			rc := redis.NewFailoverClient(&redis.FailoverOptions{
+				MasterName: d.MasterName(), SentinelAddrs: d.SentinelAddrs(), PoolSize: 1,
+			})
+			t.Cleanup(func() { _ = rc.Close() })
+			takeTurns(t, k, rc, lockkit.WithReplicaAck(1, time.Second))
+		})
+	}
+}
+
+// takeTurns has four goroutines, on two lockkit Clients of rc (with
+// opts), take k's lock twice each, one at a time, each keeping its hold
+// until the watchdog renewed it while the others wait.
+func takeTurns(t *testing.T, k contended, rc redis.UniversalClient, opts ...lockkit.Option) {
+	t.Helper()
+	const goroutines, rounds = 4, 2
+	var renewals atomic.Int64
+	opts = append(opts, lockkit.WithWatchdogTimeout(poolLease),
+		lockkit.WithTrace(&lockkit.Trace{Renewed: func(lockkit.RenewInfo) { renewals.Add(1) }}))
+	clients := []*lockkit.Client{redistest.Lockkit(t, rc, opts...), redistest.Lockkit(t, rc, opts...)}
+	ctx := redistest.Ctx(t, redistest.Hang)
+	name := redistest.Unique(t)
+	var inside atomic.Int64
+	var g errgroup.Group
+	for i := range goroutines {
+		g.Go(func() error {
+			for range rounds {
+				release, err := k.hold(ctx, clients[i%2], name)
+				if err != nil {
+					return err
+				}
+				if n := inside.Add(1); n != 1 {
+					return fmt.Errorf("%d holders at once", n)
+				}
+				if err := renewedSince(ctx, &renewals, renewals.Load()); err != nil {
+					return err
+				}
+				inside.Add(-1)
+				if err := release(ctx); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
 	}
 }
 
