@@ -111,8 +111,9 @@ func (l *Latch) read(ctx context.Context, op string) (int, error) {
 // failure, if any. A closed Client's error matches [lockkit.ErrClosed],
 // a go-redis client closed by its user [redis.ErrClosed], and a name held
 // by a lock of another kind is [lockkit.ErrWrongKind]; each ends the wait
-// at once, and so does a subscription refused for another reason. Await leaves nothing behind: its subscription is
-// dropped (or kept for other waiters) when it returns.
+// at once, and so does a subscription refused for another reason. Await
+// leaves nothing behind: its subscription is dropped (or kept for other
+// waiters) when it returns.
 func (l *Latch) Await(ctx context.Context) error {
 	if err := l.base().Check(ctx); err != nil {
 		return err
