@@ -43,7 +43,11 @@ type Client struct {
 }
 
 // New returns a Client of rc, which may be any go-redis client: a plain
-// client, a Sentinel (failover) client or a Cluster client. opts are the
+// client, a Sentinel (failover) client, a Cluster client (one that reads
+// from replicas too: every call runs at the lock's master) or a Ring
+// ([WithReplicaAck] aside, which needs a master to ask). The user closes
+// rc, after the Client: an rc closed first fails every call with an error
+// matching redis.ErrClosed and ends every wait at once. opts are the
 // defaults of every lock made from the Client (each lock's own options
 // override them).
 //

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/notify"
@@ -13,8 +15,8 @@ import (
 // Observe reports who leads the election, on the channel it returns: first
 // the current leader, then each change, the zero Leader included when the
 // leadership falls vacant (a resignation, or a dead leader's lease
-// running out). The channel is closed when ctx ends, the Client is closed
-// or the name turns out to be another kind's.
+// running out). The channel is closed when ctx ends, the Client or its
+// go-redis client is closed, or the name turns out to be another kind's.
 //
 // Observe returns once its subscription to the election's channel is
 // confirmed, so that every change after that is reported. Leaders
@@ -66,7 +68,8 @@ func (e *Election) observe(ctx context.Context, w *notify.Waiter, out chan<- Lea
 				return
 			}
 		case err == nil:
-		case ctx.Err() != nil || errors.Is(err, lockkit.ErrWrongKind) || errors.Is(err, lockkit.ErrClosed):
+		case ctx.Err() != nil || errors.Is(err, lockkit.ErrWrongKind) || errors.Is(err, lockkit.ErrClosed) ||
+			errors.Is(err, redis.ErrClosed):
 			return
 		default:
 			wait = core.ReadRetry

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/internal/core"
@@ -107,10 +109,11 @@ func (l *Latch) read(ctx context.Context, op string) (int, error) {
 // tried again, 10 ms to 1 s apart. When ctx ends first, the error matches
 // both [lockkit.ErrNotObtained] and ctx.Err(), and carries the last such
 // failure, if any. A closed Client's error matches [lockkit.ErrClosed],
-// and a name held by a lock of another kind is [lockkit.ErrWrongKind];
-// both end the wait at once, and so does a subscription refused for
-// another reason. Await leaves nothing behind: its subscription is
-// dropped (or kept for other waiters) when it returns.
+// a go-redis client closed by its user [redis.ErrClosed], and a name held
+// by a lock of another kind is [lockkit.ErrWrongKind]; each ends the wait
+// at once, and so does a subscription refused for another reason. Await
+// leaves nothing behind: its subscription is dropped (or kept for other
+// waiters) when it returns.
 func (l *Latch) Await(ctx context.Context) error {
 	if err := l.base().Check(ctx); err != nil {
 		return err
@@ -123,7 +126,8 @@ func (l *Latch) Await(ctx context.Context) error {
 		switch {
 		case err == nil:
 			return n == 0, -1, nil
-		case ctx.Err() != nil || errors.Is(err, lockkit.ErrWrongKind) || errors.Is(err, lockkit.ErrClosed):
+		case ctx.Err() != nil || errors.Is(err, lockkit.ErrWrongKind) || errors.Is(err, lockkit.ErrClosed) ||
+			errors.Is(err, redis.ErrClosed):
 			return false, 0, err
 		}
 		last = err

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/internal/core"
@@ -161,7 +163,8 @@ func validateLocks(locks []lockkit.Locker) error {
 // failure of its own, such as a RedLock's [lockkit.ErrQuorum], is one); m
 // then holds nothing it did not hold before. An error that another round
 // cannot cure is returned at once: [lockkit.ErrInvalid],
-// [lockkit.ErrWrongKind] or [lockkit.ErrClosed] from a lock, or a failure
+// [lockkit.ErrWrongKind] or [lockkit.ErrClosed] from a lock, a lock's
+// go-redis client closed ([redis.ErrClosed]), or a failure
 // to release what a failed round took (it names the locks that may still
 // be held; their own Unlock settles them).
 func (m *Mutex) Lock(ctx context.Context) error {
@@ -207,9 +210,10 @@ func (m *Mutex) Lock(ctx context.Context) error {
 var errFatal = errors.New("multilock: fatal round")
 
 // permanent reports whether a lock's error will not go away by trying
-// again.
+// again. A go-redis client closed (by its user) never serves again.
 func permanent(err error) bool {
-	return errors.Is(err, lockkit.ErrInvalid) || errors.Is(err, lockkit.ErrWrongKind) || errors.Is(err, lockkit.ErrClosed)
+	return errors.Is(err, lockkit.ErrInvalid) || errors.Is(err, lockkit.ErrWrongKind) || errors.Is(err, lockkit.ErrClosed) ||
+		errors.Is(err, redis.ErrClosed)
 }
 
 // withLast adds last, the failure of the last round that was not just a

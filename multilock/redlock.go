@@ -80,7 +80,9 @@ var _ lockkit.Locker = (*RedLock)(nil)
 // [RedLock.TryLock] to fail fast. A node's Client closed during a round
 // (see [lockkit.Client.Close]) ends Lock and TryLock with an error
 // matching [lockkit.ErrClosed], the round's parts given back on every
-// node, even when the other nodes granted the lock.
+// node, even when the other nodes granted the lock; so does a node's
+// go-redis client closed by its user, with an error matching
+// redis.ErrClosed.
 func (r *RedLock) Lock(ctx context.Context) error {
 	if err := r.check(ctx); err != nil {
 		return err

@@ -349,6 +349,14 @@ func (n *Notifier) receive(c *conn) {
 			_ = ps.Ping(ctx)
 			pinged = true
 			continue
+		case errors.Is(err, redis.ErrClosed):
+			// The go-redis client was closed by its user: no connection
+			// opens again. Fail the subscribes still unconfirmed, wake
+			// every waiter once to find the client closed, and wait to be
+			// stopped.
+			n.clientClosed(c, err)
+			<-c.stop
+			return
 		default:
 			// The connection broke: messages may have been lost. Wake every
 			// waiter to re-check now; each is woken again when its channel
@@ -511,6 +519,24 @@ func (n *Notifier) disconnected(c *conn) {
 	if n.onDisconnect != nil {
 		n.onDisconnect()
 	}
+}
+
+// clientClosed ends what waits on c when its go-redis client is closed:
+// each subscribe of c still unconfirmed fails with err (see fail), and
+// every waiter of c is woken (see disconnected).
+func (n *Notifier) clientClosed(c *conn, err error) {
+	n.mu.Lock()
+	var unconfirmed []*channel
+	for _, ch := range n.channels {
+		if ch.conn == c && !ch.confirmed {
+			unconfirmed = append(unconfirmed, ch)
+		}
+	}
+	n.mu.Unlock()
+	for _, ch := range unconfirmed {
+		n.fail(ch, err)
+	}
+	n.disconnected(c)
 }
 
 // confirmed records Redis's confirmation of channel name's subscription

@@ -225,12 +225,13 @@ func (n *Notifier) Subscribe(ctx context.Context, channelName string, opts ...Su
 }
 
 // fail ends with err the Subscribe of every waiter of ch, whose subscribe
-// could not be sent, unless Redis confirmed it meanwhile, and forgets ch,
-// so that a later Subscribe to its channel sends the subscribe anew.
+// could not be sent, unless Redis confirmed it meanwhile or it failed
+// already, and forgets ch, so that a later Subscribe to its channel sends
+// the subscribe anew.
 func (n *Notifier) fail(ch *channel, err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if ch.confirmed {
+	if ch.confirmed || ch.err != nil {
 		return
 	}
 	ch.err = err
