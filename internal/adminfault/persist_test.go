@@ -77,6 +77,21 @@ func wantHeldByNobodyLocally(t *testing.T, o owner, who string) {
 	}
 }
 
+// wantCounterBehind checks that the fencing counter of each part of e's
+// lock, as the restart brought it back on e's first server, is below the
+// token of that part in tokens: a token minted from the counter alone
+// would be one given out already.
+func (e *env) wantCounterBehind(t *testing.T, tokens []int64) {
+	t.Helper()
+	for p, n := range e.k.names(e.name) {
+		fence := "lockkit:{" + n + "}:fence"
+		got, err := e.admins[0].Get(redistest.Ctx(t, callBound), fence).Int64()
+		if err != nil || got >= tokens[p] {
+			t.Errorf("restored %s = %d, %v; want it below the token %d given since", fence, got, err, tokens[p])
+		}
+	}
+}
+
 // lockAgain starts o's Lock with ctx, as a waiter for serve.
 func lockAgain(ctx context.Context, o owner) waiter {
 	return waiter{owner: o, done: redistest.LockAsync(ctx, o)}
@@ -103,6 +118,7 @@ func TestRestoredGhostHold_the_later_holder_is_told_and_everyone_takes_the_lock_
 		old := later.tokens()
 
 		e.restore(t, snap)
+		e.wantCounterBehind(t, old)
 		if !e.k.once { // a semaphore's and an election's report the last hold's
 			wantHeldByNobodyLocally(t, ghost, "the ghost hold's owner")
 		}
