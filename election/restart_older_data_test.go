@@ -14,10 +14,10 @@ import (
 // TestElection_restart_from_older_data_brings_back_a_resigned_leader_until_its_lease_ends
 // saves the data (RDB or AOF) while a leads, has a resign and b lead, then
 // restarts the server from the saved data: b's leadership ends with
-// ErrLost within a renewal interval; Leader reports a, with its older
-// term, though a's process leads no more, until a's restored lease ends;
-// then a candidate c leads, within that lease, with a term larger than
-// b's, and an observer reports it.
+// ErrLost within a renewal interval; Leader and an observer report a,
+// with its older term, though a's process leads no more, until a's
+// restored lease ends; then a candidate c leads, within that lease, with a
+// term larger than b's, and the observer reports it.
 func TestElection_restart_from_older_data_brings_back_a_resigned_leader_until_its_lease_ends(t *testing.T) {
 	for _, p := range []redistest.Persistence{redistest.RDB, redistest.AOF} {
 		t.Run(p.String(), func(t *testing.T) {
@@ -44,6 +44,7 @@ func TestElection_restart_from_older_data_brings_back_a_resigned_leader_until_it
 			if got, err := ea.Leader(ctx); got != a.Leader() || err != nil {
 				t.Errorf("Leader after the restart = %+v, %v; want the restored %+v", got, err, a.Leader())
 			}
+			observeUntil(t, obs, "the observer to report a again", func(l election.Leader) bool { return l == a.Leader() })
 			if cause := context.Cause(a.Context()); !errors.Is(cause, lockkit.ErrNotHeld) {
 				t.Errorf("a's resigned leadership's Context = %v, want ended with ErrNotHeld", cause)
 			}
