@@ -5,8 +5,9 @@
 // waiters wait, and to a latch while its Awaits wait: SCRIPT FLUSH,
 // FLUSHALL, FLUSHDB and DEL of a lock's keys, killed pub/sub connections,
 // CLIENT PAUSE and DEBUG SLEEP, a full memory under noeviction and keys
-// evicted under an LRU policy, and CONFIG SET of settings the locks do
-// not rely on.
+// evicted under an LRU policy, CONFIG SET of settings the locks do not
+// rely on, and a restart from an RDB snapshot or an AOF of an earlier
+// moment (one node of three for RedLock).
 //
 // Every lock kind runs through one table of the kinds (kinds_test.go), on
 // a redis-server of its own (three for RedLock), since each of these

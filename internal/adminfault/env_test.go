@@ -66,7 +66,13 @@ func forEachKindLease(t *testing.T, d time.Duration, test func(t *testing.T, e *
 // Clients have the watchdog timeout d.
 func newEnv(t *testing.T, k kind, d time.Duration) *env {
 	t.Helper()
-	e := &env{k: k, servers: redistest.StartMasters(t, max(k.servers, 1)), name: redistest.Unique(t), lease: d}
+	return newEnvOn(t, k, d, redistest.StartMasters(t, max(k.servers, 1)))
+}
+
+// newEnvOn is newEnv on servers, started already, as many as k spans.
+func newEnvOn(t *testing.T, k kind, d time.Duration, servers []*redistest.Server) *env {
+	t.Helper()
+	e := &env{k: k, servers: servers, name: redistest.Unique(t), lease: d}
 	for _, s := range e.servers {
 		e.admins = append(e.admins, s.Client(t))
 	}

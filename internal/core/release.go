@@ -106,6 +106,14 @@ func (r *Holder) releaseCurrent(ctx context.Context, h *Hold) (outcome, err erro
 			h.wh.Resume()
 			r.tr.Released(h, false, nil)
 		} else {
+			if r.cfg.OwnOwner {
+				// Acquires this value does not hold, though the owner id
+				// is its own: undone before the server went back to older
+				// data (a restart from a snapshot). Drop them, lest they
+				// keep the lock held for a lease; if that fails, the lease
+				// ends them.
+				_ = r.dropStale(ctx, h.Token)
+			}
 			r.end(h)
 			r.tr.Released(h, true, nil)
 		}

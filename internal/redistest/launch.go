@@ -62,6 +62,9 @@ func (s *Server) args(port int) []string {
 		"--daemonize", "no",
 		"--enable-debug-command", "local",
 	}
+	if s.persist != nil {
+		args = append(args, s.persist.args()...)
+	}
 	if s.cluster {
 		args = append(args,
 			"--cluster-enabled", "yes",

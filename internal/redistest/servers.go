@@ -13,9 +13,10 @@ import (
 )
 
 // Server is one redis-server process started by the harness on a free
-// 127.0.0.1 port, with persistence disabled (--save "" --appendonly no),
-// DEBUG allowed from loopback, and its own temporary directory. It is
-// killed in t.Cleanup of the test that started it.
+// 127.0.0.1 port, with persistence disabled (--save "" --appendonly no)
+// unless started by StartPersistent, DEBUG allowed from loopback, and its
+// own temporary directory. It is killed in t.Cleanup of the test that
+// started it.
 type Server struct {
 	dir     string
 	logPath string
@@ -23,8 +24,11 @@ type Server struct {
 	// clusterArgs are the cluster settings of a cluster node's command
 	// line (see Cluster).
 	clusterArgs []string
-	port        int  // fixed by the first start, reused by Restart
-	bus         bool // its cluster bus port is claimed with it (see claimPort)
+	// persist is how a server started by StartPersistent keeps its data;
+	// nil for none.
+	persist *Persistence
+	port    int  // fixed by the first start, reused by Restart
+	bus     bool // its cluster bus port is claimed with it (see claimPort)
 
 	mu     sync.Mutex
 	proc   *process // running process, nil when stopped
@@ -173,7 +177,8 @@ func (s *Server) halt(t testing.TB, sig os.Signal) {
 // and waits until it answers. A running server is killed first and fully
 // reaped before the new process starts. A cluster node keeps its cluster
 // configuration file and so rejoins its cluster with its old identity and
-// slots, but without data.
+// slots, but without data. A server started by StartPersistent loads
+// what its files hold (see Server.RestartFrom).
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
 	bin := requireRedis(t)

@@ -1,0 +1,53 @@
+package adminfault_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+// TestRestoredQueue_a_waiter_that_took_the_lock_since_is_told_and_its_entry_holds_up_nobody_past_its_deadline
+// saves the data while a holder holds and a waiter of the other side
+// waits (registered, and for a fair lock queued), has the holder unlock
+// and the waiter take the lock, then restarts the server from the saved
+// data: the old hold is back, a ghost, and so is the waiter's
+// registration, though it holds the lock now. The waiter is told its hold
+// is lost within a renewal interval and its Unlock returns ErrLost
+// (RedLock keeps it on its majority); owners of both sides, the old
+// holder among them, then take the lock one at a time, the first within
+// the ghost's lease and the waiter timeout, with tokens larger than the
+// waiter's.
+func TestRestoredQueue_a_waiter_that_took_the_lock_since_is_told_and_its_entry_holds_up_nobody_past_its_deadline(t *testing.T) {
+	forEachKindPersistent(t, func(t *testing.T, e *env) {
+		holder := e.owner(e.a, 0)
+		mustLock(t, holder)
+		ctx := redistest.Ctx(t, redistest.Hang)
+		w := e.wait(t, ctx, e.b, 1)
+		snap := e.snapshot(t)
+		mustUnlock(t, holder)
+		if err := redistest.Receive(t, w.done, callBound, "the waiter to take the lock"); err != nil {
+			t.Fatalf("Lock of the waiter = %v", err)
+		}
+		old := w.tokens()
+
+		e.restore(t, snap)
+		if e.restoredAlone() {
+			redistest.Eventually(t, e.lease/3+lostSlack, "the waiter to be told its hold is lost", func() bool {
+				return redistest.AnyClosed(w.lost())
+			})
+			if err := w.Unlock(redistest.Ctx(t, callBound)); !errors.Is(err, lockkit.ErrLost) {
+				t.Errorf("Unlock of the hold the restart took away = %v, want ErrLost", err)
+			}
+		} else {
+			renewed(t, e.b, 2)
+			if redistest.AnyClosed(w.lost()) {
+				t.Errorf("the waiter was told its hold is lost, though a majority kept it")
+			}
+			mustUnlock(t, w.owner)
+		}
+		serveAfter(t, e.waiterBound()+lostSlack, old, lockAgain(ctx, holder), lockAgain(ctx, e.owner(e.a, 2)), lockAgain(ctx, e.owner(e.b, 3)))
+		e.clean(t, e.name)
+	})
+}
