@@ -5,6 +5,8 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,7 +19,18 @@ const (
 	WakeOne = "1"
 	// WakeAll wakes every waiter.
 	WakeAll = "*"
+	// Standby, followed by a time in ms ("s100"), tells a process that it
+	// is next in line: a release woke another process, for which the free
+	// lock is kept that long. The head of its FIFO tries again once that
+	// time has passed, unless woken first, so that a woken process that
+	// never takes its turn (stopped, or cut off while the server still
+	// counts its connection) holds the others up no longer than that.
+	Standby = "s"
 )
+
+// standbyMargin is how long past a [Standby] message's time its head
+// tries: by then the server has let the kept lock go.
+const standbyMargin = 10 * time.Millisecond
 
 // linger is how long a confirmed channel stays subscribed after its last
 // waiter left, so that a Lock that soon follows (a worker locking in a
@@ -278,6 +291,12 @@ func (n *Notifier) deliver(name, payload string) {
 		ch.wakeAll()
 		return
 	}
+	if ms, ok := strings.CutPrefix(payload, Standby); ok {
+		if d, err := strconv.Atoi(ms); err == nil {
+			ch.standby(time.Duration(d)*time.Millisecond + standbyMargin)
+		}
+		return
+	}
 	if ch.waiters.Len() == 0 {
 		n.unclaimed(ch)
 		return
@@ -300,6 +319,20 @@ func (n *Notifier) unclaimed(ch *channel) {
 		defer n.bg.Done()
 		f()
 	}()
+}
+
+// standby brings ch's deadline forward to d from now, if it is later or
+// unknown, and has the head look at its timer again (see [Standby]).
+// n.mu held.
+func (ch *channel) standby(d time.Duration) {
+	due := time.Now().Add(d)
+	if !ch.deadline.IsZero() && ch.deadline.Before(due) {
+		return
+	}
+	ch.deadline = due
+	if e := ch.waiters.Front(); e != nil {
+		e.Value.(*Waiter).poke()
+	}
 }
 
 // wakeOne signals the first waiter that has no wake-up pending, and

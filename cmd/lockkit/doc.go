@@ -94,9 +94,10 @@
 // then, until interrupted (ctrl-C, SIGTERM), every change: each hold that
 // begins, changes count or ends, each owner that joins or leaves a fair
 // queue, each writer intent, and each message published on the channels
-// ("1" wakes one waiter per process, "*" every waiter), each count-down
-// of a latch and its opening, and each leader an election proclaims (its
-// observers' channel is watched too). The state is read
+// ("1" wakes one waiter per process, "*" every waiter, "s100" tells the
+// process next in line that the lock is kept 100 ms for another), each
+// count-down of a latch and its opening, and each leader an election
+// proclaims (its observers' channel is watched too). The state is read
 // every --interval (default 100ms) and at once after each message, so a
 // hold taken and released between two reads shows only as its release's
 // message (and a spin lock's, which publishes nothing, not at all). On a

@@ -27,7 +27,9 @@ type Event struct {
 	//   leader      an election's leader proclaimed its value (Owner,
 	//               Value, and Token, the term)
 	//   publish     a message on a wake-up channel (Channel, Message:
-	//               "1" wakes one waiter per process, "*" every waiter)
+	//               "1" wakes one waiter per process, "*" every waiter,
+	//               "s100" tells the process next in line that the lock
+	//               is kept 100 ms for another)
 	Event    string `json:"event"`
 	Name     string `json:"name"`
 	Owner    string `json:"owner,omitempty"`

@@ -383,14 +383,26 @@ end
 -- a process that never takes its turn holds up the others little.
 local handoff_ms = 100
 
+-- standby tells the process next in line, if any, that the free lock is
+-- kept for another for handoff_ms: it tries again then unless woken first
+-- (notify.Standby), so that a woken process that never takes its turn (it
+-- stopped, or was cut off while its connection stays open here, so that
+-- the publish counted it) holds up the others no longer than that.
+local function standby(waiting, prefix)
+  local p = redis.call('zrange', waiting, 0, 0)[1]
+  if p then
+    publish(prefix .. p, 's' .. handoff_ms)
+  end
+end
+
 -- wake_next wakes one waiting process: it publishes '1' on the own channel
 -- (prefix .. p) of the process registered first, skipping processes no
 -- longer listening (the publish reached nobody: the process is gone, or
 -- stopped waiting), and keeps the free lock for it for handoff_ms: its
 -- id is stored in turn (unless turn is nil), and other processes' acquires
 -- are refused meanwhile, so that a process that releases and locks again
--- at once does not take the lock from the one it woke. It returns the
--- woken process, or nil.
+-- at once does not take the lock from the one it woke; the process next
+-- in line is told (see standby). It returns the woken process, or nil.
 --
 -- Where a publish cannot tell whether a process listens (see counted), it
 -- wakes every registered process instead, keeps their registrations and
@@ -413,6 +425,7 @@ local function wake_next(waiting, turn, prefix)
     if publish(prefix .. p, '1') > 0 then
       if turn then
         redis.call('set', turn, p, 'PX', handoff_ms)
+        standby(waiting, prefix)
       end
       return p
     end

@@ -54,7 +54,8 @@ func TestMutex_refused_attempts_register_their_process(t *testing.T) {
 
 // TestMutex_release_wakes_the_process_registered_first checks that a
 // release wakes one process, the one registered first among those that
-// listen, on its own channel, and no other.
+// listen, on its own channel, and no other: the next in line is only told
+// how long the lock is kept for the woken one (notify.Standby).
 func TestMutex_release_wakes_the_process_registered_first(t *testing.T) {
 	redistest.ForEachBackend(t, redistest.SingleNode(), func(t *testing.T, c redis.UniversalClient) {
 		l := newProcsLock(t, c)
@@ -65,6 +66,7 @@ func TestMutex_release_wakes_the_process_registered_first(t *testing.T) {
 		l.acquire("c", "p3", "1")
 		l.release("holder", held[1])
 		wantMessage(t, p2, "1")
+		wantMessage(t, p3, "s100")
 		wantQuiet(t, p3)
 		l.wantProcs("p3")
 
