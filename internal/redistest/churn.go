@@ -71,9 +71,9 @@ const (
 // after each half of the names, that the Clients keep no channel,
 // connection, watchdog hold or local entry, that no goroutine is left,
 // that the server has no subscriber and no key but those Kept accepts,
-// and, at the end, that the heap did not grow by more than heapPerName a
-// name in the second half (and the buffers of the connections the pools
-// opened meanwhile).
+// and that the heap did not grow by more than heapPerName a name (and the
+// buffers of the connections the pools opened meanwhile) over one of the
+// last two quarters of the names at least.
 func (ch Churn) Run(t *testing.T) {
 	t.Helper()
 	names := ch.Names
@@ -111,19 +111,28 @@ func (ch Churn) Run(t *testing.T) {
 		NoSubscriptions(t, rc, prefix)
 		KeysSettle(t, rc, prefix, ch.Kept)
 	}
-	half := names / 2
+	half, quarter := names/2, names/4
 	r.lives(0, half)
 	r.inDoubt(half-churnDoubts, stall)
 	check()
-	heap, conns := HeapInUse(), pooled(a, b)
-	r.lives(half, names)
-	r.inDoubt(names-churnDoubts, stall)
-	check()
-	grown := int64(HeapInUse()) - int64(heap)
-	opened := max(pooled(a, b)-conns, 0)
-	t.Logf("the heap grew by %d bytes over %d names, with %d connections more in the pools", grown, names-half, opened)
-	if grown > int64(names-half)*heapPerName+int64(opened)*connBuffers {
-		t.Errorf("the heap grew by %d bytes over %d names, with %d connections more in the pools; want at most %d bytes a name and %d a connection", grown, names-half, opened, heapPerName, connBuffers)
+	// The heap is measured over each of the last two quarters: a leak per
+	// name grows it over both, where something the runtime, go-redis or
+	// a test's leftover goroutine allocates once grows it over one.
+	var growths []string
+	within := false
+	for _, q := range [][2]int{{half, half + quarter}, {half + quarter, names}} {
+		heap, conns := HeapInUse(), pooled(a, b)
+		r.lives(q[0], q[1])
+		r.inDoubt(q[1]-churnDoubts, stall)
+		check()
+		grown, n := int64(HeapInUse())-int64(heap), q[1]-q[0]
+		opened := max(pooled(a, b)-conns, 0)
+		growths = append(growths, fmt.Sprintf("%d bytes over %d names, with %d connections more in the pools", grown, n, opened))
+		within = within || grown <= int64(n)*heapPerName+int64(opened)*connBuffers
+	}
+	t.Logf("the heap grew by %s", strings.Join(growths, ", then "))
+	if !within {
+		t.Errorf("the heap grew by %s; want, over one of them at least, at most %d bytes a name and %d a connection", strings.Join(growths, ", then "), heapPerName, connBuffers)
 	}
 }
 
