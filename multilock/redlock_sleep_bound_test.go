@@ -22,9 +22,10 @@ func TestRedLock_Lock_sleeps_never_past_the_blocking_holder_s_lease(t *testing.T
 	blocker := multilock.NewRedLock(lcs, name, lockkit.WithLease(lease))
 	waiter := multilock.NewRedLock(lcs, name)
 	multilock.SetBackoff(waiter, time.Hour, time.Hour)
-	redistest.MustLock(t, blocker)
-	// The lease began on the nodes before Lock returned: it ends by then.
+	// The lease begins on each node after Lock is called: it ends no sooner
+	// than a lease from then (Lock's return is later, by its round trips).
 	end := time.Now().Add(lease)
+	redistest.MustLock(t, blocker)
 	if err := waiter.Lock(redistest.Ctx(t, 30*time.Second)); err != nil {
 		t.Fatalf("Lock behind a lease of %v with a backoff of an hour = %v; want the lock once the lease ended", lease, err)
 	}
