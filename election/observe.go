@@ -5,8 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/notify"
@@ -68,8 +66,7 @@ func (e *Election) observe(ctx context.Context, w *notify.Waiter, out chan<- Lea
 				return
 			}
 		case err == nil:
-		case ctx.Err() != nil || errors.Is(err, lockkit.ErrWrongKind) || errors.Is(err, lockkit.ErrClosed) ||
-			errors.Is(err, redis.ErrClosed):
+		case ctx.Err() != nil || errors.Is(err, lockkit.ErrWrongKind) || core.ClientClosed(err):
 			return
 		default:
 			wait = core.ReadRetry

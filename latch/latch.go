@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/internal/core"
@@ -126,8 +124,7 @@ func (l *Latch) Await(ctx context.Context) error {
 		switch {
 		case err == nil:
 			return n == 0, -1, nil
-		case ctx.Err() != nil || errors.Is(err, lockkit.ErrWrongKind) || errors.Is(err, lockkit.ErrClosed) ||
-			errors.Is(err, redis.ErrClosed):
+		case ctx.Err() != nil || errors.Is(err, lockkit.ErrWrongKind) || core.ClientClosed(err):
 			return false, 0, err
 		}
 		last = err

@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/config"
 	"github.com/lockkit/lockkit/internal/core"
@@ -212,8 +210,7 @@ var errFatal = errors.New("multilock: fatal round")
 // permanent reports whether a lock's error will not go away by trying
 // again. A go-redis client closed (by its user) never serves again.
 func permanent(err error) bool {
-	return errors.Is(err, lockkit.ErrInvalid) || errors.Is(err, lockkit.ErrWrongKind) || errors.Is(err, lockkit.ErrClosed) ||
-		errors.Is(err, redis.ErrClosed)
+	return errors.Is(err, lockkit.ErrInvalid) || errors.Is(err, lockkit.ErrWrongKind) || core.ClientClosed(err)
 }
 
 // withLast adds last, the failure of the last round that was not just a

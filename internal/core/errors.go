@@ -97,6 +97,13 @@ func isClosed(err error) bool {
 	return errors.Is(err, lockkit.ErrClosed) || errors.Is(err, notify.ErrClosed) || errors.Is(err, watchdog.ErrClosed)
 }
 
+// ClientClosed reports whether err says that the Client, or the go-redis
+// client under it (closed by its user), is closed: nothing sent through it
+// will be served again, so a wait or a retry ends at once.
+func ClientClosed(err error) bool {
+	return errors.Is(err, lockkit.ErrClosed) || errors.Is(err, redis.ErrClosed)
+}
+
 // InDoubt reports whether err, the error of a release (an Unlock), leaves
 // its outcome unknown: any error but one that says the hold was not there
 // (ErrNotHeld) or is gone (ErrLost). Calling the release again settles it.
