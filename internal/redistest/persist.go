@@ -117,28 +117,15 @@ func (s *Server) Snapshot(t testing.TB) Snapshot {
 // that passed meanwhile left out.
 func (s *Server) RestartFrom(t testing.TB, snap Snapshot) {
 	t.Helper()
-	bin := requireRedis(t)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		t.Fatalf("redistest: RestartFrom of redis-server %s after its test's cleanup", s.Addr())
-	}
-	if s.proc != nil {
-		if err := s.proc.kill(); err != nil {
-			t.Fatalf("redistest: restarting redis-server %s: %v", s.Addr(), err)
+	s.relaunch(t, "RestartFrom", func() {
+		dst := filepath.Join(s.dir, snap.p.files())
+		if err := os.RemoveAll(dst); err != nil {
+			t.Fatal(err)
 		}
-		s.proc = nil
-	}
-	dst := filepath.Join(s.dir, snap.p.files())
-	if err := os.RemoveAll(dst); err != nil {
-		t.Fatal(err)
-	}
-	if err := copyTree(filepath.Join(snap.dir, snap.p.files()), dst); err != nil {
-		t.Fatalf("redistest: restoring the files of %s: %v", s.Addr(), err)
-	}
-	if err := s.launch(bin, s.port); err != nil {
-		t.Fatal(err)
-	}
+		if err := copyTree(filepath.Join(snap.dir, snap.p.files()), dst); err != nil {
+			t.Fatalf("redistest: restoring the files of %s: %v", s.Addr(), err)
+		}
+	})
 }
 
 // copyTree copies the file or directory (of files) src to dst.

@@ -181,17 +181,27 @@ func (s *Server) halt(t testing.TB, sig os.Signal) {
 // what its files hold (see Server.RestartFrom).
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
+	s.relaunch(t, "Restart", nil)
+}
+
+// relaunch kills the server, if it runs, and starts it again on the same
+// port once between (if not nil) has run. op names the caller in errors.
+func (s *Server) relaunch(t testing.TB, op string, between func()) {
+	t.Helper()
 	bin := requireRedis(t)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		t.Fatalf("redistest: Restart of redis-server %s after its test's cleanup", s.Addr())
+		t.Fatalf("redistest: %s of redis-server %s after its test's cleanup", op, s.Addr())
 	}
 	if s.proc != nil {
 		if err := s.proc.kill(); err != nil {
 			t.Fatalf("redistest: restarting redis-server %s: %v", s.Addr(), err)
 		}
 		s.proc = nil
+	}
+	if between != nil {
+		between()
 	}
 	if err := s.launch(bin, s.port); err != nil {
 		t.Fatal(err)
