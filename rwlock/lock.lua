@@ -28,9 +28,10 @@
 -- writing: wait is the ms until the earliest live lease ends, the first
 -- moment a hold may end without a release (a reader that crashed). While
 -- the free lock is kept for the writers of another process (KEYS[7]),
--- {0, wait} too: the time it is kept plus ARGV[2] (that process's release
--- wakes the next; if it never takes the lock, the caller tries again
--- then). The process named by ARGV[7] may take it, a TryLock of it too.
+-- {0, wait} too: the time it is still kept (the caller tries again then,
+-- and is refused with the lease of that process's hold if it took the
+-- lock; if it never does, the caller takes it). The process named by
+-- ARGV[7] may take it, a TryLock of it too.
 -- Returns {-1, 0} when the owner holds the read lock but not the write
 -- lock: a read-to-write upgrade, which would wait for itself forever.
 -- A WRONGKIND error when another kind holds the name.
@@ -63,7 +64,7 @@ if redis.call('hexists', HASH, r) == 1 then
 end
 local free = redis.call('exists', HASH) == 0
 -- A free lock may be kept for another process's writers (kept: the wait).
-local kept = free and kept_for(TURN, proc, ms)
+local kept = free and kept_for(TURN, proc)
 if free and not kept then
   local token = hold_new(HASH, FENCE, KIND, w, id, ':mode', 'write')
   lease(w, ms)

@@ -449,16 +449,17 @@ end
 
 -- kept_for settles, for an acquire of a free lock by process proc, the
 -- turn a release left (see wake_next): it returns how long to refuse the
--- caller, the time the lock is still kept plus lease ms, while it is kept
--- for another process; nil when the caller may take it: nobody's turn, or
--- its own, which then ends.
-local function kept_for(turn, proc, lease)
+-- caller, the time the lock is still kept, while it is kept for another
+-- process (the caller tries again then: if the woken process never takes
+-- its turn, it holds the caller up no longer than that); nil when the
+-- caller may take it: nobody's turn, or its own, which then ends.
+local function kept_for(turn, proc)
   local p = redis.call('get', turn)
   if not p then
     return nil
   end
   if p ~= proc then
-    return redis.call('pttl', turn) + lease
+    return math.max(redis.call('pttl', turn), 1)
   end
   redis.call('del', turn)
   return nil

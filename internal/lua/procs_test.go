@@ -89,10 +89,10 @@ func TestMutex_a_woken_process_has_the_free_lock_kept_for_it(t *testing.T) {
 	l.acquire("w", "p2", "1")
 	l.release("holder", held[1])
 	// The releaser locks again at once, as another process: refused, and
-	// told to wait out the hand-off and a lease (the woken process's
-	// release wakes it sooner).
-	if got := l.acquire("holder", "p1", "0"); got[0] != 0 || got[1] <= 30000 || got[1] > 30100 {
-		t.Fatalf("acquire while the lock is kept for another = %v, want {0, 100 ms + the lease}", got)
+	// told to try again once the hand-off is over (not a lease later: the
+	// woken process may never take its turn).
+	if got := l.acquire("holder", "p1", "0"); got[0] != 0 || got[1] <= 0 || got[1] > 100 {
+		t.Fatalf("acquire while the lock is kept for another = %v, want {0, at most 100 ms}", got)
 	}
 	l.wantProcs("p1")
 	if got := l.acquire("spin", "", ""); got[0] != 0 {

@@ -159,3 +159,21 @@ func TestClientSpec_round_trip(t *testing.T) {
 		t.Fatalf("cluster client from the spec has seeds %q, want %q", got, addrs)
 	}
 }
+
+func TestChild_Stop_stops_the_child_until_Continue(t *testing.T) {
+	c := StartChild(t, "echo")
+	c.WaitLine(t, "ready", waitTimeout)
+	c.Stop(t)
+	if stopped, err := isStopped(c.proc.pid()); !stopped || err != nil {
+		t.Fatalf("child not stopped after Stop: %v, %v", stopped, err)
+	}
+	c.Send(t, "hello")
+	c.Continue(t)
+	Eventually(t, waitTimeout, "the child to run again", func() bool {
+		stopped, err := isStopped(c.proc.pid())
+		return err == nil && !stopped
+	})
+	c.WaitLine(t, "echo  hello", waitTimeout)
+	c.Send(t, "quit")
+	c.Wait(t, waitTimeout)
+}

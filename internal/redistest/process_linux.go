@@ -86,3 +86,18 @@ func isLoopbackPort(addr string, port int) bool {
 	n, err := strconv.ParseInt(p, 16, 32)
 	return err == nil && int(n) == port
 }
+
+// isStopped reports whether process pid is stopped by a signal: the state
+// in /proc/PID/stat, after the command name in parentheses, is "T".
+func isStopped(pid int) (bool, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false, err
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return false, fmt.Errorf("/proc/%d/stat: no command name in %q", pid, b)
+	}
+	state := strings.Fields(string(b[i+1:]))
+	return len(state) > 0 && state[0] == "T", nil
+}

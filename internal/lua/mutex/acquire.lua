@@ -34,10 +34,10 @@
 -- {0, pttl} when another owner holds it (or, with ARGV[7], the owner
 -- itself): pttl is its remaining lease in ms (-1 if it has none), and a
 -- process named by ARGV[5] is registered as waiting. While the free lock
--- is kept for another process, {0, wait}: the time it is kept plus ARGV[2]
--- (that process's release will wake the next; if it never takes the lock,
--- the caller tries again then). A WRONGKIND error when another kind holds
--- the name.
+-- is kept for another process, {0, wait}: the time it is still kept (the
+-- caller tries again then, and is refused with the lease of that process's
+-- hold if it took the lock; if it never does, the caller takes it). A
+-- WRONGKIND error when another kind holds the name.
 local hash, turn, owner, lease, id, kind = KEYS[1], KEYS[5], ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 local proc, waiters, reenter = ARGV[5] or '', ARGV[6], ARGV[7] ~= '1'
 local r
@@ -50,7 +50,7 @@ end
 local n = redis.call('exists', hash, turn)
 if n == 1 and redis.call('exists', hash) == 0 then
   -- Free, and kept for a woken process: this one, or another.
-  local wait = kept_for(turn, proc, lease)
+  local wait = kept_for(turn, proc)
   if wait then
     return refuse(wait)
   end

@@ -1,0 +1,38 @@
+package pausefault_test
+
+import (
+	"testing"
+	"time"
+)
+
+// TestWaiterStopped_first_in_line_holds_the_others_up_no_longer_than_documented
+// has a waiter process first in line and a waiter of another process
+// behind it, both listening for a release, stops the first and releases
+// the lock: the other waiter takes it within heldUp of the stop; once
+// resumed, the stopped waiter takes the lock in its turn; nothing is left
+// at the end.
+func TestWaiterStopped_first_in_line_holds_the_others_up_no_longer_than_documented(t *testing.T) {
+	forEachKind(t, waiterLease, func(t *testing.T, e *env) {
+		holder := e.owner(e.a, 0)
+		mustLock(t, holder)
+		c := e.startOwner(t, 3)
+		c.Send(t, "lock")
+		c.WaitLine(t, "waiting", callBound)
+		e.listening(t, 1)
+		w := e.wait(t, e.b, 2)
+		e.listening(t, 2)
+
+		c.Stop(t)
+		stopped := time.Now()
+		mustUnlock(t, holder)
+		taken(t, w, e.heldUp()+slack, "the waiter behind the stopped one")
+		t.Logf("%s taken %v after the stop", e.k.name, time.Since(stopped))
+		mustUnlock(t, w.owner)
+
+		c.Continue(t)
+		c.WaitLine(t, "locked", callBound)
+		childUnlock(t, c, "nil")
+		endChild(t, c)
+		e.clean(t)
+	})
+}
