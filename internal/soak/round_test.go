@@ -1,0 +1,130 @@
+package soak_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+// lockRound runs one round of e's lock across fault f: owner 0 of side a
+// holds the lock, owner 1 of side b and owner 2 of side a wait for it,
+// then f is injected and ended. The hold must then be kept or reported
+// lost as f documents, and the waiters must take the lock one after the
+// other. When obs is not nil (an election), it must see owner 0 lead.
+func (e *env) lockRound(t *testing.T, f fault, obs *observer) {
+	holder := e.owner(e.a, 0)
+	if err := holder.Lock(redistest.Ctx(t, callBound)); err != nil {
+		t.Fatalf("Lock: %v", err)
+	}
+	if obs != nil {
+		obs.sees(t, candidateValue(0))
+	}
+	ctx := redistest.Ctx(t, redistest.Hang)
+	w1, w2 := e.wait(t, ctx, e.b, 1), e.wait(t, ctx, e.a, 2)
+	end := f.start(t, e)
+	if f.hold == lost {
+		redistest.Eventually(t, callBound, "the hold to be reported lost", func() bool { return redistest.AnyClosed(holder.lost()) })
+	}
+	if end != nil {
+		end()
+	}
+	e.oneConnEach(t)
+	release(t, holder, f.hold)
+	serve(t, w1, w2)
+}
+
+// owner returns the i-th owner of e's lock on side s.
+func (e *env) owner(s side, i int) owner { return e.k.owner(s.nodes, e.name, i) }
+
+// waiter is an owner waiting in Lock, started by wait.
+type waiter struct {
+	owner
+	done <-chan error
+}
+
+// wait starts the Lock of the i-th owner of e's lock on side s, with ctx,
+// and returns once the side has one more Lock waiting. In cohort mode a
+// Lock on the holder's side waits in memory, which no trace reports: wait
+// returns at once then.
+func (e *env) wait(t *testing.T, ctx context.Context, s side, i int) waiter {
+	t.Helper()
+	before := s.waiting.Load()
+	o := e.owner(s, i)
+	w := waiter{owner: o, done: redistest.LockAsync(ctx, o)}
+	if e.k.cohort && s.waiting == e.a.waiting {
+		return w
+	}
+	redistest.Eventually(t, callBound, "the Lock to wait", func() bool { return s.waiting.Load() > before })
+	return w
+}
+
+// release unlocks holder after a fault whose outcome for a hold is want:
+// its Unlock must return nil for a hold kept and ErrLost for one lost, and
+// its lost signal must say the same.
+func release(t *testing.T, holder owner, want outcome) {
+	t.Helper()
+	sigs := holder.lost() // an Unlock may end the hold's signals
+	if want == kept && redistest.AnyClosed(sigs) {
+		t.Fatal("hold reported lost across a fault that keeps it")
+	}
+	wasLost := redistest.AnyClosed(sigs)
+	err := holder.Unlock(redistest.Ctx(t, callBound))
+	gotLost := errors.Is(err, lockkit.ErrLost)
+	switch {
+	case err != nil && !gotLost:
+		t.Fatalf("Unlock of the holder = %v; want nil or ErrLost", err)
+	case want == kept && gotLost:
+		t.Fatalf("Unlock of a hold kept = %v; want nil", err)
+	case want == lost && !gotLost:
+		t.Fatalf("Unlock of a hold reported lost = %v; want ErrLost", err)
+	case gotLost:
+		redistest.Eventually(t, callBound, "the lost signal of a hold whose Unlock said ErrLost", func() bool {
+			return redistest.AnyClosed(sigs)
+		})
+	case wasLost:
+		t.Fatal("Unlock of a hold reported lost = nil; want ErrLost")
+	}
+}
+
+// serve waits for the waiters to take the lock, in whatever order, each
+// within callBound of the one before: each Lock must return nil, and is
+// unlocked (nil) once no other waiter's Lock was seen to return
+// meanwhile.
+func serve(t *testing.T, ws ...waiter) {
+	t.Helper()
+	type result struct {
+		i   int
+		err error
+	}
+	got := make(chan result, len(ws))
+	for i, w := range ws {
+		go func() { got <- result{i, <-w.done} }()
+	}
+	for range ws {
+		r := redistest.Receive(t, got, callBound, fmt.Sprintf("a waiter of %d to take the lock", len(ws)))
+		if r.err != nil {
+			t.Fatalf("waiter %d: Lock = %v", r.i, r.err)
+		}
+		if len(got) > 0 {
+			t.Errorf("waiter %d's Lock returned while waiter %d held the lock", (<-got).i, r.i)
+		}
+		if err := ws[r.i].Unlock(redistest.Ctx(t, callBound)); err != nil {
+			t.Fatalf("waiter %d: Unlock = %v", r.i, err)
+		}
+	}
+}
+
+// oneConnEach fails the test if a Client of e keeps more than one PubSub
+// connection.
+func (e *env) oneConnEach(t *testing.T) {
+	t.Helper()
+	for i, c := range e.clients() {
+		if _, conns := c.Notifier().Kept(); conns > 1 {
+			t.Errorf("Client %d keeps %d PubSub connections; want at most 1", i, conns)
+		}
+	}
+}
