@@ -47,6 +47,9 @@ type env struct {
 	a, b    side
 	prefix  string
 	name    string
+	// tokens are the fencing tokens of the last hold of e's lock, part by
+	// part (see fenced).
+	tokens []int64
 }
 
 // newEnv starts the servers of kind k and the rest of its env.

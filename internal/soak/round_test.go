@@ -20,6 +20,7 @@ func (e *env) lockRound(t *testing.T, f fault, obs *observer) {
 	if err := holder.Lock(redistest.Ctx(t, callBound)); err != nil {
 		t.Fatalf("Lock: %v", err)
 	}
+	e.fenced(t, "the holder", holder)
 	if obs != nil {
 		obs.sees(t, candidateValue(0))
 	}
@@ -34,7 +35,7 @@ func (e *env) lockRound(t *testing.T, f fault, obs *observer) {
 	}
 	e.oneConnEach(t)
 	release(t, holder, f.hold)
-	serve(t, w1, w2)
+	e.serve(t, w1, w2)
 }
 
 // owner returns the i-th owner of e's lock on side s.
@@ -91,10 +92,10 @@ func release(t *testing.T, holder owner, want outcome) {
 }
 
 // serve waits for the waiters to take the lock, in whatever order, each
-// within callBound of the one before: each Lock must return nil, and is
-// unlocked (nil) once no other waiter's Lock was seen to return
-// meanwhile.
-func serve(t *testing.T, ws ...waiter) {
+// within callBound of the one before: each Lock must return nil, with
+// tokens that fence the holds before (see fenced), and is unlocked (nil)
+// once no other waiter's Lock was seen to return meanwhile.
+func (e *env) serve(t *testing.T, ws ...waiter) {
 	t.Helper()
 	type result struct {
 		i   int
@@ -112,6 +113,7 @@ func serve(t *testing.T, ws ...waiter) {
 		if len(got) > 0 {
 			t.Errorf("waiter %d's Lock returned while waiter %d held the lock", (<-got).i, r.i)
 		}
+		e.fenced(t, fmt.Sprintf("waiter %d", r.i), ws[r.i].owner)
 		if err := ws[r.i].Unlock(redistest.Ctx(t, callBound)); err != nil {
 			t.Fatalf("waiter %d: Unlock = %v", r.i, err)
 		}
@@ -127,4 +129,20 @@ func (e *env) oneConnEach(t *testing.T) {
 			t.Errorf("Client %d keeps %d PubSub connections; want at most 1", i, conns)
 		}
 	}
+}
+
+// fenced checks that the tokens of o's holds are larger, part by part,
+// than those of every hold of e's lock before, across all the rounds and
+// their faults, and makes them the ones the next holds must exceed. In
+// cohort mode a hold handed over in memory keeps the token of the hold
+// before, which it may then equal.
+func (e *env) fenced(t *testing.T, who string, o owner) {
+	t.Helper()
+	toks := redistest.TokensOf(o.parts)
+	for p, tok := range toks {
+		if p < len(e.tokens) && (tok < e.tokens[p] || tok == e.tokens[p] && !e.k.cohort) {
+			t.Errorf("%s holds part %d with token %d, not larger than the %d of a hold before", who, p, tok, e.tokens[p])
+		}
+	}
+	e.tokens = toks
 }
