@@ -47,6 +47,7 @@ func faults() []fault {
 		{name: "stall past the lease", hold: either, start: stall},
 		{name: "restart", hold: lost, start: restart},
 		{name: "network of the holder's side cut", hold: lost, start: cut, oneSided: true},
+		{name: "server down past the lease", hold: lost, start: down},
 	}
 }
 
@@ -130,6 +131,19 @@ func restart(t *testing.T, e *env) func() {
 		s.Restart(t)
 	}
 	return nil
+}
+
+// down kills every server of e; what ends it starts them again, empty.
+// A round waits for the hold to be reported lost in between.
+func down(t *testing.T, e *env) func() {
+	for _, s := range e.servers {
+		s.Kill(t)
+	}
+	return func() {
+		for _, s := range e.servers {
+			s.Restart(t)
+		}
+	}
 }
 
 // cut cuts the network of side a, holder's side; what ends it heals it.

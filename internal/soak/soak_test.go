@@ -7,7 +7,7 @@ import (
 
 // rounds is how many faults each kind's soak goes through: each of
 // faults() twice.
-const rounds = 10
+const rounds = 12
 
 // TestRepeated_faults_leave_every_kind_as_after_the_first_round runs each
 // kind through rounds rounds on servers of its own, each across one fault
