@@ -67,13 +67,18 @@ func newEnv(t *testing.T, k kind) *env {
 // proxies of their own.
 func (e *env) newSide(t *testing.T) side {
 	t.Helper()
-	s := side{waiting: new(atomic.Int64), renewals: new(atomic.Int64), reconnects: new(atomic.Int64)}
+	s := newSideCounts()
 	for _, srv := range e.servers {
 		p := redistest.StartProxy(t, srv.Addr())
 		s.proxies = append(s.proxies, p)
 		s.nodes = append(s.nodes, redistest.Lockkit(t, p.Client(t), s.options(e.prefix)...))
 	}
 	return s
+}
+
+// newSideCounts returns a side with its counters and no Client yet.
+func newSideCounts() side {
+	return side{waiting: new(atomic.Int64), renewals: new(atomic.Int64), reconnects: new(atomic.Int64)}
 }
 
 // options are the options of the Clients of side s: the soak's prefix,

@@ -16,6 +16,29 @@ import (
 // lost as f documents, and the waiters must take the lock one after the
 // other. When obs is not nil (an election), it must see owner 0 lead.
 func (e *env) lockRound(t *testing.T, f fault, obs *observer) {
+	r := e.beginLock(t, obs)
+	end := f.start(t, e)
+	if f.hold == lost {
+		redistest.Eventually(t, callBound, "the hold to be reported lost", func() bool { return redistest.AnyClosed(r.holder.lost()) })
+	}
+	if end != nil {
+		end()
+	}
+	e.finishLock(t, r, f.hold)
+}
+
+// lockWaits is what a round of a lock has active across its fault: the
+// holder and the two waiters.
+type lockWaits struct {
+	holder owner
+	w1, w2 waiter
+}
+
+// beginLock takes e's lock with owner 0 of side a and starts the Locks of
+// owner 1 of side b and owner 2 of side a, returning once they wait. When
+// obs is not nil (an election), it must see owner 0 lead.
+func (e *env) beginLock(t *testing.T, obs *observer) lockWaits {
+	t.Helper()
 	holder := e.owner(e.a, 0)
 	if err := holder.Lock(redistest.Ctx(t, callBound)); err != nil {
 		t.Fatalf("Lock: %v", err)
@@ -25,17 +48,17 @@ func (e *env) lockRound(t *testing.T, f fault, obs *observer) {
 		obs.sees(t, candidateValue(0))
 	}
 	ctx := redistest.Ctx(t, redistest.Hang)
-	w1, w2 := e.wait(t, ctx, e.b, 1), e.wait(t, ctx, e.a, 2)
-	end := f.start(t, e)
-	if f.hold == lost {
-		redistest.Eventually(t, callBound, "the hold to be reported lost", func() bool { return redistest.AnyClosed(holder.lost()) })
-	}
-	if end != nil {
-		end()
-	}
+	return lockWaits{holder: holder, w1: e.wait(t, ctx, e.b, 1), w2: e.wait(t, ctx, e.a, 2)}
+}
+
+// finishLock ends a round begun by beginLock once its fault is over: the
+// hold must have had the outcome want (see release), and the waiters must
+// take the lock one after the other (see serve).
+func (e *env) finishLock(t *testing.T, r lockWaits, want outcome) {
+	t.Helper()
 	e.oneConnEach(t)
-	release(t, holder, f.hold)
-	e.serve(t, w1, w2)
+	release(t, r.holder, want)
+	e.serve(t, r.w1, r.w2)
 }
 
 // owner returns the i-th owner of e's lock on side s.

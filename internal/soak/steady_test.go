@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,14 +51,25 @@ func (e *env) footprint() redistest.Footprint {
 	return redistest.Footprint{}
 }
 
-// settle waits until e is as it should be between rounds: the Clients
-// keep e.footprint(), no more goroutines run than in base (none, for the
-// first round), the servers have no more subscribed channels than the
-// footprint's and no key but those the kind documents. It fails the test,
-// saying what was left, otherwise.
-func (e *env) settle(t *testing.T, base *steady) {
+// settle waits until e is as it should be between rounds (see
+// settleAll).
+func (e *env) settle(t *testing.T, base *steady) { settleAll(t, []*env{e}, base) }
+
+// settleAll waits until es, envs of one deployment that share their
+// sides, are as they should be between rounds: the Clients keep the sum
+// of the envs' footprints, no more goroutines run than in base (nil:
+// none, for the first round), the servers have no more subscribed
+// channels than the footprint's and no key but those the kinds document.
+// It fails the test, saying what was left, otherwise.
+func settleAll(t *testing.T, es []*env, base *steady) {
 	t.Helper()
-	want := e.footprint()
+	e := es[0]
+	var want redistest.Footprint
+	for _, e := range es {
+		f := e.footprint()
+		want.Channels += f.Channels
+		want.Conns = max(want.Conns, f.Conns) // one connection for all
+	}
 	redistest.Until(t, settleBound, func() string {
 		runtime.GC() // lock values dropped are let go of once they are garbage
 		f := redistest.FootprintOf(e.clients()...)
@@ -70,6 +82,9 @@ func (e *env) settle(t *testing.T, base *steady) {
 		}
 		return fmt.Sprintf("with the Clients keeping %+v, want %+v, and %d goroutines running (%d after the first round)", f, want, g, base.goroutines)
 	})
+	kept := func(key string, ttl time.Duration) bool {
+		return slices.ContainsFunc(es, func(e *env) bool { return e.kept(key, ttl) })
+	}
 	for _, rc := range e.admins {
 		redistest.Until(t, settleBound, func() string {
 			if n := subscribed(t, rc, e.prefix); n > want.Channels {
@@ -77,16 +92,16 @@ func (e *env) settle(t *testing.T, base *steady) {
 			}
 			return ""
 		})
-		redistest.KeysSettle(t, rc, e.prefix, e.kept)
+		redistest.KeysSettle(t, rc, e.prefix, kept)
 	}
 }
 
 // kept accepts the keys e's kind documents as staying in Redis between
 // rounds: a lock's fencing counter and released tokens, and the hashes of
-// the latches, which expire in their 24 h.
+// the latches (named e.name and a round), which expire in their 24 h.
 func (e *env) kept(key string, ttl time.Duration) bool {
 	if e.k.owner == nil {
-		return !strings.Contains(key, "}:") && ttl > 0 && ttl <= latch.DefaultExpiry
+		return strings.HasPrefix(key, e.prefix+":{"+e.name) && !strings.Contains(key, "}:") && ttl > 0 && ttl <= latch.DefaultExpiry
 	}
 	return redistest.LockKept(key, ttl)
 }
