@@ -31,6 +31,11 @@ type fault struct {
 	start func(t *testing.T, e *env) (end func())
 	// oneSided is set for a fault that leaves side b alone while it lasts.
 	oneSided bool
+	// lossy is set for a fault that may lose writes acknowledged while it
+	// settles (a failover: replication is asynchronous, and the sentinels
+	// may promote a second replica that had not got them), so that a
+	// waiter's hold taken meanwhile may be reported lost too.
+	lossy bool
 }
 
 // stallFor is how long a stall lasts: longer than the lease, and a

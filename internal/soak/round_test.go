@@ -24,7 +24,7 @@ func (e *env) lockRound(t *testing.T, f fault, obs *observer) {
 	if end != nil {
 		end()
 	}
-	e.finishLock(t, r, f.hold)
+	e.finishLock(t, r, f)
 }
 
 // lockWaits is what a round of a lock has active across its fault: the
@@ -43,7 +43,7 @@ func (e *env) beginLock(t *testing.T, obs *observer) lockWaits {
 	if err := holder.Lock(redistest.Ctx(t, callBound)); err != nil {
 		t.Fatalf("Lock: %v", err)
 	}
-	e.fenced(t, "the holder", holder)
+	e.fenced(t, "the holder", redistest.TokensOf(holder.parts))
 	if obs != nil {
 		obs.sees(t, candidateValue(0))
 	}
@@ -51,14 +51,14 @@ func (e *env) beginLock(t *testing.T, obs *observer) lockWaits {
 	return lockWaits{holder: holder, w1: e.wait(t, ctx, e.b, 1), w2: e.wait(t, ctx, e.a, 2)}
 }
 
-// finishLock ends a round begun by beginLock once its fault is over: the
-// hold must have had the outcome want (see release), and the waiters must
+// finishLock ends a round begun by beginLock once its fault f is over:
+// the hold must have had f's outcome (see release), and the waiters must
 // take the lock one after the other (see serve).
-func (e *env) finishLock(t *testing.T, r lockWaits, want outcome) {
+func (e *env) finishLock(t *testing.T, r lockWaits, f fault) {
 	t.Helper()
 	e.oneConnEach(t)
-	release(t, r.holder, want)
-	e.serve(t, r.w1, r.w2)
+	release(t, r.holder, f.hold)
+	e.serve(t, f.lossy, r.w1, r.w2)
 }
 
 // owner returns the i-th owner of e's lock on side s.
@@ -117,8 +117,10 @@ func release(t *testing.T, holder owner, want outcome) {
 // serve waits for the waiters to take the lock, in whatever order, each
 // within callBound of the one before: each Lock must return nil, with
 // tokens that fence the holds before (see fenced), and is unlocked (nil)
-// once no other waiter's Lock was seen to return meanwhile.
-func (e *env) serve(t *testing.T, ws ...waiter) {
+// once no other waiter's Lock was seen to return meanwhile. When lossy is
+// set, a waiter's hold may be reported lost instead, its Unlock then
+// returning ErrLost; another waiter's Lock may return once it is.
+func (e *env) serve(t *testing.T, lossy bool, ws ...waiter) {
 	t.Helper()
 	type result struct {
 		i   int
@@ -133,10 +135,21 @@ func (e *env) serve(t *testing.T, ws ...waiter) {
 		if r.err != nil {
 			t.Fatalf("waiter %d: Lock = %v", r.i, r.err)
 		}
-		if len(got) > 0 {
+		sigs, toks := ws[r.i].lost(), redistest.TokensOf(ws[r.i].parts)
+		if len(got) > 0 && lossy {
+			redistest.Eventually(t, callBound, "the hold of a waiter another took the lock from to be reported lost", func() bool {
+				return redistest.AnyClosed(sigs)
+			})
+		} else if len(got) > 0 {
 			t.Errorf("waiter %d's Lock returned while waiter %d held the lock", (<-got).i, r.i)
 		}
-		e.fenced(t, fmt.Sprintf("waiter %d", r.i), ws[r.i].owner)
+		if lossy && redistest.AnyClosed(sigs) {
+			if err := ws[r.i].Unlock(redistest.Ctx(t, callBound)); !errors.Is(err, lockkit.ErrLost) {
+				t.Fatalf("waiter %d: Unlock of a hold reported lost = %v; want ErrLost", r.i, err)
+			}
+			continue
+		}
+		e.fenced(t, fmt.Sprintf("waiter %d", r.i), toks) // read while the hold was not lost
 		if err := ws[r.i].Unlock(redistest.Ctx(t, callBound)); err != nil {
 			t.Fatalf("waiter %d: Unlock = %v", r.i, err)
 		}
@@ -154,14 +167,13 @@ func (e *env) oneConnEach(t *testing.T) {
 	}
 }
 
-// fenced checks that the tokens of o's holds are larger, part by part,
-// than those of every hold of e's lock before, across all the rounds and
-// their faults, and makes them the ones the next holds must exceed. In
-// cohort mode a hold handed over in memory keeps the token of the hold
-// before, which it may then equal.
-func (e *env) fenced(t *testing.T, who string, o owner) {
+// fenced checks that toks, the tokens of a hold, are larger, part by
+// part, than those of every hold of e's lock before, across all the
+// rounds and their faults, and makes them the ones the next holds must
+// exceed. In cohort mode a hold handed over in memory keeps the token of
+// the hold before, which it may then equal.
+func (e *env) fenced(t *testing.T, who string, toks []int64) {
 	t.Helper()
-	toks := redistest.TokensOf(o.parts)
 	for p, tok := range toks {
 		if p < len(e.tokens) && (tok < e.tokens[p] || tok == e.tokens[p] && !e.k.cohort) {
 			t.Errorf("%s holds part %d with token %d, not larger than the %d of a hold before", who, p, tok, e.tokens[p])

@@ -45,7 +45,7 @@ func TestRepeated_failovers_leave_every_kind_as_after_the_first_round(t *testing
 			obs = e.observe(t)
 		}
 	}
-	failover := fault{name: "failover", hold: either, start: func(t *testing.T, _ *env) func() {
+	failover := fault{name: "failover", hold: either, lossy: true, start: func(t *testing.T, _ *env) func() {
 		master := d.KillMaster(t)
 		for _, e := range es {
 			e.admins = []*redis.Client{admins[master]}
@@ -99,7 +99,7 @@ func groupRound(t *testing.T, es []*env, f fault, i int, obs *observer) {
 			e.countDown(t, latches[j])
 			e.finishLatch(t, latches[j])
 		} else {
-			e.finishLock(t, locks[j], f.hold)
+			e.finishLock(t, locks[j], f)
 		}
 	}
 }
