@@ -10,7 +10,9 @@
 // the holder's Client cut for longer than the lease. On a Sentinel
 // deployment, every kind of one server runs at once, each on a name of
 // its own, through rounds of killed connections and of failovers (the
-// master killed, a replica promoted).
+// master killed, a replica promoted). And every lock kind runs through
+// rounds in which the holder's Unlock gives up while its network is cut,
+// its outcome unknown, and is never called again.
 //
 // After each fault the hold is kept or reported lost as documented (kept
 // across killed connections, lost across an empty restart, a server down
