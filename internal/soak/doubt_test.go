@@ -8,7 +8,7 @@ import (
 )
 
 // doubtRounds is how many Unlocks in doubt each kind's soak gives.
-const doubtRounds = 4
+const doubtRounds = 3
 
 // doubtFor bounds the holder's Unlock while its network is cut.
 const doubtFor = 100 * time.Millisecond
