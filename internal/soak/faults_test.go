@@ -1,0 +1,164 @@
+package soak_test
+
+import (
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+// outcome is what a fault does to a hold held across it, as documented.
+type outcome int
+
+const (
+	// kept: the hold is kept, its Unlock returns nil.
+	kept outcome = iota
+	// lost: the hold is reported lost, its Unlock returns ErrLost.
+	lost
+	// either: the hold is kept or reported lost, and its Unlock says
+	// which.
+	either
+)
+
+// fault is one fault of a soak's rounds.
+type fault struct {
+	name string
+	// hold is what the fault does to a hold held across it.
+	hold outcome
+	// start injects the fault into e and returns what ends it, which waits
+	// until the fault is over, or nil for a fault over when start returns.
+	start func(t *testing.T, e *env) (end func())
+	// oneSided is set for a fault that leaves side b alone while it lasts.
+	oneSided bool
+	// lossy is set for a fault that may lose writes acknowledged while it
+	// settles (a failover: replication is asynchronous, and the sentinels
+	// may promote a second replica that had not got them), so that a
+	// waiter's hold taken meanwhile may be reported lost too.
+	lossy bool
+}
+
+// stallFor is how long a stall lasts: longer than the lease, and a
+// second, which Server.Stall needs.
+const stallFor = 2 * lease
+
+// faults are the faults of a soak on servers of its own, in the order of
+// the rounds: the first leaves the holds alone, so that the state after
+// it is the one every later round comes back to.
+func faults() []fault {
+	return []fault{
+		{name: "pub/sub connections killed", hold: kept, start: killPubsub},
+		{name: "normal connections killed", hold: kept, start: killNormal},
+		{name: "stall past the lease", hold: either, start: stall},
+		{name: "restart", hold: lost, start: restart},
+		{name: "network of the holder's side cut", hold: lost, start: cut, oneSided: true},
+		{name: "server down past the lease", hold: lost, start: down},
+	}
+}
+
+// killPubsub kills every pub/sub connection of e's servers, once the
+// waiters have subscribed; what ends it waits until side b's notifier has
+// connected again and the waiters have subscribed again. A kind that
+// waits without pub/sub has none to kill.
+func killPubsub(t *testing.T, e *env) func() {
+	if e.k.polls {
+		return nil
+	}
+	e.subscribed(t)
+	before := e.b.reconnects.Load()
+	e.admin(t, "client", "kill", "type", "pubsub")
+	return func() {
+		redistest.Eventually(t, callBound, "side b's notifier to reconnect", func() bool { return e.b.reconnects.Load() > before })
+		e.subscribed(t)
+	}
+}
+
+// subscribedRE finds, in a CLIENT LIST line, the number of channels the
+// connection is subscribed to, classic or shard.
+var subscribedRE = regexp.MustCompile(` s?sub=(\d+)`)
+
+// subscribed waits until the first server of e has a pub/sub connection
+// subscribed to a channel for each side that waits on one: both, but in
+// cohort mode, whose waiter on the holder's side waits in memory.
+func (e *env) subscribed(t *testing.T) {
+	t.Helper()
+	want := 2
+	if e.k.cohort {
+		want = 1
+	}
+	redistest.Eventually(t, callBound, "the waiting sides to subscribe", func() bool {
+		list, err := e.admins[0].ClientList(redistest.Ctx(t, callBound)).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, m := range subscribedRE.FindAllStringSubmatch(list, -1) {
+			if k, _ := strconv.Atoi(m[1]); k > 0 {
+				n++
+			}
+		}
+		return n >= want
+	})
+}
+
+// killNormal kills every normal connection of e's servers; what ends it
+// waits until side a's watchdog has renewed since, unless a holds
+// nothing (a latch).
+func killNormal(t *testing.T, e *env) func() {
+	before := e.a.renewals.Load()
+	e.admin(t, "client", "kill", "type", "normal")
+	return func() {
+		if e.k.owner == nil {
+			return
+		}
+		redistest.Eventually(t, callBound, "side a's watchdog to renew", func() bool { return e.a.renewals.Load() > before })
+	}
+}
+
+// stall stalls every server of e for stallFor; what ends it waits until
+// each answers again.
+func stall(t *testing.T, e *env) func() {
+	for _, s := range e.servers {
+		s.Stall(t, stallFor)
+	}
+	return func() {
+		for _, rc := range e.admins {
+			redistest.Eventually(t, callBound, "the stalled server to answer", func() bool {
+				return rc.Ping(redistest.Ctx(t, callBound)).Err() == nil
+			})
+		}
+	}
+}
+
+// restart kills every server of e and starts it again empty.
+func restart(t *testing.T, e *env) func() {
+	for _, s := range e.servers {
+		s.Restart(t)
+	}
+	return nil
+}
+
+// down kills every server of e; what ends it starts them again, empty.
+// A round waits for the hold to be reported lost in between.
+func down(t *testing.T, e *env) func() {
+	for _, s := range e.servers {
+		s.Kill(t)
+	}
+	return func() {
+		for _, s := range e.servers {
+			s.Restart(t)
+		}
+	}
+}
+
+// cut cuts the network of side a, holder's side; what ends it heals it.
+func cut(_ *testing.T, e *env) func() {
+	for _, p := range e.a.proxies {
+		p.Cut()
+	}
+	return func() {
+		for _, p := range e.a.proxies {
+			p.Heal()
+		}
+	}
+}

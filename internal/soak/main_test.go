@@ -1,0 +1,9 @@
+package soak_test
+
+import (
+	"testing"
+
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m, nil) }
