@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 )
 
 // Persistence is how a server started by [StartPersistent] keeps its data
@@ -59,20 +57,7 @@ func (p Persistence) files() string {
 // brings back the data of some moment before it.
 func StartPersistent(t testing.TB, n int, p Persistence) []*Server {
 	t.Helper()
-	bin := requireRedis(t)
-	servers := make([]*Server, n)
-	for i := range servers {
-		servers[i] = newServer(t, false)
-		servers[i].persist = &p
-	}
-	var g errgroup.Group
-	for _, s := range servers {
-		g.Go(func() error { return s.start(bin) })
-	}
-	if err := g.Wait(); err != nil {
-		t.Fatal(err)
-	}
-	return servers
+	return launchServers(t, n, func(s *Server) { s.persist = &p }, false)
 }
 
 // Snapshot is the persistence files of a server at one moment, copied

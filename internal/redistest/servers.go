@@ -56,11 +56,18 @@ func StartMasters(t testing.TB, n int) []*Server {
 // --cluster-node-timeout) they are cluster nodes, otherwise standalone.
 func startServers(t testing.TB, n int, clusterArgs []string) []*Server {
 	t.Helper()
+	return launchServers(t, n, func(s *Server) { s.clusterArgs = clusterArgs }, clusterArgs != nil)
+}
+
+// launchServers starts n servers concurrently, each set up by prepare
+// first (cluster: as cluster nodes).
+func launchServers(t testing.TB, n int, prepare func(*Server), cluster bool) []*Server {
+	t.Helper()
 	bin := requireRedis(t)
 	servers := make([]*Server, n)
 	for i := range servers {
-		servers[i] = newServer(t, clusterArgs != nil)
-		servers[i].clusterArgs = clusterArgs
+		servers[i] = newServer(t, cluster)
+		prepare(servers[i])
 	}
 	var g errgroup.Group
 	for _, s := range servers {
