@@ -62,7 +62,10 @@ func electionKind(o *config.Options) {
 // observers. The leadership lasts, renewed by the watchdog, until
 // [Leadership.Resign] or until it is lost; its [Leadership.Context] ends
 // then. ctx bounds only the campaign: cancelling it later does not end
-// the leadership.
+// the leadership. When the lock taken is lost before value is proclaimed
+// (a failover to a replica the hold had not reached, a restart that lost
+// it), nobody has heard of e as leader: Campaign gives back what is left
+// and campaigns again, while ctx lasts.
 //
 // When ctx ends first, the error matches both [lockkit.ErrNotObtained] and
 // ctx.Err(), and e holds nothing: when ctx ends after the leadership lock
@@ -97,10 +100,14 @@ func (e *Election) Campaign(ctx context.Context, value string) (*Leadership, err
 	}
 	e.busy = true
 	e.mu.Unlock()
-	var l *Leadership
-	err := e.settle(ctx)
-	if err == nil {
-		l, err = e.campaign(ctx, value)
+	var (
+		l   *Leadership
+		err error
+	)
+	for again := true; again; {
+		if err = e.settle(ctx); err == nil {
+			l, again, err = e.campaign(ctx, value)
+		}
 	}
 	if err != nil {
 		e.idle()
@@ -133,11 +140,15 @@ func (e *Election) settle(ctx context.Context) error {
 }
 
 // campaign takes the lock and proclaims value; on failure it gives the
-// lock back.
-func (e *Election) campaign(ctx context.Context, value string) (*Leadership, error) {
+// lock back. When the hold was gone by the time value was to be
+// proclaimed (a failover to a replica it had not reached, a restart that
+// lost it, a stall past its lease), it gives back what is left of it and
+// reports that the campaign should start again: nobody was told of e,
+// and the candidate still wants to lead.
+func (e *Election) campaign(ctx context.Context, value string) (_ *Leadership, again bool, _ error) {
 	cfg := &e.b.Cfg
 	if err := e.m.Lock(ctx); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	term := e.m.Token()
 	lctx := e.m.Context(context.WithoutCancel(ctx))
@@ -152,11 +163,10 @@ func (e *Election) campaign(ctx context.Context, value string) (*Leadership, err
 		err = cfg.Client.Err()
 	}
 	if err == nil && n == 1 {
-		return &Leadership{e: e, leader: Leader{Value: value, Term: term}, ctx: lctx}, nil
+		return &Leadership{e: e, leader: Leader{Value: value, Term: term}, ctx: lctx}, false, nil
 	}
-	if err == nil {
-		err = core.Lost(cfg.Name, nil)
-	} else {
+	again = err == nil
+	if err != nil {
 		err = core.CtxError(ctx, cfg.Name, core.Op("campaign", cfg.Name, err))
 	}
 	// Give the lock back (on a detached ctx when ctx has ended): a leader
@@ -168,7 +178,10 @@ func (e *Election) campaign(ctx context.Context, value string) (*Leadership, err
 		err = errors.Join(err, uerr)
 		e.doubt = true
 	}
-	return nil, err
+	if again {
+		err = nil // settle, at the start of the next campaign, waits for a give-back in doubt
+	}
+	return nil, again, err
 }
 
 // idle lets e campaign again.
