@@ -7,13 +7,16 @@
 // and restarted empty at once, or down for longer than the lease, its
 // pub/sub or its normal connections killed (CLIENT KILL TYPE pubsub, TYPE
 // normal), a stall longer than the lease (DEBUG SLEEP), the network of
-// the holder's Client cut for longer than the lease. And every lock kind runs through
+// the holder's Client cut for longer than the lease. On a Sentinel
+// deployment, every kind of one server runs at once, each on a name of
+// its own, through rounds of killed connections and of failovers (the
+// master killed, a replica promoted). And every lock kind runs through
 // rounds in which the holder's Unlock gives up while its network is cut,
 // its outcome unknown, and is never called again.
 //
 // After each fault the hold is kept or reported lost as documented (kept
 // across killed connections, lost across an empty restart, a server down
-// or a cut longer than the lease, either across a stall),
+// or a cut longer than the lease, either across a stall or a failover),
 // the waiters take the lock, every hold's fencing tokens are larger than
 // those of every hold before it (in cohort mode, a hold handed over in
 // memory keeps its token), and then the process and the servers settle
