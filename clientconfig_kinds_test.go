@@ -9,6 +9,7 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/election"
 	"github.com/lockkit/lockkit/fair"
+	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/latch"
 	"github.com/lockkit/lockkit/multilock"
 	"github.com/lockkit/lockkit/reentrant"
@@ -149,7 +150,19 @@ func redTake(ctx context.Context, c *lockkit.Client, name string) (func(context.
 	if r.Token() <= 0 {
 		return nil, errors.Join(fmt.Errorf("Token = %d; want > 0", r.Token()), r.Unlock(ctx))
 	}
-	return r.Unlock, nil
+	return func(ctx context.Context) error { return unlockSettled(ctx, r) }, nil
+}
+
+// unlockSettled unlocks r, calling Unlock again while its outcome is in
+// doubt, as its docs ask: a RedLock's node timeout is a tenth of a short
+// lease, which a loaded machine's scheduling may exceed.
+func unlockSettled(ctx context.Context, r *multilock.RedLock) error {
+	for {
+		err := r.Unlock(ctx)
+		if !core.InDoubt(err) || ctx.Err() != nil {
+			return err
+		}
+	}
 }
 
 // semTake acquires the one permit of a semaphore.
