@@ -16,7 +16,8 @@ import (
 //
 // When fewer than n acknowledge in time, the hold is undone and the call
 // returns an error matching [ErrReplicaAck] that says how many did; if the
-// undo fails too, the stray hold ends with its lease. When the master has
+// undo gets no answer, it is asked again in the background until Redis
+// answers or the Client closes. When the master has
 // had no replica for a long while (none attached, and no replication
 // backlog: none ever, or none for its repl-backlog-ttl, an hour by
 // default), there is nothing to wait for and no replica a failover could

@@ -32,12 +32,19 @@
 -- remaining lease and the time until the deadline of the entry directly
 -- ahead of the owner in the queue; -1 when neither applies. When the lock
 -- is free and another waiter is first in line, '1' is published on that
--- waiter's own channel.
--- A WRONGKIND error when another kind holds the name.
+-- waiter's own channel. Returns {0, 0} to an acquire undone before it
+-- came (see the prelude's undone), which does nothing, nor joins the
+-- queue. A WRONGKIND error when another kind holds the name.
 local hash, fence, queue, timeouts = KEYS[1], KEYS[2], KEYS[4], KEYS[5]
 local owner, lease, id, wt, prefix, join = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6] == '1'
 local reenter = ARGV[7] ~= '1'
-if redis.call('exists', hash, queue, timeouts) == 0 then
+-- The one call an uncontended acquire makes before taking the lock also
+-- tells whether the acquire was undone before it came.
+local n = redis.call('exists', hash, queue, timeouts, KEYS[3] .. ':' .. id)
+if n > 0 and undone(KEYS[3], id) then
+  return {0, 0}
+end
+if n == 0 then
   -- Free, and nobody queued: take it at once, as the steps below would.
   local token = hold_new(hash, fence, 'fair', owner, id)
   redis.call('pexpire', hash, lease)

@@ -215,7 +215,7 @@ func (e *scriptEnv) release(owner string, token int64, id string) int64 {
 
 func (e *scriptEnv) undo(owner string, token, count int64) int64 {
 	e.t.Helper()
-	n, err := scripts.Undo.Run(e.ctx(), e.c, e.keys, owner, token, count, e.chans).Int64()
+	n, err := scripts.Undo.Run(e.ctx(), e.c, e.keys, owner, token, count, "", e.chans).Int64()
 	if err != nil {
 		e.t.Fatalf("undo: %v", err)
 	}
@@ -582,7 +582,7 @@ func TestScripts_refuse_another_kind(t *testing.T) {
 			return scripts.Release.Run(e.ctx(), e.c, e.keys, "x", 1, "u1", window.Milliseconds(), e.chans).Err()
 		}},
 		{"undo", func(e *scriptEnv) error {
-			return scripts.Undo.Run(e.ctx(), e.c, e.keys, "x", 0, 0, e.chans).Err()
+			return scripts.Undo.Run(e.ctx(), e.c, e.keys, "x", 0, 0, "", e.chans).Err()
 		}},
 		{"force", func(e *scriptEnv) error {
 			return scripts.Force.Run(e.ctx(), e.c, e.keys, e.chans).Err()

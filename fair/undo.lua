@@ -9,7 +9,9 @@
 --          the attempt id of the acquire to undo: see the prelude's
 --          hold_undo
 -- ARGV[3]  hold count the caller knows of; 0 for none; -1 as above
--- ARGV[4]  prefix of the waiters' channels, PREFIX:{NAME}:ch:
+-- ARGV[4]  attempt id of the acquire to undo: marked undone when the hold
+--          does not list it (see the prelude's undone)
+-- ARGV[5]  prefix of the waiters' channels, PREFIX:{NAME}:ch:
 --
 -- If the owner holds the lock with the known token, its count is set back
 -- to the known count. If it holds a hold the caller does not know of, the
@@ -29,7 +31,7 @@ local bad = wrong_kind(hash, 'fair')
 if bad then
   return bad
 end
-local done = hold_undo(hash, owner, ARGV[2], tonumber(ARGV[3]))
+local done = hold_undo(hash, owner, ARGV[2], tonumber(ARGV[3]), KEYS[3], ARGV[4])
 if done == 'drop' then
   local place = redis.call('hget', hash, ':q:' .. owner)
   if place then
@@ -41,6 +43,6 @@ if done == 'drop' then
   if place then
     put_back(queue, timeouts, owner, tonumber(place), now_ms())
   end
-  hand_on(queue, timeouts, ARGV[4])
+  hand_on(queue, timeouts, ARGV[5])
 end
 return done and 1 or 0

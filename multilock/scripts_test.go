@@ -57,7 +57,7 @@ func TestScripts_documented_returns(t *testing.T) {
 	}
 	undo := func(t *testing.T, token, count, want int64) {
 		t.Helper()
-		n, err := lua.Mutex.Undo.Run(ctx, c, keys, "me", token, count, noChannel, "redlock").Int64()
+		n, err := lua.Mutex.Undo.Run(ctx, c, keys, "me", token, count, "", noChannel, "redlock").Int64()
 		wantInt(t, n, err, want)
 	}
 	wantCount := func(t *testing.T, want string) {

@@ -247,10 +247,12 @@ local function begin()
 end
 
 -- fresh reports whether nothing of the lock is there: no hold, lease,
--- intent, hand-off or turn. An acquire takes a fresh lock at once
--- (take_fresh): begin's purge and the checks of a busy lock come to that.
-local function fresh()
-  return redis.call('exists', HASH, LEASES, WRITERS, TURN) == 0
+-- intent, hand-off or turn, and that the acquire with attempt id was not
+-- undone before it came (see the prelude's undone), in one call. An
+-- acquire takes a fresh lock at once (take_fresh): begin's purge and the
+-- checks of a busy lock come to that.
+local function fresh(id)
+  return redis.call('exists', HASH, LEASES, WRITERS, TURN, RELEASED .. ':' .. id) == 0
 end
 
 -- take_fresh begins hold h, in mode 'read' or 'write', on a fresh lock,
@@ -268,10 +270,14 @@ end
 -- lease of ms, by attempt id. It returns the reply to give at once, and
 -- nil when the acquire goes on: {1, token} and true when it took a fresh
 -- lock (take_fresh); the WRONGKIND error (begin); the answer to a re-sent
--- acquire (hold_again). Otherwise the lock's ended holds are purged.
+-- acquire (hold_again); {0, 0} to an acquire undone before it came, which
+-- does nothing. Otherwise the lock's ended holds are purged.
 local function start(h, mode, ms, id)
-  if fresh() then
+  if fresh(id) then
     return take_fresh(h, mode, ms, id), true
+  end
+  if undone(RELEASED, id) then
+    return {0, 0}
   end
   local bad = begin()
   if bad then

@@ -34,7 +34,9 @@
 -- ARGV[7] may take it, a TryLock of it too.
 -- Returns {-1, 0} when the owner holds the read lock but not the write
 -- lock: a read-to-write upgrade, which would wait for itself forever.
--- A WRONGKIND error when another kind holds the name.
+-- Returns {0, 0} to an acquire undone before it came (see the prelude's
+-- undone), which does nothing. A WRONGKIND error when another kind holds
+-- the name.
 local w, ms, id, r, intent, claims = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6] == '1'
 local proc, waiters = ARGV[7] or '', ARGV[8]
 -- taken ends or keeps the registration of the caller's process, which got

@@ -23,8 +23,9 @@
 -- Returns {0, wait} when refused: wait is the ms until the earliest live
 -- lease ends when a writer holds the lock (its write hold, or its own read
 -- hold), the ms until the hand-off lapses, or the ms until the last
--- waiting writer's intent lapses. A WRONGKIND error when another kind holds
--- the name.
+-- waiting writer's intent lapses; {0, 0} to an acquire undone before it
+-- came (see the prelude's undone), which does nothing. A WRONGKIND error
+-- when another kind holds the name.
 local r, ms, id, w = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 local reply = start(r, 'read', ms, id)
 if reply then

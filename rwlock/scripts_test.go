@@ -142,7 +142,7 @@ func (r *scriptRig) renew(hold string, token int64, lease time.Duration) int64 {
 
 func (r *scriptRig) undo(hold string, token, count int64) int64 {
 	r.t.Helper()
-	return r.int(undoScript, hold, token, count, r.k.rch, r.k.wch, handOff.Milliseconds())
+	return r.int(undoScript, hold, token, count, "", r.k.rch, r.k.wch, handOff.Milliseconds())
 }
 
 func (r *scriptRig) state(owner string) State {
@@ -704,7 +704,7 @@ func TestScripts_leave_another_kinds_hash_alone(t *testing.T) {
 				},
 				"runlock":  func() error { return readScripts.Release.Run(r.ctx, r.c, r.k.all, "o:r", 7, "u", 1000, r.k.wch).Err() },
 				"renew":    func() error { return renewScript.Run(r.ctx, r.c, r.k.renew, "o:w", 7, 1000).Err() },
-				"undo":     func() error { return undoScript.Run(r.ctx, r.c, r.k.all, "o:w", 0, 0, r.k.rch, r.k.wch).Err() },
+				"undo":     func() error { return undoScript.Run(r.ctx, r.c, r.k.all, "o:w", 0, 0, "", r.k.rch, r.k.wch).Err() },
 				"force":    func() error { _, err := forceUnlock(r.ctx, r.lc, r.k); return err },
 				"state":    func() error { _, err := readState(r.ctx, r.lc, r.k, "o"); return err },
 				"withdraw": func() error { _, err := withdraw(r.ctx, r.lc, r.k, "o:w"); return err },

@@ -19,10 +19,15 @@
 -- Returns {1, token} when the hold took the permits (its queue entry is
 -- removed; the token is newly minted). Returns {0, wait} when it did not:
 -- wait is how many ms may pass before a lease ends, freeing permits
--- without a wake-up; -1 when no permit is held. A WRONGKIND error when
--- another kind holds the name.
+-- without a wake-up; -1 when no permit is held. Returns {0, 0} to an
+-- acquire undone before it came (see the prelude's undone), which does
+-- nothing, nor joins the queue. A WRONGKIND error when another kind holds
+-- the name.
 local h, lease, id, def, n, wt, prefix, expiry, join =
   ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7], tonumber(ARGV[8]), ARGV[9] == '1'
+if undone(released, id) then
+  return {0, 0}
+end
 local first = acquire_first(hash, kind, h, id)
 if first then
   return first

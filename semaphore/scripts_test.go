@@ -157,7 +157,7 @@ func TestScripts(t *testing.T) {
 		t.Fatalf("acquire = %v", r)
 	}
 	for want := int64(1); want >= 0; want-- {
-		if n, err := undoScript.Run(ctx, rc, keys, "w2", 0, 0, 2, chans).Int64(); err != nil || n != want {
+		if n, err := undoScript.Run(ctx, rc, keys, "w2", 0, 0, "", 2, chans).Int64(); err != nil || n != want {
 			t.Fatalf("undo = %d, %v; want %d", n, err, want)
 		}
 	}
@@ -185,7 +185,7 @@ func TestScripts(t *testing.T) {
 	for name, err := range map[string]error{
 		"acquire": acquireScript.Run(ctx, rc, mkeys, "x", 60000, "a", 2, 1, 5000, chans, 1000, joinQueue).Err(),
 		"release": releaseScript.Run(ctx, rc, mkeys, "x", 1, "u", 10000, 2, chans).Err(),
-		"undo":    undoScript.Run(ctx, rc, mkeys, "x", 0, 0, 2, chans).Err(),
+		"undo":    undoScript.Run(ctx, rc, mkeys, "x", 0, 0, "", 2, chans).Err(),
 		"leave":   leaveScript.Run(ctx, rc, mkeys, "1:x", 2, chans).Err(),
 		"permits": permitsScript.Run(ctx, rc, mkeys, 3, 1000, 2, chans).Err(),
 		"state":   stateScript.Run(ctx, rc, mkeys, 2, chans).Err(),

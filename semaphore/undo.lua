@@ -5,19 +5,21 @@
 -- ARGV[1]  hold id
 -- ARGV[2]  fencing token the caller knows of: 0 (none)
 -- ARGV[3]  hold count the caller knows of: 0 (none)
--- ARGV[4]  number of permits when none was set at run time
--- ARGV[5]  prefix of the waiters' channels, PREFIX:{NAME}:ch:
+-- ARGV[4]  attempt id of the acquire to undo: marked undone when the hold
+--          does not list it (see the prelude's undone)
+-- ARGV[5]  number of permits when none was set at run time
+-- ARGV[6]  prefix of the waiters' channels, PREFIX:{NAME}:ch:
 --
 -- Returns 1 when a hold was freed (the waiters its permits serve are
 -- woken, as by release.lua), 0 when there was nothing to undo. The
 -- queue entry, if any, is left to leave.lua. A WRONGKIND error when
 -- another kind holds the name.
-local h, def, prefix = ARGV[1], ARGV[4], ARGV[5]
+local h, def, prefix = ARGV[1], ARGV[5], ARGV[6]
 local bad, now, before = enter(def, prefix)
 if bad then
   return bad
 end
-local done = hold_undo(hash, h, ARGV[2], tonumber(ARGV[3]))
+local done = hold_undo(hash, h, ARGV[2], tonumber(ARGV[3]), released, ARGV[4])
 if done == 'drop' then
   free_hold(h)
   wake_served(def, prefix, before)

@@ -136,6 +136,8 @@ func cases() []testCase {
 		{"unlock_in_doubt_never_retried_frees_the_lock", testUnlockInDoubtNeverRetried},
 		{"lost_acquire_reply_leaves_no_stray_hold", testLostAcquire},
 		{"acquire_sent_twice_takes_the_lock_once", testAcquireResent},
+		{"acquire_held_up_past_its_undo_does_nothing", testAcquireHeldUp},
+		{"acquire_held_up_while_its_undo_goes_unanswered_does_nothing", testAcquireHeldUpUndoUnanswered},
 		{"force_unlock_frees_and_holder_gets_ErrLost", testForce},
 		{"queries_follow_the_hold", testQueries},
 		{"with_owner_shares_the_hold", testWithOwner},

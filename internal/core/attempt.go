@@ -197,7 +197,7 @@ var errStale = errors.New("a stale hold was taken back")
 // nothing of (an undo to a known count of 0), within ctx.
 func (r *Holder) dropStale(ctx context.Context, token int64) error {
 	_, err := Call(ctx, r.cfg.Client, func(ctx context.Context) (any, error) {
-		return nil, r.runUndo(ctx, token, 0)
+		return nil, r.runUndo(ctx, token, 0, "")
 	}, nil)
 	return err
 }
@@ -294,7 +294,11 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time, conte
 // a whole lease. When called with undo set, that function cuts the owner's
 // hold in Redis back to what r knows of; either way r's later calls wait
 // until then (or until their ctx ends), so that nothing r does meanwhile
-// is undone. If the undo fails, the stray hold ends with its lease.
+// is undone. The acquire may also reach Redis after its undo (held up on
+// a connection the client gave up on): the undo then marks it, and it
+// does nothing when it comes (see the prelude's undone). When the undo
+// gets no answer, r's calls go on, and the undo is asked again by attempt
+// id in the background (see undoLater).
 //
 // An owner id that other values share (WithOwner) holds what r does not
 // know of: then the acquire is undone by its attempt id. The hold lists
@@ -316,31 +320,60 @@ func (r *Holder) freeze(id string) func(undo bool) {
 	}
 	return func(undo bool) {
 		r.cfg.Client.Go(func() {
-			defer func() {
-				r.settling.CompareAndSwap(&ch, nil)
-				close(ch)
-			}()
 			if prev != nil {
 				<-*prev
 			}
-			if undo {
-				r.undo(token, count)
+			answered := !undo || r.undo(token, count, id)
+			r.settling.CompareAndSwap(&ch, nil)
+			close(ch)
+			if !answered {
+				r.undoLater(id) // r's calls go on meanwhile
 			}
 		})
 	}
 }
 
 // undo runs the Undo script for the hold r knows of (token and count), or
-// for the acquire with attempt id token when count is -1.
-func (r *Holder) undo(token any, count int64) {
+// for the acquire with attempt id token when count is -1, after the
+// acquire with attempt id, and reports whether Redis answered (or never
+// will: the go-redis client is closed).
+func (r *Holder) undo(token any, count int64, id string) bool {
 	ctx, cancel := Detached(context.Background())
 	defer cancel()
-	_ = r.runUndo(ctx, token, count)
+	err := r.runUndo(ctx, token, count, id)
+	// A go-redis client its user closed will never answer: nothing more
+	// can be done from here.
+	return err == nil || isServerError(err) || ClientClosed(err)
+}
+
+// undoLater asks Redis again to undo the acquire with attempt id, whose
+// undo got no answer, pausing as settleLater does between tries, until
+// Redis answers or the Client (or its go-redis client) is closed. It
+// undoes that acquire alone (by its attempt id, as for a shared owner
+// id), so that it touches nothing r took since; if the acquire has not
+// come yet, it marks it, and it does nothing when it comes. Without this,
+// an acquire held up in the network while its undo failed would take the
+// lock when it came, and keep it, unknown to anyone, for a whole lease.
+func (r *Holder) undoLater(id string) {
+	c := r.cfg.Client
+	t := time.NewTimer(SettleRetry.Bound(0))
+	defer t.Stop()
+	for n := 1; ; n++ {
+		select {
+		case <-t.C:
+		case <-c.Done():
+			return
+		}
+		if r.undo(id, -1, id) {
+			return
+		}
+		t.Reset(SettleRetry.Bound(n))
+	}
 }
 
 // runUndo runs the Undo script that cuts the owner's hold back to token
-// and count (see undo).
-func (r *Holder) runUndo(ctx context.Context, token any, count int64) error {
-	argv := append([]any{r.hold, token, count}, r.spec.UndoArgs...)
+// and count after the acquire with attempt id (see undo).
+func (r *Holder) runUndo(ctx context.Context, token any, count int64, id string) error {
+	argv := append([]any{r.hold, token, count, id}, r.spec.UndoArgs...)
 	return r.spec.Undo.Run(ctx, r.cfg.Client.Redis(), r.spec.Keys, argv...).Err()
 }

@@ -16,7 +16,8 @@ import (
 // a failed round took. A call waits for its clean-up this long at most
 // (a waiter leaving its queue, only CleanupGrace: see Cleanup); one that
 // the server does not answer in time goes on in the background (see
-// Call), and if it fails, what it would have removed ends with its lease.
+// Call), and if it fails, what it would have removed ends with its lease
+// (but an undo, which is asked again: see Holder.undoLater).
 const CleanupTimeout = 500 * time.Millisecond
 
 // ReleaseWindow is how long a released token is remembered, so that a
@@ -33,8 +34,9 @@ const ReleaseWindow = 10 * time.Second
 //	Release  hold, token, unlock id, ReleaseWindow ms, ReleaseArgs…
 //	         → remaining count (0: the hold ended), -1 when not there
 //	Renew    hold, token, lease ms → 1 renewed, 0 gone
-//	Undo     hold, known token, known count, UndoArgs… → 1 undone, 0 not;
-//	         a shared owner id's undo passes the attempt id and count -1
+//	Undo     hold, known token, known count, attempt id, UndoArgs… → 1
+//	         undone, 0 not; an undo by attempt id (a shared owner id's)
+//	         passes the attempt id as the token too, and count -1
 //
 // The attempt id is new for every Attempt: an acquire that finds its own id
 // recorded on the hold (':a:' in the prelude's layout) was re-sent by the

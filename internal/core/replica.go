@@ -41,8 +41,8 @@ var errNoMaster = errors.New("WithReplicaAck needs a *redis.Client (plain or fai
 // with attempt id just took, when the lock wants it. When they do not (too
 // few, an error, ctx ending), or the Client was closed while they were
 // waited for, it undoes that acquire and returns why; the lock is then as
-// the caller left it, unless the undo failed too (the hold then ends with
-// its lease). r.op held.
+// the caller left it, or soon is (an undo that gets no answer is asked
+// again in the background, see undoLater). r.op held.
 func (r *Holder) confirm(ctx context.Context, id string) error {
 	if r.cfg.ReplicaAcks == 0 {
 		return nil
@@ -56,14 +56,18 @@ func (r *Holder) confirm(ctx context.Context, id string) error {
 	if err == nil {
 		return nil
 	}
+	var answered bool
 	if r.cfg.OwnOwner {
 		var token, count int64
 		if h := r.Live(); h != nil {
 			token, count = h.Token, h.Count
 		}
-		r.undo(token, count)
+		answered = r.undo(token, count, id)
 	} else {
-		r.undo(id, -1)
+		answered = r.undo(id, -1, id)
+	}
+	if !answered {
+		r.cfg.Client.Go(func() { r.undoLater(id) })
 	}
 	return err
 }

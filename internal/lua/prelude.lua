@@ -20,7 +20,9 @@
 -- go back). A key PREFIX:{NAME}:released:TOKEN remembers, for a short
 -- while (it expires), that the hold with TOKEN ended by its release, so
 -- that a retried release whose first reply was lost reports success
--- instead of a loss.
+-- instead of a loss. A key PREFIX:{NAME}:released:ATTEMPT marks, for
+-- undone_window ms, an acquire undone before it reached the server (see
+-- undone).
 
 -- clock is the server's time as TIME gives it, {seconds, µs}, once read
 -- (see server_time).
@@ -153,6 +155,31 @@ local function acquires_undone(list, id)
   local s = ' ' .. list .. ' '
   local i = string.find(s, ' ' .. id .. ' ', 1, true)
   return string.sub(s, 2, i) .. '-' .. string.sub(s, i + 1, -2)
+end
+
+-- Undone acquires. The undo of an acquire whose reply was lost may reach
+-- the server before the acquire does: the acquire was held up on a
+-- connection the client gave up on (a network cut, a stalled proxy) and
+-- is delivered later. An undo that finds nothing of its acquire marks the
+-- attempt id as undone, in the key released .. ':' .. id, and an acquire
+-- so marked does nothing when it comes. The mark lasts undone_window ms:
+-- longer than TCP waits between two sends of unanswered data (2 min), so
+-- that an acquire held up by a cut arrives, once the cut heals, before its
+-- mark expires. Attempt ids are never bare numbers, so the marks never
+-- collide with the released tokens of the same prefix.
+local undone_window = 300000
+
+-- undo_mark marks the acquire with attempt id as undone. The mark takes
+-- memory: a server whose memory is full refuses it, and the undo goes on
+-- without it.
+local function undo_mark(released, id)
+  redis.pcall('set', released .. ':' .. id, '1', 'PX', undone_window)
+end
+
+-- undone reports whether the acquire with attempt id was undone before it
+-- came: the acquire then does nothing.
+local function undone(released, id)
+  return redis.call('exists', released .. ':' .. id) == 1
 end
 
 -- hold_new begins hold h (count 1) with a freshly minted token, by the
@@ -304,17 +331,9 @@ local function hold_release_all(hash, released, h, token, id, window, freed, kin
   return count
 end
 
--- hold_undo cuts hold h back to what a caller knows it holds (token and
--- count; 0 and 0 for nothing) after an acquire whose reply was lost. A
--- caller that shares its owner id with others knows nothing of the hold:
--- it passes count -1 and, for token, the attempt id of the acquire to
--- undo, which is undone once, as long as the hold lists it (see
--- Acquires), whatever other acquires came after it. It returns 'cut' when
--- the count was set back, 'drop' when h was a hold the caller does not
--- know of and its fields were dropped (the caller frees or settles the
--- hash and wakes waiters), or nil when there was nothing to do.
-local function hold_undo(hash, h, token, known)
-  local v = redis.call('hmget', hash, h, ':a:' .. h, ':t:' .. h)
+-- hold_cut is hold_undo's cut of hold h, given the fields it read: {count,
+-- acquires list, token}.
+local function hold_cut(hash, h, token, known, v)
   local count = tonumber(v[1])
   if not count then
     return nil
@@ -336,6 +355,27 @@ local function hold_undo(hash, h, token, known)
   end
   hold_drop(hash, h)
   return 'drop'
+end
+
+-- hold_undo cuts hold h back to what a caller knows it holds (token and
+-- count; 0 and 0 for nothing) after the acquire with attempt id, whose
+-- reply was lost. A caller that shares its owner id with others knows
+-- nothing of the hold: it passes count -1 and, for token, the attempt id
+-- again, and the acquire is undone once, as long as the hold lists it
+-- (see Acquires), whatever other acquires came after it. When the hold
+-- does not list the acquire, the acquire is marked undone (see undone),
+-- released being the prefix of the marks: it may not have come yet. It
+-- returns 'cut' when the count was set back, 'drop' when h was a hold the
+-- caller does not know of and its fields were dropped (the caller frees or
+-- settles the hash and wakes waiters), or nil when there was nothing to
+-- do.
+local function hold_undo(hash, h, token, known, released, id)
+  local v = redis.call('hmget', hash, h, ':a:' .. h, ':t:' .. h)
+  local done = hold_cut(hash, h, token, known, v)
+  if id ~= '' and not acquired(v[2], id) then
+    undo_mark(released, id)
+  end
+  return done
 end
 
 -- hold_live reports whether hold h is there with token.

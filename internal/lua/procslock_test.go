@@ -51,7 +51,7 @@ func (l *procsLock) acquireAs(owner, id, proc, waiters string) []int64 {
 // undid it.
 func (l *procsLock) undo(owner, id string) int64 {
 	l.t.Helper()
-	n, err := lua.Mutex.Undo.Run(context.Background(), l.c, l.keys, owner, id, -1, l.ch, "reentrant").Int64()
+	n, err := lua.Mutex.Undo.Run(context.Background(), l.c, l.keys, owner, id, -1, id, l.ch, "reentrant").Int64()
 	if err != nil {
 		l.t.Fatalf("undo: %v", err)
 	}

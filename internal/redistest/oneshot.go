@@ -8,8 +8,8 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// This file and counter.go and silence.go hold the go-redis hooks that
-// tests add to a client. Faults of the server itself (stop,
+// This file and counter.go, heldup.go and silence.go hold the go-redis
+// hooks that tests add to a client. Faults of the server itself (stop,
 // kill, restart, stall) are methods of [Server].
 
 // The errors the one-shot hooks give the caller of the command they act on.

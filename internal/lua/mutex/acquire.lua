@@ -36,8 +36,10 @@
 -- process named by ARGV[5] is registered as waiting. While the free lock
 -- is kept for another process, {0, wait}: the time it is still kept (the
 -- caller tries again then, and is refused with the lease of that process's
--- hold if it took the lock; if it never does, the caller takes it). A
--- WRONGKIND error when another kind holds the name.
+-- hold if it took the lock; if it never does, the caller takes it).
+-- Returns {0, 0} to an acquire undone before it came (see the prelude's
+-- undone), which does nothing. A WRONGKIND error when another kind holds
+-- the name.
 local hash, turn, owner, lease, id, kind = KEYS[1], KEYS[5], ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 local proc, waiters, reenter = ARGV[5] or '', ARGV[6], ARGV[7] ~= '1'
 local r
@@ -47,7 +49,12 @@ local function refuse(wait)
   end
   return {0, wait}
 end
-local n = redis.call('exists', hash, turn)
+-- The one call an uncontended acquire makes before taking the lock also
+-- tells whether the acquire was undone before it came.
+local n = redis.call('exists', hash, turn, KEYS[3] .. ':' .. id)
+if n > 0 and undone(KEYS[3], id) then
+  return {0, 0}
+end
 if n == 1 and redis.call('exists', hash) == 0 then
   -- Free, and kept for a woken process: this one, or another.
   local wait = kept_for(turn, proc)
