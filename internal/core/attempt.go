@@ -355,20 +355,7 @@ func (r *Holder) undo(token any, count int64, id string) bool {
 // an acquire held up in the network while its undo failed would take the
 // lock when it came, and keep it, unknown to anyone, for a whole lease.
 func (r *Holder) undoLater(id string) {
-	c := r.cfg.Client
-	t := time.NewTimer(SettleRetry.Bound(0))
-	defer t.Stop()
-	for n := 1; ; n++ {
-		select {
-		case <-t.C:
-		case <-c.Done():
-			return
-		}
-		if r.undo(id, -1, id) {
-			return
-		}
-		t.Reset(SettleRetry.Bound(n))
-	}
+	retryLater(r.cfg.Client, func() bool { return r.undo(id, -1, id) })
 }
 
 // runUndo runs the Undo script that cuts the owner's hold back to token

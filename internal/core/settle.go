@@ -3,6 +3,8 @@ package core
 import (
 	"context"
 	"time"
+
+	"github.com/lockkit/lockkit"
 )
 
 // SettleRetry spaces the tries of an Unlock in doubt settled in the
@@ -29,21 +31,25 @@ func (r *Holder) settleLater(h *Hold) {
 	}
 	r.background = h
 	c := r.cfg.Client
-	c.Go(func() {
-		t := time.NewTimer(SettleRetry.Bound(0))
-		defer t.Stop()
-		for n := 1; ; n++ {
-			select {
-			case <-t.C:
-			case <-c.Done():
-				return
-			}
-			if r.settleTry(h) {
-				return
-			}
-			t.Reset(SettleRetry.Bound(n))
+	c.Go(func() { retryLater(c, func() bool { return r.settleTry(h) }) })
+}
+
+// retryLater calls try, pausing SettleRetry before each call, until it
+// reports that it is done or c is closed.
+func retryLater(c *lockkit.Client, try func() bool) {
+	t := time.NewTimer(SettleRetry.Bound(0))
+	defer t.Stop()
+	for n := 1; ; n++ {
+		select {
+		case <-t.C:
+		case <-c.Done():
+			return
 		}
-	})
+		if try() {
+			return
+		}
+		t.Reset(SettleRetry.Bound(n))
+	}
 }
 
 // settleTry makes one try of settleLater for h, and reports whether the
