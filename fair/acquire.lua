@@ -38,10 +38,8 @@
 local hash, fence, queue, timeouts = KEYS[1], KEYS[2], KEYS[4], KEYS[5]
 local owner, lease, id, wt, prefix, join = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6] == '1'
 local reenter = ARGV[7] ~= '1'
--- The one call an uncontended acquire makes before taking the lock also
--- tells whether the acquire was undone before it came.
-local n = redis.call('exists', hash, queue, timeouts, KEYS[3] .. ':' .. id)
-if n > 0 and undone(KEYS[3], id) then
+local n = existing(KEYS[3], id, hash, queue, timeouts)
+if not n then
   return {0, 0}
 end
 if n == 0 then

@@ -246,13 +246,14 @@ local function begin()
   return nil, purge()
 end
 
--- fresh reports whether nothing of the lock is there: no hold, lease,
--- intent, hand-off or turn, and that the acquire with attempt id was not
--- undone before it came (see the prelude's undone), in one call. An
--- acquire takes a fresh lock at once (take_fresh): begin's purge and the
--- checks of a busy lock come to that.
+-- fresh returns whether nothing of the lock is there: no hold, lease,
+-- intent, hand-off or turn; nil when the acquire with attempt id was
+-- undone before it came (see the prelude's existing). An acquire takes a
+-- fresh lock at once (take_fresh): begin's purge and the checks of a busy
+-- lock come to that.
 local function fresh(id)
-  return redis.call('exists', HASH, LEASES, WRITERS, TURN, RELEASED .. ':' .. id) == 0
+  local n = existing(RELEASED, id, HASH, LEASES, WRITERS, TURN)
+  return n and n == 0
 end
 
 -- take_fresh begins hold h, in mode 'read' or 'write', on a fresh lock,
@@ -273,11 +274,11 @@ end
 -- acquire (hold_again); {0, 0} to an acquire undone before it came, which
 -- does nothing. Otherwise the lock's ended holds are purged.
 local function start(h, mode, ms, id)
-  if fresh(id) then
-    return take_fresh(h, mode, ms, id), true
-  end
-  if undone(RELEASED, id) then
+  local f = fresh(id)
+  if f == nil then
     return {0, 0}
+  elseif f then
+    return take_fresh(h, mode, ms, id), true
   end
   local bad = begin()
   if bad then

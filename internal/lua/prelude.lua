@@ -182,6 +182,18 @@ local function undone(released, id)
   return redis.call('exists', released .. ':' .. id) == 1
 end
 
+-- existing returns how many of the keys that follow exist, or nil when the
+-- acquire with attempt id was undone before it came (see undone): an
+-- acquire's first call, which tells both in one call when neither is the
+-- case (an uncontended acquire's).
+local function existing(released, id, ...)
+  local n = redis.call('exists', released .. ':' .. id, ...)
+  if n > 0 and undone(released, id) then
+    return nil
+  end
+  return n
+end
+
 -- hold_new begins hold h (count 1) with a freshly minted token, by the
 -- acquire with attempt id, and marks the hash as kind's; the optional
 -- field, value pairs that follow are set in the same call. It returns the

@@ -49,10 +49,8 @@ local function refuse(wait)
   end
   return {0, wait}
 end
--- The one call an uncontended acquire makes before taking the lock also
--- tells whether the acquire was undone before it came.
-local n = redis.call('exists', hash, turn, KEYS[3] .. ':' .. id)
-if n > 0 and undone(KEYS[3], id) then
+local n = existing(KEYS[3], id, hash, turn)
+if not n then
   return {0, 0}
 end
 if n == 1 and redis.call('exists', hash) == 0 then
