@@ -57,18 +57,18 @@ type Config struct {
 	FairWaiterTimeout time.Duration
 }
 
-// Kinds are the lock kinds of the tests, whose locks are set as c says:
+// Kinds are the lock kinds of the tests, whose locks are set as cfg says:
 // reentrant, reentrant in cohort mode, fair, spin, the write and read
 // sides of an rwlock, a multi-lock of a reentrant and a fair lock,
 // RedLock over three servers, a semaphore of one permit, an election.
-func Kinds(c Config) []Kind {
+func Kinds(cfg Config) []Kind {
 	var fairOpts []lockkit.Option
-	if c.FairWaiterTimeout > 0 {
-		fairOpts = append(fairOpts, fair.WithWaiterTimeout(c.FairWaiterTimeout))
+	if cfg.FairWaiterTimeout > 0 {
+		fairOpts = append(fairOpts, fair.WithWaiterTimeout(cfg.FairWaiterTimeout))
 	}
 	return []Kind{
 		single("reentrant", func(c *lockkit.Client, n string) *reentrant.Mutex { return reentrant.New(c, n) }, forceOf),
-		cohort(c.HandoffHold),
+		cohort(cfg.HandoffHold),
 		single("fair", func(c *lockkit.Client, n string) *fair.Mutex { return fair.New(c, n, fairOpts...) }, forceOf),
 		spinKind(),
 		single("rwlock write", func(c *lockkit.Client, n string) *rwlock.RWMutex { return rwlock.New(c, n) }, forceOf),

@@ -90,7 +90,7 @@ func ChildUnlock(t *testing.T, c *redistest.Child, want string) {
 	t.Helper()
 	c.Send(t, "unlock")
 	if got := c.WaitLine(t, "unlock ", CallBound); got != "unlock "+want {
-		t.Errorf("the stopped process's Unlock: got %q, want %q", got, "unlock "+want)
+		t.Errorf("the owner child's Unlock: got %q, want %q", got, "unlock "+want)
 	}
 }
 
