@@ -1,7 +1,6 @@
 package adminfault_test
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
@@ -76,27 +75,17 @@ func serve(t *testing.T, within time.Duration, ws ...faultkit.Waiter) {
 // tokens larger than those of old, part by part (nil: no check).
 func serveAfter(t *testing.T, within time.Duration, old []int64, ws ...faultkit.Waiter) {
 	t.Helper()
-	type result struct {
-		i   int
-		err error
-	}
-	got := make(chan result, len(ws))
-	for i, w := range ws {
-		go func() { got <- result{i, <-w.Done} }()
-	}
+	got := faultkit.Returns(ws)
 	for range ws {
-		r := redistest.Receive(t, got, within, fmt.Sprintf("a waiter of %d to take the lock", len(ws)))
-		if r.err != nil {
-			t.Fatalf("waiter %d: Lock = %v", r.i, r.err)
-		}
+		r := faultkit.NextTaken(t, got, len(ws), within)
 		if len(got) > 0 {
-			t.Errorf("waiter %d's Lock returned while waiter %d held the lock", (<-got).i, r.i)
+			t.Errorf("waiter %d's Lock returned while waiter %d held the lock", (<-got).I, r.I)
 		}
-		for p, tok := range ws[r.i].Tokens() {
+		for p, tok := range ws[r.I].Tokens() {
 			if old != nil && tok <= old[p] {
-				t.Errorf("waiter %d's token %d of part %d is not larger than the lost hold's %d", r.i, tok, p, old[p])
+				t.Errorf("waiter %d's token %d of part %d is not larger than the lost hold's %d", r.I, tok, p, old[p])
 			}
 		}
-		faultkit.MustUnlock(t, ws[r.i].Owner)
+		faultkit.MustUnlock(t, ws[r.I].Owner)
 	}
 }

@@ -97,41 +97,31 @@ func release(t *testing.T, holder faultkit.Owner, want outcome) {
 // then reported lost.
 func (e *env) serve(t *testing.T, lossy bool, ws ...faultkit.Waiter) {
 	t.Helper()
-	type result struct {
-		i   int
-		err error
-	}
-	got := make(chan result, len(ws))
-	for i, w := range ws {
-		go func() { got <- result{i, <-w.Done} }()
-	}
+	got := faultkit.Returns(ws)
 	for range ws {
-		r := redistest.Receive(t, got, callBound, fmt.Sprintf("a waiter of %d to take the lock", len(ws)))
-		if r.err != nil {
-			t.Fatalf("waiter %d: Lock = %v", r.i, r.err)
-		}
-		sigs, toks := ws[r.i].Lost(), ws[r.i].Tokens()
+		r := faultkit.NextTaken(t, got, len(ws), callBound)
+		sigs, toks := ws[r.I].Lost(), ws[r.I].Tokens()
 		if len(got) > 0 && lossy {
 			// Two masters for a while: one of the two holds is on the one
 			// that is made a replica, and must be reported lost.
 			o := <-got
-			other := ws[o.i].Lost()
+			other := ws[o.I].Lost()
 			redistest.Eventually(t, callBound, "one of two holds taken at once to be reported lost", func() bool {
-				return redistest.AnyClosed(sigs) || o.err == nil && redistest.AnyClosed(other)
+				return redistest.AnyClosed(sigs) || o.Err == nil && redistest.AnyClosed(other)
 			})
 			got <- o
 		} else if len(got) > 0 {
-			t.Errorf("waiter %d's Lock returned while waiter %d held the lock", (<-got).i, r.i)
+			t.Errorf("waiter %d's Lock returned while waiter %d held the lock", (<-got).I, r.I)
 		}
 		if lossy && redistest.AnyClosed(sigs) {
-			if err := settledUnlock(t, ws[r.i].Owner); !errors.Is(err, lockkit.ErrLost) {
-				t.Fatalf("waiter %d: Unlock of a hold reported lost = %v; want ErrLost", r.i, err)
+			if err := settledUnlock(t, ws[r.I].Owner); !errors.Is(err, lockkit.ErrLost) {
+				t.Fatalf("waiter %d: Unlock of a hold reported lost = %v; want ErrLost", r.I, err)
 			}
 			continue
 		}
-		e.fenced(t, fmt.Sprintf("waiter %d", r.i), toks) // read while the hold was not lost
-		if err := settledUnlock(t, ws[r.i].Owner); err != nil {
-			t.Fatalf("waiter %d: Unlock = %v", r.i, err)
+		e.fenced(t, fmt.Sprintf("waiter %d", r.I), toks) // read while the hold was not lost
+		if err := settledUnlock(t, ws[r.I].Owner); err != nil {
+			t.Fatalf("waiter %d: Unlock = %v", r.I, err)
 		}
 	}
 }
