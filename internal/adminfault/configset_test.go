@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -27,19 +28,19 @@ func TestConfigSet_of_settings_the_locks_do_not_use_changes_nothing(t *testing.T
 	} {
 		t.Run(setting[0], func(t *testing.T) {
 			forEachKindLease(t, configLease, func(t *testing.T, e *env) {
-				e.admin(t, "config", "set", setting[0], setting[1])
-				holder := e.owner(e.a, 0)
-				mustLock(t, holder)
+				e.Admin(t, "config", "set", setting[0], setting[1])
+				holder := e.Owner(e.A, 0)
+				faultkit.MustLock(t, holder)
 				ctx := redistest.Ctx(t, redistest.Hang)
-				w1, w2 := e.wait(t, ctx, e.a, 1), e.wait(t, ctx, e.b, 2)
+				w1, w2 := e.WaitBeside(t, ctx, e.A, 1), e.Wait(t, ctx, e.B, 2)
 
-				renewed(t, e.a, 2)
-				if redistest.AnyClosed(holder.lost()) {
+				renewed(t, e.A, 2)
+				if redistest.AnyClosed(holder.Lost()) {
 					t.Fatal("hold reported lost")
 				}
-				mustUnlock(t, holder)
+				faultkit.MustUnlock(t, holder)
 				serve(t, wakeBound, w1, w2)
-				e.clean(t, e.name)
+				e.Clean(t, e.Name)
 			})
 		})
 	}

@@ -9,11 +9,12 @@
 // rely on, and a restart from an RDB snapshot or an AOF of an earlier
 // moment (one node of three for RedLock).
 //
-// Every lock kind runs through one table of the kinds (kinds_test.go), on
-// a redis-server of its own (three for RedLock), since each of these
-// faults acts on the whole server. Each test has waiters on the holder's
-// Client and on another; the test of killed pub/sub connections has one
-// in a child process too.
+// Every lock kind runs through the table of the kinds of
+// internal/faultkit, on a redis-server of its own (three for RedLock),
+// since each of these faults acts on the whole server. Each test has
+// waiters on the holder's Client and on another; the test of killed
+// pub/sub connections has one in a child process too (faultkit's waiter
+// child).
 //
 // The package has no code of its own; it exists for its tests.
 package adminfault

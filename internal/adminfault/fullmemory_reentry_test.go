@@ -3,6 +3,7 @@ package adminfault_test
 import (
 	"testing"
 
+	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -14,26 +15,26 @@ import (
 // again.
 func TestFullMemory_Unlocks_of_a_reentered_hold_free_the_lock(t *testing.T) {
 	forEachKind(t, func(t *testing.T, e *env) {
-		if e.k.once {
+		if e.K.Once {
 			t.Skip("an owner's second Lock does not re-enter its hold")
 		}
-		o := e.owner(e.a, 0)
-		mustLock(t, o)
-		mustLock(t, o)
+		o := e.Owner(e.A, 0)
+		faultkit.MustLock(t, o)
+		faultkit.MustLock(t, o)
 
 		e.fill(t, "noeviction")
 		if err := o.Unlock(redistest.Ctx(t, callBound)); err != nil {
 			t.Fatalf("first Unlock of a hold entered twice, with the memory full = %v, want nil", err)
 		}
-		if redistest.AnyClosed(o.lost()) {
+		if redistest.AnyClosed(o.Lost()) {
 			t.Fatal("hold reported lost after the first Unlock")
 		}
 		if err := o.Unlock(redistest.Ctx(t, callBound)); err != nil {
 			t.Fatalf("second Unlock with the memory full = %v, want nil", err)
 		}
-		e.clean(t, e.name)
+		e.Clean(t, e.Name)
 
 		e.unfill(t)
-		e.wantFree(t, e.b, "memory freed")
+		e.wantFree(t, e.B, "memory freed")
 	})
 }

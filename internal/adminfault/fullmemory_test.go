@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -19,43 +20,43 @@ import (
 // be taken again.
 func TestFullMemory_Lock_fails_with_OOM_and_Unlock_and_ForceUnlock_free_the_lock(t *testing.T) {
 	forEachKind(t, func(t *testing.T, e *env) {
-		held := e.owner(e.a, 0)
-		mustLock(t, held)
-		forcedName := e.name + "-forced"
-		forced := e.k.owner(e.a, forcedName, 0)
-		mustLock(t, forced)
-		w := e.wait(t, redistest.Ctx(t, callBound), e.b, 1)
+		held := e.Owner(e.A, 0)
+		faultkit.MustLock(t, held)
+		forcedName := e.Name + "-forced"
+		forced := e.K.Owner(e.A.Nodes, forcedName, 0)
+		faultkit.MustLock(t, forced)
+		w := e.Wait(t, redistest.Ctx(t, callBound), e.B, 1)
 
 		e.fill(t, "noeviction")
 
-		freshName := e.name + "-fresh"
-		fresh := e.k.owner(e.b, freshName, 1)
+		freshName := e.Name + "-fresh"
+		fresh := e.K.Owner(e.B.Nodes, freshName, 1)
 		if wantOOM(t, "Lock of a free lock", fresh.Lock(redistest.Ctx(t, callBound))) {
-			mustUnlock(t, fresh)
+			faultkit.MustUnlock(t, fresh)
 		}
-		e.clean(t, freshName)
+		e.Clean(t, freshName)
 
-		renewed(t, e.a, 4)
-		if redistest.AnyClosed(held.lost()) {
+		renewed(t, e.A, 4)
+		if redistest.AnyClosed(held.Lost()) {
 			t.Errorf("hold reported lost while memory is full")
 		}
 
 		if err := held.Unlock(redistest.Ctx(t, callBound)); err != nil {
 			t.Errorf("Unlock with the memory full = %v, want nil", err)
 		}
-		if wantOOM(t, "the waiter's Lock", redistest.Receive(t, w.done, callBound, "the waiter's Lock to return")) {
-			mustUnlock(t, w.owner)
+		if wantOOM(t, "the waiter's Lock", redistest.Receive(t, w.Done, callBound, "the waiter's Lock to return")) {
+			faultkit.MustUnlock(t, w.Owner)
 		}
-		e.clean(t, e.name)
-		if forced.force != nil {
-			if ok, err := forced.force(redistest.Ctx(t, callBound)); !ok || err != nil {
+		e.Clean(t, e.Name)
+		if forced.Force != nil {
+			if ok, err := forced.Force(redistest.Ctx(t, callBound)); !ok || err != nil {
 				t.Errorf("ForceUnlock with the memory full = %v, %v; want true, nil", ok, err)
 			}
-			e.clean(t, forcedName)
+			e.Clean(t, forcedName)
 		}
 
 		e.unfill(t)
-		e.wantFree(t, e.b, "memory freed")
+		e.wantFree(t, e.B, "memory freed")
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/latch"
 )
@@ -13,7 +14,7 @@ import (
 // it has a kind of its own, outside the table of lock kinds.
 func latchEnv(t *testing.T) *env {
 	t.Helper()
-	return newEnv(t, kind{name: "latch", names: ownName}, lease)
+	return newEnv(t, faultkit.Latch(), lease)
 }
 
 // awaitAsync starts l.Await(ctx) and returns the channel its error comes
@@ -51,26 +52,26 @@ func TestLatch_Await_is_woken_across_SCRIPT_FLUSH_and_killed_pubsub_connections(
 	e := latchEnv(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
 
-	flushed := e.name + "-flushed"
-	countDown(t, latch.New(e.a.nodes[0], flushed, 2), 1)
-	w1, w2 := awaitAsync(ctx, latch.New(e.a.nodes[0], flushed, 2)), awaitAsync(ctx, latch.New(e.b.nodes[0], flushed, 2))
+	flushed := e.Name + "-flushed"
+	countDown(t, latch.New(e.A.Nodes[0], flushed, 2), 1)
+	w1, w2 := awaitAsync(ctx, latch.New(e.A.Nodes[0], flushed, 2)), awaitAsync(ctx, latch.New(e.B.Nodes[0], flushed, 2))
 	e.subscribed(t)
-	e.admin(t, "script", "flush")
-	countDown(t, latch.New(e.b.nodes[0], flushed, 2), 0)
+	e.Admin(t, "script", "flush")
+	countDown(t, latch.New(e.B.Nodes[0], flushed, 2), 0)
 	opened(t, w1, w2)
 
-	killed := e.name + "-killed"
-	w1, w2 = awaitAsync(ctx, latch.New(e.a.nodes[0], killed, 1)), awaitAsync(ctx, latch.New(e.b.nodes[0], killed, 1))
+	killed := e.Name + "-killed"
+	w1, w2 = awaitAsync(ctx, latch.New(e.A.Nodes[0], killed, 1)), awaitAsync(ctx, latch.New(e.B.Nodes[0], killed, 1))
 	for range pubsubKills {
 		e.subscribed(t)
-		before := e.b.reconnects.Load()
-		e.admin(t, "client", "kill", "type", "pubsub")
+		before := e.B.Reconnects.Load()
+		e.Admin(t, "client", "kill", "type", "pubsub")
 		redistest.Eventually(t, callBound, "the waiting Client to reconnect", func() bool {
-			return e.b.reconnects.Load() > before
+			return e.B.Reconnects.Load() > before
 		})
 	}
 	e.subscribed(t)
-	countDown(t, latch.New(e.a.nodes[0], killed, 1), 0)
+	countDown(t, latch.New(e.A.Nodes[0], killed, 1), 0)
 	opened(t, w1, w2)
 }
 
@@ -83,14 +84,14 @@ func TestLatch_Await_is_woken_across_SCRIPT_FLUSH_and_killed_pubsub_connections(
 func TestLatch_calls_during_CLIENT_PAUSE_return_at_their_deadline(t *testing.T) {
 	e := latchEnv(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
-	w1, w2 := awaitAsync(ctx, latch.New(e.a.nodes[0], e.name, 2)), awaitAsync(ctx, latch.New(e.b.nodes[0], e.name, 2))
+	w1, w2 := awaitAsync(ctx, latch.New(e.A.Nodes[0], e.Name, 2)), awaitAsync(ctx, latch.New(e.B.Nodes[0], e.Name, 2))
 	e.subscribed(t)
-	l := latch.New(e.a.nodes[0], e.name, 2)
+	l := latch.New(e.A.Nodes[0], e.Name, 2)
 
 	e.pause(t, 2*time.Second, "WRITE")
 	inTime(t, []pausedCall{
 		{name: "CountDown", call: func(ctx context.Context) error { _, err := l.CountDown(ctx); return err }, deadline: true},
-		{name: "Await", call: latch.New(e.b.nodes[0], e.name, 2).Await, deadline: true},
+		{name: "Await", call: latch.New(e.B.Nodes[0], e.Name, 2).Await, deadline: true},
 	})
 	e.unpaused(t)
 	for {
@@ -113,14 +114,14 @@ func TestLatch_calls_during_CLIENT_PAUSE_return_at_their_deadline(t *testing.T) 
 func TestLatch_FLUSHALL_starts_the_latch_afresh_and_its_waiters_wait_a_full_count(t *testing.T) {
 	e := latchEnv(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
-	countDown(t, latch.New(e.a.nodes[0], e.name, 2), 1)
-	w1, w2 := awaitAsync(ctx, latch.New(e.a.nodes[0], e.name, 2)), awaitAsync(ctx, latch.New(e.b.nodes[0], e.name, 2))
+	countDown(t, latch.New(e.A.Nodes[0], e.Name, 2), 1)
+	w1, w2 := awaitAsync(ctx, latch.New(e.A.Nodes[0], e.Name, 2)), awaitAsync(ctx, latch.New(e.B.Nodes[0], e.Name, 2))
 	e.subscribed(t)
 
-	e.admin(t, "flushall")
-	countDown(t, latch.New(e.b.nodes[0], e.name, 2), 1)
+	e.Admin(t, "flushall")
+	countDown(t, latch.New(e.B.Nodes[0], e.Name, 2), 1)
 	redistest.NotYet(t, w1, "Await returned after the latch started afresh")
 	redistest.NotYet(t, w2, "Await returned after the latch started afresh")
-	countDown(t, latch.New(e.b.nodes[0], e.name, 2), 0)
+	countDown(t, latch.New(e.B.Nodes[0], e.Name, 2), 0)
 	opened(t, w1, w2)
 }

@@ -17,18 +17,18 @@ import (
 func TestLatch_with_the_memory_full_the_opening_count_down_wakes_the_waiters(t *testing.T) {
 	e := latchEnv(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
-	countDown(t, latch.New(e.a.nodes[0], e.name, 2), 1)
-	w1, w2 := awaitAsync(ctx, latch.New(e.a.nodes[0], e.name, 2)), awaitAsync(ctx, latch.New(e.b.nodes[0], e.name, 2))
+	countDown(t, latch.New(e.A.Nodes[0], e.Name, 2), 1)
+	w1, w2 := awaitAsync(ctx, latch.New(e.A.Nodes[0], e.Name, 2)), awaitAsync(ctx, latch.New(e.B.Nodes[0], e.Name, 2))
 	e.subscribed(t)
 
 	e.fill(t, "noeviction")
-	fresh := e.name + "-fresh"
-	if _, err := latch.New(e.b.nodes[0], fresh, 2).CountDown(redistest.Ctx(t, callBound)); err != nil {
+	fresh := e.Name + "-fresh"
+	if _, err := latch.New(e.B.Nodes[0], fresh, 2).CountDown(redistest.Ctx(t, callBound)); err != nil {
 		if !strings.Contains(err.Error(), "OOM") {
 			t.Errorf("CountDown of a fresh latch with the memory full = %v, want the server's OOM error", err)
 		}
-		e.clean(t, fresh)
+		e.Clean(t, fresh)
 	}
-	countDown(t, latch.New(e.b.nodes[0], e.name, 2), 0)
+	countDown(t, latch.New(e.B.Nodes[0], e.Name, 2), 0)
 	opened(t, w1, w2)
 }

@@ -3,6 +3,7 @@ package adminfault_test
 import (
 	"testing"
 
+	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/latch"
 )
@@ -16,27 +17,27 @@ import (
 func TestLatch_restart_from_older_data_brings_back_its_count_and_the_waiters_wait_for_the_lost_count_downs(t *testing.T) {
 	for _, p := range persistences {
 		t.Run(p.String(), func(t *testing.T) {
-			e := newEnvOn(t, kind{name: "latch", names: ownName}, lease, redistest.StartPersistent(t, 1, p))
+			e := newEnvOn(t, faultkit.Latch(), lease, redistest.StartPersistent(t, 1, p))
 			ctx := redistest.Ctx(t, redistest.Hang)
-			waited, opens := e.name+"-waited", e.name+"-opens"
-			countDown(t, latch.New(e.a.nodes[0], waited, 3), 2)
-			snap := e.servers[0].Snapshot(t)
-			countDown(t, latch.New(e.a.nodes[0], waited, 3), 1)
-			countDown(t, latch.New(e.a.nodes[0], opens, 1), 0)
-			opened(t, awaitAsync(ctx, latch.New(e.b.nodes[0], opens, 1)))
-			w1, w2 := awaitAsync(ctx, latch.New(e.a.nodes[0], waited, 3)), awaitAsync(ctx, latch.New(e.b.nodes[0], waited, 3))
+			waited, opens := e.Name+"-waited", e.Name+"-opens"
+			countDown(t, latch.New(e.A.Nodes[0], waited, 3), 2)
+			snap := e.Servers[0].Snapshot(t)
+			countDown(t, latch.New(e.A.Nodes[0], waited, 3), 1)
+			countDown(t, latch.New(e.A.Nodes[0], opens, 1), 0)
+			opened(t, awaitAsync(ctx, latch.New(e.B.Nodes[0], opens, 1)))
+			w1, w2 := awaitAsync(ctx, latch.New(e.A.Nodes[0], waited, 3)), awaitAsync(ctx, latch.New(e.B.Nodes[0], waited, 3))
 			e.subscribed(t)
 
-			e.servers[0].RestartFrom(t, snap)
-			if n, err := latch.New(e.b.nodes[0], waited, 3).Count(ctx); n != 2 || err != nil {
+			e.Servers[0].RestartFrom(t, snap)
+			if n, err := latch.New(e.B.Nodes[0], waited, 3).Count(ctx); n != 2 || err != nil {
 				t.Errorf("Count of the waited latch after the restart = %d, %v; want the saved 2", n, err)
 			}
-			if n, err := latch.New(e.b.nodes[0], opens, 1).Count(ctx); n != 1 || err != nil {
+			if n, err := latch.New(e.B.Nodes[0], opens, 1).Count(ctx); n != 1 || err != nil {
 				t.Errorf("Count of the latch that opened after the save = %d, %v; want 1, closed again", n, err)
 			}
-			w3 := awaitAsync(ctx, latch.New(e.b.nodes[0], opens, 1))
+			w3 := awaitAsync(ctx, latch.New(e.B.Nodes[0], opens, 1))
 			e.subscribed(t)
-			countDown(t, latch.New(e.b.nodes[0], waited, 3), 1)
+			countDown(t, latch.New(e.B.Nodes[0], waited, 3), 1)
 			for _, w := range []<-chan error{w1, w2, w3} {
 				select {
 				case err := <-w:
@@ -44,8 +45,8 @@ func TestLatch_restart_from_older_data_brings_back_its_count_and_the_waiters_wai
 				default:
 				}
 			}
-			countDown(t, latch.New(e.b.nodes[0], waited, 3), 0)
-			countDown(t, latch.New(e.a.nodes[0], opens, 1), 0)
+			countDown(t, latch.New(e.B.Nodes[0], waited, 3), 0)
+			countDown(t, latch.New(e.A.Nodes[0], opens, 1), 0)
 			opened(t, w1, w2, w3)
 		})
 	}

@@ -22,8 +22,8 @@ const ballastChunk = 4 << 10
 // which the server makes by evicting keys.
 func (e *env) fill(t *testing.T, policy string) {
 	t.Helper()
-	e.admin(t, "config", "set", "maxmemory-policy", policy)
-	for _, c := range e.admins {
+	e.Admin(t, "config", "set", "maxmemory-policy", policy)
+	for _, c := range e.Admins {
 		ctx := redistest.Ctx(t, callBound)
 		const room = 64 << 10
 		if err := c.ConfigSet(ctx, "maxmemory", strconv.FormatInt(usedMemory(t, c)+room, 10)).Err(); err != nil {
@@ -51,7 +51,7 @@ func (e *env) fill(t *testing.T, policy string) {
 // unfill lifts maxmemory on every server of e again.
 func (e *env) unfill(t *testing.T) {
 	t.Helper()
-	e.admin(t, "config", "set", "maxmemory", "0")
+	e.Admin(t, "config", "set", "maxmemory", "0")
 }
 
 // usedMemory returns the server's used_memory.

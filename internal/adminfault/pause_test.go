@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -26,7 +27,7 @@ const (
 // CLIENT PAUSE does.
 func (e *env) pause(t *testing.T, d time.Duration, mode string) {
 	t.Helper()
-	e.admin(t, "client", "pause", strconv.FormatInt(d.Milliseconds(), 10), mode)
+	e.Admin(t, "client", "pause", strconv.FormatInt(d.Milliseconds(), 10), mode)
 }
 
 // pausedLease is the watchdog timeout of the tests of pauses shorter than
@@ -48,16 +49,16 @@ func TestClientPause_calls_return_at_their_deadline_and_nothing_is_left_held(t *
 	for _, mode := range pauseModes {
 		t.Run(mode, func(t *testing.T) {
 			forEachKindLease(t, pausedLease, func(t *testing.T, e *env) {
-				holder := e.owner(e.a, 0)
-				mustLock(t, holder)
+				holder := e.Owner(e.A, 0)
+				faultkit.MustLock(t, holder)
 				ctx := redistest.Ctx(t, redistest.Hang)
-				w1, w2 := e.wait(t, ctx, e.a, 1), e.wait(t, ctx, e.b, 2)
-				freeName := e.name + "-free"
-				free := e.k.owner(e.b, freeName, 3)
-				trier := e.owner(e.b, 4)
+				w1, w2 := e.WaitBeside(t, ctx, e.A, 1), e.Wait(t, ctx, e.B, 2)
+				freeName := e.Name + "-free"
+				free := e.K.Owner(e.B.Nodes, freeName, 3)
+				trier := e.Owner(e.B, 4)
 
 				e.pause(t, 2*time.Second, mode)
-				unlocked := e.k.cohort // handed over in memory
+				unlocked := e.K.Cohort // handed over in memory
 				inTime(t, []pausedCall{
 					{name: "Lock of a free lock", call: free.Lock, deadline: true},
 					{name: "TryLock of the held lock", call: func(ctx context.Context) error {
@@ -76,8 +77,8 @@ func TestClientPause_calls_return_at_their_deadline_and_nothing_is_left_held(t *
 					}
 				}
 				serve(t, callBound, w1, w2)
-				e.clean(t, e.name)
-				e.clean(t, freeName)
+				e.Clean(t, e.Name)
+				e.Clean(t, freeName)
 			})
 		})
 	}
@@ -87,7 +88,7 @@ func TestClientPause_calls_return_at_their_deadline_and_nothing_is_left_held(t *
 // of a key of no lock is served.
 func (e *env) unpaused(t *testing.T) {
 	t.Helper()
-	for _, c := range e.admins {
+	for _, c := range e.Admins {
 		if err := c.Set(redistest.Ctx(t, callBound), "unpaused", "1", 0).Err(); err != nil {
 			t.Fatalf("SET after the pause on %s: %v", c.Options().Addr, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -25,29 +26,29 @@ func TestServerPaused_past_the_lease_the_holder_is_told_before_the_pause_ends(t 
 		{"CLIENT PAUSE WRITE", func(t *testing.T, e *env, d time.Duration) { e.pause(t, d, "WRITE") }},
 		{"CLIENT PAUSE ALL", func(t *testing.T, e *env, d time.Duration) { e.pause(t, d, "ALL") }},
 		{"DEBUG SLEEP", func(t *testing.T, e *env, d time.Duration) {
-			for _, s := range e.servers {
+			for _, s := range e.Servers {
 				s.Stall(t, d)
 			}
 		}},
 	} {
 		t.Run(p.name, func(t *testing.T) {
 			forEachKind(t, func(t *testing.T, e *env) {
-				holder := e.owner(e.a, 0)
-				mustLock(t, holder)
-				old := holder.tokens()
+				holder := e.Owner(e.A, 0)
+				faultkit.MustLock(t, holder)
+				old := holder.Tokens()
 				ctx := redistest.Ctx(t, redistest.Hang)
-				w1, w2 := e.wait(t, ctx, e.a, 1), e.wait(t, ctx, e.b, 2)
+				w1, w2 := e.WaitBeside(t, ctx, e.A, 1), e.Wait(t, ctx, e.B, 2)
 
 				p.pause(t, e, 2500*time.Millisecond)
 				e.unpaused(t)
-				if !redistest.AnyClosed(holder.lost()) {
+				if !redistest.AnyClosed(holder.Lost()) {
 					t.Error("holder not told its hold was lost by the end of a pause past its lease")
 				}
 				if err := holder.Unlock(redistest.Ctx(t, callBound)); !errors.Is(err, lockkit.ErrLost) {
 					t.Errorf("Unlock of the hold lost in the pause = %v, want ErrLost", err)
 				}
 				serveAfter(t, 2*lease+lostSlack, old, w1, w2)
-				e.clean(t, e.name)
+				e.Clean(t, e.Name)
 			})
 		})
 	}

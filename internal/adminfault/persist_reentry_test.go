@@ -1,6 +1,10 @@
 package adminfault_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/lockkit/lockkit/internal/faultkit"
+)
 
 // TestRestoredReentries_the_Unlock_of_the_last_acquire_frees_the_lock
 // saves a hold entered twice, undoes one acquire, then restarts the server
@@ -9,18 +13,18 @@ import "testing"
 // once: another owner takes it, not only once the lease ends.
 func TestRestoredReentries_the_Unlock_of_the_last_acquire_frees_the_lock(t *testing.T) {
 	forEachKindPersistent(t, func(t *testing.T, e *env) {
-		if e.k.once {
+		if e.K.Once {
 			t.Skip("the kind's second Lock takes another hold")
 		}
-		o := e.owner(e.a, 0)
-		mustLock(t, o)
-		mustLock(t, o)
+		o := e.Owner(e.A, 0)
+		faultkit.MustLock(t, o)
+		faultkit.MustLock(t, o)
 		snap := e.snapshot(t)
-		mustUnlock(t, o)
+		faultkit.MustUnlock(t, o)
 		e.restore(t, snap)
-		renewed(t, e.a, 1)
-		mustUnlock(t, o)
-		e.wantFree(t, e.b, "after the Unlock of the last acquire")
-		e.clean(t, e.name)
+		renewed(t, e.A, 1)
+		faultkit.MustUnlock(t, o)
+		e.wantFree(t, e.B, "after the Unlock of the last acquire")
+		e.Clean(t, e.Name)
 	})
 }

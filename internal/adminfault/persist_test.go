@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/fair"
+	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -27,8 +28,8 @@ func forEachKindPersistent(t *testing.T, test func(t *testing.T, e *env)) {
 	for _, p := range persistences {
 		t.Run(p.String(), func(t *testing.T) {
 			for _, k := range kinds() {
-				t.Run(k.name, func(t *testing.T) {
-					test(t, newEnvOn(t, k, persistLease, redistest.StartPersistent(t, max(k.servers, 1), p)))
+				t.Run(k.Name, func(t *testing.T) {
+					test(t, newEnvOn(t, k, persistLease, redistest.StartPersistent(t, k.Servers, p)))
 				})
 			}
 		})
@@ -40,37 +41,37 @@ func forEachKindPersistent(t *testing.T, test func(t *testing.T, e *env)) {
 // data, the others keep theirs.
 func (e *env) snapshot(t *testing.T) redistest.Snapshot {
 	t.Helper()
-	return e.servers[0].Snapshot(t)
+	return e.Servers[0].Snapshot(t)
 }
 
 // restore restarts e's first server from snap.
 func (e *env) restore(t *testing.T, snap redistest.Snapshot) {
 	t.Helper()
-	e.servers[0].RestartFrom(t, snap)
+	e.Servers[0].RestartFrom(t, snap)
 }
 
 // restoredAlone reports whether a restore of e's first server takes every
 // hold of e's lock back to the snapshot: false for RedLock, whose holds on
 // the other nodes make a majority.
-func (e *env) restoredAlone() bool { return e.k.servers <= 1 }
+func (e *env) restoredAlone() bool { return e.K.Servers <= 1 }
 
 // waiterBound is how long after a restart a restored registration of a
 // waiter that left can hold up the others at most: a lease, and for the
 // kinds with a queue (fair, a semaphore's), the waiter timeout (5 s by
 // default for both; the deadline of the restored entry).
 func (e *env) waiterBound() time.Duration {
-	switch e.k.name {
+	switch e.K.Name {
 	case "fair", "multilock", "semaphore": // the multi-lock's second member is fair
-		return e.lease + fair.DefaultWaiterTimeout
+		return e.Lease + fair.DefaultWaiterTimeout
 	}
-	return e.lease
+	return e.Lease
 }
 
 // wantHeldByNobodyLocally checks that o's process holds nothing of its
 // lock: no token, no lost signal.
-func wantHeldByNobodyLocally(t *testing.T, o owner, who string) {
+func wantHeldByNobodyLocally(t *testing.T, o faultkit.Owner, who string) {
 	t.Helper()
-	for p, tok := range o.tokens() {
+	for p, tok := range o.Tokens() {
 		if tok != 0 {
 			t.Errorf("%s believes it holds part %d with token %d", who, p, tok)
 		}
@@ -83,9 +84,9 @@ func wantHeldByNobodyLocally(t *testing.T, o owner, who string) {
 // would be one given out already.
 func (e *env) wantCounterBehind(t *testing.T, tokens []int64) {
 	t.Helper()
-	for p, n := range e.k.names(e.name) {
+	for p, n := range e.K.Names(e.Name) {
 		fence := "lockkit:{" + n + "}:fence"
-		got, err := e.admins[0].Get(redistest.Ctx(t, callBound), fence).Int64()
+		got, err := e.Admins[0].Get(redistest.Ctx(t, callBound), fence).Int64()
 		if err != nil || got >= tokens[p] {
 			t.Errorf("restored %s = %d, %v; want it below the token %d given since", fence, got, err, tokens[p])
 		}
@@ -93,8 +94,8 @@ func (e *env) wantCounterBehind(t *testing.T, tokens []int64) {
 }
 
 // lockAgain starts o's Lock with ctx, as a waiter for serve.
-func lockAgain(ctx context.Context, o owner) waiter {
-	return waiter{owner: o, done: redistest.LockAsync(ctx, o)}
+func lockAgain(ctx context.Context, o faultkit.Owner) faultkit.Waiter {
+	return faultkit.Waiter{Owner: o, Done: redistest.LockAsync(ctx, o)}
 }
 
 // TestRestoredGhostHold_the_later_holder_is_told_and_everyone_takes_the_lock_within_its_lease
@@ -109,36 +110,36 @@ func lockAgain(ctx context.Context, o owner) waiter {
 // later holder's.
 func TestRestoredGhostHold_the_later_holder_is_told_and_everyone_takes_the_lock_within_its_lease(t *testing.T) {
 	forEachKindPersistent(t, func(t *testing.T, e *env) {
-		ghost := e.owner(e.a, 0)
-		mustLock(t, ghost)
+		ghost := e.Owner(e.A, 0)
+		faultkit.MustLock(t, ghost)
 		snap := e.snapshot(t)
-		mustUnlock(t, ghost)
-		later := e.owner(e.b, 1)
-		mustLock(t, later)
-		old := later.tokens()
+		faultkit.MustUnlock(t, ghost)
+		later := e.Owner(e.B, 1)
+		faultkit.MustLock(t, later)
+		old := later.Tokens()
 
 		e.restore(t, snap)
 		e.wantCounterBehind(t, old)
-		if !e.k.once { // a semaphore's and an election's report the last hold's
+		if !e.K.Once { // a semaphore's and an election's report the last hold's
 			wantHeldByNobodyLocally(t, ghost, "the ghost hold's owner")
 		}
 		if e.restoredAlone() {
-			redistest.Eventually(t, e.lease/3+lostSlack, "the later holder to be told its hold is lost", func() bool {
-				return redistest.AnyClosed(later.lost())
+			redistest.Eventually(t, e.Lease/3+lostSlack, "the later holder to be told its hold is lost", func() bool {
+				return redistest.AnyClosed(later.Lost())
 			})
 			if err := later.Unlock(redistest.Ctx(t, callBound)); !errors.Is(err, lockkit.ErrLost) {
 				t.Errorf("Unlock of the hold the restart took away = %v, want ErrLost", err)
 			}
 		} else {
-			renewed(t, e.b, 2)
-			if redistest.AnyClosed(later.lost()) {
+			renewed(t, e.B, 2)
+			if redistest.AnyClosed(later.Lost()) {
 				t.Errorf("the later holder was told its hold is lost, though a majority kept it")
 			}
-			mustUnlock(t, later)
+			faultkit.MustUnlock(t, later)
 		}
 		ctx := redistest.Ctx(t, redistest.Hang)
-		serveAfter(t, e.lease+lostSlack, old, lockAgain(ctx, ghost), lockAgain(ctx, e.owner(e.a, 2)), lockAgain(ctx, e.owner(e.b, 3)))
-		e.clean(t, e.name)
+		serveAfter(t, e.Lease+lostSlack, old, lockAgain(ctx, ghost), lockAgain(ctx, e.Owner(e.A, 2)), lockAgain(ctx, e.Owner(e.B, 3)))
+		e.Clean(t, e.Name)
 	})
 }
 
@@ -152,31 +153,31 @@ func TestRestoredGhostHold_the_later_holder_is_told_and_everyone_takes_the_lock_
 // hold's.
 func TestRestoredOlderHold_its_owner_holding_a_newer_one_is_told_and_the_lock_frees_within_its_lease(t *testing.T) {
 	forEachKindPersistent(t, func(t *testing.T, e *env) {
-		o := e.owner(e.a, 0)
-		mustLock(t, o)
+		o := e.Owner(e.A, 0)
+		faultkit.MustLock(t, o)
 		snap := e.snapshot(t)
-		mustUnlock(t, o)
-		mustLock(t, o)
-		old := o.tokens()
+		faultkit.MustUnlock(t, o)
+		faultkit.MustLock(t, o)
+		old := o.Tokens()
 
 		e.restore(t, snap)
 		if e.restoredAlone() {
-			redistest.Eventually(t, e.lease/3+lostSlack, "the owner to be told its new hold is lost", func() bool {
-				return redistest.AnyClosed(o.lost())
+			redistest.Eventually(t, e.Lease/3+lostSlack, "the owner to be told its new hold is lost", func() bool {
+				return redistest.AnyClosed(o.Lost())
 			})
 			if err := o.Unlock(redistest.Ctx(t, callBound)); !errors.Is(err, lockkit.ErrLost) {
 				t.Errorf("Unlock of the hold the restart took away = %v, want ErrLost", err)
 			}
 		} else {
-			renewed(t, e.a, 2)
-			if redistest.AnyClosed(o.lost()) {
+			renewed(t, e.A, 2)
+			if redistest.AnyClosed(o.Lost()) {
 				t.Errorf("the owner was told its hold is lost, though a majority kept it")
 			}
-			mustUnlock(t, o)
+			faultkit.MustUnlock(t, o)
 		}
 		ctx := redistest.Ctx(t, redistest.Hang)
-		serveAfter(t, e.lease+lostSlack, old, lockAgain(ctx, o), lockAgain(ctx, e.owner(e.b, 1)))
-		e.clean(t, e.name)
+		serveAfter(t, e.Lease+lostSlack, old, lockAgain(ctx, o), lockAgain(ctx, e.Owner(e.B, 1)))
+		e.Clean(t, e.Name)
 	})
 }
 
@@ -187,24 +188,24 @@ func TestRestoredOlderHold_its_owner_holding_a_newer_one_is_told_and_the_lock_fr
 // Unlock returns nil and frees the lock.
 func TestRestoredHold_its_owner_still_holding_keeps_it(t *testing.T) {
 	forEachKindPersistent(t, func(t *testing.T, e *env) {
-		o := e.owner(e.a, 0)
-		mustLock(t, o)
-		before := o.tokens()
+		o := e.Owner(e.A, 0)
+		faultkit.MustLock(t, o)
+		before := o.Tokens()
 		e.restore(t, e.snapshot(t))
-		renewed(t, e.a, 2)
-		if redistest.AnyClosed(o.lost()) {
+		renewed(t, e.A, 2)
+		if redistest.AnyClosed(o.Lost()) {
 			t.Fatalf("the holder was told its hold is lost, though the restart brought it back")
 		}
-		if got := o.tokens(); !equalTokens(got, before) {
+		if got := o.Tokens(); !equalTokens(got, before) {
 			t.Errorf("tokens = %v after the restart, want %v", got, before)
 		}
-		other := e.owner(e.b, 1)
+		other := e.Owner(e.B, 1)
 		if ok, err := other.TryLock(redistest.Ctx(t, callBound)); ok || err != nil {
 			t.Errorf("TryLock of another owner = %v, %v; want false, nil", ok, err)
 		}
-		mustUnlock(t, o)
-		e.wantFree(t, e.b, "after the Unlock")
-		e.clean(t, e.name)
+		faultkit.MustUnlock(t, o)
+		e.wantFree(t, e.B, "after the Unlock")
+		e.Clean(t, e.Name)
 	})
 }
 
@@ -232,23 +233,23 @@ func equalTokens(a, b []int64) bool {
 // old hold's.
 func TestRestoredWaiters_that_left_hold_up_the_others_no_longer_than_their_deadline(t *testing.T) {
 	forEachKindPersistent(t, func(t *testing.T, e *env) {
-		holder := e.owner(e.a, 0)
-		mustLock(t, holder)
-		old := holder.tokens()
+		holder := e.Owner(e.A, 0)
+		faultkit.MustLock(t, holder)
+		old := holder.Tokens()
 		wctx, cancel := context.WithCancel(redistest.Ctx(t, redistest.Hang))
-		w1, w2 := e.wait(t, wctx, e.a, 1), e.wait(t, wctx, e.b, 2)
+		w1, w2 := e.WaitBeside(t, wctx, e.A, 1), e.Wait(t, wctx, e.B, 2)
 		snap := e.snapshot(t)
 		cancel()
-		for _, w := range []waiter{w1, w2} {
-			if err := redistest.Receive(t, w.done, callBound, "a waiter to give up"); !errors.Is(err, context.Canceled) {
+		for _, w := range []faultkit.Waiter{w1, w2} {
+			if err := redistest.Receive(t, w.Done, callBound, "a waiter to give up"); !errors.Is(err, context.Canceled) {
 				t.Fatalf("Lock of a waiter that gave up = %v, want context.Canceled", err)
 			}
 		}
-		mustUnlock(t, holder)
+		faultkit.MustUnlock(t, holder)
 
 		e.restore(t, snap)
 		ctx := redistest.Ctx(t, redistest.Hang)
-		serveAfter(t, e.waiterBound()+lostSlack, old, lockAgain(ctx, e.owner(e.a, 3)), lockAgain(ctx, e.owner(e.b, 4)), lockAgain(ctx, holder))
-		e.clean(t, e.name)
+		serveAfter(t, e.waiterBound()+lostSlack, old, lockAgain(ctx, e.Owner(e.A, 3)), lockAgain(ctx, e.Owner(e.B, 4)), lockAgain(ctx, holder))
+		e.Clean(t, e.Name)
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -23,10 +24,10 @@ func TestRestoredHold_an_Unlock_in_doubt_retried_after_the_restart_returns_nil(t
 			t.Skip("an Unlock of several nodes, of which one is restored")
 		}
 		drop := &redistest.DropReply{Match: redistest.IsScript}
-		e.a.rcs[0].AddHook(drop)
-		holder := e.owner(e.a, 0)
-		mustLock(t, holder)
-		old := holder.tokens()
+		e.A.RCs[0].AddHook(drop)
+		holder := e.Owner(e.A, 0)
+		faultkit.MustLock(t, holder)
+		old := holder.Tokens()
 		snap := e.snapshot(t)
 		drop.Arm()
 		if err := holder.Unlock(redistest.Ctx(t, callBound)); err == nil {
@@ -34,14 +35,14 @@ func TestRestoredHold_an_Unlock_in_doubt_retried_after_the_restart_returns_nil(t
 		}
 		e.restore(t, snap)
 		err := holder.Unlock(redistest.Ctx(t, callBound))
-		if e.k.name == "multilock" && errors.Is(err, lockkit.ErrNotHeld) && !errors.Is(err, lockkit.ErrLost) {
+		if e.K.Name == "multilock" && errors.Is(err, lockkit.ErrNotHeld) && !errors.Is(err, lockkit.ErrLost) {
 			err = nil // the members released already report ErrNotHeld (see multilock)
 		}
 		if err != nil {
 			t.Errorf("Unlock retried after the restart = %v, want nil", err)
 		}
 		ctx := redistest.Ctx(t, redistest.Hang)
-		serveAfter(t, e.lease+lostSlack, old, lockAgain(ctx, e.owner(e.a, 1)), lockAgain(ctx, e.owner(e.b, 2)))
-		e.clean(t, e.name)
+		serveAfter(t, e.Lease+lostSlack, old, lockAgain(ctx, e.Owner(e.A, 1)), lockAgain(ctx, e.Owner(e.B, 2)))
+		e.Clean(t, e.Name)
 	})
 }

@@ -3,6 +3,7 @@ package adminfault_test
 import (
 	"testing"
 
+	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -15,23 +16,23 @@ import (
 // bounded by.
 func TestRestoredWaiters_still_waiting_are_woken_by_the_release(t *testing.T) {
 	forEachKindPersistent(t, func(t *testing.T, e *env) {
-		holder := e.owner(e.a, 0)
-		mustLock(t, holder)
+		holder := e.Owner(e.A, 0)
+		faultkit.MustLock(t, holder)
 		ctx := redistest.Ctx(t, redistest.Hang)
-		w1, w2 := e.wait(t, ctx, e.a, 1), e.wait(t, ctx, e.b, 2)
-		before := e.b.reconnects.Load()
+		w1, w2 := e.WaitBeside(t, ctx, e.A, 1), e.Wait(t, ctx, e.B, 2)
+		before := e.B.Reconnects.Load()
 		e.restore(t, e.snapshot(t))
-		renewed(t, e.a, 1)
-		if redistest.AnyClosed(holder.lost()) {
+		renewed(t, e.A, 1)
+		if redistest.AnyClosed(holder.Lost()) {
 			t.Fatalf("the holder was told its hold is lost, though the restart brought it back")
 		}
-		if !e.k.polls {
+		if !e.K.Polls {
 			redistest.Eventually(t, callBound, "the waiting Client to subscribe again", func() bool {
-				return e.b.reconnects.Load() > before
+				return e.B.Reconnects.Load() > before
 			})
 		}
-		mustUnlock(t, holder)
+		faultkit.MustUnlock(t, holder)
 		serve(t, wakeBound, w1, w2)
-		e.clean(t, e.name)
+		e.Clean(t, e.Name)
 	})
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/core"
+	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -24,35 +25,35 @@ import (
 // waiter's.
 func TestRestoredQueue_a_waiter_that_took_the_lock_since_is_told_and_its_entry_holds_up_nobody_past_its_deadline(t *testing.T) {
 	forEachKindPersistent(t, func(t *testing.T, e *env) {
-		holder := e.owner(e.a, 0)
-		mustLock(t, holder)
+		holder := e.Owner(e.A, 0)
+		faultkit.MustLock(t, holder)
 		ctx := redistest.Ctx(t, redistest.Hang)
-		w := e.wait(t, ctx, e.b, 1)
+		w := e.Wait(t, ctx, e.B, 1)
 		snap := e.snapshot(t)
-		mustUnlock(t, holder)
-		if err := redistest.Receive(t, w.done, callBound, "the waiter to take the lock"); err != nil {
+		faultkit.MustUnlock(t, holder)
+		if err := redistest.Receive(t, w.Done, callBound, "the waiter to take the lock"); err != nil {
 			t.Fatalf("Lock of the waiter = %v", err)
 		}
-		old := w.tokens()
+		old := w.Tokens()
 		kept := e.heldBeyondFirst(t)
 
 		e.restore(t, snap)
-		if e.restoredAlone() || kept < e.k.servers/2+1 {
-			redistest.Eventually(t, e.lease/3+lostSlack, "the waiter to be told its hold is lost", func() bool {
-				return redistest.AnyClosed(w.lost())
+		if e.restoredAlone() || kept < e.K.Servers/2+1 {
+			redistest.Eventually(t, e.Lease/3+lostSlack, "the waiter to be told its hold is lost", func() bool {
+				return redistest.AnyClosed(w.Lost())
 			})
 			if err := w.Unlock(redistest.Ctx(t, callBound)); !errors.Is(err, lockkit.ErrLost) {
 				t.Errorf("Unlock of the hold the restart took away = %v, want ErrLost", err)
 			}
 		} else {
-			renewed(t, e.b, 2) // a renewal of every node has run since the restart
-			if redistest.AnyClosed(w.lost()) {
+			renewed(t, e.B, 2) // a renewal of every node has run since the restart
+			if redistest.AnyClosed(w.Lost()) {
 				t.Errorf("the waiter was told its hold is lost, though a majority kept it")
 			}
-			mustUnlock(t, w.owner)
+			faultkit.MustUnlock(t, w.Owner)
 		}
-		serveAfter(t, e.waiterBound()+lostSlack, old, lockAgain(ctx, holder), lockAgain(ctx, e.owner(e.a, 2)), lockAgain(ctx, e.owner(e.b, 3)))
-		e.clean(t, e.name)
+		serveAfter(t, e.waiterBound()+lostSlack, old, lockAgain(ctx, holder), lockAgain(ctx, e.Owner(e.A, 2)), lockAgain(ctx, e.Owner(e.B, 3)))
+		e.Clean(t, e.Name)
 	})
 }
 
@@ -62,8 +63,8 @@ func TestRestoredQueue_a_waiter_that_took_the_lock_since_is_told_and_its_entry_h
 func (e *env) heldBeyondFirst(t *testing.T) int {
 	t.Helper()
 	n := 0
-	for _, c := range e.admins[1:] {
-		got, err := c.Exists(redistest.Ctx(t, callBound), core.NewKeys(lockkit.DefaultPrefix, e.name, false).Base).Result()
+	for _, c := range e.Admins[1:] {
+		got, err := c.Exists(redistest.Ctx(t, callBound), core.NewKeys(lockkit.DefaultPrefix, e.Name, false).Base).Result()
 		if err != nil {
 			t.Fatalf("EXISTS on %s: %v", c.Options().Addr, err)
 		}

@@ -1,11 +1,10 @@
 package adminfault_test
 
 import (
-	"regexp"
-	"strconv"
 	"testing"
 	"time"
 
+	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -27,36 +26,32 @@ const wakeBound = time.Second
 // a second of the release before, not at the end of a lease.
 func TestPubsubKilled_repeatedly_the_waiters_are_still_woken_by_the_release(t *testing.T) {
 	forEachKindLease(t, 20*time.Second, func(t *testing.T, e *env) {
-		holder := e.owner(e.a, 0)
-		mustLock(t, holder)
+		holder := e.Owner(e.A, 0)
+		faultkit.MustLock(t, holder)
 		ctx := redistest.Ctx(t, redistest.Hang)
-		w1, w2 := e.wait(t, ctx, e.a, 1), e.wait(t, ctx, e.b, 2)
-		child := e.startWaiterChild(t)
+		w1, w2 := e.WaitBeside(t, ctx, e.A, 1), e.Wait(t, ctx, e.B, 2)
+		child := e.StartWaiter(t, 3)
 
 		for range pubsubKills {
 			e.subscribed(t)
-			before := e.b.reconnects.Load()
-			e.admin(t, "client", "kill", "type", "pubsub")
-			if !e.k.polls {
+			before := e.B.Reconnects.Load()
+			e.Admin(t, "client", "kill", "type", "pubsub")
+			if !e.K.Polls {
 				redistest.Eventually(t, callBound, "the waiting Client to reconnect", func() bool {
-					return e.b.reconnects.Load() > before
+					return e.B.Reconnects.Load() > before
 				})
 			}
 		}
 		e.subscribed(t)
-		if redistest.AnyClosed(holder.lost()) {
+		if redistest.AnyClosed(holder.Lost()) {
 			t.Fatal("hold reported lost after the pub/sub connections were killed")
 		}
-		mustUnlock(t, holder)
+		faultkit.MustUnlock(t, holder)
 		serve(t, wakeBound, w1, w2)
 		child.WaitLine(t, "unlocked", 2*wakeBound)
-		e.clean(t, e.name)
+		e.Clean(t, e.Name)
 	})
 }
-
-// subscribedRE finds, in a CLIENT LIST line, the number of channels the
-// connection is subscribed to, classic or shard.
-var subscribedRE = regexp.MustCompile(` s?sub=(\d+)`)
 
 // subscribed waits until the server of e has two pub/sub connections
 // subscribed to a channel (those of the waiters of the other Client and of
@@ -64,20 +59,8 @@ var subscribedRE = regexp.MustCompile(` s?sub=(\d+)`)
 // cohort mode), unless e's kind waits without pub/sub.
 func (e *env) subscribed(t *testing.T) {
 	t.Helper()
-	if e.k.polls {
+	if e.K.Polls {
 		return
 	}
-	redistest.Eventually(t, callBound, "two subscribed pub/sub connections", func() bool {
-		list, err := e.admins[0].ClientList(redistest.Ctx(t, callBound)).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		subscribed := 0
-		for _, m := range subscribedRE.FindAllStringSubmatch(list, -1) {
-			if n, _ := strconv.Atoi(m[1]); n > 0 {
-				subscribed++
-			}
-		}
-		return subscribed >= 2
-	})
+	e.Subscribed(t, 2)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -21,25 +22,25 @@ func TestScriptFlush_every_call_loads_its_script_again_and_a_retried_Unlock_unlo
 	forEachKind(t, func(t *testing.T, e *env) {
 		// The holder has a Client of its own, whose scripts' replies are
 		// dropped below: only its Unlock sends scripts on it then.
-		h := e.newSide(t)
-		holder := e.owner(h, 0)
-		mustLock(t, holder)
+		h := e.NewSide(t)
+		holder := e.Owner(h, 0)
+		faultkit.MustLock(t, holder)
 		ctx := redistest.Ctx(t, callBound)
-		w1, w2 := e.wait(t, ctx, e.a, 1), e.wait(t, ctx, e.b, 2)
+		w1, w2 := e.Wait(t, ctx, e.A, 1), e.Wait(t, ctx, e.B, 2)
 
-		e.admin(t, "script", "flush")
+		e.Admin(t, "script", "flush")
 		renewed(t, h, 3)
-		if redistest.AnyClosed(holder.lost()) {
+		if redistest.AnyClosed(holder.Lost()) {
 			t.Fatal("hold reported lost after SCRIPT FLUSH")
 		}
 
-		drops := make([]*redistest.DropReply, len(h.rcs))
-		for i, rc := range h.rcs {
+		drops := make([]*redistest.DropReply, len(h.RCs))
+		for i, rc := range h.RCs {
 			drops[i] = &redistest.DropReply{Match: isScript}
 			rc.AddHook(drops[i])
 			drops[i].Arm()
 		}
-		e.admin(t, "script", "flush")
+		e.Admin(t, "script", "flush")
 		if err := holder.Unlock(redistest.Ctx(t, callBound)); err == nil {
 			t.Fatal("Unlock whose replies were dropped returned nil")
 		}
@@ -48,15 +49,15 @@ func TestScriptFlush_every_call_loads_its_script_again_and_a_retried_Unlock_unlo
 				t.Fatal("a server's script reply was not dropped")
 			}
 		}
-		e.admin(t, "script", "flush")
+		e.Admin(t, "script", "flush")
 		err := holder.Unlock(redistest.Ctx(t, callBound))
-		if err != nil && (len(holder.parts) == 1 || !errors.Is(err, lockkit.ErrNotHeld)) {
+		if err != nil && (len(holder.Parts) == 1 || !errors.Is(err, lockkit.ErrNotHeld)) {
 			// A multi-lock's retry returns ErrNotHeld for the members its
 			// first Unlock released.
 			t.Errorf("retried Unlock after SCRIPT FLUSH = %v, want nil", err)
 		}
 		serve(t, callBound, w1, w2)
-		e.clean(t, e.name)
+		e.Clean(t, e.Name)
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -21,8 +22,8 @@ type vanishing struct {
 // vanishings are the ways the tests make a lock's keys vanish.
 var vanishings = []vanishing{
 	{"DEL", func(t *testing.T, e *env) { e.del(t) }},
-	{"FLUSHDB", func(t *testing.T, e *env) { e.admin(t, "flushdb") }},
-	{"FLUSHALL", func(t *testing.T, e *env) { e.admin(t, "flushall") }},
+	{"FLUSHDB", func(t *testing.T, e *env) { e.Admin(t, "flushdb") }},
+	{"FLUSHALL", func(t *testing.T, e *env) { e.Admin(t, "flushall") }},
 	{"evicted under allkeys-lru", func(t *testing.T, e *env) { e.evict(t, "allkeys-lru") }},
 	{"evicted under volatile-lru", func(t *testing.T, e *env) { e.evict(t, "volatile-lru") }},
 }
@@ -38,21 +39,21 @@ func TestVanishedKeys_the_holder_is_told_within_a_renewal_and_the_waiters_take_t
 	for _, v := range vanishings {
 		t.Run(v.name, func(t *testing.T) {
 			forEachKind(t, func(t *testing.T, e *env) {
-				holder := e.owner(e.a, 0)
-				mustLock(t, holder)
-				old := holder.tokens()
+				holder := e.Owner(e.A, 0)
+				faultkit.MustLock(t, holder)
+				old := holder.Tokens()
 				ctx := redistest.Ctx(t, redistest.Hang)
-				w1, w2 := e.wait(t, ctx, e.a, 1), e.wait(t, ctx, e.b, 2)
+				w1, w2 := e.WaitBeside(t, ctx, e.A, 1), e.Wait(t, ctx, e.B, 2)
 
 				v.do(t, e)
 				redistest.Eventually(t, lease/3+lostSlack, "the holder to be told its hold is lost", func() bool {
-					return redistest.AnyClosed(holder.lost())
+					return redistest.AnyClosed(holder.Lost())
 				})
 				if err := holder.Unlock(redistest.Ctx(t, callBound)); !errors.Is(err, lockkit.ErrLost) {
 					t.Errorf("Unlock of the vanished hold = %v, want ErrLost", err)
 				}
 				serveAfter(t, lease+lostSlack, old, w1, w2)
-				e.clean(t, e.name)
+				e.Clean(t, e.Name)
 			})
 		})
 	}
@@ -66,9 +67,9 @@ const lostSlack = 500 * time.Millisecond
 // too), as an operator cleaning up by hand does.
 func (e *env) del(t *testing.T) {
 	t.Helper()
-	for _, c := range e.admins {
+	for _, c := range e.Admins {
 		ctx := redistest.Ctx(t, callBound)
-		for _, n := range e.k.names(e.name) {
+		for _, n := range e.K.Names(e.Name) {
 			keys, err := c.Keys(ctx, "*{"+n+"}*").Result()
 			if err != nil {
 				t.Fatal(err)
@@ -91,11 +92,11 @@ func (e *env) del(t *testing.T) {
 // full fails with the OOM error instead (see the full memory test).
 func (e *env) evict(t *testing.T, policy string) {
 	t.Helper()
-	e.admin(t, "config", "set", "maxmemory-policy", policy)
-	for _, c := range e.admins {
+	e.Admin(t, "config", "set", "maxmemory-policy", policy)
+	for _, c := range e.Admins {
 		ctx := redistest.Ctx(t, callBound)
 		var hashes []string
-		for _, n := range e.k.names(e.name) {
+		for _, n := range e.K.Names(e.Name) {
 			hashes = append(hashes, "lockkit:{"+n+"}")
 		}
 		var left *redis.IntCmd

@@ -17,8 +17,10 @@
 //     hand-off of a release that wakes one process; the waiter timeout of
 //     a queue in Redis), and takes the lock in its turn once resumed.
 //
-// The stopped process is a child process (redistest.StartChild); the
-// other owners run in the test's process on Clients of their own.
+// Every lock kind runs through the table of the kinds of
+// internal/faultkit. The stopped process is faultkit's owner child
+// process; the other owners run in the test's process on Clients of their
+// own.
 //
 // The package has no code of its own; it exists for its tests.
 package pausefault

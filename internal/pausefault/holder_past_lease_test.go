@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/watchdog"
 )
@@ -27,13 +28,13 @@ const lostBound = 300 * time.Millisecond
 // is left at the end.
 func TestHolderStopped_past_its_lease_is_told_lost_once_resumed_and_its_Unlock_leaves_the_new_hold(t *testing.T) {
 	forEachKind(t, pastLease, func(t *testing.T, e *env) {
-		c := e.startOwner(t, 0)
-		old := childLock(t, c)
-		w := e.wait(t, e.a, 1)
+		c := e.StartOwner(t, 0)
+		old := faultkit.ChildLock(t, c)
+		w := e.wait(t, e.A, 1)
 
 		c.Stop(t)
-		taken(t, w, e.lease+slack, "the waiter, once the stopped holder's lease ended")
-		for p, tok := range w.tokens() {
+		taken(t, w, e.Lease+slack, "the waiter, once the stopped holder's lease ended")
+		for p, tok := range w.Tokens() {
 			if tok <= old[p] {
 				t.Errorf("new holder's token %d of part %d is not larger than the stopped holder's %d", tok, p, old[p])
 			}
@@ -50,13 +51,13 @@ func TestHolderStopped_past_its_lease_is_told_lost_once_resumed_and_its_Unlock_l
 		if !strings.Contains(line, watchdog.ErrNotRenewed.Error()) {
 			t.Errorf("the stopped holder's hold was lost with %q, want %v (before any renewal)", line, watchdog.ErrNotRenewed)
 		}
-		childUnlock(t, c, "ErrLost")
-		if redistest.AnyClosed(w.lost()) {
+		faultkit.ChildUnlock(t, c, "ErrLost")
+		if redistest.AnyClosed(w.Lost()) {
 			t.Error("the new holder's hold was lost after the stopped holder's Unlock")
 		}
 		e.wantHeld(t, "after the stopped holder's Unlock")
-		mustUnlock(t, w.owner)
-		endChild(t, c)
-		e.clean(t)
+		faultkit.MustUnlock(t, w.Owner)
+		faultkit.EndChild(t, c)
+		e.Clean(t, e.Name)
 	})
 }

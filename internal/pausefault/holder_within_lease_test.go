@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -23,27 +24,27 @@ const (
 // nil and the waiter takes the lock; nothing is left at the end.
 func TestHolderStopped_within_its_lease_keeps_the_lock_and_its_Unlock_frees_it(t *testing.T) {
 	forEachKind(t, withinLease, func(t *testing.T, e *env) {
-		c := e.startOwner(t, 0)
-		childLock(t, c)
-		w := e.wait(t, e.a, 1)
+		c := e.StartOwner(t, 0)
+		faultkit.ChildLock(t, c)
+		w := e.wait(t, e.A, 1)
 
 		c.Stop(t)
 		stop := time.NewTimer(shortStop)
 		select {
-		case err := <-w.done:
+		case err := <-w.Done:
 			t.Fatalf("the waiter's Lock returned %v while the holder was stopped within its lease", err)
 		case <-stop.C:
 		}
 		c.Continue(t)
-		n := childRenewals(t, c)
-		redistest.Eventually(t, callBound, "the resumed holder to renew its lease", func() bool { return childRenewals(t, c) > n })
-		if len(w.done) > 0 {
-			t.Fatalf("the waiter's Lock returned %v while the resumed holder held the lock", <-w.done)
+		n := faultkit.ChildRenewals(t, c)
+		redistest.Eventually(t, callBound, "the resumed holder to renew its lease", func() bool { return faultkit.ChildRenewals(t, c) > n })
+		if len(w.Done) > 0 {
+			t.Fatalf("the waiter's Lock returned %v while the resumed holder held the lock", <-w.Done)
 		}
-		childUnlock(t, c, "nil")
+		faultkit.ChildUnlock(t, c, "nil")
 		taken(t, w, callBound, "the waiter, once the resumed holder unlocked")
-		mustUnlock(t, w.owner)
-		endChild(t, c)
-		e.clean(t)
+		faultkit.MustUnlock(t, w.Owner)
+		faultkit.EndChild(t, c)
+		e.Clean(t, e.Name)
 	})
 }

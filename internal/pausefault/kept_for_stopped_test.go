@@ -3,6 +3,8 @@ package pausefault_test
 import (
 	"testing"
 	"time"
+
+	"github.com/lockkit/lockkit/internal/faultkit"
 )
 
 // waiterLease is the watchdog timeout of the tests of a stopped waiter: the
@@ -23,36 +25,36 @@ const handoff = 100 * time.Millisecond
 // nothing is left at the end.
 func TestWaiterArriving_while_the_lock_is_kept_for_a_stopped_process_takes_it_once_the_keep_ends(t *testing.T) {
 	forEachKind(t, waiterLease, func(t *testing.T, e *env) {
-		holder := e.owner(e.a, 0)
-		mustLock(t, holder)
-		c := e.startOwner(t, 3)
+		holder := e.Owner(e.A, 0)
+		faultkit.MustLock(t, holder)
+		c := e.StartOwner(t, 3)
 		c.Send(t, "lock")
 		c.WaitLine(t, "waiting", callBound)
 		e.listening(t, 1)
 
 		c.Stop(t)
 		stopped := time.Now()
-		mustUnlock(t, holder)
-		w := e.owner(e.b, 2)
-		taken(t, waiter{owner: w, done: lockAsync(t, w)}, e.heldUp()+slack, "a Lock started while the lock was kept for the stopped process")
-		t.Logf("%s taken %v after the stop", e.k.name, time.Since(stopped))
-		mustUnlock(t, w)
+		faultkit.MustUnlock(t, holder)
+		w := e.Owner(e.B, 2)
+		taken(t, faultkit.Waiter{Owner: w, Done: lockAsync(t, w)}, e.heldUp()+slack, "a Lock started while the lock was kept for the stopped process")
+		t.Logf("%s taken %v after the stop", e.K.Name, time.Since(stopped))
+		faultkit.MustUnlock(t, w)
 
 		c.Continue(t)
 		c.WaitLine(t, "locked", callBound)
-		childUnlock(t, c, "nil")
-		endChild(t, c)
-		e.clean(t)
+		faultkit.ChildUnlock(t, c, "nil")
+		faultkit.EndChild(t, c)
+		e.Clean(t, e.Name)
 	})
 }
 
 // heldUp is how long, from its stop, a waiter that stopped while first in
 // line may hold up the others of e's kind: the hand-off of a release that
 // wakes one process, or for the kinds whose waiters queue in Redis, until
-// its place has lapsed (see kind.lapse).
+// its place has lapsed (see lapse).
 func (e *env) heldUp() time.Duration {
-	if e.k.lapse > 0 {
-		return e.k.lapse
+	if lapse(e.K) > 0 {
+		return lapse(e.K)
 	}
 	return handoff
 }

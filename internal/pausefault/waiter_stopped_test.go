@@ -3,6 +3,8 @@ package pausefault_test
 import (
 	"testing"
 	"time"
+
+	"github.com/lockkit/lockkit/internal/faultkit"
 )
 
 // TestWaiterStopped_first_in_line_holds_the_others_up_no_longer_than_documented
@@ -13,26 +15,26 @@ import (
 // at the end.
 func TestWaiterStopped_first_in_line_holds_the_others_up_no_longer_than_documented(t *testing.T) {
 	forEachKind(t, waiterLease, func(t *testing.T, e *env) {
-		holder := e.owner(e.a, 0)
-		mustLock(t, holder)
-		c := e.startOwner(t, 3)
+		holder := e.Owner(e.A, 0)
+		faultkit.MustLock(t, holder)
+		c := e.StartOwner(t, 3)
 		c.Send(t, "lock")
 		c.WaitLine(t, "waiting", callBound)
 		e.listening(t, 1)
-		w := e.wait(t, e.b, 2)
+		w := e.wait(t, e.B, 2)
 		e.listening(t, 2)
 
 		c.Stop(t)
 		stopped := time.Now()
-		mustUnlock(t, holder)
+		faultkit.MustUnlock(t, holder)
 		taken(t, w, e.heldUp()+slack, "the waiter behind the stopped one")
-		t.Logf("%s taken %v after the stop", e.k.name, time.Since(stopped))
-		mustUnlock(t, w.owner)
+		t.Logf("%s taken %v after the stop", e.K.Name, time.Since(stopped))
+		faultkit.MustUnlock(t, w.Owner)
 
 		c.Continue(t)
 		c.WaitLine(t, "locked", callBound)
-		childUnlock(t, c, "nil")
-		endChild(t, c)
-		e.clean(t)
+		faultkit.ChildUnlock(t, c, "nil")
+		faultkit.EndChild(t, c)
+		e.Clean(t, e.Name)
 	})
 }

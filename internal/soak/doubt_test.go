@@ -23,13 +23,13 @@ const doubtFor = 100 * time.Millisecond
 // over in memory to the waiter of its side instead.)
 func TestRepeated_unlocks_in_doubt_leave_every_kind_as_after_the_first_round(t *testing.T) {
 	for _, k := range kinds() {
-		if k.owner == nil {
+		if k.Owner == nil {
 			continue
 		}
-		t.Run(k.name, func(t *testing.T) {
+		t.Run(k.Name, func(t *testing.T) {
 			e := newEnv(t, k)
 			var obs *observer
-			if k.observed {
+			if observed(k) {
 				obs = e.observe(t)
 			}
 			var base *steady
@@ -40,7 +40,7 @@ func TestRepeated_unlocks_in_doubt_leave_every_kind_as_after_the_first_round(t *
 					ctx, cancel := context.WithTimeout(context.Background(), doubtFor)
 					err := r.holder.Unlock(ctx)
 					cancel()
-					if err == nil && !k.cohort { // cohort mode may hand the hold over in memory
+					if err == nil && !k.Cohort { // cohort mode may hand the hold over in memory
 						t.Fatal("Unlock with the network cut = nil")
 					}
 					heal()

@@ -1,8 +1,6 @@
 package soak_test
 
 import (
-	"regexp"
-	"strconv"
 	"testing"
 
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -61,21 +59,17 @@ func faults() []fault {
 // connected again and the waiters have subscribed again. A kind that
 // waits without pub/sub has none to kill.
 func killPubsub(t *testing.T, e *env) func() {
-	if e.k.polls {
+	if e.K.Polls {
 		return nil
 	}
 	e.subscribed(t)
-	before := e.b.reconnects.Load()
-	e.admin(t, "client", "kill", "type", "pubsub")
+	before := e.B.Reconnects.Load()
+	e.Admin(t, "client", "kill", "type", "pubsub")
 	return func() {
-		redistest.Eventually(t, callBound, "side b's notifier to reconnect", func() bool { return e.b.reconnects.Load() > before })
+		redistest.Eventually(t, callBound, "side b's notifier to reconnect", func() bool { return e.B.Reconnects.Load() > before })
 		e.subscribed(t)
 	}
 }
-
-// subscribedRE finds, in a CLIENT LIST line, the number of channels the
-// connection is subscribed to, classic or shard.
-var subscribedRE = regexp.MustCompile(` s?sub=(\d+)`)
 
 // subscribed waits until the first server of e has a pub/sub connection
 // subscribed to a channel for each side that waits on one: both, but in
@@ -83,46 +77,34 @@ var subscribedRE = regexp.MustCompile(` s?sub=(\d+)`)
 func (e *env) subscribed(t *testing.T) {
 	t.Helper()
 	want := 2
-	if e.k.cohort {
+	if e.K.Cohort {
 		want = 1
 	}
-	redistest.Eventually(t, callBound, "the waiting sides to subscribe", func() bool {
-		list, err := e.admins[0].ClientList(redistest.Ctx(t, callBound)).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, m := range subscribedRE.FindAllStringSubmatch(list, -1) {
-			if k, _ := strconv.Atoi(m[1]); k > 0 {
-				n++
-			}
-		}
-		return n >= want
-	})
+	e.Subscribed(t, want)
 }
 
 // killNormal kills every normal connection of e's servers; what ends it
 // waits until side a's watchdog has renewed since, unless a holds
 // nothing (a latch).
 func killNormal(t *testing.T, e *env) func() {
-	before := e.a.renewals.Load()
-	e.admin(t, "client", "kill", "type", "normal")
+	before := e.A.Renewals.Load()
+	e.Admin(t, "client", "kill", "type", "normal")
 	return func() {
-		if e.k.owner == nil {
+		if e.K.Owner == nil {
 			return
 		}
-		redistest.Eventually(t, callBound, "side a's watchdog to renew", func() bool { return e.a.renewals.Load() > before })
+		redistest.Eventually(t, callBound, "side a's watchdog to renew", func() bool { return e.A.Renewals.Load() > before })
 	}
 }
 
 // stall stalls every server of e for stallFor; what ends it waits until
 // each answers again.
 func stall(t *testing.T, e *env) func() {
-	for _, s := range e.servers {
+	for _, s := range e.Servers {
 		s.Stall(t, stallFor)
 	}
 	return func() {
-		for _, rc := range e.admins {
+		for _, rc := range e.Admins {
 			redistest.Eventually(t, callBound, "the stalled server to answer", func() bool {
 				return rc.Ping(redistest.Ctx(t, callBound)).Err() == nil
 			})
@@ -132,7 +114,7 @@ func stall(t *testing.T, e *env) func() {
 
 // restart kills every server of e and starts it again empty.
 func restart(t *testing.T, e *env) func() {
-	for _, s := range e.servers {
+	for _, s := range e.Servers {
 		s.Restart(t)
 	}
 	return nil
@@ -141,11 +123,11 @@ func restart(t *testing.T, e *env) func() {
 // down kills every server of e; what ends it starts them again, empty.
 // A round waits for the hold to be reported lost in between.
 func down(t *testing.T, e *env) func() {
-	for _, s := range e.servers {
+	for _, s := range e.Servers {
 		s.Kill(t)
 	}
 	return func() {
-		for _, s := range e.servers {
+		for _, s := range e.Servers {
 			s.Restart(t)
 		}
 	}
@@ -153,11 +135,11 @@ func down(t *testing.T, e *env) func() {
 
 // cut cuts the network of side a, holder's side; what ends it heals it.
 func cut(_ *testing.T, e *env) func() {
-	for _, p := range e.a.proxies {
+	for _, p := range e.A.Proxies {
 		p.Cut()
 	}
 	return func() {
-		for _, p := range e.a.proxies {
+		for _, p := range e.A.Proxies {
 			p.Heal()
 		}
 	}

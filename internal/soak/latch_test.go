@@ -38,12 +38,12 @@ type latchWaits struct {
 // latch of one count, for round i, and returns once both wait.
 func (e *env) beginLatch(t *testing.T, i int) latchWaits {
 	t.Helper()
-	r := latchWaits{name: fmt.Sprintf("%s%d", e.name, i)}
+	r := latchWaits{name: fmt.Sprintf("%s%d", e.Name, i)}
 	ctx := redistest.Ctx(t, redistest.Hang)
-	r.aw = awaitAsync(ctx, latch.New(e.a.nodes[0], r.name, 1))
-	r.bw = awaitAsync(ctx, latch.New(e.b.nodes[0], r.name, 1))
+	r.aw = awaitAsync(ctx, latch.New(e.A.Nodes[0], r.name, 1))
+	r.bw = awaitAsync(ctx, latch.New(e.B.Nodes[0], r.name, 1))
 	redistest.Eventually(t, callBound, "both Awaits to wait", func() bool {
-		return e.a.nodes[0].Notifier().Channels() > 0 && e.b.nodes[0].Notifier().Channels() > 0
+		return e.A.Nodes[0].Notifier().Channels() > 0 && e.B.Nodes[0].Notifier().Channels() > 0
 	})
 	return r
 }
@@ -52,7 +52,7 @@ func (e *env) beginLatch(t *testing.T, i int) latchWaits {
 // b's Await to return nil.
 func (e *env) countDown(t *testing.T, r latchWaits) {
 	t.Helper()
-	if _, err := latch.New(e.b.nodes[0], r.name, 1).CountDown(redistest.Ctx(t, callBound)); err != nil {
+	if _, err := latch.New(e.B.Nodes[0], r.name, 1).CountDown(redistest.Ctx(t, callBound)); err != nil {
 		t.Fatalf("CountDown: %v", err)
 	}
 	if err := redistest.Receive(t, r.bw, callBound, "side b's Await to return"); err != nil {

@@ -23,7 +23,7 @@ func (e *env) observe(t *testing.T) *observer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	changes, err := election.New(e.b.nodes[0], e.name).Observe(ctx)
+	changes, err := election.New(e.B.Nodes[0], e.Name).Observe(ctx)
 	if err != nil {
 		t.Fatalf("Observe: %v", err)
 	}

@@ -1,12 +1,12 @@
 package soak_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"testing"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -19,7 +19,7 @@ func (e *env) lockRound(t *testing.T, f fault, obs *observer) {
 	r := e.beginLock(t, obs)
 	end := f.start(t, e)
 	if f.hold == lost {
-		redistest.Eventually(t, callBound, "the hold to be reported lost", func() bool { return redistest.AnyClosed(r.holder.lost()) })
+		redistest.Eventually(t, callBound, "the hold to be reported lost", func() bool { return redistest.AnyClosed(r.holder.Lost()) })
 	}
 	if end != nil {
 		end()
@@ -30,8 +30,8 @@ func (e *env) lockRound(t *testing.T, f fault, obs *observer) {
 // lockWaits is what a round of a lock has active across its fault: the
 // holder and the two waiters.
 type lockWaits struct {
-	holder owner
-	w1, w2 waiter
+	holder faultkit.Owner
+	w1, w2 faultkit.Waiter
 }
 
 // beginLock takes e's lock with owner 0 of side a and starts the Locks of
@@ -39,16 +39,14 @@ type lockWaits struct {
 // obs is not nil (an election), it must see owner 0 lead.
 func (e *env) beginLock(t *testing.T, obs *observer) lockWaits {
 	t.Helper()
-	holder := e.owner(e.a, 0)
-	if err := holder.Lock(redistest.Ctx(t, callBound)); err != nil {
-		t.Fatalf("Lock: %v", err)
-	}
-	e.fenced(t, "the holder", redistest.TokensOf(holder.parts))
+	holder := e.Owner(e.A, 0)
+	faultkit.MustLock(t, holder)
+	e.fenced(t, "the holder", holder.Tokens())
 	if obs != nil {
-		obs.sees(t, candidateValue(0))
+		obs.sees(t, faultkit.CandidateValue(0))
 	}
 	ctx := redistest.Ctx(t, redistest.Hang)
-	return lockWaits{holder: holder, w1: e.wait(t, ctx, e.b, 1), w2: e.wait(t, ctx, e.a, 2)}
+	return lockWaits{holder: holder, w1: e.Wait(t, ctx, e.B, 1), w2: e.WaitBeside(t, ctx, e.A, 2)}
 }
 
 // finishLock ends a round begun by beginLock once its fault f is over:
@@ -61,37 +59,12 @@ func (e *env) finishLock(t *testing.T, r lockWaits, f fault) {
 	e.serve(t, f.lossy, r.w1, r.w2)
 }
 
-// owner returns the i-th owner of e's lock on side s.
-func (e *env) owner(s side, i int) owner { return e.k.owner(s.nodes, e.name, i) }
-
-// waiter is an owner waiting in Lock, started by wait.
-type waiter struct {
-	owner
-	done <-chan error
-}
-
-// wait starts the Lock of the i-th owner of e's lock on side s, with ctx,
-// and returns once the side has one more Lock waiting. In cohort mode a
-// Lock on the holder's side waits in memory, which no trace reports: wait
-// returns at once then.
-func (e *env) wait(t *testing.T, ctx context.Context, s side, i int) waiter {
-	t.Helper()
-	before := s.waiting.Load()
-	o := e.owner(s, i)
-	w := waiter{owner: o, done: redistest.LockAsync(ctx, o)}
-	if e.k.cohort && s.waiting == e.a.waiting {
-		return w
-	}
-	redistest.Eventually(t, callBound, "the Lock to wait", func() bool { return s.waiting.Load() > before })
-	return w
-}
-
 // release unlocks holder after a fault whose outcome for a hold is want:
 // its Unlock must return nil for a hold kept and ErrLost for one lost, and
 // its lost signal must say the same.
-func release(t *testing.T, holder owner, want outcome) {
+func release(t *testing.T, holder faultkit.Owner, want outcome) {
 	t.Helper()
-	sigs := holder.lost() // an Unlock may end the hold's signals
+	sigs := holder.Lost() // an Unlock may end the hold's signals
 	if want == kept && redistest.AnyClosed(sigs) {
 		t.Fatal("hold reported lost across a fault that keeps it")
 	}
@@ -122,43 +95,33 @@ func release(t *testing.T, holder owner, want outcome) {
 // returning ErrLost, and two waiters' Locks may return at once, as a
 // failover may leave two masters for a while, if one of the two holds is
 // then reported lost.
-func (e *env) serve(t *testing.T, lossy bool, ws ...waiter) {
+func (e *env) serve(t *testing.T, lossy bool, ws ...faultkit.Waiter) {
 	t.Helper()
-	type result struct {
-		i   int
-		err error
-	}
-	got := make(chan result, len(ws))
-	for i, w := range ws {
-		go func() { got <- result{i, <-w.done} }()
-	}
+	got := faultkit.Returns(ws)
 	for range ws {
-		r := redistest.Receive(t, got, callBound, fmt.Sprintf("a waiter of %d to take the lock", len(ws)))
-		if r.err != nil {
-			t.Fatalf("waiter %d: Lock = %v", r.i, r.err)
-		}
-		sigs, toks := ws[r.i].lost(), redistest.TokensOf(ws[r.i].parts)
+		r := faultkit.NextTaken(t, got, len(ws), callBound)
+		sigs, toks := ws[r.I].Lost(), ws[r.I].Tokens()
 		if len(got) > 0 && lossy {
 			// Two masters for a while: one of the two holds is on the one
 			// that is made a replica, and must be reported lost.
 			o := <-got
-			other := ws[o.i].lost()
+			other := ws[o.I].Lost()
 			redistest.Eventually(t, callBound, "one of two holds taken at once to be reported lost", func() bool {
-				return redistest.AnyClosed(sigs) || o.err == nil && redistest.AnyClosed(other)
+				return redistest.AnyClosed(sigs) || o.Err == nil && redistest.AnyClosed(other)
 			})
 			got <- o
 		} else if len(got) > 0 {
-			t.Errorf("waiter %d's Lock returned while waiter %d held the lock", (<-got).i, r.i)
+			t.Errorf("waiter %d's Lock returned while waiter %d held the lock", (<-got).I, r.I)
 		}
 		if lossy && redistest.AnyClosed(sigs) {
-			if err := settledUnlock(t, ws[r.i].owner); !errors.Is(err, lockkit.ErrLost) {
-				t.Fatalf("waiter %d: Unlock of a hold reported lost = %v; want ErrLost", r.i, err)
+			if err := settledUnlock(t, ws[r.I].Owner); !errors.Is(err, lockkit.ErrLost) {
+				t.Fatalf("waiter %d: Unlock of a hold reported lost = %v; want ErrLost", r.I, err)
 			}
 			continue
 		}
-		e.fenced(t, fmt.Sprintf("waiter %d", r.i), toks) // read while the hold was not lost
-		if err := settledUnlock(t, ws[r.i].owner); err != nil {
-			t.Fatalf("waiter %d: Unlock = %v", r.i, err)
+		e.fenced(t, fmt.Sprintf("waiter %d", r.I), toks) // read while the hold was not lost
+		if err := settledUnlock(t, ws[r.I].Owner); err != nil {
+			t.Fatalf("waiter %d: Unlock = %v", r.I, err)
 		}
 	}
 }
@@ -182,7 +145,7 @@ func (e *env) oneConnEach(t *testing.T) {
 func (e *env) fenced(t *testing.T, who string, toks []int64) {
 	t.Helper()
 	for p, tok := range toks {
-		if p < len(e.tokens) && (tok < e.tokens[p] || tok == e.tokens[p] && !e.k.cohort) {
+		if p < len(e.tokens) && (tok < e.tokens[p] || tok == e.tokens[p] && !e.K.Cohort) {
 			t.Errorf("%s holds part %d with token %d, not larger than the %d of a hold before", who, p, tok, e.tokens[p])
 		}
 	}
@@ -194,7 +157,7 @@ func (e *env) fenced(t *testing.T, who string, toks []int64) {
 // whose nodes did not answer within its node timeout, a tenth of the
 // lease, say), as the kinds document, for at most callBound in all. It
 // returns the outcome.
-func settledUnlock(t *testing.T, o owner) error {
+func settledUnlock(t *testing.T, o faultkit.Owner) error {
 	t.Helper()
 	ctx := redistest.Ctx(t, callBound)
 	for {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -41,14 +42,14 @@ func TestRepeated_failovers_leave_every_kind_as_after_the_first_round(t *testing
 	es := sentinelEnvs(t, d, admins[d.Master()])
 	var obs *observer
 	for _, e := range es {
-		if e.k.observed {
+		if observed(e.K) {
 			obs = e.observe(t)
 		}
 	}
 	failover := fault{name: "failover", hold: either, lossy: true, start: func(t *testing.T, _ *env) func() {
 		master := d.KillMaster(t)
 		for _, e := range es {
-			e.admins = []*redis.Client{admins[master]}
+			e.Admins = []*redis.Client{admins[master]}
 		}
 		return nil
 	}}
@@ -85,7 +86,7 @@ func groupRound(t *testing.T, es []*env, f fault, i int, obs *observer) {
 	locks := make([]lockWaits, len(es))
 	latches := make([]latchWaits, len(es))
 	for j, e := range es {
-		if e.k.owner == nil {
+		if e.K.Owner == nil {
 			latches[j] = e.beginLatch(t, i)
 		} else {
 			locks[j] = e.beginLock(t, obsOf(e, obs))
@@ -95,7 +96,7 @@ func groupRound(t *testing.T, es []*env, f fault, i int, obs *observer) {
 		end()
 	}
 	for j, e := range es {
-		if e.k.owner == nil {
+		if e.K.Owner == nil {
 			e.countDown(t, latches[j])
 			e.finishLatch(t, latches[j])
 		} else {
@@ -106,7 +107,7 @@ func groupRound(t *testing.T, es []*env, f fault, i int, obs *observer) {
 
 // obsOf returns obs for the env of an election, else nil.
 func obsOf(e *env, obs *observer) *observer {
-	if e.k.observed {
+	if observed(e.K) {
 		return obs
 	}
 	return nil
@@ -119,19 +120,19 @@ func obsOf(e *env, obs *observer) *observer {
 func sentinelEnvs(t *testing.T, d *redistest.Sentinel, admin *redis.Client) []*env {
 	t.Helper()
 	prefix := redistest.Unique(t)
-	side := func() side {
-		s := newSideCounts()
-		s.nodes = append(s.nodes, redistest.Lockkit(t, d.FailoverClient(t), s.options(prefix)...))
+	side := func() faultkit.Side {
+		s := faultkit.Counted()
+		s.Nodes = append(s.Nodes, redistest.Lockkit(t, d.FailoverClient(t), s.Options(prefix, lease)...))
 		return s
 	}
 	a, b := side(), side()
 	var es []*env
 	for _, k := range kinds() {
-		if k.servers > 1 {
+		if k.Servers > 1 {
 			continue
 		}
-		es = append(es, &env{k: k, servers: append(d.Replicas(), d.Master()), admins: []*redis.Client{admin},
-			a: a, b: b, prefix: prefix, name: strings.ReplaceAll(k.name, " ", "-")})
+		es = append(es, &env{Env: &faultkit.Env{K: k, Servers: append(d.Replicas(), d.Master()), Admins: []*redis.Client{admin},
+			A: a, B: b, Prefix: prefix, Name: strings.ReplaceAll(k.Name, " ", "-"), Lease: lease}})
 	}
 	return es
 }

@@ -17,7 +17,7 @@ const rounds = 12
 // (see env.settle); at the end, that the heap did not grow past a bound.
 func TestRepeated_faults_leave_every_kind_as_after_the_first_round(t *testing.T) {
 	for _, k := range kinds() {
-		t.Run(k.name, func(t *testing.T) { soak(t, newEnv(t, k), faults(), rounds) })
+		t.Run(k.Name, func(t *testing.T) { soak(t, newEnv(t, k), faults(), rounds) })
 	}
 }
 
@@ -26,14 +26,14 @@ func TestRepeated_faults_leave_every_kind_as_after_the_first_round(t *testing.T)
 func soak(t *testing.T, e *env, fs []fault, n int) {
 	t.Helper()
 	var obs *observer
-	if e.k.observed {
+	if observed(e.K) {
 		obs = e.observe(t)
 	}
 	var base *steady
 	for i := range n {
 		f := fs[i%len(fs)]
 		ok := t.Run(fmt.Sprintf("%d %s", i, f.name), func(t *testing.T) {
-			if e.k.owner == nil {
+			if e.K.Owner == nil {
 				e.latchRound(t, f, i)
 			} else {
 				e.lockRound(t, f, obs)

@@ -50,7 +50,7 @@ type steady struct {
 // for an election's observer, which keeps its channel on one PubSub
 // connection of side b.
 func (e *env) footprint() redistest.Footprint {
-	if e.k.observed {
+	if observed(e.K) {
 		return redistest.Footprint{Channels: 1, Conns: 1}
 	}
 	return redistest.Footprint{}
@@ -96,23 +96,23 @@ func settleAll(t *testing.T, es []*env, base *steady) {
 	kept := func(key string, ttl time.Duration) bool {
 		return slices.ContainsFunc(es, func(e *env) bool { return e.kept(key, ttl) })
 	}
-	for _, rc := range e.admins {
+	for _, rc := range e.Admins {
 		redistest.Until(t, settleBound, func() string {
-			if n := subscribed(t, rc, e.prefix); n > want.Channels {
+			if n := subscribed(t, rc, e.Prefix); n > want.Channels {
 				return fmt.Sprintf("with %d channels subscribed on %s, want %d", n, rc.Options().Addr, want.Channels)
 			}
 			return ""
 		})
-		redistest.KeysSettle(t, rc, e.prefix, kept)
+		redistest.KeysSettle(t, rc, e.Prefix, kept)
 	}
 }
 
 // kept accepts the keys e's kind documents as staying in Redis between
 // rounds: a lock's fencing counter and released tokens, and the hashes of
-// the latches (named e.name and a round), which expire in their 24 h.
+// the latches (named e.Name and a round), which expire in their 24 h.
 func (e *env) kept(key string, ttl time.Duration) bool {
-	if e.k.owner == nil {
-		return strings.HasPrefix(key, e.prefix+":{"+e.name) && !strings.Contains(key, "}:") && ttl > 0 && ttl <= latch.DefaultExpiry
+	if e.K.Owner == nil {
+		return strings.HasPrefix(key, e.Prefix+":{"+e.Name) && !strings.Contains(key, "}:") && ttl > 0 && ttl <= latch.DefaultExpiry
 	}
 	return redistest.LockKept(key, ttl)
 }
@@ -130,7 +130,7 @@ func (e *env) checkHeap(t *testing.T, base *steady) {
 	grown := int64(redistest.HeapInUse()) - int64(base.heap)
 	opened := max(pooled(e.clients())-base.pooled, 0)
 	t.Logf("the heap grew by %d bytes since the first round, with %d connections more in the pools", grown, opened)
-	if bound := int64(heapBound*len(e.servers) + opened*connBuffers); grown > bound {
+	if bound := int64(heapBound*len(e.Servers) + opened*connBuffers); grown > bound {
 		t.Errorf("the heap grew by %d bytes since the first round, with %d connections more in the pools; want at most %d", grown, opened, bound)
 	}
 }
