@@ -105,6 +105,7 @@ func (e *Election) Campaign(ctx context.Context, value string) (*Leadership, err
 		err error
 	)
 	for again := true; again; {
+		again = false
 		if err = e.settle(ctx); err == nil {
 			l, again, err = e.campaign(ctx, value)
 		}
