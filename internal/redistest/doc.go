@@ -41,11 +41,12 @@
 //     argument ([ClientSpec], [SpecClient]);
 //   - counting.go: mutual exclusion checked across processes
 //     ([CountingChild], [CountRun]);
-//   - oneshot.go, counter.go, silence.go: go-redis hooks for a reply lost
-//     on its way back ([DropReply], [ErrReplyDropped]), a command never
-//     sent ([RefuseSend], [ErrNotSent]) and a script sent twice
-//     ([ResendScript]), a count of the commands a client sends
-//     ([Counter], [CountCommands]), and a server that seems to stop
+//   - oneshot.go, heldup.go, counter.go, silence.go: go-redis hooks for a
+//     reply lost on its way back ([DropReply], [ErrReplyDropped]), a
+//     command never sent ([RefuseSend], [ErrNotSent]), a script sent twice
+//     ([ResendScript]), a command held up in the network and delivered
+//     later ([HoldUp], [ErrHeldUp]), a count of the commands a client
+//     sends ([Counter], [CountCommands]), and a server that seems to stop
 //     answering ([Silence]);
 //   - proxy.go: a TCP proxy in front of a server that delays what it
 //     forwards or stops forwarding, as a slow or partitioned network does
