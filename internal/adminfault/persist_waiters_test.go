@@ -20,6 +20,9 @@ func TestRestoredWaiters_still_waiting_are_woken_by_the_release(t *testing.T) {
 		faultkit.MustLock(t, holder)
 		ctx := redistest.Ctx(t, redistest.Hang)
 		w1, w2 := e.WaitBeside(t, ctx, e.A, 1), e.Wait(t, ctx, e.B, 2)
+		if !e.K.Polls {
+			e.WaitersSubscribed(t) // the connections the restart breaks
+		}
 		before := e.B.Reconnects.Load()
 		e.restore(t, e.snapshot(t))
 		renewed(t, e.A, 1)

@@ -30,3 +30,17 @@ func (e *Env) Subscribed(t *testing.T, n int) {
 		return subscribed >= n
 	})
 }
+
+// WaitersSubscribed waits until the first server of e has a pub/sub
+// connection subscribed to a channel for each side that waits on one,
+// while a holder of side a holds and a waiter of each side waits: both,
+// but in cohort mode, whose waiter on the holder's side waits in memory.
+// A Lock counts as waiting (Side.Waiting) before its Client subscribed.
+func (e *Env) WaitersSubscribed(t *testing.T) {
+	t.Helper()
+	want := 2
+	if e.K.Cohort {
+		want = 1
+	}
+	e.Subscribed(t, want)
+}

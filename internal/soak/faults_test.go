@@ -62,25 +62,13 @@ func killPubsub(t *testing.T, e *env) func() {
 	if e.K.Polls {
 		return nil
 	}
-	e.subscribed(t)
+	e.WaitersSubscribed(t)
 	before := e.B.Reconnects.Load()
 	e.Admin(t, "client", "kill", "type", "pubsub")
 	return func() {
 		redistest.Eventually(t, callBound, "side b's notifier to reconnect", func() bool { return e.B.Reconnects.Load() > before })
-		e.subscribed(t)
+		e.WaitersSubscribed(t)
 	}
-}
-
-// subscribed waits until the first server of e has a pub/sub connection
-// subscribed to a channel for each side that waits on one: both, but in
-// cohort mode, whose waiter on the holder's side waits in memory.
-func (e *env) subscribed(t *testing.T) {
-	t.Helper()
-	want := 2
-	if e.K.Cohort {
-		want = 1
-	}
-	e.Subscribed(t, want)
 }
 
 // killNormal kills every normal connection of e's servers; what ends it
