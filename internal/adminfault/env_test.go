@@ -52,6 +52,20 @@ func renewed(t *testing.T, s faultkit.Side, n int64) {
 	redistest.Eventually(t, callBound, "watchdog round trips", func() bool { return s.Renewals.Load() >= target })
 }
 
+// reentered returns an owner of side A that holds e's lock, entered
+// twice; it skips the test for the kinds whose owner's second Lock does
+// not re-enter its hold (Kind.Once).
+func (e *env) reentered(t *testing.T) faultkit.Owner {
+	t.Helper()
+	if e.K.Once {
+		t.Skip("an owner's second Lock does not re-enter its hold")
+	}
+	o := e.Owner(e.A, 0)
+	faultkit.MustLock(t, o)
+	faultkit.MustLock(t, o)
+	return o
+}
+
 // wantFree checks that the lock of o is free: a fresh owner of it on side
 // s takes it at once, and gives it back.
 func (e *env) wantFree(t *testing.T, s faultkit.Side, what string) {
