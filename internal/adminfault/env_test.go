@@ -78,6 +78,16 @@ func (e *env) wantFree(t *testing.T, s faultkit.Side, what string) {
 	faultkit.MustUnlock(t, o)
 }
 
+// waiters starts the Locks of two owners of e's lock, bounded by
+// redistest.Hang, while an owner of side A holds it: one beside the holder
+// on side A and one on side B; it returns them once they wait (see
+// faultkit.Env.WaitBeside).
+func (e *env) waiters(t *testing.T) (w1, w2 faultkit.Waiter) {
+	t.Helper()
+	ctx := redistest.Ctx(t, redistest.Hang)
+	return e.WaitBeside(t, ctx, e.A, 1), e.Wait(t, ctx, e.B, 2)
+}
+
 // serve waits for the waiters to take the lock, each within within of the
 // one before, in whatever order: each Lock must return nil, and is
 // unlocked once no other waiter's Lock was seen to return meanwhile.

@@ -36,8 +36,7 @@ func TestServerPaused_past_the_lease_the_holder_is_told_before_the_pause_ends(t 
 				holder := e.Owner(e.A, 0)
 				faultkit.MustLock(t, holder)
 				old := holder.Tokens()
-				ctx := redistest.Ctx(t, redistest.Hang)
-				w1, w2 := e.WaitBeside(t, ctx, e.A, 1), e.Wait(t, ctx, e.B, 2)
+				w1, w2 := e.waiters(t)
 
 				p.pause(t, e, 2500*time.Millisecond)
 				e.unpaused(t)

@@ -42,8 +42,7 @@ func TestVanishedKeys_the_holder_is_told_within_a_renewal_and_the_waiters_take_t
 				holder := e.Owner(e.A, 0)
 				faultkit.MustLock(t, holder)
 				old := holder.Tokens()
-				ctx := redistest.Ctx(t, redistest.Hang)
-				w1, w2 := e.WaitBeside(t, ctx, e.A, 1), e.Wait(t, ctx, e.B, 2)
+				w1, w2 := e.waiters(t)
 
 				v.do(t, e)
 				redistest.Eventually(t, lease/3+lostSlack, "the holder to be told its hold is lost", func() bool {
