@@ -78,6 +78,15 @@ func (e *env) wantFree(t *testing.T, s faultkit.Side, what string) {
 	faultkit.MustUnlock(t, o)
 }
 
+// held has an owner of side A take e's lock, and returns it and the
+// tokens of its hold.
+func (e *env) held(t *testing.T) (faultkit.Owner, []int64) {
+	t.Helper()
+	holder := e.Owner(e.A, 0)
+	faultkit.MustLock(t, holder)
+	return holder, holder.Tokens()
+}
+
 // waiters starts the Locks of two owners of e's lock, bounded by
 // redistest.Hang, while an owner of side A holds it: one beside the holder
 // on side A and one on side B; it returns them once they wait (see
