@@ -94,39 +94,29 @@ func TestClosed_go_redis_client_closes_an_election_observers_channel(t *testing.
 func TestClosed_go_redis_client_under_a_hold_reports_it_lost_and_Close_returns(t *testing.T) {
 	srv := redistest.StartServer(t)
 	const lease = 900 * time.Millisecond
-	for _, k := range configKinds {
-		if k.kind == "latch" {
-			continue // holds nothing
+	eachHoldingKind(t, func(t *testing.T, k contended) {
+		ctx := redistest.Ctx(t, redistest.Hang)
+		rc, lc, lost := lostReported(srv, lockkit.WithWatchdogTimeout(lease))
+		release, err := k.hold(ctx, lc, redistest.Unique(t))
+		if err != nil {
+			t.Fatalf("hold: %v", err)
 		}
-		t.Run(k.kind, func(t *testing.T) {
-			t.Parallel()
-			ctx := redistest.Ctx(t, redistest.Hang)
-			rc := redis.NewClient(&redis.Options{Addr: srv.Addr()})
-			lost := make(chan lockkit.LostInfo, 2)
-			lc := lockkit.New(rc, lockkit.WithWatchdogTimeout(lease), lockkit.WithTrace(&lockkit.Trace{
-				Lost: func(info lockkit.LostInfo) { lost <- info },
-			}))
-			release, err := k.hold(ctx, lc, redistest.Unique(t))
-			if err != nil {
-				t.Fatalf("hold: %v", err)
-			}
-			if err := rc.Close(); err != nil {
-				t.Fatal(err)
-			}
-			info := redistest.Receive(t, lost, closedBound, "the hold to be reported lost")
-			if !errors.Is(info.Err, lockkit.ErrLost) || !errors.Is(info.Err, watchdog.ErrNotRenewed) || !errors.Is(info.Err, redis.ErrClosed) {
-				t.Errorf("lost with %v; want ErrLost, watchdog.ErrNotRenewed and redis.ErrClosed", info.Err)
-			}
-			if err := release(ctx); !errors.Is(err, redis.ErrClosed) {
-				t.Errorf("release through a closed go-redis client = %v; want an error matching redis.ErrClosed", err)
-			}
-			closed := make(chan error, 1)
-			go func() { closed <- lc.Close() }()
-			if err := redistest.Receive(t, closed, closedBound, "Close to return"); err != nil {
-				t.Errorf("Close = %v", err)
-			}
-		})
-	}
+		if err := rc.Close(); err != nil {
+			t.Fatal(err)
+		}
+		info := redistest.Receive(t, lost, closedBound, "the hold to be reported lost")
+		if !errors.Is(info.Err, lockkit.ErrLost) || !errors.Is(info.Err, watchdog.ErrNotRenewed) || !errors.Is(info.Err, redis.ErrClosed) {
+			t.Errorf("lost with %v; want ErrLost, watchdog.ErrNotRenewed and redis.ErrClosed", info.Err)
+		}
+		if err := release(ctx); !errors.Is(err, redis.ErrClosed) {
+			t.Errorf("release through a closed go-redis client = %v; want an error matching redis.ErrClosed", err)
+		}
+		closed := make(chan error, 1)
+		go func() { closed <- lc.Close() }()
+		if err := redistest.Receive(t, closed, closedBound, "Close to return"); err != nil {
+			t.Errorf("Close = %v", err)
+		}
+	})
 }
 
 // TestClosed_go_redis_client_after_Close_reports_holds_lost_with_ErrClosed
@@ -136,38 +126,55 @@ func TestClosed_go_redis_client_under_a_hold_reports_it_lost_and_Close_returns(t
 // Redis before the go-redis client is closed.
 func TestClosed_go_redis_client_after_Close_reports_holds_lost_with_ErrClosed(t *testing.T) {
 	srv := redistest.StartServer(t)
+	eachHoldingKind(t, func(t *testing.T, k contended) {
+		ctx := redistest.Ctx(t, redistest.Hang)
+		rc, lc, lost := lostReported(srv)
+		name := redistest.Unique(t)
+		release, err := k.hold(ctx, lc, name)
+		if err != nil {
+			t.Fatalf("hold: %v", err)
+		}
+		if err := lc.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if info := redistest.Receive(t, lost, closedBound, "the hold to be reported lost"); !errors.Is(info.Err, lockkit.ErrClosed) {
+			t.Errorf("lost with %v; want ErrClosed", info.Err)
+		}
+		if err := release(ctx); err != nil && !errors.Is(err, lockkit.ErrClosed) {
+			t.Errorf("release after Close = %v; want nil or ErrClosed", err)
+		}
+		if err := rc.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []string{name, name + ":a", name + ":b"} {
+			redistest.AssertClean(t, srv.Client(t), n)
+		}
+	})
+}
+
+// eachHoldingKind runs test as a parallel subtest for each of configKinds
+// but the latch, which holds nothing.
+func eachHoldingKind(t *testing.T, test func(t *testing.T, k contended)) {
 	for _, k := range configKinds {
 		if k.kind == "latch" {
 			continue // holds nothing
 		}
 		t.Run(k.kind, func(t *testing.T) {
 			t.Parallel()
-			ctx := redistest.Ctx(t, redistest.Hang)
-			rc := redis.NewClient(&redis.Options{Addr: srv.Addr()})
-			lost := make(chan lockkit.LostInfo, 2)
-			lc := lockkit.New(rc, lockkit.WithTrace(&lockkit.Trace{
-				Lost: func(info lockkit.LostInfo) { lost <- info },
-			}))
-			name := redistest.Unique(t)
-			release, err := k.hold(ctx, lc, name)
-			if err != nil {
-				t.Fatalf("hold: %v", err)
-			}
-			if err := lc.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if info := redistest.Receive(t, lost, closedBound, "the hold to be reported lost"); !errors.Is(info.Err, lockkit.ErrClosed) {
-				t.Errorf("lost with %v; want ErrClosed", info.Err)
-			}
-			if err := release(ctx); err != nil && !errors.Is(err, lockkit.ErrClosed) {
-				t.Errorf("release after Close = %v; want nil or ErrClosed", err)
-			}
-			if err := rc.Close(); err != nil {
-				t.Fatal(err)
-			}
-			for _, n := range []string{name, name + ":a", name + ":b"} {
-				redistest.AssertClean(t, srv.Client(t), n)
-			}
+			test(t, k)
 		})
 	}
+}
+
+// lostReported returns a go-redis client of srv of its own and a lockkit
+// Client of it made with opts, whose Trace sends each hold reported lost
+// to the channel returned (room for 2); neither is closed when the test
+// ends.
+func lostReported(srv *redistest.Server, opts ...lockkit.Option) (*redis.Client, *lockkit.Client, <-chan lockkit.LostInfo) {
+	rc := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	lost := make(chan lockkit.LostInfo, 2)
+	lc := lockkit.New(rc, append(opts, lockkit.WithTrace(&lockkit.Trace{
+		Lost: func(info lockkit.LostInfo) { lost <- info },
+	}))...)
+	return rc, lc, lost
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -18,18 +17,7 @@ import (
 // error and token; nothing else is reported.
 func TestTrace_a_hold_whose_keys_vanish_is_reported_Lost_once_then_Released_by_Unlock(t *testing.T) {
 	eachTraceKind(t, func(t *testing.T, k traceKind) {
-		srv, lc, name := redistest.OnServer(t)
-		var log traceLog
-		m := k.new(lc, name, lockkit.WithTrace(log.trace()), lockkit.WithWatchdogTimeout(300*time.Millisecond))
-		redistest.MustLock(t, m)
-		vanish(t, srv, m, &log)
-		ctx := redistest.Ctx(t, redistest.Hang)
-		redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrLost)
-
-		if got, want := log.hooks(), []string{"Acquired", "Lost", "Released"}; !slices.Equal(got, want) {
-			t.Fatalf("events %v; want %v", got, want)
-		}
-		ev := log.all()
+		_, ev := lostAndReleased(t, k, vanish)
 		token := ev[0].token
 		if l := ev[1]; l.token != token || !errors.Is(l.err, lockkit.ErrLost) || l.held <= 0 {
 			t.Errorf("Lost = %+v; want token %d, ErrLost and how long the hold lasted", l, token)

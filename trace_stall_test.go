@@ -3,7 +3,6 @@ package lockkit_test
 import (
 	"context"
 	"errors"
-	"slices"
 	"testing"
 	"time"
 
@@ -27,19 +26,10 @@ type inspected interface {
 // false, HoldCount 0, TTL 0.
 func TestTrace_a_stall_past_the_lease_reports_Lost_once_with_its_cause_and_the_lock_free(t *testing.T) {
 	eachTraceKind(t, func(t *testing.T, k traceKind) {
-		srv, lc, name := redistest.OnServer(t)
-		var log traceLog
-		m := k.new(lc, name, lockkit.WithTrace(log.trace()), lockkit.WithWatchdogTimeout(300*time.Millisecond))
-		redistest.MustLock(t, m)
-		srv.Stall(t, 1500*time.Millisecond)
-		redistest.Receive(t, m.Lost(), redistest.Hang, "the lost signal")
-		ctx := redistest.Ctx(t, redistest.Hang)
-		redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrLost)
-
-		if got, want := log.hooks(), []string{"Acquired", "Lost", "Released"}; !slices.Equal(got, want) {
-			t.Fatalf("events %v; want %v", got, want)
-		}
-		ev := log.all()
+		m, ev := lostAndReleased(t, k, func(t *testing.T, srv *redistest.Server, m tracedLock, _ *traceLog) {
+			srv.Stall(t, 1500*time.Millisecond)
+			redistest.Receive(t, m.Lost(), redistest.Hang, "the lost signal")
+		})
 		if l := ev[1]; !errors.Is(l.err, lockkit.ErrLost) || !errors.Is(l.err, watchdog.ErrNotRenewed) || l.token != ev[0].token {
 			t.Errorf("Lost = %+v; want ErrLost, not renewed in time, for hold %d", l, ev[0].token)
 		}
@@ -50,6 +40,7 @@ func TestTrace_a_stall_past_the_lease_reports_Lost_once_with_its_cause_and_the_l
 		if !ok {
 			return
 		}
+		ctx := redistest.Ctx(t, redistest.Hang)
 		locked, err := q.IsLocked(ctx)
 		if locked || err != nil {
 			t.Errorf("IsLocked after the lost hold = %v, %v; want false", locked, err)

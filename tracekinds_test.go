@@ -232,6 +232,26 @@ func vanish(t *testing.T, srv *redistest.Server, m tracedLock, log *traceLog) {
 	})
 }
 
+// lostAndReleased takes a lock of kind k on a server of its own, with a
+// watchdog timeout of 300 ms and its events logged, has lose make its hold
+// lost, and checks that its Unlock then returns ErrLost and that the events
+// were Acquired, Lost and Released, in that order: it returns the lock and
+// those events.
+func lostAndReleased(t *testing.T, k traceKind, lose func(t *testing.T, srv *redistest.Server, m tracedLock, log *traceLog)) (tracedLock, []traceEvent) {
+	t.Helper()
+	srv, lc, name := redistest.OnServer(t)
+	var log traceLog
+	m := k.new(lc, name, lockkit.WithTrace(log.trace()), lockkit.WithWatchdogTimeout(300*time.Millisecond))
+	redistest.MustLock(t, m)
+	lose(t, srv, m, &log)
+	redistest.WantErr(t, m.Unlock(redistest.Ctx(t, redistest.Hang)), lockkit.ErrLost)
+
+	if got, want := log.hooks(), []string{"Acquired", "Lost", "Released"}; !slices.Equal(got, want) {
+		t.Fatalf("events %v; want %v", got, want)
+	}
+	return m, log.all()
+}
+
 // hooked starts a server and returns a lock of kind k on a Client of it
 // whose go-redis client has hook, and whose own hooks log reports to.
 func hooked(t *testing.T, k traceKind, hook redis.Hook, log *traceLog) tracedLock {

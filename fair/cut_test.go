@@ -58,6 +58,14 @@ func newCutOff(t *testing.T, wt time.Duration) *cutOff {
 	return x
 }
 
+// release checks that a's Lock has not returned while the lock is held,
+// and then releases the holder's hold.
+func (x *cutOff) release(t *testing.T) {
+	t.Helper()
+	redistest.NotYet(t, x.gotA, "a's Lock returned while the lock is held")
+	redistest.MustUnlock(t, x.holder)
+}
+
 // TestLock_waiter_cut_off_for_less_than_its_waiter_timeout_keeps_its_place
 // cuts a waiter off the server until one of its attempts has failed, and
 // heals the cut well within its waiter timeout: a live waiter's entry
@@ -76,8 +84,7 @@ func TestLock_waiter_cut_off_for_less_than_its_waiter_timeout_keeps_its_place(t 
 	})
 	x.proxy.Heal()
 	x.e.wantQueue("a", "b")
-	redistest.NotYet(t, x.gotA, "a's Lock returned while the lock is held")
-	redistest.MustUnlock(t, x.holder)
+	x.release(t)
 	x.e.wantTurn(x.a, x.gotA, 10*time.Second, "a, cut off for a while", "b")
 	x.e.wantTurn(x.b, x.gotB, 10*time.Second, "b, which joined after a")
 }
@@ -94,8 +101,7 @@ func TestLock_waiter_cut_off_for_longer_than_its_waiter_timeout_queues_again_at_
 	x.e.waitQueue("b")
 	x.proxy.Heal()
 	x.e.waitQueue("b", "a")
-	redistest.NotYet(t, x.gotA, "a's Lock returned while the lock is held")
-	redistest.MustUnlock(t, x.holder)
+	x.release(t)
 	x.e.wantTurn(x.b, x.gotB, 10*time.Second, "b, which moved up", "a")
 	x.e.wantTurn(x.a, x.gotA, 10*time.Second, "a, queued again at the end")
 }

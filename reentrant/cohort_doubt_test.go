@@ -90,13 +90,7 @@ func TestLocalHandoff_an_Unlock_in_doubt_that_finds_the_hold_gone_reports_it_los
 	ctx := redistest.Ctx(t, redistest.Hang)
 	unlockUnanswered(ctx, t, holder, stall)
 	got := lockLocal(ctx, t, waiter, 1)
-	force := reentrant.New(redistest.Lockkit(t, srv.Client(t)), name)
-	if ok, err := force.ForceUnlock(ctx); !ok || err != nil {
-		t.Fatalf("ForceUnlock = %v, %v", ok, err)
-	}
-	stall.Off()
-	redistest.Receive(t, holder.Lost(), 10*time.Second, "the holder's lost signal")
-	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrLost)
+	goneWhileInDoubt(ctx, t, srv, name, holder, stall)
 	if err := redistest.Receive(t, got, 10*time.Second, "the waiter's Lock"); err != nil {
 		t.Fatal(err)
 	}

@@ -25,13 +25,7 @@ func TestUnlock_in_doubt_that_finds_the_hold_gone_reports_it_lost(t *testing.T) 
 	redistest.MustLock(t, holder)
 	ctx := redistest.Ctx(t, redistest.Hang)
 	unlockUnanswered(ctx, t, holder, stall)
-	force := reentrant.New(redistest.Lockkit(t, srv.Client(t)), name)
-	if ok, err := force.ForceUnlock(ctx); !ok || err != nil {
-		t.Fatalf("ForceUnlock = %v, %v", ok, err)
-	}
-	stall.Off()
-	redistest.Receive(t, holder.Lost(), 10*time.Second, "the holder's lost signal")
-	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrLost)
+	goneWhileInDoubt(ctx, t, srv, name, holder, stall)
 	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrNotHeld)
 	redistest.AssertClean(t, c, name)
 }
@@ -63,6 +57,21 @@ func unlockUnanswered(ctx context.Context, t *testing.T, holder *reentrant.Mutex
 	if err := holder.Unlock(short); err == nil {
 		t.Fatal("Unlock against a server that does not answer = nil; want an error")
 	}
+}
+
+// goneWhileInDoubt force-unlocks name through a Client of srv of its own
+// while holder's Unlock is in doubt (see unlockUnanswered), and then turns
+// stall off: holder must be told that its hold is lost, within 10 s, and
+// its next Unlock must return ErrLost.
+func goneWhileInDoubt(ctx context.Context, t *testing.T, srv *redistest.Server, name string, holder *reentrant.Mutex, stall *redistest.Silence) {
+	t.Helper()
+	force := reentrant.New(redistest.Lockkit(t, srv.Client(t)), name)
+	if ok, err := force.ForceUnlock(ctx); !ok || err != nil {
+		t.Fatalf("ForceUnlock = %v, %v", ok, err)
+	}
+	stall.Off()
+	redistest.Receive(t, holder.Lost(), 10*time.Second, "the holder's lost signal")
+	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrLost)
 }
 
 // inDoubtOnAStoppedServer returns a Client of a server, and a Mutex of it

@@ -52,6 +52,20 @@ func renewed(t *testing.T, s faultkit.Side, n int64) {
 	redistest.Eventually(t, callBound, "watchdog round trips", func() bool { return s.Renewals.Load() >= target })
 }
 
+// reentered returns an owner of side A that holds e's lock, entered
+// twice; it skips the test for the kinds whose owner's second Lock does
+// not re-enter its hold (Kind.Once).
+func (e *env) reentered(t *testing.T) faultkit.Owner {
+	t.Helper()
+	if e.K.Once {
+		t.Skip("an owner's second Lock does not re-enter its hold")
+	}
+	o := e.Owner(e.A, 0)
+	faultkit.MustLock(t, o)
+	faultkit.MustLock(t, o)
+	return o
+}
+
 // wantFree checks that the lock of o is free: a fresh owner of it on side
 // s takes it at once, and gives it back.
 func (e *env) wantFree(t *testing.T, s faultkit.Side, what string) {
@@ -62,6 +76,25 @@ func (e *env) wantFree(t *testing.T, s faultkit.Side, what string) {
 		t.Fatalf("%s: TryLock of another owner = %v, %v; want the lock free", what, ok, err)
 	}
 	faultkit.MustUnlock(t, o)
+}
+
+// held has an owner of side A take e's lock, and returns it and the
+// tokens of its hold.
+func (e *env) held(t *testing.T) (faultkit.Owner, []int64) {
+	t.Helper()
+	holder := e.Owner(e.A, 0)
+	faultkit.MustLock(t, holder)
+	return holder, holder.Tokens()
+}
+
+// waiters starts the Locks of two owners of e's lock, bounded by
+// redistest.Hang, while an owner of side A holds it: one beside the holder
+// on side A and one on side B; it returns them once they wait (see
+// faultkit.Env.WaitBeside).
+func (e *env) waiters(t *testing.T) (w1, w2 faultkit.Waiter) {
+	t.Helper()
+	ctx := redistest.Ctx(t, redistest.Hang)
+	return e.WaitBeside(t, ctx, e.A, 1), e.Wait(t, ctx, e.B, 2)
 }
 
 // serve waits for the waiters to take the lock, each within within of the

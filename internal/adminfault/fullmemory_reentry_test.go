@@ -3,7 +3,6 @@ package adminfault_test
 import (
 	"testing"
 
-	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -15,12 +14,7 @@ import (
 // again.
 func TestFullMemory_Unlocks_of_a_reentered_hold_free_the_lock(t *testing.T) {
 	forEachKind(t, func(t *testing.T, e *env) {
-		if e.K.Once {
-			t.Skip("an owner's second Lock does not re-enter its hold")
-		}
-		o := e.Owner(e.A, 0)
-		faultkit.MustLock(t, o)
-		faultkit.MustLock(t, o)
+		o := e.reentered(t)
 
 		e.fill(t, "noeviction")
 		if err := o.Unlock(redistest.Ctx(t, callBound)); err != nil {

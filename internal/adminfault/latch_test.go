@@ -43,6 +43,18 @@ func opened(t *testing.T, waits ...<-chan error) {
 	}
 }
 
+// halfCounted counts e's latch, of 2, down once and starts an Await of it
+// on each side, bounded by redistest.Hang: it returns their channels once
+// both wait (see subscribed).
+func (e *env) halfCounted(t *testing.T) (w1, w2 <-chan error) {
+	t.Helper()
+	ctx := redistest.Ctx(t, redistest.Hang)
+	countDown(t, latch.New(e.A.Nodes[0], e.Name, 2), 1)
+	w1, w2 = awaitAsync(ctx, latch.New(e.A.Nodes[0], e.Name, 2)), awaitAsync(ctx, latch.New(e.B.Nodes[0], e.Name, 2))
+	e.subscribed(t)
+	return w1, w2
+}
+
 // TestLatch_Await_is_woken_across_SCRIPT_FLUSH_and_killed_pubsub_connections
 // counts a latch down while Awaits of two Clients wait, after SCRIPT FLUSH
 // and after the pub/sub connections were killed five times: each opening
@@ -113,10 +125,7 @@ func TestLatch_calls_during_CLIENT_PAUSE_return_at_their_deadline(t *testing.T) 
 // 1 and does not open it, and the one after wakes both waiters.
 func TestLatch_FLUSHALL_starts_the_latch_afresh_and_its_waiters_wait_a_full_count(t *testing.T) {
 	e := latchEnv(t)
-	ctx := redistest.Ctx(t, redistest.Hang)
-	countDown(t, latch.New(e.A.Nodes[0], e.Name, 2), 1)
-	w1, w2 := awaitAsync(ctx, latch.New(e.A.Nodes[0], e.Name, 2)), awaitAsync(ctx, latch.New(e.B.Nodes[0], e.Name, 2))
-	e.subscribed(t)
+	w1, w2 := e.halfCounted(t)
 
 	e.Admin(t, "flushall")
 	countDown(t, latch.New(e.B.Nodes[0], e.Name, 2), 1)

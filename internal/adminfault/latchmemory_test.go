@@ -16,10 +16,7 @@ import (
 // leaves nothing (or counts, where Redis lets its script write).
 func TestLatch_with_the_memory_full_the_opening_count_down_wakes_the_waiters(t *testing.T) {
 	e := latchEnv(t)
-	ctx := redistest.Ctx(t, redistest.Hang)
-	countDown(t, latch.New(e.A.Nodes[0], e.Name, 2), 1)
-	w1, w2 := awaitAsync(ctx, latch.New(e.A.Nodes[0], e.Name, 2)), awaitAsync(ctx, latch.New(e.B.Nodes[0], e.Name, 2))
-	e.subscribed(t)
+	w1, w2 := e.halfCounted(t)
 
 	e.fill(t, "noeviction")
 	fresh := e.Name + "-fresh"

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/lockkit/lockkit"
-	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -33,11 +32,8 @@ func TestServerPaused_past_the_lease_the_holder_is_told_before_the_pause_ends(t 
 	} {
 		t.Run(p.name, func(t *testing.T) {
 			forEachKind(t, func(t *testing.T, e *env) {
-				holder := e.Owner(e.A, 0)
-				faultkit.MustLock(t, holder)
-				old := holder.Tokens()
-				ctx := redistest.Ctx(t, redistest.Hang)
-				w1, w2 := e.WaitBeside(t, ctx, e.A, 1), e.Wait(t, ctx, e.B, 2)
+				holder, old := e.held(t)
+				w1, w2 := e.waiters(t)
 
 				p.pause(t, e, 2500*time.Millisecond)
 				e.unpaused(t)

@@ -13,12 +13,7 @@ import (
 // once: another owner takes it, not only once the lease ends.
 func TestRestoredReentries_the_Unlock_of_the_last_acquire_frees_the_lock(t *testing.T) {
 	forEachKindPersistent(t, func(t *testing.T, e *env) {
-		if e.K.Once {
-			t.Skip("the kind's second Lock takes another hold")
-		}
-		o := e.Owner(e.A, 0)
-		faultkit.MustLock(t, o)
-		faultkit.MustLock(t, o)
+		o := e.reentered(t)
 		snap := e.snapshot(t)
 		faultkit.MustUnlock(t, o)
 		e.restore(t, snap)

@@ -8,7 +8,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
-	"github.com/lockkit/lockkit/internal/faultkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
 
@@ -39,11 +38,8 @@ func TestVanishedKeys_the_holder_is_told_within_a_renewal_and_the_waiters_take_t
 	for _, v := range vanishings {
 		t.Run(v.name, func(t *testing.T) {
 			forEachKind(t, func(t *testing.T, e *env) {
-				holder := e.Owner(e.A, 0)
-				faultkit.MustLock(t, holder)
-				old := holder.Tokens()
-				ctx := redistest.Ctx(t, redistest.Hang)
-				w1, w2 := e.WaitBeside(t, ctx, e.A, 1), e.Wait(t, ctx, e.B, 2)
+				holder, old := e.held(t)
+				w1, w2 := e.waiters(t)
 
 				v.do(t, e)
 				redistest.Eventually(t, lease/3+lostSlack, "the holder to be told its hold is lost", func() bool {

@@ -71,6 +71,33 @@ func (e *env) wantHeld(t *testing.T, what string) {
 	}
 }
 
+// childFirstInLine has an owner of side A take e's lock and returns it,
+// with a child process whose owner waits for the lock first in line,
+// listening for a release (see listening).
+func (e *env) childFirstInLine(t *testing.T) (faultkit.Owner, *redistest.Child) {
+	t.Helper()
+	holder := e.Owner(e.A, 0)
+	faultkit.MustLock(t, holder)
+	c := e.StartOwner(t, 3)
+	c.Send(t, "lock")
+	c.WaitLine(t, "waiting", callBound)
+	e.listening(t, 1)
+	return holder, c
+}
+
+// resumedTakesItsTurn resumes the stopped child process c, whose owner
+// waits for e's lock, and checks that its Lock takes the lock and its
+// Unlock frees it, that the child ends, and that nothing is left of the
+// lock.
+func (e *env) resumedTakesItsTurn(t *testing.T, c *redistest.Child) {
+	t.Helper()
+	c.Continue(t)
+	c.WaitLine(t, "locked", callBound)
+	faultkit.ChildUnlock(t, c, "nil")
+	faultkit.EndChild(t, c)
+	e.Clean(t, e.Name)
+}
+
 // listening waits until n channels of e's lock are subscribed on its
 // servers (PUBSUB CHANNELS): a process that waits for a release listens on
 // a channel of its own once it is registered as waiting. It does nothing

@@ -25,12 +25,7 @@ const handoff = 100 * time.Millisecond
 // nothing is left at the end.
 func TestWaiterArriving_while_the_lock_is_kept_for_a_stopped_process_takes_it_once_the_keep_ends(t *testing.T) {
 	forEachKind(t, waiterLease, func(t *testing.T, e *env) {
-		holder := e.Owner(e.A, 0)
-		faultkit.MustLock(t, holder)
-		c := e.StartOwner(t, 3)
-		c.Send(t, "lock")
-		c.WaitLine(t, "waiting", callBound)
-		e.listening(t, 1)
+		holder, c := e.childFirstInLine(t)
 
 		c.Stop(t)
 		stopped := time.Now()
@@ -40,11 +35,7 @@ func TestWaiterArriving_while_the_lock_is_kept_for_a_stopped_process_takes_it_on
 		t.Logf("%s taken %v after the stop", e.K.Name, time.Since(stopped))
 		faultkit.MustUnlock(t, w)
 
-		c.Continue(t)
-		c.WaitLine(t, "locked", callBound)
-		faultkit.ChildUnlock(t, c, "nil")
-		faultkit.EndChild(t, c)
-		e.Clean(t, e.Name)
+		e.resumedTakesItsTurn(t, c)
 	})
 }
 

@@ -15,12 +15,7 @@ import (
 // at the end.
 func TestWaiterStopped_first_in_line_holds_the_others_up_no_longer_than_documented(t *testing.T) {
 	forEachKind(t, waiterLease, func(t *testing.T, e *env) {
-		holder := e.Owner(e.A, 0)
-		faultkit.MustLock(t, holder)
-		c := e.StartOwner(t, 3)
-		c.Send(t, "lock")
-		c.WaitLine(t, "waiting", callBound)
-		e.listening(t, 1)
+		holder, c := e.childFirstInLine(t)
 		w := e.wait(t, e.B, 2)
 		e.listening(t, 2)
 
@@ -31,10 +26,6 @@ func TestWaiterStopped_first_in_line_holds_the_others_up_no_longer_than_document
 		t.Logf("%s taken %v after the stop", e.K.Name, time.Since(stopped))
 		faultkit.MustUnlock(t, w.Owner)
 
-		c.Continue(t)
-		c.WaitLine(t, "locked", callBound)
-		faultkit.ChildUnlock(t, c, "nil")
-		faultkit.EndChild(t, c)
-		e.Clean(t, e.Name)
+		e.resumedTakesItsTurn(t, c)
 	})
 }

@@ -2,7 +2,7 @@ package soak_test
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -28,36 +28,18 @@ func TestRepeated_unlocks_in_doubt_leave_every_kind_as_after_the_first_round(t *
 		}
 		t.Run(k.Name, func(t *testing.T) {
 			e := newEnv(t, k)
-			var obs *observer
-			if observed(k) {
-				obs = e.observe(t)
-			}
-			var base *steady
-			for i := range doubtRounds {
-				ok := t.Run(fmt.Sprint(i), func(t *testing.T) {
-					r := e.beginLock(t, obs)
-					heal := cut(t, e)
-					ctx, cancel := context.WithTimeout(context.Background(), doubtFor)
-					err := r.holder.Unlock(ctx)
-					cancel()
-					if err == nil && !k.Cohort { // cohort mode may hand the hold over in memory
-						t.Fatal("Unlock with the network cut = nil")
-					}
-					heal()
-					e.serve(t, false, r.w1, r.w2)
-					e.settle(t, base)
-					if base == nil {
-						base = e.measure()
-					}
-				})
-				if !ok {
-					return
+			e.rounds(t, doubtRounds, strconv.Itoa, func(t *testing.T, _ int, obs *observer) {
+				r := e.beginLock(t, obs)
+				heal := cut(t, e)
+				ctx, cancel := context.WithTimeout(context.Background(), doubtFor)
+				err := r.holder.Unlock(ctx)
+				cancel()
+				if err == nil && !k.Cohort { // cohort mode may hand the hold over in memory
+					t.Fatal("Unlock with the network cut = nil")
 				}
-			}
-			if obs != nil {
-				obs.stop(t)
-			}
-			e.checkHeap(t, base)
+				heal()
+				e.serve(t, false, r.w1, r.w2)
+			})
 		})
 	}
 }

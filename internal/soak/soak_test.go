@@ -25,19 +25,31 @@ func TestRepeated_faults_leave_every_kind_as_after_the_first_round(t *testing.T)
 // each (see env.settle) and the heap at the end.
 func soak(t *testing.T, e *env, fs []fault, n int) {
 	t.Helper()
+	name := func(i int) string { return fmt.Sprintf("%d %s", i, fs[i%len(fs)].name) }
+	e.rounds(t, n, name, func(t *testing.T, i int, obs *observer) {
+		if f := fs[i%len(fs)]; e.K.Owner == nil {
+			e.latchRound(t, f, i)
+		} else {
+			e.lockRound(t, f, obs)
+		}
+	})
+}
+
+// rounds runs n rounds of e, each a subtest named name(i) that runs round
+// and then checks that the process and the servers came back to the state
+// of the first round (see env.settle); it stops at the first round that
+// fails, and checks the heap at the end. round gets the observer of e's
+// election, or nil for the other kinds.
+func (e *env) rounds(t *testing.T, n int, name func(i int) string, round func(t *testing.T, i int, obs *observer)) {
+	t.Helper()
 	var obs *observer
 	if observed(e.K) {
 		obs = e.observe(t)
 	}
 	var base *steady
 	for i := range n {
-		f := fs[i%len(fs)]
-		ok := t.Run(fmt.Sprintf("%d %s", i, f.name), func(t *testing.T) {
-			if e.K.Owner == nil {
-				e.latchRound(t, f, i)
-			} else {
-				e.lockRound(t, f, obs)
-			}
+		ok := t.Run(name(i), func(t *testing.T) {
+			round(t, i, obs)
 			e.settle(t, base)
 			if base == nil {
 				base = e.measure()
