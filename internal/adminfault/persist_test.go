@@ -55,6 +55,30 @@ func (e *env) restore(t *testing.T, snap redistest.Snapshot) {
 // the other nodes make a majority.
 func (e *env) restoredAlone() bool { return e.K.Servers <= 1 }
 
+// restoredHold checks what became of o's hold, taken on side s since the
+// snapshot that e's first server was restored from, and unlocks it: when
+// lost (the restart took it away), who is told within a renewal interval
+// and its Unlock returns ErrLost; when kept (RedLock: a majority of its
+// nodes still has it), its lost signal stays open over two renewals of
+// every node and its Unlock returns nil.
+func (e *env) restoredHold(t *testing.T, o faultkit.Owner, s faultkit.Side, who string, lost bool) {
+	t.Helper()
+	if lost {
+		redistest.Eventually(t, e.Lease/3+lostSlack, who+" to be told its hold is lost", func() bool {
+			return redistest.AnyClosed(o.Lost())
+		})
+		if err := o.Unlock(redistest.Ctx(t, callBound)); !errors.Is(err, lockkit.ErrLost) {
+			t.Errorf("Unlock of the hold the restart took away = %v, want ErrLost", err)
+		}
+		return
+	}
+	renewed(t, s, 2)
+	if redistest.AnyClosed(o.Lost()) {
+		t.Errorf("%s was told its hold is lost, though a majority kept it", who)
+	}
+	faultkit.MustUnlock(t, o)
+}
+
 // waiterBound is how long after a restart a restored registration of a
 // waiter that left can hold up the others at most: a lease, and for the
 // kinds with a queue (fair, a semaphore's), the waiter timeout (5 s by
@@ -123,20 +147,7 @@ func TestRestoredGhostHold_the_later_holder_is_told_and_everyone_takes_the_lock_
 		if !e.K.Once { // a semaphore's and an election's report the last hold's
 			wantHeldByNobodyLocally(t, ghost, "the ghost hold's owner")
 		}
-		if e.restoredAlone() {
-			redistest.Eventually(t, e.Lease/3+lostSlack, "the later holder to be told its hold is lost", func() bool {
-				return redistest.AnyClosed(later.Lost())
-			})
-			if err := later.Unlock(redistest.Ctx(t, callBound)); !errors.Is(err, lockkit.ErrLost) {
-				t.Errorf("Unlock of the hold the restart took away = %v, want ErrLost", err)
-			}
-		} else {
-			renewed(t, e.B, 2)
-			if redistest.AnyClosed(later.Lost()) {
-				t.Errorf("the later holder was told its hold is lost, though a majority kept it")
-			}
-			faultkit.MustUnlock(t, later)
-		}
+		e.restoredHold(t, later, e.B, "the later holder", e.restoredAlone())
 		ctx := redistest.Ctx(t, redistest.Hang)
 		serveAfter(t, e.Lease+lostSlack, old, lockAgain(ctx, ghost), lockAgain(ctx, e.Owner(e.A, 2)), lockAgain(ctx, e.Owner(e.B, 3)))
 		e.Clean(t, e.Name)
@@ -161,20 +172,7 @@ func TestRestoredOlderHold_its_owner_holding_a_newer_one_is_told_and_the_lock_fr
 		old := o.Tokens()
 
 		e.restore(t, snap)
-		if e.restoredAlone() {
-			redistest.Eventually(t, e.Lease/3+lostSlack, "the owner to be told its new hold is lost", func() bool {
-				return redistest.AnyClosed(o.Lost())
-			})
-			if err := o.Unlock(redistest.Ctx(t, callBound)); !errors.Is(err, lockkit.ErrLost) {
-				t.Errorf("Unlock of the hold the restart took away = %v, want ErrLost", err)
-			}
-		} else {
-			renewed(t, e.A, 2)
-			if redistest.AnyClosed(o.Lost()) {
-				t.Errorf("the owner was told its hold is lost, though a majority kept it")
-			}
-			faultkit.MustUnlock(t, o)
-		}
+		e.restoredHold(t, o, e.A, "the owner of the new hold", e.restoredAlone())
 		ctx := redistest.Ctx(t, redistest.Hang)
 		serveAfter(t, e.Lease+lostSlack, old, lockAgain(ctx, o), lockAgain(ctx, e.Owner(e.B, 1)))
 		e.Clean(t, e.Name)

@@ -1,7 +1,6 @@
 package adminfault_test
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/lockkit/lockkit"
@@ -38,20 +37,7 @@ func TestRestoredQueue_a_waiter_that_took_the_lock_since_is_told_and_its_entry_h
 		kept := e.heldBeyondFirst(t)
 
 		e.restore(t, snap)
-		if e.restoredAlone() || kept < e.K.Servers/2+1 {
-			redistest.Eventually(t, e.Lease/3+lostSlack, "the waiter to be told its hold is lost", func() bool {
-				return redistest.AnyClosed(w.Lost())
-			})
-			if err := w.Unlock(redistest.Ctx(t, callBound)); !errors.Is(err, lockkit.ErrLost) {
-				t.Errorf("Unlock of the hold the restart took away = %v, want ErrLost", err)
-			}
-		} else {
-			renewed(t, e.B, 2) // a renewal of every node has run since the restart
-			if redistest.AnyClosed(w.Lost()) {
-				t.Errorf("the waiter was told its hold is lost, though a majority kept it")
-			}
-			faultkit.MustUnlock(t, w.Owner)
-		}
+		e.restoredHold(t, w.Owner, e.B, "the waiter", e.restoredAlone() || kept < e.K.Servers/2+1)
 		serveAfter(t, e.waiterBound()+lostSlack, old, lockAgain(ctx, holder), lockAgain(ctx, e.Owner(e.A, 2)), lockAgain(ctx, e.Owner(e.B, 3)))
 		e.Clean(t, e.Name)
 	})
