@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -34,9 +35,11 @@ type Client struct {
 	traces atomic.Pointer[[]*Trace] // AddTrace's, copied on write
 
 	bgMu   sync.Mutex
-	bgN    int           // goroutines started by Go and running; guarded by bgMu
-	bgIdle chan struct{} // made by Close to wait for bgN to reach 0, closed then; guarded by bgMu
-	bgDone bool          // Close waited for them: Go no longer counts; guarded by bgMu
+	bgN    int            // fs handed to Go and running; guarded by bgMu
+	bgIdle chan struct{}  // made by Close to wait for bgN to reach 0, closed then; guarded by bgMu
+	bgDone bool           // Close waited for them: Go no longer counts; guarded by bgMu
+	bgFree []chan func()  // handovers of Go's goroutines waiting for an f (see work); guarded by bgMu
+	bgAll  sync.WaitGroup // Go's goroutines, running or waiting
 
 	localMu sync.Mutex
 	locals  map[any]any // see Locals; guarded by localMu
@@ -127,6 +130,7 @@ func (c *Client) Close() error {
 			c.bgMu.Unlock()
 			<-idle
 		}
+		c.bgAll.Wait()
 		if c.err != nil {
 			return
 		}
@@ -169,13 +173,19 @@ func (c *Client) Traces() []*Trace {
 	return nil
 }
 
-// Go runs f in a goroutine of its own that Close waits for. Lock kinds
-// use it for what outlives a call: a request whose reply came after the
-// caller's ctx ended is awaited there, and what it did is undone. Close
-// waits for every f that Go started before Close returns; one started
-// later (by a call that was under way when the Client closed, say) still
-// runs in a goroutine of its own, so that the call is not held up past
-// its ctx by a server that stopped answering, and ends by itself.
+// Go runs f in a goroutine of the Client that Close waits for. Lock kinds
+// use it for what outlives a call, and for the request of a call whose
+// ctx can end (the call returns at the ctx's end, and the request goes
+// on there): a request whose reply came after the caller's ctx ended is
+// awaited there, and what it did is undone. Close waits for every f that
+// Go started before Close returns; one started later (by a call that was
+// under way when the Client closed, say) still runs in a goroutine of its
+// own, so that the call is not held up past its ctx by a server that
+// stopped answering, and ends by itself.
+//
+// A goroutine that has run its f waits up to a second for another before
+// it ends (until Close, which ends the waiting ones), so that a busy
+// Client does not start a goroutine, and grow its stack, per request.
 func (c *Client) Go(f func()) {
 	c.bgMu.Lock()
 	if c.bgDone {
@@ -184,11 +194,56 @@ func (c *Client) Go(f func()) {
 		return
 	}
 	c.bgN++
+	if n := len(c.bgFree); n > 0 {
+		w := c.bgFree[n-1]
+		c.bgFree = c.bgFree[:n-1]
+		c.bgMu.Unlock()
+		w <- f
+		return
+	}
+	c.bgAll.Add(1)
 	c.bgMu.Unlock()
-	go func() {
-		defer c.goDone()
+	go c.work(f)
+}
+
+// workIdle is how long a goroutine of Go that has run its f waits for
+// another before it ends.
+const workIdle = time.Second
+
+// work runs f, and then each f that Go hands it while it waits, workIdle
+// at the most each time, for more (see Go); it ends when it waited in
+// vain, or when Close came.
+func (c *Client) work(f func()) {
+	defer c.bgAll.Done()
+	next := make(chan func(), 1) // Go's handover: never blocks
+	idle := time.NewTimer(workIdle)
+	defer idle.Stop()
+	for {
 		f()
-	}()
+		c.goDone()
+		c.bgMu.Lock()
+		if c.bgDone || c.bgIdle != nil { // Close came
+			c.bgMu.Unlock()
+			return
+		}
+		c.bgFree = append(c.bgFree, next)
+		c.bgMu.Unlock()
+		idle.Reset(workIdle)
+		select {
+		case f = <-next:
+			continue
+		case <-idle.C:
+		case <-c.closed:
+		}
+		c.bgMu.Lock()
+		if i := slices.Index(c.bgFree, next); i >= 0 {
+			c.bgFree = slices.Delete(c.bgFree, i, i+1)
+			c.bgMu.Unlock()
+			return
+		}
+		c.bgMu.Unlock()
+		f = <-next // Go took it off the list meanwhile: its f is coming
+	}
 }
 
 // goDone counts down a goroutine started by Go, and lets Close go on when

@@ -1,0 +1,134 @@
+package lockkit_test
+
+import (
+	"bytes"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
+)
+
+// goroutineID returns the id of the calling goroutine, from its stack
+// trace's first line ("goroutine 7 [running]:").
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	id, _, _ := strings.Cut(strings.TrimPrefix(string(buf), "goroutine "), " ")
+	return id
+}
+
+// workers returns how many goroutines of Client.Go wait for an f, and
+// how many are there at all.
+func workers() (waiting, all int) {
+	var b bytes.Buffer
+	_ = pprof.Lookup("goroutine").WriteTo(&b, 2)
+	for _, g := range strings.Split(b.String(), "\n\n") {
+		if !strings.Contains(g, "lockkit.(*Client).work(") {
+			continue
+		}
+		all++
+		if strings.Contains(g, "[select") {
+			waiting++
+		}
+	}
+	return waiting, all
+}
+
+// goAndWait runs f through c.Go and waits until it has run.
+func goAndWait(c *lockkit.Client, f func()) {
+	done := make(chan struct{})
+	c.Go(func() {
+		defer close(done)
+		f()
+	})
+	<-done
+}
+
+// TestGo_runs_one_f_after_another_in_one_goroutine checks that a
+// goroutine of Client.Go that has run its f runs the next: a Client whose
+// calls hand their requests to Go one at a time starts one goroutine, not
+// one per request.
+func TestGo_runs_one_f_after_another_in_one_goroutine(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	c := lockkit.New(rc)
+	defer c.Close()
+	ids := map[string]bool{}
+	for range 20 {
+		goAndWait(c, func() { ids[goroutineID()] = true })
+		redistest.Eventually(t, 10*time.Second, "the goroutine waits for more", func() bool {
+			waiting, all := workers()
+			return waiting == 1 && all == 1
+		})
+	}
+	if len(ids) != 1 {
+		t.Fatalf("20 fs run one after another ran in %d goroutines; want 1", len(ids))
+	}
+}
+
+// TestGo_runs_fs_at_once_each_in_a_goroutine checks that fs handed to Go
+// while others run do not wait for them.
+func TestGo_runs_fs_at_once_each_in_a_goroutine(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	c := lockkit.New(rc)
+	defer c.Close()
+	const n = 8
+	var all sync.WaitGroup
+	all.Add(n)
+	release := make(chan struct{})
+	for range n {
+		c.Go(func() {
+			all.Done()
+			<-release // each waits for every other to have started
+		})
+	}
+	all.Wait()
+	close(release)
+}
+
+// TestClose_ends_the_goroutines_that_wait_for_an_f checks that Close
+// returns only once the goroutines of Go that wait for more fs are gone,
+// and that one goroutine that waited in vain ends by itself.
+func TestClose_ends_the_goroutines_that_wait_for_an_f(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	t.Run("Close", func(t *testing.T) {
+		c := lockkit.New(rc)
+		var running sync.WaitGroup
+		running.Add(3)
+		release := make(chan struct{})
+		for range 3 {
+			c.Go(func() {
+				running.Done()
+				<-release
+			})
+		}
+		running.Wait()
+		close(release)
+		redistest.Eventually(t, 10*time.Second, "3 goroutines wait for more", func() bool {
+			waiting, _ := workers()
+			return waiting == 3
+		})
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, all := workers(); all != 0 {
+			t.Fatalf("%d goroutines of Go are left once Close returned; want 0", all)
+		}
+		ran := make(chan struct{})
+		c.Go(func() { close(ran) }) // after Close: in a goroutine of its own
+		<-ran
+	})
+	t.Run("idle", func(t *testing.T) {
+		c := lockkit.New(rc)
+		defer c.Close()
+		goAndWait(c, func() {})
+		redistest.Eventually(t, 10*time.Second, "the goroutine that waited in vain ends", func() bool {
+			_, all := workers()
+			return all == 0
+		})
+	})
+}
