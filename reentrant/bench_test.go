@@ -1,6 +1,7 @@
 package reentrant_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -18,6 +19,19 @@ func BenchmarkMutex_uncontended(b *testing.B) {
 	counter := redistest.CountCommands(c)
 	m := reentrant.New(redistest.Lockkit(b, c), redistest.Unique(b), lockkit.WithLease(time.Minute))
 	redistest.BenchLockUnlock(b, m, counter)
+}
+
+// BenchmarkMutex_uncontended_deadline is BenchmarkMutex_uncontended with a
+// ctx that has a deadline: each call's request runs in a goroutine of the
+// Client (see lockkit.Client.Go), so that the call can return at the
+// deadline even when the server stopped answering.
+func BenchmarkMutex_uncontended_deadline(b *testing.B) {
+	c := redistest.StartServer(b).Client(b)
+	counter := redistest.CountCommands(c)
+	m := reentrant.New(redistest.Lockkit(b, c), redistest.Unique(b), lockkit.WithLease(time.Minute))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	redistest.BenchLockUnlockCtx(b, ctx, m, counter)
 }
 
 // BenchmarkFloor_uncontended measures the floor of BenchmarkMutex_uncontended

@@ -21,7 +21,12 @@ import (
 // redis-cpu-us/op, and the commands it ran per cycle, those inside
 // scripts included and the scripts themselves not, as redis-calls/op.
 func BenchLockUnlock(b *testing.B, l Locker, counter *Counter) {
-	ctx := context.Background()
+	BenchLockUnlockCtx(b, context.Background(), l, counter)
+}
+
+// BenchLockUnlockCtx is BenchLockUnlock with ctx for every Lock and
+// Unlock: one that can end, say, to measure what that costs.
+func BenchLockUnlockCtx(b *testing.B, ctx context.Context, l Locker, counter *Counter) {
 	b.ReportAllocs()
 	warmUp(b, l)
 	if counter != nil {
