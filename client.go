@@ -220,6 +220,7 @@ func (c *Client) work(f func()) {
 	defer idle.Stop()
 	for {
 		f()
+		f = nil // what it holds is not kept while waiting
 		c.goDone()
 		c.bgMu.Lock()
 		if c.bgDone || c.bgIdle != nil { // Close came
