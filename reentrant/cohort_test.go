@@ -39,6 +39,23 @@ func lockLocal(ctx context.Context, t *testing.T, m *reentrant.Mutex, n int) <-c
 	return got
 }
 
+// handOver starts to's Lock with ctx, waits until it is the one Lock of
+// the process to wait in memory, and has from, which holds, unlock: to's
+// Lock must then return with the hold handed over, whose token stays the
+// process's hold's.
+func handOver(ctx context.Context, t *testing.T, from, to *reentrant.Mutex) {
+	t.Helper()
+	token := from.Token()
+	got := lockLocal(ctx, t, to, 1)
+	redistest.MustUnlock(t, from)
+	if err := redistest.Receive(t, got, 10*time.Second, "the Lock the hold is handed over to"); err != nil {
+		t.Fatal(err)
+	}
+	if to.Token() != token {
+		t.Errorf("token after the hand-over = %d, want the process's hold's %d", to.Token(), token)
+	}
+}
+
 // TestConformance_with_local_handoff runs the contract every exclusive
 // kind keeps on Mutexes in cohort mode, where two Mutexes of one Client
 // share the process's hold in Redis and lend it in memory: to its users a
@@ -133,14 +150,7 @@ func TestLocalHandoff_token_kept(t *testing.T) {
 	ctx := redistest.Ctx(t, 30*time.Second)
 	m1, m2 := heldInCohort(t, lc, name)
 	t1 := m1.Token()
-	got := lockLocal(ctx, t, m2, 1)
-	redistest.MustUnlock(t, m1)
-	if err := redistest.Receive(t, got, 10*time.Second, "m2's Lock"); err != nil {
-		t.Fatal(err)
-	}
-	if m2.Token() != t1 {
-		t.Errorf("token after a hand-over = %d, want the hold's %d", m2.Token(), t1)
-	}
+	handOver(ctx, t, m1, m2)
 	redistest.MustUnlock(t, m2)
 	redistest.MustLock(t, m1)
 	if m1.Token() <= t1 {
@@ -234,11 +244,7 @@ func TestLocalHandoff_lost_reaches_holder(t *testing.T) {
 	ctx := redistest.Ctx(t, 30*time.Second)
 	m1, m2 := heldInCohort(t, lc, name)
 	lost1, ctx1 := m1.Lost(), m1.Context(ctx)
-	got := lockLocal(ctx, t, m2, 1)
-	redistest.MustUnlock(t, m1)
-	if err := redistest.Receive(t, got, 10*time.Second, "m2's Lock"); err != nil {
-		t.Fatal(err)
-	}
+	handOver(ctx, t, m1, m2)
 	if !errors.Is(context.Cause(ctx1), lockkit.ErrNotHeld) {
 		t.Errorf("m1's Context after its Unlock: cause %v, want ErrNotHeld", context.Cause(ctx1))
 	}
