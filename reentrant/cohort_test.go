@@ -395,6 +395,23 @@ func heldInCohort(t *testing.T, lc *lockkit.Client, name string) (holder, other 
 	return holder, other
 }
 
+// freshHoldAfterLoss checks what follows the loss of holder's hold, whose
+// token was lost, while waiter's Lock, whose error got carries, waited in
+// memory behind it: within d holder's lost signal closes and waiter's Lock
+// returns with a fresh hold from Redis, of a larger token; holder's Unlock
+// with ctx then reports the loss.
+func freshHoldAfterLoss(ctx context.Context, t *testing.T, holder, waiter *reentrant.Mutex, got <-chan error, lost int64, d time.Duration) {
+	t.Helper()
+	redistest.Receive(t, holder.Lost(), d, "the holder's lost signal")
+	if err := redistest.Receive(t, got, d, "the waiter's Lock after the holder's hold was lost"); err != nil {
+		t.Fatal(err)
+	}
+	if waiter.Token() <= lost {
+		t.Errorf("the waiter's token %d after the lost hold's %d: want a fresh, larger one", waiter.Token(), lost)
+	}
+	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrLost)
+}
+
 // twoProcesses starts a redis-server and returns a client of it, two
 // lockkit Clients of that client (two processes, as Redis sees them) and a
 // fresh lock name.
@@ -421,14 +438,7 @@ func TestLocalHandoff_lost_hold_lets_the_process_in(t *testing.T) {
 		t.Fatalf("ForceUnlock = %v, %v", ok, err)
 	}
 	lc.Watchdog().Check()
-	redistest.Receive(t, a.Lost(), 10*time.Second, "a's lost signal")
-	if err := redistest.Receive(t, got, 10*time.Second, "b's Lock after a's hold was lost"); err != nil {
-		t.Fatal(err)
-	}
-	if b.Token() <= lost {
-		t.Errorf("b's token %d after the lost hold's %d: want a new, larger one", b.Token(), lost)
-	}
-	redistest.WantErr(t, a.Unlock(ctx), lockkit.ErrLost)
+	freshHoldAfterLoss(ctx, t, a, b, got, lost, 10*time.Second)
 	redistest.WantHoldCount(t, b, 1)
 	redistest.MustUnlock(t, b)
 	redistest.MustLock(t, a) // a locks again after its loss
