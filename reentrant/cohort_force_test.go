@@ -25,14 +25,7 @@ func TestLocalHandoff_ForceUnlock_by_a_Mutex_of_the_process_tells_its_holder_at_
 	if ok, err := forcer.ForceUnlock(ctx); !ok || err != nil {
 		t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
 	}
-	redistest.Receive(t, holder.Lost(), 5*time.Second, "the holder's lost signal after a ForceUnlock by a Mutex of its process")
-	if err := redistest.Receive(t, got, 5*time.Second, "the waiter's Lock after the hold was force-unlocked"); err != nil {
-		t.Fatal(err)
-	}
-	if waiter.Token() <= lost {
-		t.Errorf("waiter's token %d after the forced hold's %d: want a fresh, larger one", waiter.Token(), lost)
-	}
-	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrLost)
+	freshHoldAfterLoss(ctx, t, holder, waiter, got, lost, 5*time.Second)
 	redistest.MustUnlock(t, waiter)
 	redistest.AssertClean(t, c, name)
 }

@@ -1,6 +1,7 @@
 package reentrant_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -19,6 +20,24 @@ func isRelease(cmd redis.Cmder) bool {
 	return cmd.Name() == "evalsha" && len(args) > 1 && args[1] == lua.Mutex.Release.Hash()
 }
 
+// loseLoadedHold has holder, a Mutex of lc, take its lock (a first time
+// to load the scripts, released at once), calls arm, deletes the lock's
+// key through c with ctx and has lc's watchdog check the hold, which it
+// finds lost then. It returns the lost hold's token.
+func loseLoadedHold(ctx context.Context, t *testing.T, c *redis.Client, lc *lockkit.Client, holder *reentrant.Mutex, arm func()) int64 {
+	t.Helper()
+	redistest.MustLock(t, holder) // the scripts are loaded
+	redistest.MustUnlock(t, holder)
+	redistest.MustLock(t, holder)
+	lost := holder.Token()
+	arm()
+	if err := c.Del(ctx, "lockkit:{"+holder.Name()+"}").Err(); err != nil {
+		t.Fatal(err)
+	}
+	lc.Watchdog().Check()
+	return lost
+}
+
 // TestLocalHandoff_TryLock_of_another_Mutex_waits_for_a_lost_hold_to_be_given_back:
 // the process's hold is lost (its key vanished and the watchdog said so)
 // while a Mutex holds it and never calls again; the process takes the
@@ -33,15 +52,7 @@ func TestLocalHandoff_TryLock_of_another_Mutex_waits_for_a_lost_hold_to_be_given
 	ctx := redistest.Ctx(t, redistest.Hang)
 	opts := []lockkit.Option{handoff, lockkit.WithWatchdogTimeout(time.Minute)}
 	holder, other := reentrant.New(lc, name, opts...), reentrant.New(lc, name, opts...)
-	redistest.MustLock(t, holder) // the scripts are loaded
-	redistest.MustUnlock(t, holder)
-	redistest.MustLock(t, holder)
-	lost := holder.Token()
-	slow.On()
-	if err := c.Del(ctx, "lockkit:{"+name+"}").Err(); err != nil {
-		t.Fatal(err)
-	}
-	lc.Watchdog().Check()
+	lost := loseLoadedHold(ctx, t, c, lc, holder, slow.On)
 	redistest.Receive(t, holder.Lost(), 10*time.Second, "the holder's lost signal")
 	redistest.Eventually(t, 10*time.Second, "the lost hold's release to be sent", func() bool { return slow.Held() == 1 })
 	got := make(chan bool, 1)

@@ -66,11 +66,7 @@ func TestLocalHandoff_fixed_lease_end_reaches_the_Mutex_holding_it_then(t *testi
 	first, second := reentrant.New(lc, name, opts...), reentrant.New(lc, name, opts...)
 	redistest.MustLock(t, first)
 	firstLost := first.Lost()
-	got := lockLocal(ctx, t, second, 1)
-	redistest.MustUnlock(t, first)
-	if err := redistest.Receive(t, got, 10*time.Second, "the second Mutex's Lock, by hand-over"); err != nil {
-		t.Fatal(err)
-	}
+	handOver(ctx, t, first, second)
 	held := second.Context(context.Background())
 	redistest.Receive(t, second.Lost(), 10*time.Second, "the lost signal of the Mutex holding the hold when its lease ended")
 	redistest.Receive(t, held.Done(), 10*time.Second, "the Context of that Mutex")

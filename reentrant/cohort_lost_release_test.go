@@ -26,15 +26,7 @@ func TestLocalHandoff_a_lost_hold_whose_release_goes_unanswered_is_released_and_
 	var ev events
 	opts := []lockkit.Option{handoff, lockkit.WithWatchdogTimeout(time.Minute), lockkit.WithTrace(ev.trace())}
 	holder, other := reentrant.New(lc, name, opts...), reentrant.New(lc, name, opts...)
-	redistest.MustLock(t, holder) // the scripts are loaded
-	redistest.MustUnlock(t, holder)
-	redistest.MustLock(t, holder)
-	lost := holder.Token()
-	refuse.Arm()
-	if err := c.Del(ctx, "lockkit:{"+name+"}").Err(); err != nil {
-		t.Fatal(err)
-	}
-	lc.Watchdog().Check()
+	lost := loseLoadedHold(ctx, t, c, lc, holder, refuse.Arm)
 	redistest.Receive(t, holder.Lost(), redistest.Hang, "the holder's lost signal")
 
 	redistest.MustLock(t, other)

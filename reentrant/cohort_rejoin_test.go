@@ -22,14 +22,6 @@ func TestLocalHandoff_a_Mutex_whose_cohort_was_dropped_joins_the_process_s_cohor
 	redistest.MustUnlock(t, m)
 	redistest.Eventually(t, 10*time.Second, "the cohort to be dropped", func() bool { return cohorts(lc) == 0 })
 	redistest.MustLock(t, m)
-	token := m.Token()
-	got := lockLocal(ctx, t, other, 1)
-	redistest.MustUnlock(t, m)
-	if err := redistest.Receive(t, got, 10*time.Second, "the other Mutex's Lock"); err != nil {
-		t.Fatal(err)
-	}
-	if other.Token() != token {
-		t.Errorf("token after the hand-over = %d, want the process's hold's %d", other.Token(), token)
-	}
+	handOver(ctx, t, m, other)
 	redistest.MustUnlock(t, other)
 }

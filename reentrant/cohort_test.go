@@ -39,6 +39,23 @@ func lockLocal(ctx context.Context, t *testing.T, m *reentrant.Mutex, n int) <-c
 	return got
 }
 
+// handOver starts to's Lock with ctx, waits until it is the one Lock of
+// the process to wait in memory, and has from, which holds, unlock: to's
+// Lock must then return with the hold handed over, whose token stays the
+// process's hold's.
+func handOver(ctx context.Context, t *testing.T, from, to *reentrant.Mutex) {
+	t.Helper()
+	token := from.Token()
+	got := lockLocal(ctx, t, to, 1)
+	redistest.MustUnlock(t, from)
+	if err := redistest.Receive(t, got, 10*time.Second, "the Lock the hold is handed over to"); err != nil {
+		t.Fatal(err)
+	}
+	if to.Token() != token {
+		t.Errorf("token after the hand-over = %d, want the process's hold's %d", to.Token(), token)
+	}
+}
+
 // TestConformance_with_local_handoff runs the contract every exclusive
 // kind keeps on Mutexes in cohort mode, where two Mutexes of one Client
 // share the process's hold in Redis and lend it in memory: to its users a
@@ -133,14 +150,7 @@ func TestLocalHandoff_token_kept(t *testing.T) {
 	ctx := redistest.Ctx(t, 30*time.Second)
 	m1, m2 := heldInCohort(t, lc, name)
 	t1 := m1.Token()
-	got := lockLocal(ctx, t, m2, 1)
-	redistest.MustUnlock(t, m1)
-	if err := redistest.Receive(t, got, 10*time.Second, "m2's Lock"); err != nil {
-		t.Fatal(err)
-	}
-	if m2.Token() != t1 {
-		t.Errorf("token after a hand-over = %d, want the hold's %d", m2.Token(), t1)
-	}
+	handOver(ctx, t, m1, m2)
 	redistest.MustUnlock(t, m2)
 	redistest.MustLock(t, m1)
 	if m1.Token() <= t1 {
@@ -180,15 +190,7 @@ func TestLocalHandoff_count_bound_lets_other_process_in(t *testing.T) {
 	if err := redistest.Receive(t, gotB, 10*time.Second, "the other process's Lock"); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-got[3]:
-		t.Fatalf("the fourth local Lock returned (%v) while the other process holds the lock", err)
-	default:
-	}
-	redistest.MustUnlock(t, b)
-	if err := redistest.Receive(t, got[3], 10*time.Second, "the last local Lock"); err != nil {
-		t.Fatal(err)
-	}
+	waitsForUnlock(t, b, got[3], 10*time.Second, "the fourth local Lock")
 	redistest.MustUnlock(t, a[3])
 	redistest.AssertClean(t, c, name)
 }
@@ -214,15 +216,7 @@ func TestLocalHandoff_time_bound_lets_other_process_in(t *testing.T) {
 	if err := redistest.Receive(t, gotB, 10*time.Second, "the other process's Lock"); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-got2:
-		t.Fatalf("the local Lock returned (%v) while the other process holds the lock", err)
-	default:
-	}
-	redistest.MustUnlock(t, b)
-	if err := redistest.Receive(t, got2, 10*time.Second, "the local Lock"); err != nil {
-		t.Fatal(err)
-	}
+	waitsForUnlock(t, b, got2, 10*time.Second, "the local Lock")
 	redistest.MustUnlock(t, a2)
 }
 
@@ -234,11 +228,7 @@ func TestLocalHandoff_lost_reaches_holder(t *testing.T) {
 	ctx := redistest.Ctx(t, 30*time.Second)
 	m1, m2 := heldInCohort(t, lc, name)
 	lost1, ctx1 := m1.Lost(), m1.Context(ctx)
-	got := lockLocal(ctx, t, m2, 1)
-	redistest.MustUnlock(t, m1)
-	if err := redistest.Receive(t, got, 10*time.Second, "m2's Lock"); err != nil {
-		t.Fatal(err)
-	}
+	handOver(ctx, t, m1, m2)
 	if !errors.Is(context.Cause(ctx1), lockkit.ErrNotHeld) {
 		t.Errorf("m1's Context after its Unlock: cause %v, want ErrNotHeld", context.Cause(ctx1))
 	}
@@ -389,6 +379,23 @@ func heldInCohort(t *testing.T, lc *lockkit.Client, name string) (holder, other 
 	return holder, other
 }
 
+// freshHoldAfterLoss checks what follows the loss of holder's hold, whose
+// token was lost, while waiter's Lock, whose error got carries, waited in
+// memory behind it: within d holder's lost signal closes and waiter's Lock
+// returns with a fresh hold from Redis, of a larger token; holder's Unlock
+// with ctx then reports the loss.
+func freshHoldAfterLoss(ctx context.Context, t *testing.T, holder, waiter *reentrant.Mutex, got <-chan error, lost int64, d time.Duration) {
+	t.Helper()
+	redistest.Receive(t, holder.Lost(), d, "the holder's lost signal")
+	if err := redistest.Receive(t, got, d, "the waiter's Lock after the holder's hold was lost"); err != nil {
+		t.Fatal(err)
+	}
+	if waiter.Token() <= lost {
+		t.Errorf("the waiter's token %d after the lost hold's %d: want a fresh, larger one", waiter.Token(), lost)
+	}
+	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrLost)
+}
+
 // twoProcesses starts a redis-server and returns a client of it, two
 // lockkit Clients of that client (two processes, as Redis sees them) and a
 // fresh lock name.
@@ -415,14 +422,7 @@ func TestLocalHandoff_lost_hold_lets_the_process_in(t *testing.T) {
 		t.Fatalf("ForceUnlock = %v, %v", ok, err)
 	}
 	lc.Watchdog().Check()
-	redistest.Receive(t, a.Lost(), 10*time.Second, "a's lost signal")
-	if err := redistest.Receive(t, got, 10*time.Second, "b's Lock after a's hold was lost"); err != nil {
-		t.Fatal(err)
-	}
-	if b.Token() <= lost {
-		t.Errorf("b's token %d after the lost hold's %d: want a new, larger one", b.Token(), lost)
-	}
-	redistest.WantErr(t, a.Unlock(ctx), lockkit.ErrLost)
+	freshHoldAfterLoss(ctx, t, a, b, got, lost, 10*time.Second)
 	redistest.WantHoldCount(t, b, 1)
 	redistest.MustUnlock(t, b)
 	redistest.MustLock(t, a) // a locks again after its loss

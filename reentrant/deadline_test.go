@@ -36,16 +36,6 @@ func returnsWithin(t *testing.T, what string, d time.Duration, call func(context
 	}
 }
 
-func tryLock(m *reentrant.Mutex) func(context.Context) error {
-	return func(c context.Context) error {
-		ok, err := m.TryLock(c)
-		if ok {
-			return nil
-		}
-		return err
-	}
-}
-
 func TestCalls_return_within_ctx_when_the_server_is_down(t *testing.T) {
 	for _, k := range deadlineKinds {
 		t.Run(k.name, func(t *testing.T) {
@@ -56,7 +46,7 @@ func TestCalls_return_within_ctx_when_the_server_is_down(t *testing.T) {
 			const d = 300 * time.Millisecond
 			returnsWithin(t, "Unlock", d, m.Unlock)
 			returnsWithin(t, "Lock", d, m.Lock)
-			returnsWithin(t, "TryLock", d, tryLock(m))
+			returnsWithin(t, "TryLock", d, redistest.TryErr(m.TryLock))
 			returnsWithin(t, "IsLocked", d, func(c context.Context) error {
 				_, err := m.IsLocked(c)
 				return err
@@ -92,7 +82,7 @@ func callsReturnWithinACut(t *testing.T, p *redistest.Proxy, holder, m, tryer *r
 	const d = 300 * time.Millisecond
 	p.Cut()
 	returnsWithin(t, "Lock", d, m.Lock)
-	returnsWithin(t, "TryLock", d, tryLock(tryer))
+	returnsWithin(t, "TryLock", d, redistest.TryErr(tryer.TryLock))
 	returnsWithin(t, "Unlock", d, holder.Unlock)
 	healAndSettle(t, p, holder, m)
 }

@@ -30,18 +30,7 @@ func returnsWithin(t *testing.T, what string, call func(context.Context) error) 
 	return err
 }
 
-// tryR and stateOf are TryRLock and State as calls that return an error
-// only.
-func tryR(m *rwlock.RWMutex) func(context.Context) error {
-	return func(ctx context.Context) error {
-		ok, err := m.TryRLock(ctx)
-		if ok {
-			return nil
-		}
-		return err
-	}
-}
-
+// stateOf is State as a call that returns an error only.
 func stateOf(m *rwlock.RWMutex) func(context.Context) error {
 	return func(ctx context.Context) error { _, err := m.State(ctx); return err }
 }
@@ -71,7 +60,7 @@ func TestCalls_return_within_ctx_when_the_network_to_the_server_is_cut(t *testin
 	redistest.MustLock(t, wh)
 	p.Cut()
 	redistest.WantErr(t, returnsWithin(t, "RLock behind the writer", r.RLock), lockkit.ErrNotObtained, context.DeadlineExceeded)
-	returnsWithin(t, "TryRLock", tryR(r))
+	returnsWithin(t, "TryRLock", redistest.TryErr(r.TryRLock))
 	returnsWithin(t, "State", stateOf(r))
 	returnsWithin(t, "the writer's Unlock", wh.Unlock)
 	p.Heal()
@@ -113,7 +102,7 @@ func TestCalls_return_within_ctx_when_the_server_is_down(t *testing.T) {
 	for what, call := range map[string]func(context.Context) error{
 		"the reader's re-entry": rh.RLock,
 		"RLock":                 other.RLock,
-		"TryRLock":              tryR(other),
+		"TryRLock":              redistest.TryErr(other.TryRLock),
 		"Lock":                  other.Lock,
 		"TryLock":               func(ctx context.Context) error { _, err := other.TryLock(ctx); return err },
 		"State":                 stateOf(other),
