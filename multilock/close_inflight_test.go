@@ -13,20 +13,6 @@ import (
 	"github.com/lockkit/lockkit/reentrant"
 )
 
-// closeWhileHeldUp closes c while silent holds up a command of it, and
-// then lets that command run: a call whose request was on its way when
-// the Client closed gets its reply after Close began. It returns Close's
-// result, to receive once the call returned.
-func closeWhileHeldUp(t *testing.T, c *lockkit.Client, silent *redistest.Silence) <-chan error {
-	t.Helper()
-	redistest.Eventually(t, redistest.Hang, "the acquire to be held up", func() bool { return silent.Held() > 0 })
-	closed := make(chan error, 1)
-	go func() { closed <- c.Close() }()
-	<-c.Done()
-	silent.Off()
-	return closed
-}
-
 // wantClosedNotObtained checks that err, the error of what, matches
 // ErrClosed and is not a wait that ran out.
 func wantClosedNotObtained(t *testing.T, what string, err error) {
@@ -70,7 +56,7 @@ func TestLock_member_acquire_on_its_way_when_its_Client_closes_returns_ErrClosed
 
 			silent.On()
 			done := redistest.LockAsync(redistest.Ctx(t, redistest.Hang), m)
-			closed := closeWhileHeldUp(t, cB, silent)
+			closed := redistest.CloseWhileHeldUp(t, cB, silent, "the acquire")
 			err := redistest.Receive(t, done, redistest.Hang, "Lock whose acquire of b was on its way when b's Client closed")
 			if err := redistest.Receive(t, closed, redistest.Hang, "Close"); err != nil {
 				t.Fatal(err)
@@ -114,7 +100,7 @@ func TestRedLock_node_acquire_on_its_way_when_its_Client_closes_returns_ErrClose
 			}
 			done := make(chan error, 1)
 			go func() { done <- call.call(redistest.Ctx(t, redistest.Hang)) }()
-			closed := closeWhileHeldUp(t, lcs[1], silent)
+			closed := redistest.CloseWhileHeldUp(t, lcs[1], silent, "the acquire")
 			what := what + " whose acquire on node 1 was on its way when its Client closed"
 			err := redistest.Receive(t, done, redistest.Hang, what)
 			if err := redistest.Receive(t, closed, redistest.Hang, "Close"); err != nil {
