@@ -275,3 +275,11 @@ func threeNodes(t *testing.T) ([]redis.UniversalClient, []*lockkit.Client, strin
 	_, clients := masters(t, 3)
 	return clients, lockkits(t, clients), redistest.Unique(t)
 }
+
+// offAndOn runs test as two subtests: one named off, with false, and one
+// named on, with true.
+func offAndOn(t *testing.T, off, on string, test func(t *testing.T, on bool)) {
+	t.Helper()
+	t.Run(off, func(t *testing.T) { test(t, false) })
+	t.Run(on, func(t *testing.T) { test(t, true) })
+}
