@@ -1,7 +1,6 @@
 package lockkit_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -35,14 +34,7 @@ func TestSharedGoRedisClient_closing_one_Client_leaves_the_others_locking_and_wa
 			}
 			otherStarted, otherTrace := waitStarted()
 			other.AddTrace(otherTrace)
-			otherGot := make(chan error, 1)
-			var otherWaiterRelease func(context.Context) error
-			go func() {
-				var err error
-				otherWaiterRelease, err = k.wait(ctx, other, otherName)
-				otherGot <- err
-			}()
-			awaitWaiting(t, k, other, otherStarted)
+			otherGot := startWait(ctx, t, k, other, otherName, otherStarted)
 
 			// The Client closed: it holds name, and waits for name2, which
 			// yet another Client of rc holds.
@@ -57,17 +49,12 @@ func TestSharedGoRedisClient_closing_one_Client_leaves_the_others_locking_and_wa
 			if err != nil {
 				t.Fatalf("holder of the lock waited for: %v", err)
 			}
-			got := make(chan error, 1)
-			go func() {
-				_, err := k.wait(ctx, closing, name2)
-				got <- err
-			}()
-			awaitWaiting(t, k, closing, started)
+			got := startWait(ctx, t, k, closing, name2, started)
 			if err := closing.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if err := redistest.Receive(t, got, closedBound, "the closed Client's waiter to return"); !errors.Is(err, lockkit.ErrClosed) {
-				t.Errorf("closed Client's waiter = %v; want ErrClosed", err)
+			if o := redistest.Receive(t, got, closedBound, "the closed Client's waiter to return"); !errors.Is(o.err, lockkit.ErrClosed) {
+				t.Errorf("closed Client's waiter = %v; want ErrClosed", o.err)
 			}
 			if err := release(ctx); err != nil && !errors.Is(err, lockkit.ErrClosed) {
 				t.Errorf("closed Client's release = %v; want nil or ErrClosed", err)
@@ -80,10 +67,11 @@ func TestSharedGoRedisClient_closing_one_Client_leaves_the_others_locking_and_wa
 			if err := otherRelease(ctx); err != nil {
 				t.Fatalf("other holder's release: %v", err)
 			}
-			if err := redistest.Receive(t, otherGot, wakeBound, "the other Client's waiter to get the lock"); err != nil {
-				t.Fatalf("other Client's waiter: %v", err)
+			o := redistest.Receive(t, otherGot, wakeBound, "the other Client's waiter to get the lock")
+			if o.err != nil {
+				t.Fatalf("other Client's waiter: %v", o.err)
 			}
-			if err := otherWaiterRelease(ctx); err != nil {
+			if err := o.release(ctx); err != nil {
 				t.Errorf("other Client's waiter's release: %v", err)
 			}
 			if k.kind == "latch" {
