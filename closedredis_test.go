@@ -38,13 +38,7 @@ func TestClosed_go_redis_client_ends_every_wait_at_once_with_redis_ErrClosed(t *
 			if err != nil {
 				t.Fatalf("holder: %v", err)
 			}
-			got := startWait(ctx, t, k, waiter, name, started)
-			if err := rc.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if o := redistest.Receive(t, got, closedBound, "the wait to end"); !errors.Is(o.err, redis.ErrClosed) {
-				t.Errorf("wait = %v; want an error matching redis.ErrClosed", o.err)
-			}
+			endsAtClose(t, startWait(ctx, t, k, waiter, name, started), rc.Close, redis.ErrClosed, "the wait")
 			if err := release(ctx); err != nil {
 				t.Errorf("holder's release: %v", err)
 			}

@@ -49,13 +49,7 @@ func TestSharedGoRedisClient_closing_one_Client_leaves_the_others_locking_and_wa
 			if err != nil {
 				t.Fatalf("holder of the lock waited for: %v", err)
 			}
-			got := startWait(ctx, t, k, closing, name2, started)
-			if err := closing.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if o := redistest.Receive(t, got, closedBound, "the closed Client's waiter to return"); !errors.Is(o.err, lockkit.ErrClosed) {
-				t.Errorf("closed Client's waiter = %v; want ErrClosed", o.err)
-			}
+			endsAtClose(t, startWait(ctx, t, k, closing, name2, started), closing.Close, lockkit.ErrClosed, "the closed Client's waiter")
 			if err := release(ctx); err != nil && !errors.Is(err, lockkit.ErrClosed) {
 				t.Errorf("closed Client's release = %v; want nil or ErrClosed", err)
 			}
@@ -67,11 +61,9 @@ func TestSharedGoRedisClient_closing_one_Client_leaves_the_others_locking_and_wa
 			if err := otherRelease(ctx); err != nil {
 				t.Fatalf("other holder's release: %v", err)
 			}
-			o := redistest.Receive(t, otherGot, wakeBound, "the other Client's waiter to get the lock")
-			if o.err != nil {
+			if o := redistest.Receive(t, otherGot, wakeBound, "the other Client's waiter to get the lock"); o.err != nil {
 				t.Fatalf("other Client's waiter: %v", o.err)
-			}
-			if err := o.release(ctx); err != nil {
+			} else if err := o.release(ctx); err != nil {
 				t.Errorf("other Client's waiter's release: %v", err)
 			}
 			if k.kind == "latch" {

@@ -2,9 +2,11 @@ package lockkit_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/redistest"
 )
 
 // waitOutcome is what a wait of a contended kind returned: the release of
@@ -26,4 +28,17 @@ func startWait(ctx context.Context, t *testing.T, k contended, c *lockkit.Client
 	}()
 	awaitWaiting(t, k, c, started)
 	return got
+}
+
+// endsAtClose closes, through closer, what the wait whose outcome arrives
+// on got runs on, and checks that the wait then returns within
+// closedBound with an error matching want; who names the waiter.
+func endsAtClose(t *testing.T, got <-chan waitOutcome, closer func() error, want error, who string) {
+	t.Helper()
+	if err := closer(); err != nil {
+		t.Fatal(err)
+	}
+	if o := redistest.Receive(t, got, closedBound, who+" to return"); !errors.Is(o.err, want) {
+		t.Errorf("%s = %v; want an error matching %v", who, o.err, want)
+	}
 }
