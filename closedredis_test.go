@@ -1,6 +1,7 @@
 package lockkit_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -25,36 +26,20 @@ const closedBound = 5 * time.Second
 // back, and the holder, untouched, gives the lock back as usual.
 func TestClosed_go_redis_client_ends_every_wait_at_once_with_redis_ErrClosed(t *testing.T) {
 	srv := redistest.StartServer(t)
-	for _, k := range configKinds {
-		t.Run(k.kind, func(t *testing.T) {
-			t.Parallel()
-			ctx := redistest.Ctx(t, redistest.Hang)
-			name := redistest.Unique(t)
-			holder := redistest.Lockkit(t, srv.Client(t))
-			rc := redis.NewClient(&redis.Options{Addr: srv.Addr()})
-			started, trace := waitStarted()
-			waiter := redistest.Lockkit(t, rc, lockkit.WithTrace(trace))
-			release, err := k.hold(ctx, holder, name)
-			if err != nil {
-				t.Fatalf("holder: %v", err)
-			}
-			got := make(chan error, 1)
-			go func() {
-				_, err := k.wait(ctx, waiter, name)
-				got <- err
-			}()
-			awaitWaiting(t, k, waiter, started)
-			if err := rc.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if err := redistest.Receive(t, got, closedBound, "the wait to end"); !errors.Is(err, redis.ErrClosed) {
-				t.Errorf("wait = %v; want an error matching redis.ErrClosed", err)
-			}
-			if err := release(ctx); err != nil {
-				t.Errorf("holder's release: %v", err)
-			}
-		})
-	}
+	eachKindInParallel(t, func(t *testing.T, ctx context.Context, k contended, name string) {
+		holder := redistest.Lockkit(t, srv.Client(t))
+		rc := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+		started, trace := waitStarted()
+		waiter := redistest.Lockkit(t, rc, lockkit.WithTrace(trace))
+		release, err := k.hold(ctx, holder, name)
+		if err != nil {
+			t.Fatalf("holder: %v", err)
+		}
+		endsAtClose(t, startWait(ctx, t, k, waiter, name, started), rc.Close, redis.ErrClosed, "the wait")
+		if err := release(ctx); err != nil {
+			t.Errorf("holder's release: %v", err)
+		}
+	})
 }
 
 // TestClosed_go_redis_client_closes_an_election_observers_channel checks

@@ -40,33 +40,19 @@ func TestEvery_call_returns_at_its_deadline_not_at_the_read_timeout(t *testing.T
 	const d = 100 * time.Millisecond
 	// Far below the clients' minute, above what the calls may take.
 	const bound = d + core.CleanupGrace + time.Second
-	type outcome struct {
-		took time.Duration
-		err  error
-	}
-	got := make([]chan outcome, len(s.calls))
-	for i, c := range s.calls {
-		got[i] = make(chan outcome, 1)
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), d)
-			defer cancel()
-			start := time.Now()
-			err := c.call(ctx)
-			got[i] <- outcome{time.Since(start), err}
-		}()
-	}
+	got := redistest.CallAtOnce(len(s.calls), d, func(ctx context.Context, i int) error { return s.calls[i].call(ctx) })
 	for i, c := range s.calls {
 		o := redistest.Receive(t, got[i], redistest.Hang, c.name+" to return")
-		if o.took > bound {
-			t.Errorf("%s with a ctx of %v against a cut network took %v, want at most %v", c.name, d, o.took, bound)
+		if o.Took > bound {
+			t.Errorf("%s with a ctx of %v against a cut network took %v, want at most %v", c.name, d, o.Took, bound)
 		}
-		if c.local && o.err == nil {
+		if c.local && o.Err == nil {
 			continue // answered from memory
 		}
 		if c.class == acquire {
-			wantErrs(t, c.name, o.err, lockkit.ErrNotObtained, context.DeadlineExceeded)
+			wantErrs(t, c.name, o.Err, lockkit.ErrNotObtained, context.DeadlineExceeded)
 		} else {
-			wantErrs(t, c.name, o.err, context.DeadlineExceeded)
+			wantErrs(t, c.name, o.Err, context.DeadlineExceeded)
 		}
 	}
 	for _, p := range proxies {

@@ -16,11 +16,7 @@ import (
 // returns the Campaign's error once Close has returned.
 func closeWhileHeld(t *testing.T, c *lockkit.Client, held *redistest.Silence, campaign <-chan error) error {
 	t.Helper()
-	redistest.Eventually(t, redistest.Hang, "the Campaign's command to be held up", func() bool { return held.Held() > 0 })
-	closed := make(chan error, 1)
-	go func() { closed <- c.Close() }()
-	<-c.Done()
-	held.Off()
+	closed := redistest.CloseWhileHeldUp(t, c, held, "the Campaign's command")
 	err := redistest.Receive(t, campaign, redistest.Hang, "the Campaign")
 	if cerr := redistest.Receive(t, closed, redistest.Hang, "Close"); cerr != nil {
 		t.Fatal(cerr)

@@ -320,3 +320,19 @@ func (tr *turns) want(t *testing.T, timeout time.Duration, want ...string) {
 		t.Fatalf("acquisition order %q, want %q", tr.order, want)
 	}
 }
+
+// eitherLocked waits for the first of two Locks, whose errors arrive on a
+// and b, to return, and returns which (0 for a, 1 for b) and its error; it
+// fails the test with the message none if neither returns within bound.
+func eitherLocked(t *testing.T, a, b <-chan error, bound time.Duration, none string) (int, error) {
+	t.Helper()
+	select {
+	case err := <-a:
+		return 0, err
+	case err := <-b:
+		return 1, err
+	case <-time.After(bound):
+		t.Fatal(none)
+		return 0, nil
+	}
+}

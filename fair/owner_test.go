@@ -56,19 +56,11 @@ func TestLock_without_reentry_the_owners_other_goroutines_queue_again_at_the_end
 		comes := redistest.LockAsync(redistest.Ctx(t, 20*time.Second), x)
 		e.waitQueue("m", "x")
 		redistest.MustUnlock(t, holder)
-		var rest <-chan error // the Lock of the goroutine of m still waiting
-		var err error
-		select {
-		case err = <-first:
-			rest = second
-		case err = <-second:
-			rest = first
-		case <-time.After(10 * time.Second):
-			t.Fatal("no goroutine of m took the lock after the release")
-		}
+		i, err := eitherLocked(t, first, second, 10*time.Second, "no goroutine of m took the lock after the release")
 		if err != nil {
 			t.Fatalf("Lock of a goroutine of m: %v", err)
 		}
+		rest := [2]<-chan error{second, first}[i] // the Lock of the goroutine of m still waiting
 		e.waitQueue("x", "m")
 		redistest.MustUnlock(t, m)
 		e.wantTurn(x, comes, 10*time.Second, "x, which joined after m", "m")

@@ -35,19 +35,11 @@ func TestLock_waiters_get_the_lock_after_a_restart_that_lost_the_queue(t *testin
 	redistest.Receive(t, holder.Lost(), 20*time.Second, "the holder to learn its hold is lost")
 	redistest.WantErr(t, holder.Unlock(redistest.Ctx(t, 5*time.Second)), lockkit.ErrLost)
 	for range 2 {
-		var m *fair.Mutex
-		var err error
-		select {
-		case err = <-gotA:
-			m = a
-		case err = <-gotB:
-			m = b
-		case <-time.After(20 * time.Second):
-			t.Fatal("no waiter took the lock after the restart")
-		}
+		i, err := eitherLocked(t, gotA, gotB, 20*time.Second, "no waiter took the lock after the restart")
 		if err != nil {
 			t.Fatalf("Lock across the restart: %v", err)
 		}
+		m := [2]*fair.Mutex{a, b}[i]
 		if m.Token() <= before {
 			t.Fatalf("token %d after the restart, not above the lost hold's %d", m.Token(), before)
 		}

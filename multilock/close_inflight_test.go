@@ -13,20 +13,6 @@ import (
 	"github.com/lockkit/lockkit/reentrant"
 )
 
-// closeWhileHeldUp closes c while silent holds up a command of it, and
-// then lets that command run: a call whose request was on its way when
-// the Client closed gets its reply after Close began. It returns Close's
-// result, to receive once the call returned.
-func closeWhileHeldUp(t *testing.T, c *lockkit.Client, silent *redistest.Silence) <-chan error {
-	t.Helper()
-	redistest.Eventually(t, redistest.Hang, "the acquire to be held up", func() bool { return silent.Held() > 0 })
-	closed := make(chan error, 1)
-	go func() { closed <- c.Close() }()
-	<-c.Done()
-	silent.Off()
-	return closed
-}
-
 // wantClosedNotObtained checks that err, the error of what, matches
 // ErrClosed and is not a wait that ran out.
 func wantClosedNotObtained(t *testing.T, what string, err error) {
@@ -44,47 +30,41 @@ func wantClosedNotObtained(t *testing.T, what string, err error) {
 // is on another Client or on b's (whose Close reported a's hold lost):
 // nothing is left in Redis, and another owner takes both at once.
 func TestLock_member_acquire_on_its_way_when_its_Client_closes_returns_ErrClosed_and_gives_back_every_member(t *testing.T) {
-	for _, same := range []bool{false, true} {
-		what := "a_on_another_Client"
+	offAndOn(t, "a_on_another_Client", "a_on_b_s_Client", func(t *testing.T, same bool) {
+		s := redistest.StartServer(t)
+		rc, rcB := s.Client(t), s.Client(t)
+		a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
+		// Holds up b's scripts alone.
+		silent := &redistest.Silence{Match: func(cmd redis.Cmder) bool {
+			return redistest.IsScript(cmd) && slices.Contains(cmd.Args(), any(lockKey(b)))
+		}, Max: 2 * redistest.Hang}
+		defer silent.Off()
+		rcB.AddHook(silent)
+		c, cB := redistest.Lockkit(t, rc), redistest.Lockkit(t, rcB)
+		mb := reentrant.New(cB, b)
+		openConnections(t, mb)
+		ma := reentrant.New(c, a)
 		if same {
-			what = "a_on_b_s_Client"
+			ma = reentrant.New(cB, a)
 		}
-		t.Run(what, func(t *testing.T) {
-			s := redistest.StartServer(t)
-			rc, rcB := s.Client(t), s.Client(t)
-			a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
-			// Holds up b's scripts alone.
-			silent := &redistest.Silence{Match: func(cmd redis.Cmder) bool {
-				return redistest.IsScript(cmd) && slices.Contains(cmd.Args(), any(lockKey(b)))
-			}, Max: 2 * redistest.Hang}
-			defer silent.Off()
-			rcB.AddHook(silent)
-			c, cB := redistest.Lockkit(t, rc), redistest.Lockkit(t, rcB)
-			mb := reentrant.New(cB, b)
-			openConnections(t, mb)
-			ma := reentrant.New(c, a)
-			if same {
-				ma = reentrant.New(cB, a)
-			}
-			m := multilock.New([]lockkit.Locker{mb, ma})
+		m := multilock.New([]lockkit.Locker{mb, ma})
 
-			silent.On()
-			done := redistest.LockAsync(redistest.Ctx(t, redistest.Hang), m)
-			closed := closeWhileHeldUp(t, cB, silent)
-			err := redistest.Receive(t, done, redistest.Hang, "Lock whose acquire of b was on its way when b's Client closed")
-			if err := redistest.Receive(t, closed, redistest.Hang, "Close"); err != nil {
-				t.Fatal(err)
-			}
-			wantClosedNotObtained(t, "Lock whose acquire of b was on its way when b's Client closed", err)
-			redistest.AssertClean(t, rc, a)
-			redistest.AssertClean(t, rc, b)
-			other := multilock.New([]lockkit.Locker{reentrant.New(c, a), reentrant.New(c, b)})
-			if ok, err := other.TryLock(redistest.Ctx(t, redistest.Hang)); !ok || err != nil {
-				t.Fatalf("TryLock of a and b by another owner = %v, %v; want true", ok, err)
-			}
-			redistest.MustUnlock(t, other)
-		})
-	}
+		silent.On()
+		done := redistest.LockAsync(redistest.Ctx(t, redistest.Hang), m)
+		closed := redistest.CloseWhileHeldUp(t, cB, silent, "the acquire")
+		err := redistest.Receive(t, done, redistest.Hang, "Lock whose acquire of b was on its way when b's Client closed")
+		if err := redistest.Receive(t, closed, redistest.Hang, "Close"); err != nil {
+			t.Fatal(err)
+		}
+		wantClosedNotObtained(t, "Lock whose acquire of b was on its way when b's Client closed", err)
+		redistest.AssertClean(t, rc, a)
+		redistest.AssertClean(t, rc, b)
+		other := multilock.New([]lockkit.Locker{reentrant.New(c, a), reentrant.New(c, b)})
+		if ok, err := other.TryLock(redistest.Ctx(t, redistest.Hang)); !ok || err != nil {
+			t.Fatalf("TryLock of a and b by another owner = %v, %v; want true", ok, err)
+		}
+		redistest.MustUnlock(t, other)
+	})
 }
 
 // TestRedLock_node_acquire_on_its_way_when_its_Client_closes_returns_ErrClosed_and_gives_back_every_node:
@@ -114,7 +94,7 @@ func TestRedLock_node_acquire_on_its_way_when_its_Client_closes_returns_ErrClose
 			}
 			done := make(chan error, 1)
 			go func() { done <- call.call(redistest.Ctx(t, redistest.Hang)) }()
-			closed := closeWhileHeldUp(t, lcs[1], silent)
+			closed := redistest.CloseWhileHeldUp(t, lcs[1], silent, "the acquire")
 			what := what + " whose acquire on node 1 was on its way when its Client closed"
 			err := redistest.Receive(t, done, redistest.Hang, what)
 			if err := redistest.Receive(t, closed, redistest.Hang, "Close"); err != nil {

@@ -275,3 +275,39 @@ func threeNodes(t *testing.T) ([]redis.UniversalClient, []*lockkit.Client, strin
 	_, clients := masters(t, 3)
 	return clients, lockkits(t, clients), redistest.Unique(t)
 }
+
+// offAndOn runs test as two subtests: one named off, with false, and one
+// named on, with true.
+func offAndOn(t *testing.T, off, on string, test func(t *testing.T, on bool)) {
+	t.Helper()
+	t.Run(off, func(t *testing.T) { test(t, false) })
+	t.Run(on, func(t *testing.T) { test(t, true) })
+}
+
+// runsRelease selects the commands that run the release script.
+func runsRelease(cmd redis.Cmder) bool { return multilock.RunsScript(cmd, "release") }
+
+// hookEach adds to each of clients a hook that newHook makes for it, and
+// returns the hooks in the order of clients.
+func hookEach[H redis.Hook](clients []redis.UniversalClient, newHook func() H) []H {
+	hooks := make([]H, len(clients))
+	for i, c := range clients {
+		hooks[i] = newHook()
+		c.(*redis.Client).AddHook(hooks[i])
+	}
+	return hooks
+}
+
+// redLockUnlockInDoubt arms hooks, which keep r's Unlock from learning
+// what some nodes' releases did, and calls that Unlock: its outcome
+// unknown, it must fail with the nodes' errors, neither ErrLost nor
+// ErrNotHeld. what names the Unlock in the failure.
+func redLockUnlockInDoubt[H interface{ Arm() }](ctx context.Context, t *testing.T, r *multilock.RedLock, hooks []H, what string) {
+	t.Helper()
+	for _, h := range hooks {
+		h.Arm()
+	}
+	if err := r.Unlock(ctx); err == nil || errors.Is(err, lockkit.ErrLost) || errors.Is(err, lockkit.ErrNotHeld) {
+		t.Fatalf("%s = %v; want the nodes' errors", what, err)
+	}
+}

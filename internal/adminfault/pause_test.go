@@ -110,31 +110,17 @@ type pausedCall struct {
 // the call wants.
 func inTime(t *testing.T, calls []pausedCall) {
 	t.Helper()
-	type result struct {
-		err  error
-		took time.Duration
-	}
-	got := make([]chan result, len(calls))
-	for i, c := range calls {
-		got[i] = make(chan result, 1)
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), pausedCallTimeout)
-			defer cancel()
-			start := time.Now()
-			err := c.call(ctx)
-			got[i] <- result{err, time.Since(start)}
-		}()
-	}
+	got := redistest.CallAtOnce(len(calls), pausedCallTimeout, func(ctx context.Context, i int) error { return calls[i].call(ctx) })
 	for i, c := range calls {
 		r := redistest.Receive(t, got[i], redistest.Hang, c.name+" to return")
-		if c.deadline && !errors.Is(r.err, context.DeadlineExceeded) {
-			t.Errorf("%s during the pause = %v, want an error matching DeadlineExceeded", c.name, r.err)
+		if c.deadline && !errors.Is(r.Err, context.DeadlineExceeded) {
+			t.Errorf("%s during the pause = %v, want an error matching DeadlineExceeded", c.name, r.Err)
 		}
-		if !c.deadline && r.err != nil {
-			t.Errorf("%s during the pause = %v, want nil", c.name, r.err)
+		if !c.deadline && r.Err != nil {
+			t.Errorf("%s during the pause = %v, want nil", c.name, r.Err)
 		}
-		if r.took > pausedCallTimeout+lateSlack {
-			t.Errorf("%s during the pause took %v, want at most %v", c.name, r.took, pausedCallTimeout+lateSlack)
+		if r.Took > pausedCallTimeout+lateSlack {
+			t.Errorf("%s during the pause took %v, want at most %v", c.name, r.Took, pausedCallTimeout+lateSlack)
 		}
 	}
 }

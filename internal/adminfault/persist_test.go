@@ -44,6 +44,16 @@ func (e *env) snapshot(t *testing.T) redistest.Snapshot {
 	return e.Servers[0].Snapshot(t)
 }
 
+// releasedHold has o lock and unlock, takes a snapshot between the two,
+// and returns it: a restore from it brings back a hold that o released.
+func (e *env) releasedHold(t *testing.T, o faultkit.Owner) redistest.Snapshot {
+	t.Helper()
+	faultkit.MustLock(t, o)
+	snap := e.snapshot(t)
+	faultkit.MustUnlock(t, o)
+	return snap
+}
+
 // restore restarts e's first server from snap.
 func (e *env) restore(t *testing.T, snap redistest.Snapshot) {
 	t.Helper()
@@ -135,9 +145,7 @@ func lockAgain(ctx context.Context, o faultkit.Owner) faultkit.Waiter {
 func TestRestoredGhostHold_the_later_holder_is_told_and_everyone_takes_the_lock_within_its_lease(t *testing.T) {
 	forEachKindPersistent(t, func(t *testing.T, e *env) {
 		ghost := e.Owner(e.A, 0)
-		faultkit.MustLock(t, ghost)
-		snap := e.snapshot(t)
-		faultkit.MustUnlock(t, ghost)
+		snap := e.releasedHold(t, ghost)
 		later := e.Owner(e.B, 1)
 		faultkit.MustLock(t, later)
 		old := later.Tokens()
@@ -165,9 +173,7 @@ func TestRestoredGhostHold_the_later_holder_is_told_and_everyone_takes_the_lock_
 func TestRestoredOlderHold_its_owner_holding_a_newer_one_is_told_and_the_lock_frees_within_its_lease(t *testing.T) {
 	forEachKindPersistent(t, func(t *testing.T, e *env) {
 		o := e.Owner(e.A, 0)
-		faultkit.MustLock(t, o)
-		snap := e.snapshot(t)
-		faultkit.MustUnlock(t, o)
+		snap := e.releasedHold(t, o)
 		faultkit.MustLock(t, o)
 		old := o.Tokens()
 

@@ -28,6 +28,17 @@ const (
 // other key of the lock lives in its slot.
 func lockKey(name string) string { return lockkit.DefaultPrefix + ":{" + name + "}" }
 
+// eachKindOnCluster starts a cluster and runs test on it for each kind of
+// ks, in a subtest named for the kind; cc is a client of the cluster.
+func eachKindOnCluster(t *testing.T, ks []kind, test func(t *testing.T, cl *redistest.Cluster, cc *redis.ClusterClient, k kind)) {
+	t.Helper()
+	cl := redistest.StartCluster(t)
+	cc := cl.Client(t)
+	for _, k := range ks {
+		t.Run(k.name, func(t *testing.T) { test(t, cl, cc, k) })
+	}
+}
+
 // masterOf returns the address of the master cc's slot map names for
 // lock name's keys.
 func masterOf(t *testing.T, cc *redis.ClusterClient, name string) string {

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
@@ -19,37 +21,33 @@ import (
 // holder's next Unlock frees the lock at the new master, a waiter in
 // another process is woken, and nothing of the lock is left.
 func TestSlotMove_Unlock_refused_while_the_slot_moves_frees_the_lock_at_the_new_master(t *testing.T) {
-	cl := redistest.StartCluster(t)
-	cc := cl.Client(t)
-	for _, k := range kinds() {
-		t.Run(k.name, func(t *testing.T) {
-			holders := redistest.Lockkit(t, cl.Client(t), lockkit.WithWatchdogTimeout(lease))
-			others := redistest.Lockkit(t, cl.Client(t))
-			name, moved, holder, lost := lockToMove(t, k, cc, holders)
-			far := startWaiting(t, k.waiter, others, name)
+	eachKindOnCluster(t, kinds(), func(t *testing.T, cl *redistest.Cluster, cc *redis.ClusterClient, k kind) {
+		holders := redistest.Lockkit(t, cl.Client(t), lockkit.WithWatchdogTimeout(lease))
+		others := redistest.Lockkit(t, cl.Client(t))
+		name, moved, holder, lost := lockToMove(t, k, cc, holders)
+		far := startWaiting(t, k.waiter, others, name)
 
-			m := cl.BeginMigration(t, moved, cl.OtherMaster(t, cl.MasterOf(t, moved)))
-			freed := unlockRefused(t, holder, lost, far, "with the slot open")
-			m.MigrateKeys(t)
-			freed = freed || unlockRefused(t, holder, lost, far, "with the keys at the new master")
-			m.Finish(t)
-			if !freed {
-				err := holder.Unlock(redistest.Ctx(t, callTimeout))
-				if _, multi := holder.(*multilock.Mutex); multi && errors.Is(err, lockkit.ErrNotHeld) {
-					// The member on another master was released by the
-					// first Unlock; the retry reports it not held.
-					err = nil
-				}
-				if err != nil {
-					t.Fatalf("holder's Unlock after the move: %v", err)
-				}
+		m := cl.BeginMigration(t, moved, cl.OtherMaster(t, cl.MasterOf(t, moved)))
+		freed := unlockRefused(t, holder, lost, far, "with the slot open")
+		m.MigrateKeys(t)
+		freed = freed || unlockRefused(t, holder, lost, far, "with the keys at the new master")
+		m.Finish(t)
+		if !freed {
+			err := holder.Unlock(redistest.Ctx(t, callTimeout))
+			if _, multi := holder.(*multilock.Mutex); multi && errors.Is(err, lockkit.ErrNotHeld) {
+				// The member on another master was released by the
+				// first Unlock; the retry reports it not held.
+				err = nil
 			}
-			wokenInTurn(t, k.shared, wakeBound, far)
-			for _, n := range k.members(name) {
-				redistest.AssertCleanWithin(t, cc, n, time.Second)
+			if err != nil {
+				t.Fatalf("holder's Unlock after the move: %v", err)
 			}
-		})
-	}
+		}
+		wokenInTurn(t, k.shared, wakeBound, far)
+		for _, n := range k.members(name) {
+			redistest.AssertCleanWithin(t, cc, n, time.Second)
+		}
+	})
 }
 
 // unlockRefused calls holder's Unlock while the slot moves (when says

@@ -19,9 +19,7 @@ func TestClose_during_a_failover_gives_back_what_an_acquire_on_its_way_took(t *t
 		rc := d.client(t)
 		silence := &redistest.Silence{Match: redistest.IsScript, Max: waiterBound}
 		rc.AddHook(silence)
-		lc := lockkit.New(rc, lockkit.WithWatchdogTimeout(longLease))
-		t.Cleanup(func() { _ = lc.Close() })
-		others := redistest.Lockkit(t, d.client(t))
+		lc, others := closingClient(t, d, rc)
 		type inflight struct {
 			k    kind
 			name string

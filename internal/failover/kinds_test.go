@@ -134,22 +134,29 @@ func observer(t *testing.T, c *lockkit.Client, name string) func(t *testing.T, l
 	return func(t *testing.T, l lockkit.Locker) {
 		t.Helper()
 		cand := l.(*lockers.Candidate)
-		want := election.Leader{Value: cand.Value(), Term: cand.Token()}
-		deadline := time.After(wakeUpBound)
-		var last election.Leader
-		for {
-			select {
-			case got, ok := <-leaders:
-				if !ok {
-					t.Fatalf("the observer's channel closed before it reported the leader %+v", want)
-				}
-				if got == want {
-					return
-				}
-				last = got
-			case <-deadline:
-				t.Fatalf("the observer did not report the leader %+v within %v; it last reported %+v", want, wakeUpBound, last)
+		observed(t, leaders, election.Leader{Value: cand.Value(), Term: cand.Token()}, wakeUpBound, "the leader")
+	}
+}
+
+// observed reads obs until it reports want, and fails the test if that
+// does not happen within bound.
+func observed(t *testing.T, obs <-chan election.Leader, want election.Leader, bound time.Duration, what string) {
+	t.Helper()
+	timer := time.NewTimer(bound)
+	defer timer.Stop()
+	var seen []election.Leader
+	for {
+		select {
+		case l, ok := <-obs:
+			if !ok {
+				t.Fatalf("the observer's channel closed waiting for %s", what)
 			}
+			if l == want {
+				return
+			}
+			seen = append(seen, l)
+		case <-timer.C:
+			t.Fatalf("the observer did not report %s (%+v) within %v; it reported %+v", what, want, bound, seen)
 		}
 	}
 }

@@ -27,9 +27,7 @@ import (
 func TestUnlock_after_a_failover_frees_a_reentered_hold_lost_to_Close(t *testing.T) {
 	eachDeployment(t, func(t *testing.T, d deployment) {
 		rc := d.client(t)
-		lc := lockkit.New(rc, lockkit.WithWatchdogTimeout(longLease))
-		t.Cleanup(func() { _ = lc.Close() })
-		others := redistest.Lockkit(t, d.client(t))
+		lc, others := closingClient(t, d, rc)
 		type reentered struct {
 			k      kind
 			name   string

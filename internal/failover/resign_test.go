@@ -37,7 +37,7 @@ func TestResign_after_a_failover_whose_reply_is_lost_tells_the_observers(t *test
 		if err != nil {
 			t.Fatalf("Observe: %v", err)
 		}
-		observed(t, obs, a.Leader(), "the leader")
+		observed(t, obs, a.Leader(), vacancyBound, "the leader")
 		d.replicated(t)
 		d.failover(t)
 		// Right after the failover, a Resign may fail before it reaches
@@ -51,32 +51,9 @@ func TestResign_after_a_failover_whose_reply_is_lost_tells_the_observers(t *test
 				t.Fatalf("no Resign reached the new master: %v", err)
 			}
 		}
-		observed(t, obs, election.Leader{}, "nobody to lead, told by the Resign whose reply was lost")
+		observed(t, obs, election.Leader{}, vacancyBound, "nobody to lead, told by the Resign whose reply was lost")
 		if err := a.Resign(redistest.Ctx(t, callTimeout)); err != nil {
 			t.Fatalf("Resign called again = %v; want nil", err)
 		}
 	})
-}
-
-// observed reads obs until it reports want, and fails the test if that
-// does not happen within vacancyBound.
-func observed(t *testing.T, obs <-chan election.Leader, want election.Leader, what string) {
-	t.Helper()
-	timer := time.NewTimer(vacancyBound)
-	defer timer.Stop()
-	var seen []election.Leader
-	for {
-		select {
-		case l, ok := <-obs:
-			if !ok {
-				t.Fatalf("the observer's channel closed waiting for %s", what)
-			}
-			if l == want {
-				return
-			}
-			seen = append(seen, l)
-		case <-timer.C:
-			t.Fatalf("the observer did not report %s (%+v) within %v; it reported %+v", what, want, vacancyBound, seen)
-		}
-	}
 }

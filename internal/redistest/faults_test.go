@@ -5,8 +5,27 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 )
+
+// armable is a hook that acts once armed: a DropReply, a RefuseSend.
+type armable interface {
+	redis.Hook
+	Arm()
+}
+
+// miniArmed starts a miniredis server and returns it, a client of it to
+// which hook was added and then armed, and a ctx that ends after
+// waitTimeout.
+func miniArmed(t *testing.T, hook armable) (*miniredis.Miniredis, *redis.Client, context.Context) {
+	t.Helper()
+	mr, c := Mini(t)
+	c.AddHook(hook)
+	ctx := Ctx(t, waitTimeout)
+	hook.Arm()
+	return mr, c, ctx
+}
 
 func TestDropReply_drops_one_reply_once_armed(t *testing.T) {
 	mr, c := Mini(t)
@@ -56,11 +75,7 @@ func TestDropReply_drops_one_reply_once_armed(t *testing.T) {
 }
 
 func TestDropReply_Match_selects_the_command(t *testing.T) {
-	_, c := Mini(t)
-	hook := &DropReply{Match: func(cmd redis.Cmder) bool { return cmd.Name() == "get" }}
-	c.AddHook(hook)
-	ctx := Ctx(t, waitTimeout)
-	hook.Arm()
+	_, c, ctx := miniArmed(t, &DropReply{Match: func(cmd redis.Cmder) bool { return cmd.Name() == "get" }})
 	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
 		t.Fatalf("SET, which does not match: %v", err)
 	}
@@ -160,11 +175,8 @@ func TestCountCommands_counts_from_now_on(t *testing.T) {
 }
 
 func TestRefuseSend_fails_one_selected_command_without_sending_it(t *testing.T) {
-	mr, c := Mini(t)
 	hook := &RefuseSend{Match: func(cmd redis.Cmder) bool { return cmd.Name() == "set" }}
-	c.AddHook(hook)
-	ctx := Ctx(t, waitTimeout)
-	hook.Arm()
+	mr, c, ctx := miniArmed(t, hook)
 	if err := c.Get(ctx, "a").Err(); !errors.Is(err, redis.Nil) {
 		t.Fatalf("GET, which does not match = %v, want redis.Nil", err)
 	}
