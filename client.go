@@ -183,9 +183,10 @@ func (c *Client) Traces() []*Trace {
 // own, so that the call is not held up past its ctx by a server that
 // stopped answering, and ends by itself.
 //
-// A goroutine that has run its f waits up to a second for another before
-// it ends (until Close, which ends the waiting ones), so that a busy
-// Client does not start a goroutine, and grow its stack, per request.
+// A goroutine that has run its f waits up to 50 ms for another before it
+// ends (Close ends the waiting ones at once), so that a busy Client does
+// not start a goroutine, and grow its stack, per request, and an idle one
+// keeps none.
 func (c *Client) Go(f func()) {
 	c.bgMu.Lock()
 	if c.bgDone {
@@ -208,7 +209,7 @@ func (c *Client) Go(f func()) {
 
 // workIdle is how long a goroutine of Go that has run its f waits for
 // another before it ends.
-const workIdle = time.Second
+const workIdle = 50 * time.Millisecond
 
 // work runs f, and then each f that Go hands it while it waits, workIdle
 // at the most each time, for more (see Go); it ends when it waited in
