@@ -220,9 +220,8 @@ func (c *Client) work(f func()) {
 	idle := time.NewTimer(workIdle)
 	defer idle.Stop()
 	for {
-		f()
+		c.run(f)
 		f = nil // what it holds is not kept while waiting
-		c.goDone()
 		c.bgMu.Lock()
 		if c.bgDone || c.bgIdle != nil { // Close came
 			c.bgMu.Unlock()
@@ -246,6 +245,13 @@ func (c *Client) work(f func()) {
 		c.bgMu.Unlock()
 		f = <-next // Go took it off the list meanwhile: its f is coming
 	}
+}
+
+// run runs f, an f of Go, and counts it done however it ends (a
+// runtime.Goexit in f, say).
+func (c *Client) run(f func()) {
+	defer c.goDone()
+	f()
 }
 
 // goDone counts down a goroutine started by Go, and lets Close go on when

@@ -150,3 +150,22 @@ func TestClose_ends_the_goroutines_that_wait_for_an_f(t *testing.T) {
 		}
 	})
 }
+
+// TestClose_waits_for_no_f_that_ended_by_runtime_Goexit checks that an f
+// of Go that ends its goroutine (runtime.Goexit, as t.FailNow does) still
+// counts as done: Close does not wait for it for ever.
+func TestClose_waits_for_no_f_that_ended_by_runtime_Goexit(t *testing.T) {
+	_, rc := redistest.Mini(t)
+	c := lockkit.New(rc)
+	ended := make(chan struct{})
+	c.Go(func() {
+		defer close(ended)
+		runtime.Goexit()
+	})
+	<-ended
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	if err := redistest.Receive(t, closed, 10*time.Second, "Close to return"); err != nil {
+		t.Fatal(err)
+	}
+}
