@@ -254,7 +254,7 @@ func (c *Client) run(f func()) {
 	f()
 }
 
-// goDone counts down a goroutine started by Go, and lets Close go on when
+// goDone counts down an f of Go that has run, and lets Close go on when
 // it was the last one Close waited for.
 func (c *Client) goDone() {
 	c.bgMu.Lock()
