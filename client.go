@@ -40,6 +40,7 @@ type Client struct {
 	bgDone bool           // Close waited for them: Go no longer counts; guarded by bgMu
 	bgFree []chan func()  // handovers of Go's goroutines waiting for an f (see work); guarded by bgMu
 	bgAll  sync.WaitGroup // Go's goroutines, running or waiting
+	idle   time.Duration  // how long Go's goroutines wait for an f; workIdle when 0 (tests set it)
 
 	localMu sync.Mutex
 	locals  map[any]any // see Locals; guarded by localMu
@@ -216,8 +217,12 @@ const workIdle = 50 * time.Millisecond
 // vain, or when Close came.
 func (c *Client) work(f func()) {
 	defer c.bgAll.Done()
+	wait := workIdle
+	if c.idle > 0 {
+		wait = c.idle
+	}
 	next := make(chan func(), 1) // Go's handover: never blocks
-	idle := time.NewTimer(workIdle)
+	idle := time.NewTimer(wait)
 	defer idle.Stop()
 	for {
 		c.run(f)
@@ -229,7 +234,7 @@ func (c *Client) work(f func()) {
 		}
 		c.bgFree = append(c.bgFree, next)
 		c.bgMu.Unlock()
-		idle.Reset(workIdle)
+		idle.Reset(wait)
 		select {
 		case f = <-next:
 			continue

@@ -3,6 +3,7 @@ package lockkit_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"runtime"
 	"runtime/pprof"
 	"strings"
@@ -26,21 +27,12 @@ func goroutineID() string {
 	return id
 }
 
-// workers returns how many goroutines of Client.Go wait for an f, and
-// how many are there at all.
-func workers() (waiting, all int) {
+// workers returns how many goroutines of c's Go are there, running or
+// waiting for an f: those whose stack shows work with c as its receiver.
+func workers(c *lockkit.Client) int {
 	var b bytes.Buffer
 	_ = pprof.Lookup("goroutine").WriteTo(&b, 2)
-	for _, g := range strings.Split(b.String(), "\n\n") {
-		if !strings.Contains(g, "lockkit.(*Client).work(") {
-			continue
-		}
-		all++
-		if strings.Contains(g, "[select") {
-			waiting++
-		}
-	}
-	return waiting, all
+	return strings.Count(b.String(), fmt.Sprintf("lockkit.(*Client).work(%p", c))
 }
 
 // goAndWait runs f through c.Go and waits until it has run.
@@ -61,16 +53,19 @@ func TestGo_runs_one_f_after_another_in_one_goroutine(t *testing.T) {
 	_, rc := redistest.Mini(t)
 	c := lockkit.New(rc)
 	defer c.Close()
+	c.SetWorkIdle(time.Hour) // none ends while the test looks
 	ids := map[string]bool{}
 	for range 20 {
 		goAndWait(c, func() { ids[goroutineID()] = true })
-		redistest.Eventually(t, 10*time.Second, "the goroutine waits for more", func() bool {
-			waiting, all := workers()
-			return waiting == 1 && all == 1
+		redistest.Eventually(t, 10*time.Second, "the goroutine to wait for more", func() bool {
+			return c.WaitingForWork() == 1
 		})
 	}
 	if len(ids) != 1 {
 		t.Fatalf("20 fs run one after another ran in %d goroutines; want 1", len(ids))
+	}
+	if n := workers(c); n != 1 {
+		t.Fatalf("%d goroutines of Go; want 1", n)
 	}
 }
 
@@ -101,6 +96,7 @@ func TestClose_ends_the_goroutines_that_wait_for_an_f(t *testing.T) {
 	_, rc := redistest.Mini(t)
 	t.Run("Close", func(t *testing.T) {
 		c := lockkit.New(rc)
+		c.SetWorkIdle(time.Hour) // only Close ends them
 		var running sync.WaitGroup
 		running.Add(3)
 		release := make(chan struct{})
@@ -112,15 +108,14 @@ func TestClose_ends_the_goroutines_that_wait_for_an_f(t *testing.T) {
 		}
 		running.Wait()
 		close(release)
-		redistest.Eventually(t, 10*time.Second, "3 goroutines wait for more", func() bool {
-			waiting, _ := workers()
-			return waiting == 3
+		redistest.Eventually(t, 10*time.Second, "3 goroutines to wait for more", func() bool {
+			return c.WaitingForWork() == 3
 		})
 		if err := c.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if _, all := workers(); all != 0 {
-			t.Fatalf("%d goroutines of Go are left once Close returned; want 0", all)
+		if n := workers(c); n != 0 {
+			t.Fatalf("%d goroutines of Go are left once Close returned; want 0", n)
 		}
 		ran := make(chan struct{})
 		c.Go(func() { close(ran) }) // after Close: in a goroutine of its own
