@@ -28,9 +28,11 @@
 -- writing: wait is the ms until the earliest live lease ends, the first
 -- moment a hold may end without a release (a reader that crashed). While
 -- the free lock is kept for the writers of another process (KEYS[7]),
--- {0, wait} too: the time it is still kept (the caller tries again then,
--- and is refused with the lease of that process's hold if it took the
--- lock; if it never does, the caller takes it). The process named by
+-- {0, wait} too: the time it is still kept, and 100 ms more for each
+-- process registered ahead of the caller's (see the prelude's kept_wait:
+-- the caller tries again then unless woken, and is refused with the lease
+-- of that process's hold if it took the lock; if it never does, the first
+-- in line takes it). The process named by
 -- ARGV[7] may take it, a TryLock of it too.
 -- Returns {-1, 0} when the owner holds the read lock but not the write
 -- lock: a read-to-write upgrade, which would wait for itself forever.
@@ -74,7 +76,7 @@ if free and not kept then
   redis.call('zrem', WRITERS, w, HANDOFF)
   return taken({1, token})
 end
-local wait = kept
+local wait = kept and waiters ~= 'n' and kept_wait(WPROCS, proc, kept) or kept
 if not wait then
   -- Held: claim it, and wait for the earliest lease.
   if claims then

@@ -92,6 +92,31 @@ func TestLockScript_keeps_the_freed_lock_for_the_woken_writer_process(t *testing
 	}
 }
 
+// TestLockScript_a_process_refused_while_the_lock_is_kept_tries_again_in_its_turn
+// checks the time a writer's attempt refused while the free lock is kept
+// for a woken process tells it to wait: the keep's end for the first in
+// line, and 100 ms more for each process registered ahead of its own.
+func TestLockScript_a_process_refused_while_the_lock_is_kept_tries_again_in_its_turn(t *testing.T) {
+	r := newRig(t)
+	held := r.lock("holder", 0)
+	for i, p := range []string{"p2", "p3"} {
+		r.mr.SetTime(r.t0.Add(time.Duration(i) * time.Millisecond)) // registered in this order
+		r.listen(p)
+		r.procLock("w"+p, p, "1")
+	}
+	r.unlock("holder", held.token, "u1") // wakes p2, and keeps the lock for it
+	r.mr.SetTime(r.t0.Add(2 * time.Millisecond))
+	if got := r.procLock("holder", "p1", "1"); got.count != 0 || got.token <= 100 || got.token > 200 {
+		t.Fatalf("lock of the second in line while the lock is kept = %v, want {0, over 100 and at most 200 ms}", got)
+	}
+	if got := r.procLock("wp3", "p3", "1"); got.count != 0 || got.token <= 0 || got.token > 100 {
+		t.Fatalf("lock of the first in line while the lock is kept = %v, want {0, at most 100 ms}", got)
+	}
+	if got := r.procLock("try", "p1", "n"); got.count != 0 || got.token <= 0 || got.token > 100 {
+		t.Fatalf("a TryLock of the second in line while the lock is kept = %v, want {0, at most 100 ms}", got)
+	}
+}
+
 // TestPassScript_keeps_the_free_lock_for_the_next_process_only checks that
 // a wake-up passed on keeps the free lock for the process it wakes, and
 // with nobody to wake keeps it for no one.

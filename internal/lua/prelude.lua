@@ -517,6 +517,23 @@ local function kept_for(turn, proc)
   return nil
 end
 
+-- kept_wait returns how long process p, refused because the free lock is
+-- kept for another process for wait ms more (see kept_for), sleeps before
+-- it tries again unless woken, p being registered in waiting or about to
+-- be (at the back). The first in line gets wait: if the woken process
+-- never takes its turn, it takes the lock then. Each process behind gets
+-- handoff_ms more for every process ahead of it, whom the releases wake
+-- first, so that the processes in line do not all try again when the keep
+-- ends while the turns go on as they should. With p empty (no
+-- registration), wait.
+local function kept_wait(waiting, p, wait)
+  if p == '' then
+    return wait
+  end
+  local ahead = redis.call('zrank', waiting, p) or redis.call('zcard', waiting)
+  return wait + ahead * handoff_ms
+end
+
 -- wake wakes the waiters of a lock just freed that publishes on channel
 -- (empty: none): one waiting process (see wake_next); when none is
 -- registered, one waiter per process sleeping on channel itself (a Cluster

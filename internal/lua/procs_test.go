@@ -135,6 +135,36 @@ func TestMutex_a_woken_process_has_the_free_lock_kept_for_it(t *testing.T) {
 	}
 }
 
+// TestMutex_a_process_refused_while_the_lock_is_kept_tries_again_in_its_turn
+// checks the time an attempt refused while the free lock is kept for a
+// woken process tells its caller to wait: the keep's end for the first in
+// line (who takes the lock if the woken process never comes), and 100 ms
+// more for each process registered ahead, so that the processes in line
+// do not all try again at once when the keep ends.
+func TestMutex_a_process_refused_while_the_lock_is_kept_tries_again_in_its_turn(t *testing.T) {
+	_, c := redistest.Mini(t)
+	l := newProcsLock(t, c)
+	held := l.acquire("holder", "", "")
+	for _, p := range []string{"p2", "p3"} {
+		l.listen(p)
+		l.acquire("w"+p, p, "1")
+	}
+	l.release("holder", held[1]) // wakes p2, and keeps the lock for it
+	l.wantProcs("p3")
+	// The releaser locks again at once, as p1: registered behind p3.
+	if got := l.acquire("holder", "p1", "1"); got[0] != 0 || got[1] <= 100 || got[1] > 200 {
+		t.Fatalf("acquire of the second in line while the lock is kept = %v, want {0, over 100 and at most 200 ms}", got)
+	}
+	l.wantProcs("p3", "p1")
+	if got := l.acquire("wp3", "p3", "1"); got[0] != 0 || got[1] <= 0 || got[1] > 100 {
+		t.Fatalf("acquire of the first in line while the lock is kept = %v, want {0, at most 100 ms}", got)
+	}
+	if got := l.acquire("try", "p1", "n"); got[0] != 0 || got[1] <= 0 || got[1] > 100 {
+		t.Fatalf("a try of the second in line while the lock is kept = %v, want {0, at most 100 ms}", got)
+	}
+	l.wantProcs("p3", "p1")
+}
+
 // TestMutex_pass_leaves_a_taken_lock_to_its_release checks that a turn
 // passed on while the lock is held wakes nobody: the release will.
 func TestMutex_pass_leaves_a_taken_lock_to_its_release(t *testing.T) {

@@ -34,9 +34,11 @@
 -- {0, pttl} when another owner holds it (or, with ARGV[7], the owner
 -- itself): pttl is its remaining lease in ms (-1 if it has none), and a
 -- process named by ARGV[5] is registered as waiting. While the free lock
--- is kept for another process, {0, wait}: the time it is still kept (the
--- caller tries again then, and is refused with the lease of that process's
--- hold if it took the lock; if it never does, the caller takes it).
+-- is kept for another process, {0, wait}: the time it is still kept, and
+-- 100 ms more for each process registered ahead of the caller's (see the
+-- prelude's kept_wait: the caller tries again then unless woken, and is
+-- refused with the lease of that process's hold if it took the lock; if
+-- it never does, the first in line takes it).
 -- Returns {0, 0} to an acquire undone before it came (see the prelude's
 -- undone), which does nothing. A WRONGKIND error when another kind holds
 -- the name.
@@ -57,7 +59,7 @@ if n == 1 and redis.call('exists', hash) == 0 then
   -- Free, and kept for a woken process: this one, or another.
   local wait = kept_for(turn, proc)
   if wait then
-    return refuse(wait)
+    return refuse(waiters == 'n' and wait or kept_wait(KEYS[4], proc, wait))
   end
   n = 0
 end
