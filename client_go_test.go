@@ -53,12 +53,12 @@ func TestGo_runs_one_f_after_another_in_one_goroutine(t *testing.T) {
 	_, rc := redistest.Mini(t)
 	c := lockkit.New(rc)
 	defer c.Close()
-	c.SetWorkIdle(time.Hour) // none ends while the test looks
+	lockkit.SetWorkIdle(c, time.Hour) // none ends while the test looks
 	ids := map[string]bool{}
 	for range 20 {
 		goAndWait(c, func() { ids[goroutineID()] = true })
 		redistest.Eventually(t, 10*time.Second, "the goroutine to wait for more", func() bool {
-			return c.WaitingForWork() == 1
+			return lockkit.WaitingForWork(c) == 1
 		})
 	}
 	if len(ids) != 1 {
@@ -96,7 +96,7 @@ func TestClose_ends_the_goroutines_that_wait_for_an_f(t *testing.T) {
 	_, rc := redistest.Mini(t)
 	t.Run("Close", func(t *testing.T) {
 		c := lockkit.New(rc)
-		c.SetWorkIdle(time.Hour) // only Close ends them
+		lockkit.SetWorkIdle(c, time.Hour) // only Close ends them
 		var running sync.WaitGroup
 		running.Add(3)
 		release := make(chan struct{})
@@ -109,7 +109,7 @@ func TestClose_ends_the_goroutines_that_wait_for_an_f(t *testing.T) {
 		running.Wait()
 		close(release)
 		redistest.Eventually(t, 10*time.Second, "3 goroutines to wait for more", func() bool {
-			return c.WaitingForWork() == 3
+			return lockkit.WaitingForWork(c) == 3
 		})
 		if err := c.Close(); err != nil {
 			t.Fatal(err)
