@@ -439,11 +439,16 @@ local handoff_ms = 100
 -- kept for another for handoff_ms: it tries again then unless woken first
 -- (notify.Standby), so that a woken process that never takes its turn (it
 -- stopped, or was cut off while its connection stays open here, so that
--- the publish counted it) holds up the others no longer than that.
+-- the publish counted it) holds up the others no longer than that. A
+-- process in line that no longer listens is taken out of it, and the
+-- next one told, as wake_next does.
 local function standby(waiting, prefix)
-  local p = redis.call('zrange', waiting, 0, 0)[1]
-  if p then
-    publish(prefix .. p, 's' .. handoff_ms)
+  while true do
+    local p = redis.call('zrange', waiting, 0, 0)[1]
+    if not p or publish(prefix .. p, 's' .. handoff_ms) > 0 then
+      return
+    end
+    redis.call('zrem', waiting, p)
   end
 end
 

@@ -165,6 +165,25 @@ func TestMutex_a_process_refused_while_the_lock_is_kept_tries_again_in_its_turn(
 	l.wantProcs("p3", "p1")
 }
 
+// TestMutex_release_tells_the_next_process_that_listens_how_long_the_lock_is_kept
+// checks that the word of how long the free lock is kept for the woken
+// process (notify.Standby) goes to the next process in line that still
+// listens: one registered that no longer does is taken out of the line.
+func TestMutex_release_tells_the_next_process_that_listens_how_long_the_lock_is_kept(t *testing.T) {
+	redistest.ForEachBackend(t, redistest.SingleNode(), func(t *testing.T, c redis.UniversalClient) {
+		l := newProcsLock(t, c)
+		held := l.acquire("holder", "", "")
+		p2, p3 := l.listen("p2"), l.listen("p3")
+		l.acquire("b", "p2", "1")
+		l.acquire("a", "gone", "1") // registered, not listening
+		l.acquire("c", "p3", "1")
+		l.release("holder", held[1])
+		wantMessage(t, p2, "1")
+		wantMessage(t, p3, "s100")
+		l.wantProcs("p3")
+	})
+}
+
 // TestMutex_pass_leaves_a_taken_lock_to_its_release checks that a turn
 // passed on while the lock is held wakes nobody: the release will.
 func TestMutex_pass_leaves_a_taken_lock_to_its_release(t *testing.T) {
