@@ -76,7 +76,7 @@ if free and not kept then
   redis.call('zrem', WRITERS, w, HANDOFF)
   return taken({1, token})
 end
-local wait = kept and waiters ~= 'n' and kept_wait(WPROCS, proc, kept) or kept
+local wait = kept
 if not wait then
   -- Held: claim it, and wait for the earliest lease.
   if claims then
@@ -89,6 +89,9 @@ if intent > 0 then
   redis.call('pexpire', WRITERS, intent_left())
 end
 if proc ~= '' and waiters ~= 'n' then
+  if kept then
+    wait = kept_wait(WPROCS, proc, wait)
+  end
   wait_register(WPROCS, proc, wait)
 end
 return {0, wait}

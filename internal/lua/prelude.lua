@@ -529,12 +529,8 @@ end
 -- never takes its turn, it takes the lock then. Each process behind gets
 -- handoff_ms more for every process ahead of it, whom the releases wake
 -- first, so that the processes in line do not all try again when the keep
--- ends while the turns go on as they should. With p empty (no
--- registration), wait.
+-- ends while the turns go on as they should.
 local function kept_wait(waiting, p, wait)
-  if p == '' then
-    return wait
-  end
   local ahead = redis.call('zrank', waiting, p) or redis.call('zcard', waiting)
   return wait + ahead * handoff_ms
 end

@@ -45,8 +45,11 @@
 local hash, turn, owner, lease, id, kind = KEYS[1], KEYS[5], ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 local proc, waiters, reenter = ARGV[5] or '', ARGV[6], ARGV[7] ~= '1'
 local r
-local function refuse(wait)
+local function refuse(wait, kept)
   if proc ~= '' and waiters ~= 'n' then
+    if kept then
+      wait = kept_wait(KEYS[4], proc, wait)
+    end
     wait_register(KEYS[4], proc, wait)
   end
   return {0, wait}
@@ -59,7 +62,7 @@ if n == 1 and redis.call('exists', hash) == 0 then
   -- Free, and kept for a woken process: this one, or another.
   local wait = kept_for(turn, proc)
   if wait then
-    return refuse(waiters == 'n' and wait or kept_wait(KEYS[4], proc, wait))
+    return refuse(wait, true)
   end
   n = 0
 end
