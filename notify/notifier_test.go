@@ -77,9 +77,18 @@ func woken(w *notify.Waiter, d time.Duration) bool {
 func wokenAtNewMaster(t *testing.T, master *redis.Client, pub redis.Cmdable, ch string, w *notify.Waiter) {
 	t.Helper()
 	ctx := redistest.Ctx(t, 10*time.Second)
+	var subs int64
+	var err error
+	defer func() {
+		if t.Failed() {
+			t.Logf("PUBSUB SHARDNUMSUB %s at %s last answered %d, %v", ch, master.Options().Addr, subs, err)
+		}
+	}()
 	redistest.Eventually(t, 10*time.Second, "the channel subscribed at the slot's new master", func() bool {
-		got, err := master.PubSubShardNumSub(ctx, ch).Result()
-		return err == nil && got[ch] == 1
+		var got map[string]int64
+		got, err = master.PubSubShardNumSub(ctx, ch).Result()
+		subs = got[ch]
+		return err == nil && subs == 1
 	})
 	for woken(w, 0) {
 	}

@@ -19,8 +19,8 @@ func TestSubscribe_follows_a_slot_moved_to_another_shard(t *testing.T) {
 	name, ch, w := shardWaiter(t, cc)
 
 	from := cl.MasterOf(t, "{"+name+"}")
-	to := otherMaster(t, cl, from)
-	moveSlot(t, cl, cc, ch, from, to)
+	to := cl.OtherMaster(t, from)
+	cl.MoveSlot(t, ch, to)
 	if !woken(w, 10*time.Second) {
 		t.Fatal("the waiter was not woken when its slot moved away")
 	}

@@ -36,46 +36,6 @@ func twoSlotsOnOneMaster(t *testing.T, cl *redistest.Cluster, cc *redis.ClusterC
 	return "", "", nil
 }
 
-// moveSlot moves the slot of ch, which holds no key, from its master from
-// to the master to of cl, as a resharding does: the new owner first, then
-// the old one, which drops the slot's shard channels, then the other
-// master, so that every node agrees at once.
-func moveSlot(t *testing.T, cl *redistest.Cluster, cc *redis.ClusterClient, ch string, from, to *redistest.Server) {
-	t.Helper()
-	ctx := redistest.Ctx(t, 30*time.Second)
-	slot, err := cc.ClusterKeySlot(ctx, ch).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	toID, err := to.Client(t).Do(ctx, "CLUSTER", "MYID").Text()
-	if err != nil {
-		t.Fatal(err)
-	}
-	nodes := []*redistest.Server{to, from}
-	for _, s := range cl.Servers() {
-		if s != to && s != from {
-			nodes = append(nodes, s)
-		}
-	}
-	for _, s := range nodes {
-		if err := s.Client(t).Do(ctx, "CLUSTER", "SETSLOT", slot, "NODE", toID).Err(); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// otherMaster returns a master of cl other than from.
-func otherMaster(t *testing.T, cl *redistest.Cluster, from *redistest.Server) *redistest.Server {
-	t.Helper()
-	for _, s := range cl.Servers() {
-		if s != from {
-			return s
-		}
-	}
-	t.Fatal("no master other than the slot's")
-	return nil
-}
-
 // TestSubscribe_follows_one_slot_moved_away_from_a_master_serving_another
 // checks the promise of the package doc for a resharding that moves one
 // slot of a master while the Notifier waits at another slot of it too:
@@ -97,9 +57,9 @@ func TestSubscribe_follows_one_slot_moved_away_from_a_master_serving_another(t *
 	wMoved, wStays := subscribe(t, n, notify.ShardMark+moved), subscribe(t, n, notify.ShardMark+stays)
 	defer wMoved.Leave(false)
 	defer wStays.Leave(false)
-	to := otherMaster(t, cl, from)
+	to := cl.OtherMaster(t, from)
 
-	moveSlot(t, cl, cc, moved, from, to)
+	cl.MoveSlot(t, moved, to)
 	tc := to.Client(t)
 	wokenAtNewMaster(t, tc, tc, moved, wMoved)
 	fc := from.Client(t)

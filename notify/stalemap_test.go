@@ -43,11 +43,11 @@ func TestSubscribe_of_a_moved_slot_does_not_spin_while_the_slot_map_is_stale(t *
 	moved, _, from := twoSlotsOnOneMaster(t, cl, cc)
 	w := subscribe(t, n, notify.ShardMark+moved)
 	defer w.Leave(false)
-	to := otherMaster(t, cl, from)
+	to := cl.OtherMaster(t, from)
 
 	stale.On()
 	before := disconnects.Load()
-	moveSlot(t, cl, cc, moved, from, to)
+	cl.MoveSlot(t, moved, to)
 	redistest.Eventually(t, 10*time.Second, "the Notifier to learn of the move", func() bool { return disconnects.Load() > before })
 	redistest.Eventually(t, 10*time.Second, "the slot map's load to be held up", func() bool { return stale.Held() > 0 })
 	held := time.NewTimer(1500 * time.Millisecond)
