@@ -1,6 +1,7 @@
 -- common.lua: what the scripts of package rwlock share beyond the prelude.
--- Each script is the prelude, this file and the operation's own file, so
--- all of them take the same seven KEYS, in this order (every name carries
+-- Each script is the operation's own file after what it uses of the
+-- prelude and of this file (top-level locals only), so all of them take
+-- the same seven KEYS, in this order (every name carries
 -- the lock's {NAME} hash tag, so they share one Cluster slot); renew.lua
 -- takes the first two alone:
 --

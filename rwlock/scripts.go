@@ -11,8 +11,8 @@ import (
 	"github.com/lockkit/lockkit/internal/lua"
 )
 
-// The scripts of the read-write lock: each is the prelude, common.lua and
-// its own file. The engine runs a write hold's and a read hold's sets
+// The scripts of the read-write lock: each is its own file after what it
+// uses of the prelude and common.lua. The engine runs a write hold's and a read hold's sets
 // (see core.Spec); this file runs the others.
 var (
 	writeScripts = lua.Set{
@@ -40,8 +40,8 @@ var (
 //go:embed *.lua
 var files embed.FS
 
-// script returns the script of the named file: the prelude, common.lua and
-// the file.
+// script returns the script of the named file, after what it uses of the
+// prelude and common.lua.
 var script = lua.Loader(files, "common.lua")
 
 // keys are the Redis names of one lock; see common.lua.

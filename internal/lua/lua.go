@@ -7,7 +7,7 @@ package lua
 
 import (
 	"embed"
-	"strings"
+	"slices"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -35,17 +35,18 @@ var Publish = Script(publish)
 // the definitions src uses, directly or not. Run it with Script.Run
 // (EVALSHA, falling back to EVAL on NOSCRIPT).
 func Script(src string) *redis.Script {
-	return script(preludeDefs, src)
+	return redis.NewScript(assemble(preludeDefs, src))
 }
 
-// script returns the script made of the definitions of defs that src uses,
-// followed by src.
-func script(defs []definition, src string) *redis.Script {
-	return redis.NewScript(needed(defs, src) + "\n" + src)
+// assemble returns body preceded by the definitions of defs it uses.
+func assemble(defs []definition, body string) string {
+	return needed(defs, body) + "\n" + body
 }
 
 // Loader returns the loader of a kind's scripts: each is the prelude, the
-// kind's common file of fsys (its shared definitions) and the named file.
+// kind's common file of fsys (its shared definitions) and the named file;
+// of the prelude and the common file, the definitions the named file uses
+// (see Load).
 func Loader(fsys embed.FS, common string) func(name string) *redis.Script {
 	return func(name string) *redis.Script { return Load(fsys, common, name) }
 }
@@ -59,22 +60,33 @@ func QueueLoader(fsys embed.FS, common string) func(name string) *redis.Script {
 
 // Load returns the script made of the prelude and the named files of
 // fsys, in order: a kind's shared definitions, say, then one operation.
-// The files are embedded, so a missing one is a build mistake: it panics.
+// Every file but the last is a library, as the prelude is: top-level
+// locals only (see definitions). Of the libraries, the script carries
+// only the definitions the last file uses, directly or not. The files are
+// embedded, so a missing one, or a library with other top-level code, is
+// a build mistake: it panics.
 func Load(fsys embed.FS, names ...string) *redis.Script {
 	return load(preludeDefs, fsys, names...)
 }
 
-// load returns the script made of the named files of fsys, in order,
-// preceded by the definitions of defs they use.
+// load returns the script of source(defs, fsys, names...).
 func load(defs []definition, fsys embed.FS, names ...string) *redis.Script {
-	var src strings.Builder
-	for _, name := range names {
+	return redis.NewScript(source(defs, fsys, names...))
+}
+
+// source returns the last named file of fsys, preceded by the definitions
+// it uses of defs and of the other named files, in order.
+func source(defs []definition, fsys embed.FS, names ...string) string {
+	read := func(name string) string {
 		b, err := fsys.ReadFile(name)
 		if err != nil {
 			panic(err)
 		}
-		src.Write(b)
-		src.WriteString("\n")
+		return string(b)
 	}
-	return script(defs, src.String())
+	last := len(names) - 1
+	for _, lib := range names[:last] {
+		defs = slices.Concat(defs, definitions(read(lib)+"\n"))
+	}
+	return assemble(defs, read(names[last]))
 }

@@ -5,17 +5,18 @@ import (
 	"strings"
 )
 
-// A definition is one top-level local of a library file (the prelude or
-// queue.lua) with the comment above it: a helper function or a constant.
+// A definition is one top-level local of a library file (the prelude,
+// queue.lua, or a kind's file of shared definitions) with the comment
+// above it: a helper function, or one or more constants (local a, b = …).
 type definition struct {
-	name string
-	text string
-	uses []string // the identifiers its code names
+	names []string // what it defines
+	text  string
+	uses  []string // the identifiers its code names
 }
 
 var (
 	identifier = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
-	localName  = regexp.MustCompile(`^local (?:function )?([A-Za-z_][A-Za-z0-9_]*)`)
+	localNames = regexp.MustCompile(`^local (?:function )?([A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*)`)
 )
 
 // definitions splits library source into its top-level locals. A line at
@@ -28,11 +29,11 @@ func definitions(src string) []definition {
 	for _, line := range strings.SplitAfter(src, "\n") {
 		switch {
 		case strings.HasPrefix(line, "local "):
-			m := localName.FindStringSubmatch(line)
+			m := localNames.FindStringSubmatch(line)
 			if m == nil {
 				panic("lua: unnamed top-level local: " + line)
 			}
-			defs = append(defs, definition{name: m[1], text: pending.String() + line})
+			defs = append(defs, definition{names: identifier.FindAllString(m[1], -1), text: pending.String() + line})
 			pending.Reset()
 		case strings.HasPrefix(line, "--") || strings.TrimSpace(line) == "":
 			pending.WriteString(line)
@@ -69,7 +70,9 @@ func names(src string) []string {
 func needed(defs []definition, body string) string {
 	index := make(map[string]int, len(defs))
 	for i, d := range defs {
-		index[d.name] = i
+		for _, n := range d.names {
+			index[n] = i
+		}
 	}
 	keep := make([]bool, len(defs))
 	var visit func(names []string)

@@ -1,6 +1,7 @@
 package lua
 
 import (
+	"embed"
 	"strings"
 	"testing"
 )
@@ -29,7 +30,7 @@ end
 `)
 	var names []string
 	for _, d := range defs {
-		names = append(names, d.name)
+		names = append(names, d.names...)
 	}
 	if got := strings.Join(names, " "); got != "limit once twice unused" {
 		t.Fatalf("definitions = %q", got)
@@ -79,5 +80,47 @@ func TestDefinitions_of_the_libraries_are_every_top_level_local(t *testing.T) {
 				t.Errorf("definitions leave out %q", line)
 			}
 		}
+	}
+}
+
+//go:embed testdata/*.lua
+var testdata embed.FS
+
+func TestLoad_carries_of_a_kinds_shared_file_only_what_the_operation_uses(t *testing.T) {
+	got := source(preludeDefs, testdata, "testdata/common.lua", "testdata/op.lua")
+	for _, want := range []string{
+		"local HASH, LEASES = KEYS[1], KEYS[2]", // LEASES is used: both names stay
+		"local NOW = now_ms()",
+		"local function lease_of(h)",
+		"local function now_ms()", // of the prelude, used by the shared file
+		"local function server_time()",
+		"return {lease_of(ARGV[1]), NOW}",
+	} {
+		if !strings.Contains(got, want+"\n") {
+			t.Errorf("the script lacks %q:\n%s", want, got)
+		}
+	}
+	for _, unwanted := range []string{"UNUSED_A", "never_called", "local function mint("} {
+		if strings.Contains(got, unwanted) {
+			t.Errorf("the script carries %q, which the operation does not use:\n%s", unwanted, got)
+		}
+	}
+	if strings.Index(got, "local function now_ms()") > strings.Index(got, "local NOW") ||
+		strings.Index(got, "local NOW") > strings.Index(got, "return {") {
+		t.Errorf("the script is out of order:\n%s", got)
+	}
+}
+
+func TestDefinitions_name_every_local_of_a_multiple_assignment(t *testing.T) {
+	defs := definitions("local a, b_2 ,c = 1, 2, 3\nlocal d =\n  4\n")
+	var names []string
+	for _, d := range defs {
+		names = append(names, d.names...)
+	}
+	if got := strings.Join(names, " "); got != "a b_2 c d" {
+		t.Fatalf("names = %q, want \"a b_2 c d\"", got)
+	}
+	if got := needed(defs, "return c"); got != "local a, b_2 ,c = 1, 2, 3\n" {
+		t.Errorf("needed for a body that uses c = %q", got)
 	}
 }
