@@ -132,11 +132,16 @@ local function drop_ended()
   return first
 end
 
+-- drop_lapsed drops the lapsed intents.
+local function drop_lapsed()
+  redis.call('zremrangebyscore', WRITERS, '-inf', NOW)
+end
+
 -- purge drops the holds whose lease has ended and the lapsed intents. It
 -- returns the two earliest leases left (see earliest).
 local function purge()
   local first = drop_ended()
-  redis.call('zremrangebyscore', WRITERS, '-inf', NOW)
+  drop_lapsed()
   return first
 end
 
@@ -238,11 +243,16 @@ end
 -- begin starts every script that changes the lock: it returns the
 -- WRONGKIND error reply when another kind holds the name (the script
 -- returns it and changes nothing), and otherwise purges ended holds and
--- returns nil and the two earliest leases left (see purge).
-local function begin()
+-- returns nil and the two earliest leases left (see purge). With
+-- intents_later, it leaves the lapsed intents to the caller, which drops
+-- them (drop_lapsed) or deletes the intent set.
+local function begin(intents_later)
   local bad = wrong_kind(HASH, KIND)
   if bad then
     return bad
+  end
+  if intents_later then
+    return nil, drop_ended()
   end
   return nil, purge()
 end
@@ -293,20 +303,23 @@ end
 -- standard release ARGV, see hold_release); first is the lock's two
 -- earliest leases, as begin returned them. A hold that ended is
 -- forgotten and the lock settled: when its lease was the lock's only one,
--- the hash and the lease set are deleted at once; otherwise its lease
--- goes, a write hold leaves the mode 'read', and the lock expires with
--- the latest lease left (settle). Returns the remaining count, whether
--- the hold ended, and whether that freed the lock.
-local function release(first)
+-- the hash and the lease set are deleted at once (in one call, with the
+-- key also if given); otherwise its lease goes, a write hold leaves the
+-- mode 'read', the lock expires with the latest lease left (settle), and
+-- also, if given, is deleted. Returns the remaining count, whether the
+-- hold ended, and whether that freed the lock.
+local function release(first, also)
   local h = ARGV[1]
   local last = #first == 2 and first[1] == h
-  local count, ended = hold_release(HASH, RELEASED, h, ARGV[2], ARGV[3], tonumber(ARGV[4]), last)
+  local count, ended = hold_release(HASH, RELEASED, h, ARGV[2], ARGV[3], tonumber(ARGV[4]), last and {LEASES, also})
   if not ended then
     return count, false, false
   end
   if last then
-    redis.call('del', LEASES) -- hold_release deleted the hash
     return count, true, true
+  end
+  if also then
+    redis.call('del', also)
   end
   forget(h)
   return count, true, not settle()

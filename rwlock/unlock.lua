@@ -23,17 +23,18 @@
 -- again instead of releasing twice. Returns -1 when the hold is not there:
 -- its lease ended, it was removed, or a newer hold took its place.
 -- A WRONGKIND error when another kind holds the name.
-local bad, first = begin()
+local bad, first = begin(true)
 if bad then
   return bad
 end
-local count, ended, free = release(first)
-if ended then
-  redis.call('del', WRITERS)
-  if not free then
-    read_turn(tonumber(ARGV[7]))
-  end
-  publish(ARGV[5], '*')
-  wake_writer(ARGV[6])
+local count, ended, free = release(first, WRITERS)
+if not ended then
+  drop_lapsed()
+  return count
 end
+if not free then
+  read_turn(tonumber(ARGV[7]))
+end
+publish(ARGV[5], '*')
+wake_writer(ARGV[6])
 return count

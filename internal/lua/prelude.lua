@@ -279,7 +279,8 @@ end
 -- owner's current hold, whatever its token: a value that shares the owner
 -- id but never took the hold releases it so. It returns the remaining count
 -- and whether this call ended the hold: then h's fields are dropped (with
--- gone, the whole hash is deleted) and its token remembered for window
+-- gone, the whole hash is deleted, and, when gone is a list of keys, those
+-- keys with it, in one call) and its token remembered for window
 -- ms; the caller frees or settles the hash. A retry of an unlock that took
 -- effect returns the same count again, or 0 once the hold ended.
 -- It returns -1 when the hold is not there: it expired, was removed, or a
@@ -316,8 +317,10 @@ local function hold_release(hash, released, h, token, id, window, gone, kind)
       redis.call('hset', hash, h, count, ':u:' .. h, id)
       return count, false
     end
-    if gone then
+    if gone == true then
       redis.call('del', hash)
+    elseif gone then
+      redis.call('del', hash, unpack(gone))
     else
       hold_drop(hash, h)
     end

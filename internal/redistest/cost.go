@@ -112,6 +112,27 @@ func serverCalls(c *redis.Client) int64 {
 	return n
 }
 
+// CommandCalls returns how many times the server behind c has run each
+// command so far, by its name in INFO commandstats (lower case, such as
+// "del" or "config|resetstat"), the commands that scripts call included.
+// It fails t where the server does not tell (miniredis).
+func CommandCalls(t testing.TB, c *redis.Client) map[string]int64 {
+	t.Helper()
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatalf("redistest: INFO commandstats: %v", err)
+	}
+	stats := commandStat.FindAllStringSubmatch(info, -1)
+	if len(stats) == 0 {
+		t.Fatal("redistest: the server keeps no command statistics")
+	}
+	calls := make(map[string]int64, len(stats))
+	for _, m := range stats {
+		calls[m[1]], _ = strconv.ParseInt(m[2], 10, 64)
+	}
+	return calls
+}
+
 // scriptStat is one line of INFO commandstats of a script command (EVAL,
 // EVALSHA and their _RO forms): the µs its runs took.
 var scriptStat = regexp.MustCompile(`(?m)^cmdstat_eval(?:sha)?(?:_ro)?:calls=\d+,usec=(\d+)`)
