@@ -26,6 +26,10 @@ type cellResult struct {
 	errors       int
 	firstError   string
 	redisCPU     float64 // seconds of server CPU during the run
+	// commands written, and acquisitions made, in the middle half of the
+	// run (see steadyWindow), over every process
+	windowCommands     int64
+	windowAcquisitions int
 }
 
 // runCell runs lib on w for d against the server at addr: it starts one
@@ -73,6 +77,8 @@ func runCell(exe string, addr string, admin *redis.Client, lib library, w worklo
 		res.acquisitions = append(res.acquisitions, r.Acquisitions...)
 		res.waits = append(res.waits, r.Waits...)
 		res.commands += r.Commands
+		res.windowCommands += r.WindowCommands
+		res.windowAcquisitions += r.WindowAcquisitions
 		res.badBytes += r.BadBytes
 		res.errors += r.Errors
 		if res.firstError == "" {

@@ -39,6 +39,10 @@ type childResult struct {
 	BadBytes     int64     `json:"bad_bytes"`    // that did not parse as RESP
 	Errors       int       `json:"errors"`
 	FirstError   string    `json:"first_error,omitempty"`
+	// WindowCommands were written, and WindowAcquisitions returned, in
+	// the middle half of the run (see steadyWindow).
+	WindowCommands     int64 `json:"window_commands"`
+	WindowAcquisitions int   `json:"window_acquisitions"`
 }
 
 // The protocol between the parent and a child, one line each on the
@@ -102,15 +106,25 @@ func (s childSpec) run(in *os.File, out *os.File) (res *childResult, err error) 
 	}
 	time.Sleep(time.Until(start))
 	deadline := start.Add(s.Duration)
+	from, to := steadyWindow(start, s.Duration)
 	before := wc.commands.Load()
 	var wg sync.WaitGroup
+	var windowCommands int64
+	wg.Go(func() {
+		time.Sleep(time.Until(from))
+		at := wc.commands.Load()
+		time.Sleep(time.Until(to))
+		windowCommands = wc.commands.Load() - at
+	})
 	for _, w := range workers {
+		w.window = [2]time.Time{from, to}
 		wg.Go(func() { w.loop(deadline) })
 	}
 	wg.Wait()
-	res = &childResult{Commands: wc.commands.Load() - before, BadBytes: wc.bad.Load()}
+	res = &childResult{Commands: wc.commands.Load() - before, WindowCommands: windowCommands, BadBytes: wc.bad.Load()}
 	for _, w := range workers {
 		res.Acquisitions = append(res.Acquisitions, len(w.waits))
+		res.WindowAcquisitions += w.steady
 		res.Waits = append(res.Waits, w.waits...)
 		res.Errors += w.errors
 		if res.FirstError == "" && w.firstErr != nil {
@@ -118,6 +132,16 @@ func (s childSpec) run(in *os.File, out *os.File) (res *childResult, err error) 
 		}
 	}
 	return res, nil
+}
+
+// steadyWindow returns the middle half of a run that starts at start and
+// lasts d, where the commands per acquisition are counted: what a process
+// does once (open its pub/sub connection, subscribe, the first wait of
+// each goroutine) falls before it, and so do the acquisitions whose
+// refused attempts came before the run; the waits still under way at the
+// end, whose attempts count for no acquisition of the run, fall after it.
+func steadyWindow(start time.Time, d time.Duration) (from, to time.Time) {
+	return start.Add(d / 4), start.Add(d - d/4)
 }
 
 // readStart reads the parent's "go UNIXNANO" line.
@@ -186,6 +210,8 @@ type worker struct {
 	id       int
 	locks    map[int]locker // by key index
 	waits    []float64      // seconds, one per acquisition
+	window   [2]time.Time   // steadyWindow of the run
+	steady   int            // acquisitions that returned in window
 	errors   int
 	firstErr error
 }
@@ -223,6 +249,9 @@ func (w *worker) loop(deadline time.Time) {
 			return
 		}
 		w.waits = append(w.waits, got.Sub(began).Seconds())
+		if !got.Before(w.window[0]) && got.Before(w.window[1]) {
+			w.steady++
+		}
 		if w.spec.Hold > 0 {
 			time.Sleep(w.spec.Hold)
 		}

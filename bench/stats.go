@@ -17,7 +17,8 @@ type summary struct {
 	max        float64
 	starved    int     // goroutines with no acquisition
 	jain       float64 // Jain's fairness index over per-goroutine acquisitions
-	cmdsPerAcq float64
+	commands   int64   // written during the whole run
+	cmdsPerAcq float64 // in the middle half of the run (see steadyWindow)
 	cpuPerAcq  float64 // seconds of Redis CPU per acquisition
 	errors     int
 	firstError string
@@ -28,7 +29,7 @@ type summary struct {
 // per second in the same workload and serialOps the serial floor's with
 // the same hold, each 0 when unknown.
 func summarize(r *cellResult, floorOps, serialOps float64) summary {
-	s := summary{lib: r.lib, work: r.work, errors: r.errors, firstError: r.firstError, badBytes: r.badBytes}
+	s := summary{lib: r.lib, work: r.work, commands: r.commands, errors: r.errors, firstError: r.firstError, badBytes: r.badBytes}
 	for _, a := range r.acquisitions {
 		s.acqs += a
 		if a == 0 {
@@ -46,8 +47,10 @@ func summarize(r *cellResult, floorOps, serialOps float64) summary {
 	s.jain = jain(r.acquisitions)
 	s.cmdsPerAcq, s.cpuPerAcq = math.NaN(), math.NaN()
 	if s.acqs > 0 {
-		s.cmdsPerAcq = float64(r.commands) / float64(s.acqs)
 		s.cpuPerAcq = r.redisCPU / float64(s.acqs)
+	}
+	if r.windowAcquisitions > 0 {
+		s.cmdsPerAcq = float64(r.windowCommands) / float64(r.windowAcquisitions)
 	}
 	return s
 }
