@@ -109,22 +109,29 @@ func (s childSpec) run(in *os.File, out *os.File) (res *childResult, err error) 
 	from, to := steadyWindow(start, s.Duration)
 	before := wc.commands.Load()
 	var wg sync.WaitGroup
+	// The window is where the two counts were read: a sleep can end late.
+	var window [2]time.Time
 	var windowCommands int64
 	wg.Go(func() {
 		time.Sleep(time.Until(from))
+		window[0] = time.Now()
 		at := wc.commands.Load()
 		time.Sleep(time.Until(to))
 		windowCommands = wc.commands.Load() - at
+		window[1] = time.Now()
 	})
 	for _, w := range workers {
-		w.window = [2]time.Time{from, to}
 		wg.Go(func() { w.loop(deadline) })
 	}
 	wg.Wait()
 	res = &childResult{Commands: wc.commands.Load() - before, WindowCommands: windowCommands, BadBytes: wc.bad.Load()}
 	for _, w := range workers {
 		res.Acquisitions = append(res.Acquisitions, len(w.waits))
-		res.WindowAcquisitions += w.steady
+		for _, got := range w.got {
+			if !got.Before(window[0]) && got.Before(window[1]) {
+				res.WindowAcquisitions++
+			}
+		}
 		res.Waits = append(res.Waits, w.waits...)
 		res.Errors += w.errors
 		if res.FirstError == "" && w.firstErr != nil {
@@ -210,8 +217,7 @@ type worker struct {
 	id       int
 	locks    map[int]locker // by key index
 	waits    []float64      // seconds, one per acquisition
-	window   [2]time.Time   // steadyWindow of the run
-	steady   int            // acquisitions that returned in window
+	got      []time.Time    // when each acquisition's Lock returned
 	errors   int
 	firstErr error
 }
@@ -249,9 +255,7 @@ func (w *worker) loop(deadline time.Time) {
 			return
 		}
 		w.waits = append(w.waits, got.Sub(began).Seconds())
-		if !got.Before(w.window[0]) && got.Before(w.window[1]) {
-			w.steady++
-		}
+		w.got = append(w.got, got)
 		if w.spec.Hold > 0 {
 			time.Sleep(w.spec.Hold)
 		}
