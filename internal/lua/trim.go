@@ -2,6 +2,7 @@ package lua
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -64,27 +65,40 @@ func names(src string) []string {
 }
 
 // needed returns, in their order, the definitions of defs that the code of
-// body names, directly or through other definitions: a script carries only the helpers
-// it runs, for Redis runs every top-level statement of a script at each
-// call, and each helper is a closure made anew.
+// body names, directly or through other definitions: a script carries only
+// the helpers it runs, for Redis runs every top-level statement of a
+// script at each call, and each helper is a closure made anew. A name is
+// resolved as Lua scopes it: in body, to its last definition; in a
+// definition, to the last one before it (a kind's file may define a name
+// the prelude has too, which the prelude's own helpers still mean).
 func needed(defs []definition, body string) string {
-	index := make(map[string]int, len(defs))
+	byName := make(map[string][]int, len(defs)) // each name's definitions, in order
 	for i, d := range defs {
 		for _, n := range d.names {
-			index[n] = i
+			byName[n] = append(byName[n], i)
 		}
 	}
 	keep := make([]bool, len(defs))
-	var visit func(names []string)
-	visit = func(names []string) {
+	var visit func(names []string, before int)
+	visit = func(names []string, before int) {
 		for _, n := range names {
-			if i, ok := index[n]; ok && !keep[i] {
-				keep[i] = true
-				visit(defs[i].uses)
+			if before < len(defs) && slices.Contains(defs[before].names, n) {
+				continue // the definition's own name (or a call of itself)
 			}
+			at := byName[n]
+			k := len(at) - 1
+			for k >= 0 && at[k] >= before {
+				k--
+			}
+			if k < 0 || keep[at[k]] {
+				continue
+			}
+			i := at[k]
+			keep[i] = true
+			visit(defs[i].uses, i)
 		}
 	}
-	visit(names(body))
+	visit(names(body), len(defs))
 	var b strings.Builder
 	for i, d := range defs {
 		if keep[i] {

@@ -124,3 +124,24 @@ func TestDefinitions_name_every_local_of_a_multiple_assignment(t *testing.T) {
 		t.Errorf("needed for a body that uses c = %q", got)
 	}
 }
+
+func TestNeeded_resolves_a_name_defined_twice_as_Lua_scopes_it(t *testing.T) {
+	defs := definitions(`local function wake(x)
+  return 'first'
+end
+local function ring(x)
+  return wake(x)
+end
+local function wake(x)
+  return 'second'
+end
+`)
+	got := needed(defs, "return {ring(1), wake(2)}")
+	if strings.Count(got, "local function wake(x)") != 2 || !strings.Contains(got, "local function ring(x)") {
+		t.Errorf("needed for a body calling ring, which calls the first wake, and the second wake:\n%s", got)
+	}
+	got = needed(defs, "return wake(2)")
+	if strings.Contains(got, "'first'") || !strings.Contains(got, "'second'") {
+		t.Errorf("needed for a body calling wake keeps the wrong one:\n%s", got)
+	}
+}
