@@ -1,6 +1,7 @@
 package multilock_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -65,4 +66,54 @@ func TestRedLock_over_the_masters_of_one_Cluster_gets_no_quorum(t *testing.T) {
 		t.Fatalf("TryLock = %v, %v; want ErrQuorum naming MOVED", ok, err)
 	}
 	wantNoHash(t, cluster.Client(t), name)
+}
+
+// TestRedLock_over_three_Clusters_with_one_down: each of three Clusters is
+// one node of a RedLock. The lock excludes another owner, and its Unlock
+// leaves no hold on any Cluster. With every server of one Cluster killed,
+// the two others still make a majority: a Lock takes it, another owner's
+// TryLock is refused (not failed for want of a quorum), and so is a Lock
+// of that owner until its ctx ends; once released, the other owner takes
+// it.
+func TestRedLock_over_three_Clusters_with_one_down(t *testing.T) {
+	ctx := redistest.Ctx(t, redistest.Hang)
+	var clusters []*redistest.Cluster
+	var rcs []redis.UniversalClient
+	for range 3 {
+		cl := redistest.StartCluster(t)
+		clusters = append(clusters, cl)
+		rcs = append(rcs, cl.Client(t))
+	}
+	nodes := lockkits(t, rcs)
+	name := redistest.Unique(t)
+	a := multilock.NewRedLock(nodes, name, multilock.WithNodeTimeout(time.Second))
+	b := multilock.NewRedLock(nodes, name, multilock.WithNodeTimeout(time.Second))
+	excludes := func(what string) {
+		t.Helper()
+		redistest.MustLock(t, a)
+		if ok, err := b.TryLock(ctx); ok || err != nil {
+			t.Fatalf("%s: TryLock by another owner = %v, %v; want false, nil", what, ok, err)
+		}
+	}
+
+	excludes("every Cluster up")
+	redistest.MustUnlock(t, a)
+	for _, rc := range rcs {
+		wantNoHash(t, rc, name)
+	}
+
+	for _, s := range clusters[1].Servers() {
+		s.Kill(t)
+	}
+	excludes("one Cluster down")
+	err := b.Lock(redistest.Ctx(t, 300*time.Millisecond))
+	redistest.WantErr(t, err, lockkit.ErrNotObtained, context.DeadlineExceeded)
+	if errors.Is(err, lockkit.ErrQuorum) {
+		t.Fatalf("b.Lock = %v; two of three nodes answered, so no quorum failure", err)
+	}
+	redistest.MustUnlock(t, a)
+	redistest.MustLock(t, b)
+	redistest.MustUnlock(t, b)
+	wantNoHash(t, rcs[0], name)
+	wantNoHash(t, rcs[2], name)
 }
