@@ -33,5 +33,10 @@ func TestRedLock_Lock_sleeps_never_past_the_blocking_holder_s_lease(t *testing.T
 		t.Error("Lock took the lock before the blocking holder's lease ended")
 	}
 	redistest.MustUnlock(t, waiter)
-	assertCleanAll(t, clients, name)
+	// The waiter needed a majority only: on a node whose part of the
+	// blocker's hold it found a moment from its end, that part ends with
+	// its lease, never unlocked.
+	for _, c := range clients {
+		redistest.AssertCleanWithin(t, c, name, lease)
+	}
 }
