@@ -1,9 +1,9 @@
 -- common.lua: what the scripts of package rwlock share beyond the prelude.
 -- Each script is the operation's own file after what it uses of the
 -- prelude and of this file (top-level locals only), so all of them take
--- the same seven KEYS, in this order (every name carries
--- the lock's {NAME} hash tag, so they share one Cluster slot); renew.lua
--- takes the first two alone:
+-- the same seven KEYS, in this order (every name carries the lock's
+-- {NAME} hash tag, so they share one Cluster slot); renew.lua takes the
+-- first two alone:
 --
 -- KEYS[1]  lock hash PREFIX:{NAME}, in the prelude's hold layout with kind
 --          'rwlock'. Its holds are OWNER:w (a write hold; one owner at

@@ -52,8 +52,8 @@ func Loader(fsys embed.FS, common string) func(name string) *redis.Script {
 }
 
 // QueueLoader is Loader for a kind whose waiters wait in a FIFO queue: each
-// script is the prelude, the queue helpers of queue.lua, the kind's common
-// file of fsys and the named file.
+// script is the named file after what it uses of the prelude, the queue
+// helpers of queue.lua and the kind's common file of fsys.
 func QueueLoader(fsys embed.FS, common string) func(name string) *redis.Script {
 	return func(name string) *redis.Script { return load(queueDefs, fsys, common, name) }
 }
