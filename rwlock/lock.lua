@@ -44,13 +44,7 @@ local proc, waiters = ARGV[7] or '', ARGV[8]
 -- taken ends or keeps the registration of the caller's process, which got
 -- the lock, as ARGV[8] says.
 local function taken(reply)
-  if proc ~= '' then
-    if waiters == '1' then
-      redis.call('zrem', WPROCS, proc)
-    elseif waiters == '2' then
-      wait_register(WPROCS, proc, ms, true)
-    end
-  end
+  wait_took(WPROCS, proc, waiters, ms)
   return reply
 end
 local reply, took = start(w, 'write', ms, id)
@@ -88,10 +82,4 @@ if intent > 0 then
   redis.call('zadd', WRITERS, NOW + intent, w)
   redis.call('pexpire', WRITERS, intent_left())
 end
-if proc ~= '' and waiters ~= 'n' then
-  if kept then
-    wait = kept_wait(WPROCS, proc, wait)
-  end
-  wait_register(WPROCS, proc, wait)
-end
-return {0, wait}
+return {0, wait_refused(WPROCS, proc, waiters, wait, kept)}

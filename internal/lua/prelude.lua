@@ -279,9 +279,9 @@ end
 -- owner's current hold, whatever its token: a value that shares the owner
 -- id but never took the hold releases it so. It returns the remaining count
 -- and whether this call ended the hold: then h's fields are dropped (with
--- gone, the whole hash is deleted, and, when gone is a list of keys, those
--- keys with it, in one call) and its token remembered for window
--- ms; the caller frees or settles the hash. A retry of an unlock that took
+-- gone, a list of keys, the whole hash is deleted, and those keys with it
+-- in the same call: {} for the hash alone) and its token remembered for
+-- window ms; the caller frees or settles the hash. A retry of an unlock that took
 -- effect returns the same count again, or 0 once the hold ended.
 -- It returns -1 when the hold is not there: it expired, was removed, or a
 -- newer hold took its place. With kind, it first returns the WRONGKIND
@@ -317,9 +317,7 @@ local function hold_release(hash, released, h, token, id, window, gone, kind)
       redis.call('hset', hash, h, count, ':u:' .. h, id)
       return count, false
     end
-    if gone == true then
-      redis.call('del', hash)
-    elseif gone then
+    if gone then
       redis.call('del', hash, unpack(gone))
     else
       hold_drop(hash, h)
@@ -339,7 +337,7 @@ end
 -- next. It returns the remaining count, or the WRONGKIND error reply, as
 -- hold_release does.
 local function hold_release_all(hash, released, h, token, id, window, freed, kind)
-  local count, ended = hold_release(hash, released, h, token, id, window, true, kind)
+  local count, ended = hold_release(hash, released, h, token, id, window, {}, kind)
   if ended then
     freed()
   end
@@ -536,6 +534,42 @@ end
 local function kept_wait(waiting, p, wait)
   local ahead = redis.call('zrank', waiting, p) or redis.call('zcard', waiting)
   return wait + ahead * handoff_ms
+end
+
+-- The waiters of an acquire's caller. An acquire that may wake the
+-- caller's process on its own channel is told the process's id, proc (''
+-- for none), and its waiters in that process, waiters: '0' when the caller
+-- has not joined them, '1' when it is the only one, '2' when others wait
+-- behind it, 'n' when it will not wait (a TryLock).
+
+-- wait_refused registers process proc in waiting after a refused acquire
+-- whose caller waits wait ms unless woken, and returns the wait to reply:
+-- while the free lock is kept for another process (kept), lengthened by
+-- its place in line (see kept_wait). A caller that will not wait
+-- registers nothing and gets wait as it is.
+local function wait_refused(waiting, proc, waiters, wait, kept)
+  if proc ~= '' and waiters ~= 'n' then
+    if kept then
+      wait = kept_wait(waiting, proc, wait)
+    end
+    wait_register(waiting, proc, wait)
+  end
+  return wait
+end
+
+-- wait_took ends or keeps the registration in waiting of process proc,
+-- whose caller took the lock with a lease of lease ms: it ends when the
+-- caller was its only waiter, and goes to the back of the line when others
+-- wait behind it.
+local function wait_took(waiting, proc, waiters, lease)
+  if proc == '' then
+    return
+  end
+  if waiters == '1' then
+    redis.call('zrem', waiting, proc)
+  elseif waiters == '2' then
+    wait_register(waiting, proc, lease, true)
+  end
 end
 
 -- wake wakes the waiters of a lock just freed that publishes on channel

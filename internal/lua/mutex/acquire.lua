@@ -46,13 +46,7 @@ local hash, turn, owner, lease, id, kind = KEYS[1], KEYS[5], ARGV[1], tonumber(A
 local proc, waiters, reenter = ARGV[5] or '', ARGV[6], ARGV[7] ~= '1'
 local r
 local function refuse(wait, kept)
-  if proc ~= '' and waiters ~= 'n' then
-    if kept then
-      wait = kept_wait(KEYS[4], proc, wait)
-    end
-    wait_register(KEYS[4], proc, wait)
-  end
-  return {0, wait}
+  return {0, wait_refused(KEYS[4], proc, waiters, wait, kept)}
 end
 local n = existing(KEYS[3], id, hash, turn)
 if not n then
@@ -83,11 +77,5 @@ else
     redis.call('pexpire', hash, lease)
   end
 end
-if proc ~= '' then
-  if waiters == '1' then
-    redis.call('zrem', KEYS[4], proc)
-  elseif waiters == '2' then
-    wait_register(KEYS[4], proc, lease, true)
-  end
-end
+wait_took(KEYS[4], proc, waiters, lease)
 return r
