@@ -666,17 +666,8 @@ func starved(xs []float64) int {
 // subscribeCalls returns the SUBSCRIBE and UNSUBSCRIBE calls the server
 // counted since its statistics were reset.
 func subscribeCalls(b *testing.B, c *redis.Client) int64 {
-	info, err := c.InfoMap(context.Background(), "commandstats").Result()
-	if err != nil {
-		b.Fatal(err)
-	}
-	var total int64
-	for _, cmd := range []string{"cmdstat_subscribe", "cmdstat_unsubscribe"} {
-		var n int64 // stays 0 for a command never called
-		fmt.Sscanf(info["Commandstats"][cmd], "calls=%d,", &n)
-		total += n
-	}
-	return total
+	calls := redistest.CommandCalls(b, c)
+	return calls["subscribe"] + calls["unsubscribe"]
 }
 
 // BenchmarkUncontended is one owner locking and unlocking a free lock.

@@ -2,8 +2,6 @@ package notify_test
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -230,17 +228,7 @@ func TestSubscribe_ctx_ended(t *testing.T) {
 // subscribes returns how many SUBSCRIBE commands the server has run.
 func subscribes(t *testing.T, c redis.UniversalClient) int64 {
 	t.Helper()
-	info, err := c.Info(context.Background(), "commandstats").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for line := range strings.SplitSeq(info, "\n") {
-		if rest, ok := strings.CutPrefix(line, "cmdstat_subscribe:calls="); ok {
-			n, _ := strconv.ParseInt(rest[:strings.IndexByte(rest, ',')], 10, 64)
-			return n
-		}
-	}
-	return 0
+	return redistest.CommandCalls(t, c)["subscribe"]
 }
 
 func TestLeave_lingers_then_unsubscribes(t *testing.T) {

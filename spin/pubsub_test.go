@@ -1,8 +1,6 @@
 package spin_test
 
 import (
-	"context"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -23,28 +21,12 @@ var pubsubCommands = []string{"subscribe", "psubscribe", "ssubscribe", "publish"
 // last CONFIG RESETSTAT, from INFO commandstats (which counts commands run
 // by scripts too). go-redis hooks do not see SUBSCRIBE, so this asks the
 // server.
-func pubsubCalls(t *testing.T, c redis.UniversalClient) map[string]int {
+func pubsubCalls(t *testing.T, c redis.UniversalClient) map[string]int64 {
 	t.Helper()
-	info, err := c.Info(context.Background(), "commandstats").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	calls := map[string]int{}
-	for line := range strings.Lines(info) {
-		stat, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if !ok {
-			continue
-		}
-		cmd := strings.TrimPrefix(stat, "cmdstat_")
-		for _, want := range pubsubCommands {
-			if cmd != want {
-				continue
-			}
-			field, _, _ := strings.Cut(rest, ",")
-			n, err := strconv.Atoi(strings.TrimPrefix(field, "calls="))
-			if err != nil {
-				t.Fatalf("parsing %q: %v", line, err)
-			}
+	all := redistest.CommandCalls(t, c)
+	calls := map[string]int64{}
+	for _, cmd := range pubsubCommands {
+		if n, ok := all[cmd]; ok {
 			calls[cmd] = n
 		}
 	}
