@@ -52,7 +52,11 @@ func (r *RedLock) round(ctx context.Context) (bool, time.Duration, error) {
 		}
 	}
 	raised := -1 // not tried
-	if granted >= r.quorum && r.valid(start) {
+	// elapsed is how long the round had taken when its validity was last
+	// checked: a round found too late reports it, not the time it then
+	// takes to give the nodes back.
+	elapsed := time.Since(start)
+	if granted >= r.quorum && r.valid(elapsed) {
 		token := int64(0)
 		for _, x := range res {
 			if x.granted {
@@ -68,7 +72,7 @@ func (r *RedLock) round(ctx context.Context) (bool, time.Duration, error) {
 			if !errors.Is(fatal, lockkit.ErrClosed) {
 				fatal = core.Op("lock", name, err)
 			}
-		} else if raised >= r.quorum && r.valid(start) {
+		} else if elapsed = time.Since(start); raised >= r.quorum && r.valid(elapsed) {
 			r.begin(res, token, start)
 			return true, r.b.Cfg.TTL(), nil
 		}
@@ -86,15 +90,15 @@ func (r *RedLock) round(ctx context.Context) (bool, time.Duration, error) {
 	case granted >= r.quorum:
 		return false, wait, fmt.Errorf("%w: %q: a quorum granted it, but too late: "+
 			"%v of its %v lease went by (drift allowance %v)",
-			lockkit.ErrNotObtained, name, time.Since(start).Round(time.Millisecond), r.b.Cfg.TTL(), r.drift)
+			lockkit.ErrNotObtained, name, elapsed.Round(time.Millisecond), r.b.Cfg.TTL(), r.drift)
 	}
 	return false, wait, nil
 }
 
-// valid reports whether a hold whose round began at start has validity
-// time left: lease − elapsed − drift allowance > 0.
-func (r *RedLock) valid(start time.Time) bool {
-	return r.b.Cfg.TTL()-time.Since(start)-r.drift > 0
+// valid reports whether a hold whose round has taken elapsed so far has
+// validity time left: lease − elapsed − drift allowance > 0.
+func (r *RedLock) valid(elapsed time.Duration) bool {
+	return r.b.Cfg.TTL()-elapsed-r.drift > 0
 }
 
 // acquireAll asks every node at once to take the lock.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -68,7 +69,7 @@ func assertCleanAll(t *testing.T, clients []redis.UniversalClient, name string) 
 
 // wantTryLockFails checks that TryLock of r fails with an error that
 // matches target and says each of says, and leaves r without a hold.
-func wantTryLockFails(t *testing.T, r *multilock.RedLock, target error, says ...string) {
+func wantTryLockFails(t *testing.T, r *multilock.RedLock, target error, says ...string) error {
 	t.Helper()
 	ok, err := r.TryLock(redistest.Ctx(t, redistest.Hang))
 	if ok {
@@ -83,6 +84,7 @@ func wantTryLockFails(t *testing.T, r *multilock.RedLock, target error, says ...
 	if r.Token() != 0 || r.Lost() != nil {
 		t.Fatal("a failed TryLock left a hold")
 	}
+	return err
 }
 
 func TestNewRedLock_invalid_arguments_return_ErrInvalid(t *testing.T) {
@@ -476,16 +478,33 @@ func (slowScripts) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 
 // TestRedLock_no_validity_left_means_not_acquired makes every node answer
 // after 150 ms with a 100 ms lease: all of them grant the lock, but by then
-// its validity has run out, so the round fails and frees every node.
+// its validity has run out, so the round fails and frees every node. The
+// error tells how long the round had taken when it was found too late,
+// not counting the give-back that follows (whose scripts are slowed too).
 func TestRedLock_no_validity_left_means_not_acquired(t *testing.T) {
+	const slow = 150 * time.Millisecond
 	_, clients := masters(t, 3)
 	for _, c := range clients {
-		c.(*redis.Client).AddHook(slowScripts{150 * time.Millisecond})
+		c.(*redis.Client).AddHook(slowScripts{slow})
 	}
 	name := redistest.Unique(t)
 	r := multilock.NewRedLock(lockkits(t, clients), name,
 		lockkit.WithLease(100*time.Millisecond), multilock.WithNodeTimeout(5*time.Second))
-	wantTryLockFails(t, r, lockkit.ErrNotObtained, "too late")
+	begun := time.Now()
+	err := wantTryLockFails(t, r, lockkit.ErrNotObtained, "too late")
+	took := time.Since(begun)
+	m := regexp.MustCompile(`too late: (\S+) of its`).FindStringSubmatch(err.Error())
+	if m == nil {
+		t.Fatalf("TryLock error %q does not say how long the round took", err)
+	}
+	said, perr := time.ParseDuration(m[1])
+	if perr != nil {
+		t.Fatalf("error %q: %v", err, perr)
+	}
+	if said < slow || said > took-slow {
+		t.Fatalf("error %q says the round took %v; want at least the %v a node took to answer, "+
+			"and not the %v of giving the nodes back (TryLock took %v)", err, said, slow, slow, took)
+	}
 	assertCleanAll(t, clients, name)
 }
 
