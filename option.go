@@ -31,10 +31,12 @@ const (
 
 // WithLease gives every hold a fixed lease d: the watchdog does not renew
 // it and the hold ends by itself d after it was taken, even if it is never
-// released (its lost signal then closes). Use it when a holder must never
-// keep the lock longer than d. d must be between [MinLease] and [MaxLease].
-// Default: no fixed lease; the watchdog keeps each hold until it is
-// released.
+// released. Its lost signal closes just before, by the watchdog's margin
+// ([github.com/lockkit/lockkit/watchdog.Margin]: d/20, at most 100 ms),
+// so that the holder is told before another owner can take the lock. Use
+// it when a holder must never keep the lock longer than d. d must be
+// between [MinLease] and [MaxLease]. Default: no fixed lease; the watchdog
+// keeps each hold until it is released.
 func WithLease(d time.Duration) Option {
 	return leaseOption("WithLease", d, func(o *config.Options) { o.Lease = d })
 }

@@ -96,7 +96,10 @@
 // the lease would have lapsed, drops out; when fewer than a majority of
 // nodes still hold the lock, the channel from [RedLock.Lost] closes. With
 // a fixed lease ([lockkit.WithLease]) nothing is renewed and the channel
-// closes when the validity time ends.
+// closes when the validity time ends, or earlier by the margin with which
+// every fixed lease is reported over
+// ([github.com/lockkit/lockkit/watchdog.Margin]) where that is larger than
+// the drift allowance.
 //
 // Lock values with the same owner id ([lockkit.WithOwner]) are one owner,
 // as for every kind: the second re-enters the hold of the first on each

@@ -230,7 +230,7 @@ func (r *RedLock) Token() int64 {
 // Lost returns a channel that is closed when r's current hold is lost: the
 // nodes' watchdogs found it gone, or could not renew it, on so many nodes
 // that fewer than a majority still hold it; or, with [lockkit.WithLease],
-// its validity time ended. (A closed Client reports its node's part lost:
+// its validity time ended (see the package doc). (A closed Client reports its node's part lost:
 // the Close that leaves fewer than a majority of the nodes holding it has
 // closed the channel when it returns.) Nothing is ever sent on it, and
 // Unlock does not close it unless it finds the hold lost. It returns nil (a channel that never

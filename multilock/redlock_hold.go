@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lockkit/lockkit/internal/core"
+	"github.com/lockkit/lockkit/watchdog"
 )
 
 // errValidityEnded is the cause given when a fixed-lease hold's validity
@@ -35,7 +36,7 @@ type redHold struct {
 	alive   int  // granting nodes whose part was not found lost
 	stopped bool // see stop
 
-	timer *time.Timer // fixed leases: fires when the validity time ends
+	timer *time.Timer // fixed leases: fires when the validity time ends (see begin)
 }
 
 // begin records the hold a successful round took, sent at start, and
@@ -65,7 +66,12 @@ func (r *RedLock) begin(res []nodeResult, token int64, start time.Time) {
 		part.AfterLost(h.nodeLost)
 	}
 	if !r.b.Cfg.Watched() {
-		h.timer = time.AfterFunc(time.Until(start.Add(r.b.Cfg.TTL()-r.drift)), h.validityEnded)
+		// The validity time ends, and the hold with it; or, when the
+		// margin before which each node's fixed lease is reported over is
+		// larger than the drift allowance, that margin before the lease
+		// ends, when the nodes' parts would be lost anyway.
+		ttl := r.b.Cfg.TTL()
+		h.timer = time.AfterFunc(time.Until(start.Add(ttl-max(r.drift, watchdog.Margin(ttl)))), h.validityEnded)
 	}
 	h.mu.Lock()
 	h.checkQuorum(nil)

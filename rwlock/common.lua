@@ -17,10 +17,14 @@
 --          The hash exists exactly while some hold is live.
 -- KEYS[2]  lease set PREFIX:{NAME}:leases: member = hold (OWNER:w or
 --          OWNER:r), score = the hold's lease deadline in ms of server time
---          (TIME). Every script that changes the lock first drops the holds
---          whose deadline has passed, so a crashed owner's hold ends by
---          itself and never keeps anyone else's alive. The hash and this set
---          both expire at the latest deadline.
+--          (TIME, rounded down). A lease is live while the time is at most
+--          its deadline, as a key is until the time is past its expiry, so
+--          that it lasts at least as long as it was given for, however late
+--          in the ms the script ran. Every script that changes the lock
+--          first drops the holds whose deadline has passed, so a crashed
+--          owner's hold ends by itself and never keeps anyone else's
+--          alive. The hash and this set both expire with the latest
+--          deadline.
 -- KEYS[3]  intent set PREFIX:{NAME}:writers: member = write hold OWNER:w of
 --          a writer waiting in Lock, score = the intent's deadline in ms of
 --          server time. A live intent holds back new readers (writer
@@ -53,13 +57,14 @@ local function is_write(h)
 end
 
 -- lease_end returns the ms until the lease at rank i of the lease set
--- ends (0 the earliest, -1 the latest), or -2 when no hold is left.
+-- ends (0 the earliest, -1 the latest): past its deadline, 1 ms after it
+-- (see KEYS[2]); or -2 when no hold is left.
 local function lease_end(i)
   local lease = redis.call('zrange', LEASES, i, i, 'withscores')
   if #lease == 0 then
     return -2
   end
-  return tonumber(lease[2]) - NOW
+  return tonumber(lease[2]) + 1 - NOW
 end
 
 -- lease_left returns the ms until the latest lease ends (the lock's
@@ -119,8 +124,8 @@ end
 -- leases left (see earliest).
 local function drop_ended()
   local first = earliest()
-  if #first > 0 and tonumber(first[2]) <= NOW then
-    for _, h in ipairs(redis.call('zrangebyscore', LEASES, '-inf', NOW)) do
+  if #first > 0 and tonumber(first[2]) < NOW then
+    for _, h in ipairs(redis.call('zrangebyscore', LEASES, '-inf', '(' .. string.format('%d', NOW))) do
       hold_drop(HASH, h)
       forget(h)
     end

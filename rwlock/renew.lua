@@ -21,7 +21,7 @@ if bad then
 end
 local h = ARGV[1]
 local ends = redis.call('zscore', LEASES, h)
-if not ends or tonumber(ends) <= NOW or not hold_live(HASH, h, ARGV[2]) then
+if not ends or tonumber(ends) < NOW or not hold_live(HASH, h, ARGV[2]) then
   return 0
 end
 local ms = tonumber(ARGV[3])

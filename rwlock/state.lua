@@ -11,14 +11,15 @@
 --   readers  owners holding the read lock (a downgrading writer included)
 --   writing  the owner's write hold count (0 when none)
 --   reading  the owner's read hold count (0 when none)
---   pttl     ms until the latest live lease ends; 0 when unlocked
+--   pttl     ms left of the latest live lease, as PTTL gives a key's (at
+--            least 1 while one is live); 0 when unlocked
 --   waiting  live intents: writers waiting with writer preference
 -- A WRONGKIND error when another kind holds the name.
 local bad = wrong_kind(HASH, KIND)
 if bad then
   return bad
 end
-local live = redis.call('zrangebyscore', LEASES, '(' .. string.format('%d', NOW), '+inf', 'withscores')
+local live = redis.call('zrangebyscore', LEASES, string.format('%d', NOW), '+inf', 'withscores')
 local mode, readers, writing, reading, pttl = 0, 0, 0, 0, 0
 for i = 1, #live, 2 do
   local h = live[i]
@@ -32,7 +33,7 @@ for i = 1, #live, 2 do
   elseif h == ARGV[2] then
     reading = tonumber(redis.call('hget', HASH, h)) or 0
   end
-  pttl = math.max(pttl, tonumber(live[i + 1]) - NOW)
+  pttl = math.max(pttl, tonumber(live[i + 1]) - NOW, 1)
 end
 if mode == 0 and readers > 0 then
   mode = 1

@@ -58,6 +58,7 @@ settle_all(now)
 local wait = -1
 local soonest = redis.call('zrange', leases, 0, 0, 'withscores')
 if #soonest > 0 then
-  wait = tonumber(soonest[2]) - now
+  -- It ends 1 ms past its deadline (see semaphore.lua's KEYS[4]).
+  wait = tonumber(soonest[2]) + 1 - now
 end
 return {0, wait}

@@ -89,6 +89,35 @@ func TestAcquire_fixed_lease_ends_by_itself(t *testing.T) {
 	})
 }
 
+// TestAcquire_fixed_lease_holder_is_told_before_its_permits_are_taken
+// holds the only permit with a fixed lease, while another Client tries to
+// take it again and again: when it gets it, the holder's lost signal has
+// closed already, five holds in a row.
+func TestAcquire_fixed_lease_holder_is_told_before_its_permits_are_taken(t *testing.T) {
+	srv := redistest.StartServer(t)
+	rc := srv.Client(t)
+	other := redistest.Lockkit(t, srv.Client(t))
+	ctx := redistest.Ctx(t, redistest.Hang)
+	for i := range 5 {
+		s, name := newSemaphore(t, rc, 1, lockkit.WithLease(100*time.Millisecond))
+		p := mustAcquire(t, s, 1)
+		o := semaphore.New(other, name, 1)
+		for {
+			q, err := o.TryAcquire(ctx, 1)
+			if err != nil {
+				t.Fatalf("hold %d: another Client's TryAcquire: %v", i, err)
+			}
+			if q != nil {
+				if !redistest.Closed(p.Lost()) {
+					t.Fatalf("hold %d: another Client took the permit before the holder's lost signal closed", i)
+				}
+				mustRelease(t, q)
+				break
+			}
+		}
+	}
+}
+
 // TestHolders_are_in_the_order_their_leases_end takes a hold with a long
 // lease, then one with a shorter one: Holders lists the second first.
 func TestHolders_are_in_the_order_their_leases_end(t *testing.T) {

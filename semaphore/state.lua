@@ -23,6 +23,6 @@ for i = 1, #holds, 2 do
   table.insert(out, h)
   table.insert(out, tonumber(redis.call('hget', hash, ':n:' .. h)))
   table.insert(out, redis.call('hget', hash, ':t:' .. h))
-  table.insert(out, tonumber(holds[i + 1]) - now)
+  table.insert(out, math.max(tonumber(holds[i + 1]) - now, 1))
 end
 return out

@@ -60,8 +60,9 @@
 // lost, except at Close (below).
 //
 // A hold with a fixed lease (a Lease without a Script) is never renewed;
-// the watchdog only reports its end, at the acquire's send time plus the
-// TTL. [Watchdog.Close] stops everything, reports every hold still started
-// (suspended or not) lost with [ErrClosed], and waits for the renewals in
-// flight to return.
+// the watchdog only reports its end, a margin (see [Margin]) before the
+// acquire's send time plus the TTL, so that, as for a renewed lease, the
+// holder is told before the server's lease can lapse. [Watchdog.Close]
+// stops everything, reports every hold still started (suspended or not)
+// lost with [ErrClosed], and waits for the renewals in flight to return.
 package watchdog

@@ -89,7 +89,8 @@ type Lease struct {
 	// the one it names (it is fenced by the hold's token): a renewal may
 	// reach the server after the hold was suspended or stopped. A nil
 	// Script makes a fixed lease: the hold is never renewed and OnLost is
-	// called with [ErrLeaseEnded] when the lease runs out.
+	// called with [ErrLeaseEnded] a margin before the lease runs out (see
+	// [Margin]), as for a renewed lease whose renewals failed.
 	Script *redis.Script
 	// Keys are the script's keys. The first one places the hold on a shard
 	// of a Cluster.
@@ -168,8 +169,8 @@ func (h *Hold) capped() bool {
 }
 
 // Margin returns how long before the end of a lease of ttl its hold is
-// reported lost when no renewal was confirmed: ttl/20, at most 100 ms and
-// at least 1 ms. It covers a timer that fires late and a local clock that
+// reported lost when no renewal was confirmed, or a fixed lease ends:
+// ttl/20, at most 100 ms and at least 1 ms. It covers a timer that fires late and a local clock that
 // runs slower than the server's. A hold whose acquire was answered later
 // than ttl - Margin(ttl) after it was sent is as good as lost.
 func Margin(ttl time.Duration) time.Duration {
@@ -177,12 +178,9 @@ func Margin(ttl time.Duration) time.Duration {
 }
 
 // deadline returns when h is reported lost unless a renewal is confirmed
-// first: for a fixed lease, its end; for a renewed one, margin before it.
+// first: a margin before its lease ends, renewed or fixed (see Margin).
 // w.mu held.
 func (h *Hold) deadline() time.Time {
-	if h.lease.Script == nil {
-		return h.expires
-	}
 	return h.expires.Add(-Margin(h.lease.TTL))
 }
 
@@ -210,7 +208,7 @@ func (w *Watchdog) Register() *Hold {
 // Start begins renewing h. since is when the acquire that set the lease was
 // sent; the first renewal is due at since + TTL/3, and the hold is reported
 // lost a margin before since + TTL unless a renewal was confirmed by then
-// (a fixed lease simply ends at since + TTL). On a closed Watchdog, Start
+// (a fixed lease simply ends then). On a closed Watchdog, Start
 // calls l.OnLost with [ErrClosed] instead.
 func (h *Hold) Start(l Lease, since time.Time) {
 	w := h.w

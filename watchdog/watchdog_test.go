@@ -269,7 +269,8 @@ func TestClose_reports_holds_lost_with_ErrClosed(t *testing.T) {
 // and reports a renewal with Renewed: one within the lease extends it, so
 // that it ends a TTL after the renewal; one older than the lease's start
 // (a reply that comes late, say) leaves the lease ending where it did, as
-// Renewed promises, so the hold is not reported over before its own end.
+// Renewed promises, so the hold is not reported over before its own end
+// (less the margin, as every lease).
 func TestFixedLease_ends_a_TTL_after_its_latest_renewal(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
@@ -288,8 +289,9 @@ func TestFixedLease_ends_a_TTL_after_its_latest_renewal(t *testing.T) {
 			h.Start(watchdog.Lease{TTL: tc.ttl, OnLost: func(cause error) { lost <- cause }}, start)
 			h.Renewed(start.Add(tc.renewed))
 			redistest.WantErr(t, redistest.Receive(t, lost, 5*time.Second, "the end of the fixed lease"), watchdog.ErrLeaseEnded)
-			if ended := time.Since(start); ended < tc.end {
-				t.Fatalf("fixed lease reported over after %v, before its end %v", ended, tc.end)
+			end := tc.end - watchdog.Margin(tc.ttl)
+			if ended := time.Since(start); ended < end {
+				t.Fatalf("fixed lease reported over after %v, before its end %v less the margin", ended, tc.end)
 			}
 		})
 	}

@@ -126,6 +126,7 @@ func cases() []testCase {
 		{"names_like_another_names_keys_are_locks_of_their_own", testLookalikeNames},
 		{"one_name_under_different_prefixes_is_independent_locks", testPrefixes},
 		{"fixed_lease_ends_and_reports_lost", testFixedLease},
+		{"fixed_lease_holder_is_told_before_another_owner_takes_it", testFixedLeaseToldFirst},
 		{"max_hold_ends_a_hold_never_released", testMaxHold},
 		{"context_ends_with_the_hold", testContext},
 		{"vanished_hold_is_reported_lost", testVanished},

@@ -49,6 +49,42 @@ func testFixedLease(t *testing.T, e *env) {
 	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrNotHeld)
 }
 
+// testFixedLeaseToldFirst checks that the holder of a fixed lease is told
+// before another owner can take the lock: that owner, on a Client of its
+// own, tries again and again while the lease runs out, and when it gets
+// the lock, the holder's lost signal has closed already. On a real server
+// alone (miniredis's keys expire only when the test moves its clock).
+func testFixedLeaseToldFirst(t *testing.T, e *env) {
+	if _, ok := redistest.MiniFor(e.rc); ok {
+		return
+	}
+	other := redistest.Lockkit(t, e.newRC(t))
+	for i := range 5 {
+		name := redistest.Unique(t)
+		m := e.lock(name, lockkit.WithLease(100*time.Millisecond))
+		lo, ok := m.(loser)
+		if !ok {
+			// A multi-lock: its members, which have a lost signal, run this.
+			return
+		}
+		redistest.MustLock(t, m)
+		o := e.k.New(other, name)
+		for {
+			took, err := o.TryLock(ctx(t))
+			if err != nil {
+				t.Fatalf("hold %d: another owner's TryLock: %v", i, err)
+			}
+			if took {
+				break
+			}
+		}
+		if !redistest.Closed(lo.Lost()) {
+			t.Fatalf("hold %d: another owner took the lock before the holder's lost signal closed", i)
+		}
+		redistest.MustUnlock(t, o)
+	}
+}
+
 // testMaxHold checks that WithMaxHold ends a hold that is never released:
 // it is renewed until the maximum time (past several leases), then lost
 // with watchdog.ErrMaxHold, and the lock frees itself.
