@@ -291,6 +291,15 @@ func (m *Mutex) tryLockLocal(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
+// notHeld returns the error of an Unlock that finds m holding nothing:
+// ErrClosed once m's Client is closed, as every kind's, else ErrNotHeld.
+func (m *Mutex) notHeld() error {
+	if err := m.x.Cfg.Client.Err(); err != nil {
+		return core.Op("unlock", m.x.Cfg.Name, err)
+	}
+	return core.NotHeld(m.x.Cfg.Name)
+}
+
 // unlockLocal is Unlock in cohort mode.
 func (m *Mutex) unlockLocal(ctx context.Context) error {
 	if err := m.x.CheckInput(ctx); err != nil {
@@ -303,7 +312,7 @@ func (m *Mutex) unlockLocal(ctx context.Context) error {
 	}
 	co := m.held.Load()
 	if co == nil {
-		return core.NotHeld(m.x.Cfg.Name)
+		return m.notHeld()
 	}
 	co.mu.Lock()
 	share := m.share.Load()
@@ -316,7 +325,7 @@ func (m *Mutex) unlockLocal(ctx context.Context) error {
 	}
 	if co.holder != m || co.releasing {
 		co.mu.Unlock()
-		return core.NotHeld(m.x.Cfg.Name)
+		return m.notHeld()
 	}
 	if err := co.caught(); err != nil {
 		_ = co.giveBack(ctx)

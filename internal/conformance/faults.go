@@ -424,10 +424,15 @@ func testCancelledUnlock(t *testing.T, e *env) {
 	}
 }
 
+// testClosed checks what a Client's Close does to its locks: a hold (here
+// entered twice) is reported lost, a waiting Lock returns ErrClosed, and so
+// does every later call; Unlock still frees what was held, and an Unlock
+// that then finds nothing held says ErrClosed too, not ErrNotHeld.
 func testClosed(t *testing.T, e *env) {
 	name := redistest.Unique(t)
 	lc := redistest.Lockkit(t, e.newRC(t))
 	m, w := e.k.New(lc, name), e.k.New(lc, name)
+	redistest.MustLock(t, m)
 	redistest.MustLock(t, m)
 	got := make(chan error, 1)
 	go func() { got <- w.Lock(redistest.Ctx(t, waitTimeout)) }()
@@ -447,6 +452,8 @@ func testClosed(t *testing.T, e *env) {
 	// Unlock still frees what was held, and reports the loss.
 	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrClosed)
 	eventuallyTaken(t, e, name)
+	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrClosed)
+	redistest.WantErr(t, e.k.New(lc, name).Unlock(ctx(t)), lockkit.ErrClosed)
 }
 
 // testUnlockRetryAfterLock checks that a retried Unlock settles the Unlock
