@@ -103,8 +103,8 @@ func TestLocalHandoff_an_Unlock_in_doubt_that_finds_the_hold_gone_reports_it_los
 // cohort keeps trying it in the background. An Unlock called again waits
 // for one try, not for the server, and fails as it does. Close does not
 // wait for the server either: it returns, the holder is told its hold is
-// lost, and its next Unlock returns ErrLost and ErrClosed, as without
-// cohort mode.
+// lost, its next Unlock returns ErrLost and ErrClosed, and the one after
+// ErrClosed, as without cohort mode.
 func TestLocalHandoff_Close_while_an_Unlock_in_doubt_is_settled(t *testing.T) {
 	lc, holder := inDoubtOnAStoppedServer(t, handoff)
 	ctx := redistest.Ctx(t, redistest.Hang)
@@ -114,7 +114,7 @@ func TestLocalHandoff_Close_while_an_Unlock_in_doubt_is_settled(t *testing.T) {
 		t.Fatal("Unlock called again against a stopped server = nil; want an error")
 	}
 	closeInDoubt(t, lc, holder)
-	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrNotHeld)
+	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrClosed)
 }
 
 // TestLocalHandoff_no_reentry_in_memory_on_a_lost_hold: in cohort mode, the
