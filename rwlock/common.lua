@@ -56,15 +56,15 @@ local function is_write(h)
   return string.sub(h, -2) == ':w'
 end
 
--- lease_end returns the ms until the lease at rank i of the lease set
--- ends (0 the earliest, -1 the latest): past its deadline, 1 ms after it
--- (see KEYS[2]); or -2 when no hold is left.
+-- lease_end returns the ms left of the lease at rank i of the lease set
+-- (0 the earliest, -1 the latest), as PTTL gives a key's: 0 in the last ms
+-- it is live (see KEYS[2]); or -2 when no hold is left.
 local function lease_end(i)
   local lease = redis.call('zrange', LEASES, i, i, 'withscores')
   if #lease == 0 then
     return -2
   end
-  return tonumber(lease[2]) + 1 - NOW
+  return tonumber(lease[2]) - NOW
 end
 
 -- lease_left returns the ms until the latest lease ends (the lock's
@@ -87,10 +87,12 @@ end
 -- while some hold is left.
 local function settle()
   local ttl = lease_left()
-  if ttl <= 0 then
+  if ttl < 0 then
     redis.call('del', HASH, LEASES)
     return false
   end
+  -- A PEXPIRE of 0 would delete the keys in the lease's last ms.
+  ttl = math.max(ttl, 1)
   redis.call('pexpire', HASH, ttl)
   redis.call('pexpire', LEASES, ttl)
   return true

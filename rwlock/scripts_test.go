@@ -430,10 +430,16 @@ func TestRUnlockScript_returns(t *testing.T) {
 		t.Fatalf("state = %+v; want write-locked, no reader", s)
 	}
 
-	// A reader whose lease ended has nothing to release.
+	// A reader whose lease ended (the time is past its deadline, as a
+	// key's expiry) has nothing to release; in the ms of its deadline it
+	// still holds the lock.
 	e := newRig(t)
 	e.rlock("a", true)
 	e.at(30 * time.Second)
+	if s := e.state("a"); s.Mode != ReadLocked || s.Readers != 1 {
+		t.Fatalf("state at the lease's deadline = %+v; want read-locked by the reader", s)
+	}
+	e.at(30*time.Second + time.Millisecond)
 	if n := e.runlock("a", e.us(0), "u1"); n != -1 {
 		t.Fatalf("runlock after the lease = %d, want -1", n)
 	}

@@ -58,7 +58,6 @@ settle_all(now)
 local wait = -1
 local soonest = redis.call('zrange', leases, 0, 0, 'withscores')
 if #soonest > 0 then
-  -- It ends 1 ms past its deadline (see semaphore.lua's KEYS[4]).
-  wait = tonumber(soonest[2]) + 1 - now
+  wait = tonumber(soonest[2]) - now
 end
 return {0, wait}
