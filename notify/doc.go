@@ -35,7 +35,7 @@
 // and a release wakes the process that waited longest). A wake-up such a
 // process cannot use, because its waiters all left, is handed to the
 // function set by [PassOn], which gives the turn to another process; and
-// [Standby] tells the process next in line when to try if the woken one
+// [Standby] tells the processes next in line when to try if the woken one
 // never takes its turn. After
 // the connection breaks every waiter is woken, and woken again when its
 // channel is subscribed anew, because messages may have been lost meanwhile.

@@ -20,11 +20,13 @@ const (
 	// WakeAll wakes every waiter.
 	WakeAll = "*"
 	// Standby, followed by a time in ms ("s100"), tells a process that it
-	// is next in line: a release woke another process, for which the free
-	// lock is kept that long. The head of its FIFO tries again once that
-	// time has passed, unless woken first, so that a woken process that
-	// never takes its turn (stopped, or cut off while the server still
-	// counts its connection) holds the others up no longer than that.
+	// is next in line, or among the next: a release woke another process,
+	// for which the free lock is kept for a while, and the processes ahead
+	// of this one have had their turn once that time has passed. The head
+	// of its FIFO then tries again, unless woken first, so that a woken
+	// process that never takes its turn (stopped, or cut off while the
+	// server still counts its connection) holds the others up no longer
+	// than its keep.
 	Standby = "s"
 )
 

@@ -95,7 +95,8 @@
 // begins, changes count or ends, each owner that joins or leaves a fair
 // queue, each writer intent, and each message published on the channels
 // ("1" wakes one waiter per process, "*" every waiter, "s100" tells the
-// process next in line that the lock is kept 100 ms for another), each
+// process next in line that the lock is kept 100 ms for another, "s200"
+// and "s300" the two after it when to try if those ahead do not), each
 // count-down of a latch and its opening, and each leader an election
 // proclaims (its observers' channel is watched too). The state is read
 // every --interval (default 100ms) and at once after each message, so a

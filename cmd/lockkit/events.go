@@ -29,7 +29,8 @@ type Event struct {
 	//   publish     a message on a wake-up channel (Channel, Message:
 	//               "1" wakes one waiter per process, "*" every waiter,
 	//               "s100" tells the process next in line that the lock
-	//               is kept 100 ms for another)
+	//               is kept 100 ms for another, "s200" and "s300" the
+	//               two after it when to try if those ahead do not)
 	Event    string `json:"event"`
 	Name     string `json:"name"`
 	Owner    string `json:"owner,omitempty"`

@@ -436,20 +436,31 @@ end
 -- a process that never takes its turn holds up the others little.
 local handoff_ms = 100
 
--- standby tells the process next in line, if any, that the free lock is
--- kept for another for handoff_ms: it tries again then unless woken first
--- (notify.Standby), so that a woken process that never takes its turn (it
--- stopped, or was cut off while its connection stays open here, so that
--- the publish counted it) holds up the others no longer than that. A
--- process in line that no longer listens is taken out of it, and the
+-- standby_told is how many processes next in line a release tells when
+-- to try (see standby).
+local standby_told = 3
+
+-- standby tells the processes next in line, standby_told of them at the
+-- most, that the free lock is kept for another for handoff_ms: the first
+-- tries again then unless woken first (notify.Standby), the second
+-- handoff_ms later, and so on, so that a woken process that never takes
+-- its turn (it stopped, or was cut off while its connection stays open
+-- here, so that the publish counted it) holds up the others no longer
+-- than that, and so does each of the next ones that does not come either.
+-- A process in line that no longer listens is taken out of it, and the
 -- next one told, as wake_next does.
 local function standby(waiting, prefix)
-  while true do
-    local p = redis.call('zrange', waiting, 0, 0)[1]
-    if not p or publish(prefix .. p, 's' .. handoff_ms) > 0 then
+  local told = 0
+  while told < standby_told do
+    local p = redis.call('zrange', waiting, told, told)[1]
+    if not p then
       return
     end
-    redis.call('zrem', waiting, p)
+    if publish(prefix .. p, 's' .. handoff_ms * (told + 1)) > 0 then
+      told = told + 1
+    else
+      redis.call('zrem', waiting, p)
+    end
   end
 end
 

@@ -184,6 +184,31 @@ func TestMutex_release_tells_the_next_process_that_listens_how_long_the_lock_is_
 	})
 }
 
+// TestMutex_release_tells_the_next_three_processes_when_to_try checks that
+// a release tells the three processes in line after the woken one when to
+// try, each 100 ms after the one before it, so that a few in a row that
+// never come do not keep the others waiting for the holder's lease; the
+// fourth is told nothing.
+func TestMutex_release_tells_the_next_three_processes_when_to_try(t *testing.T) {
+	redistest.ForEachBackend(t, redistest.SingleNode(), func(t *testing.T, c redis.UniversalClient) {
+		l := newProcsLock(t, c)
+		held := l.acquire("holder", "", "")
+		var ps []*redis.PubSub
+		for i := range 5 {
+			p := fmt.Sprintf("p%d", i)
+			ps = append(ps, l.listen(p))
+			l.acquire("w"+p, p, "1")
+		}
+		l.release("holder", held[1])
+		wantMessage(t, ps[0], "1")
+		wantMessage(t, ps[1], "s100")
+		wantMessage(t, ps[2], "s200")
+		wantMessage(t, ps[3], "s300")
+		wantQuiet(t, ps[4])
+		l.wantProcs("p1", "p2", "p3", "p4")
+	})
+}
+
 // TestMutex_pass_leaves_a_taken_lock_to_its_release checks that a turn
 // passed on while the lock is held wakes nobody: the release will.
 func TestMutex_pass_leaves_a_taken_lock_to_its_release(t *testing.T) {
