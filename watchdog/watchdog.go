@@ -170,9 +170,10 @@ func (h *Hold) capped() bool {
 
 // Margin returns how long before the end of a lease of ttl its hold is
 // reported lost when no renewal was confirmed, or a fixed lease ends:
-// ttl/20, at most 100 ms and at least 1 ms. It covers a timer that fires late and a local clock that
-// runs slower than the server's. A hold whose acquire was answered later
-// than ttl - Margin(ttl) after it was sent is as good as lost.
+// ttl/20, at most 100 ms and at least 1 ms. It covers a timer that fires
+// late and a local clock that runs slower than the server's. A hold whose
+// acquire was answered later than ttl - Margin(ttl) after it was sent is as
+// good as lost.
 func Margin(ttl time.Duration) time.Duration {
 	return max(min(ttl/20, maxMargin), minMargin)
 }
@@ -208,8 +209,8 @@ func (w *Watchdog) Register() *Hold {
 // Start begins renewing h. since is when the acquire that set the lease was
 // sent; the first renewal is due at since + TTL/3, and the hold is reported
 // lost a margin before since + TTL unless a renewal was confirmed by then
-// (a fixed lease simply ends then). On a closed Watchdog, Start
-// calls l.OnLost with [ErrClosed] instead.
+// (a fixed lease simply ends then). On a closed Watchdog, Start calls
+// l.OnLost with [ErrClosed] instead.
 func (h *Hold) Start(l Lease, since time.Time) {
 	w := h.w
 	w.mu.Lock()
