@@ -127,6 +127,10 @@ type channel struct {
 	// deadline is when the lock may be free without a message (its
 	// holder's lease runs out); zero when unknown or never.
 	deadline time.Time
+	// standby is the time the last Standby message said to try at, until
+	// a wake-up comes: no attempt's reply pushes deadline past it (see
+	// SetDeadline).
+	standby  time.Time
 	sleeping int         // waiters blocked in Wait or WaitTurn
 	idle     *time.Timer // while refs is 0: ends the linger (see linger)
 	passOn   func()      // see PassOn; nil for none
@@ -289,14 +293,16 @@ func (n *Notifier) deliver(name, payload string) {
 	if ch == nil {
 		return
 	}
-	if payload == WakeAll {
-		ch.wakeAll()
-		return
-	}
 	if ms, ok := strings.CutPrefix(payload, Standby); ok {
 		if d, err := strconv.Atoi(ms); err == nil {
-			ch.standby(time.Duration(d)*time.Millisecond + standbyMargin)
+			ch.standbyFor(time.Duration(d)*time.Millisecond + standbyMargin)
 		}
+		return
+	}
+	// A wake-up ends what a Standby message said (see SetDeadline).
+	ch.standby = time.Time{}
+	if payload == WakeAll {
+		ch.wakeAll()
 		return
 	}
 	if ch.waiters.Len() == 0 {
@@ -323,11 +329,14 @@ func (n *Notifier) unclaimed(ch *channel) {
 	}()
 }
 
-// standby brings ch's deadline forward to d from now, if it is later or
-// unknown, and has the head look at its timer again (see [Standby]).
+// standbyFor brings ch's deadline forward to d from now, if it is later
+// or unknown, and has the head look at its timer again (see [Standby]).
 // n.mu held.
-func (ch *channel) standby(d time.Duration) {
+func (ch *channel) standbyFor(d time.Duration) {
 	due := time.Now().Add(d)
+	if ch.standby.IsZero() || due.Before(ch.standby) {
+		ch.standby = due
+	}
 	if !ch.deadline.IsZero() && ch.deadline.Before(due) {
 		return
 	}
@@ -351,8 +360,10 @@ func (ch *channel) wakeOne() bool {
 	return false
 }
 
-// wakeAll signals every waiter. n.mu held.
+// wakeAll signals every waiter, and ends what a Standby message said.
+// n.mu held.
 func (ch *channel) wakeAll() {
+	ch.standby = time.Time{}
 	for e := ch.waiters.Front(); e != nil; e = e.Next() {
 		e.Value.(*Waiter).wake()
 	}
@@ -383,17 +394,23 @@ func (w *Waiter) Head() bool {
 // SetDeadline records, for every waiter on the channel, when the lock may
 // become free without a message: now + wait, where wait is what an attempt
 // returned (negative: never, so no timer). The head's timer follows it.
+// A [Standby] message received since the last wake-up keeps its time,
+// until that time has passed: the attempt's reply may have been sent
+// before the release the message speaks of, and come after it.
 func (w *Waiter) SetDeadline(wait time.Duration) {
 	n, ch := w.n, w.ch
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	switch {
-	case wait < 0:
-		ch.deadline = time.Time{}
-	default:
+	now := time.Now()
+	var d time.Time
+	if wait >= 0 {
 		// Let the server expire the key before the head looks again.
-		ch.deadline = time.Now().Add(wait + time.Millisecond)
+		d = now.Add(wait + time.Millisecond)
 	}
+	if !ch.standby.IsZero() && now.Before(ch.standby) && (d.IsZero() || ch.standby.Before(d)) {
+		d = ch.standby
+	}
+	ch.deadline = d
 	if e := ch.waiters.Front(); e != nil && e != w.elem {
 		e.Value.(*Waiter).poke()
 	}

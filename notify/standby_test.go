@@ -47,3 +47,39 @@ func TestStandby_brings_the_heads_timer_forward_and_wakes_nothing_else(t *testin
 		}
 	})
 }
+
+// TestStandby_outlasts_the_late_reply_of_an_attempt checks that a Standby
+// message keeps its time against the reply of an attempt that was sent
+// before it and comes after it (replies and messages come on different
+// connections): the head still tries again about the message's time
+// later, not at the end of the lease the reply gave, an hour.
+func TestStandby_outlasts_the_late_reply_of_an_attempt(t *testing.T) {
+	redistest.ForEachBackend(t, backends, func(t *testing.T, c redis.UniversalClient) {
+		n := newNotifier(t, c)
+		ctx := redistest.Ctx(t, 10*time.Second)
+		ch, other := redistest.Unique(t), redistest.Unique(t)+"-other"
+		w, err := n.Subscribe(ctx, ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Leave(false)
+		o, err := n.Subscribe(ctx, other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.Leave(false)
+		w.SetDeadline(time.Hour)
+
+		publish(t, c, ch, notify.Standby+"50")
+		// The messages of one connection come in order: once other's
+		// wake-up came, so had the Standby message.
+		publish(t, c, other, notify.WakeOne)
+		if err := o.Wait(ctx, -1); err != nil {
+			t.Fatal(err)
+		}
+		w.SetDeadline(time.Hour) // the attempt's reply, late
+		if err := w.WaitTurn(redistest.Ctx(t, 5*time.Second)); err != nil {
+			t.Fatalf("WaitTurn = %v; want its end at the Standby message's time", err)
+		}
+	})
+}
