@@ -333,8 +333,10 @@ func (n *Notifier) unclaimed(ch *channel) {
 // or unknown, and has the head look at its timer again (see [Standby]).
 // n.mu held.
 func (ch *channel) standbyFor(d time.Duration) {
-	due := time.Now().Add(d)
-	if ch.standby.IsZero() || due.Before(ch.standby) {
+	now := time.Now()
+	due := now.Add(d)
+	if !now.Before(ch.standby) || due.Before(ch.standby) {
+		// None, or one whose time has passed, or a later one.
 		ch.standby = due
 	}
 	if !ch.deadline.IsZero() && ch.deadline.Before(due) {

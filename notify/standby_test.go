@@ -81,5 +81,18 @@ func TestStandby_outlasts_the_late_reply_of_an_attempt(t *testing.T) {
 		if err := w.WaitTurn(redistest.Ctx(t, 5*time.Second)); err != nil {
 			t.Fatalf("WaitTurn = %v; want its end at the Standby message's time", err)
 		}
+
+		// Once its time has passed, a Standby message leaves the next
+		// one its own: the same again, with no wake-up between.
+		w.SetDeadline(time.Hour)
+		publish(t, c, ch, notify.Standby+"50")
+		publish(t, c, other, notify.WakeOne)
+		if err := o.Wait(ctx, -1); err != nil {
+			t.Fatal(err)
+		}
+		w.SetDeadline(time.Hour)
+		if err := w.WaitTurn(redistest.Ctx(t, 5*time.Second)); err != nil {
+			t.Fatalf("second WaitTurn = %v; want its end at the second Standby message's time", err)
+		}
 	})
 }
