@@ -293,18 +293,19 @@ func (n *Notifier) deliver(name, payload string) {
 	if ch == nil {
 		return
 	}
+	if payload == WakeAll {
+		ch.wakeAll()
+		return
+	}
 	if ms, ok := strings.CutPrefix(payload, Standby); ok {
 		if d, err := strconv.Atoi(ms); err == nil {
 			ch.standbyFor(time.Duration(d)*time.Millisecond + standbyMargin)
 		}
 		return
 	}
-	// A wake-up ends what a Standby message said (see SetDeadline).
+	// A wake-up ends what a Standby message said (see SetDeadline), as
+	// wakeAll does.
 	ch.standby = time.Time{}
-	if payload == WakeAll {
-		ch.wakeAll()
-		return
-	}
 	if ch.waiters.Len() == 0 {
 		n.unclaimed(ch)
 		return
@@ -409,7 +410,7 @@ func (w *Waiter) SetDeadline(wait time.Duration) {
 		// Let the server expire the key before the head looks again.
 		d = now.Add(wait + time.Millisecond)
 	}
-	if !ch.standby.IsZero() && now.Before(ch.standby) && (d.IsZero() || ch.standby.Before(d)) {
+	if now.Before(ch.standby) && (d.IsZero() || ch.standby.Before(d)) {
 		d = ch.standby
 	}
 	ch.deadline = d
