@@ -17,10 +17,8 @@
 --          The hash exists exactly while some hold is live.
 -- KEYS[2]  lease set PREFIX:{NAME}:leases: member = hold (OWNER:w or
 --          OWNER:r), score = the hold's lease deadline in ms of server time
---          (TIME, rounded down). A lease is live while the time is at most
---          its deadline, as a key is until the time is past its expiry, so
---          that it lasts at least as long as it was given for, however late
---          in the ms the script ran. Every script that changes the lock
+--          (TIME, rounded down); when a lease is live, see the prelude's
+--          lease sets. Every script that changes the lock
 --          first drops the holds whose deadline has passed, so a crashed
 --          owner's hold ends by itself and never keeps anyone else's
 --          alive. The hash and this set both expire with the latest
@@ -126,8 +124,8 @@ end
 -- leases left (see earliest).
 local function drop_ended()
   local first = earliest()
-  if #first > 0 and tonumber(first[2]) < NOW then
-    for _, h in ipairs(redis.call('zrangebyscore', LEASES, '-inf', '(' .. string.format('%d', NOW))) do
+  if #first > 0 and lease_ended(first[2], NOW) then
+    for _, h in ipairs(leases_ended(LEASES, NOW)) do
       hold_drop(HASH, h)
       forget(h)
     end

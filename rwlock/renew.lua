@@ -20,8 +20,7 @@ if bad then
   return bad
 end
 local h = ARGV[1]
-local ends = redis.call('zscore', LEASES, h)
-if not ends or tonumber(ends) < NOW or not hold_live(HASH, h, ARGV[2]) then
+if lease_ended(redis.call('zscore', LEASES, h), NOW) or not hold_live(HASH, h, ARGV[2]) then
   return 0
 end
 local ms = tonumber(ARGV[3])

@@ -555,6 +555,15 @@ func TestRenewScript_returns(t *testing.T) {
 	if s := r.state("a"); s.Readers != 1 || s.TTL != 19*time.Second {
 		t.Fatalf("state = %+v; want a alone, TTL 19s", s)
 	}
+
+	// In the ms of its deadline a lease is still live, as a key is until
+	// the time is past its expiry: it can be renewed.
+	e := newRig(t)
+	e.rlock("a", true) // until 30s
+	e.at(30 * time.Second)
+	if n := e.renew("a:r", e.us(0), 30*time.Second); n != 1 {
+		t.Fatalf("renew in the ms of the deadline = %d, want 1", n)
+	}
 }
 
 func TestWithdrawScript_returns(t *testing.T) {

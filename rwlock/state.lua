@@ -19,7 +19,7 @@ local bad = wrong_kind(HASH, KIND)
 if bad then
   return bad
 end
-local live = redis.call('zrangebyscore', LEASES, string.format('%d', NOW), '+inf', 'withscores')
+local live = leases_live(LEASES, NOW)
 local mode, readers, writing, reading, pttl = 0, 0, 0, 0, 0
 for i = 1, #live, 2 do
   local h = live[i]

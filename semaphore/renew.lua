@@ -13,9 +13,8 @@
 -- hold is gone: released, or its lease ended (a later script frees it).
 local hash, leases = KEYS[1], KEYS[2]
 local h, token, lease = ARGV[1], ARGV[2], tonumber(ARGV[3])
-local ends = redis.call('zscore', leases, h)
 local now = now_ms()
-if not ends or tonumber(ends) < now or not hold_live(hash, h, token) then
+if lease_ended(redis.call('zscore', leases, h), now) or not hold_live(hash, h, token) then
   return 0
 end
 -- The keys' expiries go first, set to what they are if that is later: a

@@ -11,11 +11,9 @@
 -- KEYS[3]  released tokens: the prefix PREFIX:{NAME}:released of their
 --          keys (see the prelude)
 -- KEYS[4]  leases PREFIX:{NAME}:leases: member h, score = h's lease
---          deadline in ms of server time (TIME, rounded down). A lease is
---          live while the time is at most its deadline, as a key is until
---          the time is past its expiry, so that it lasts at least as long
---          as it was given for, however late in the ms the script ran; a
---          hold past it is freed by the next script that runs
+--          deadline in ms of server time (TIME, rounded down); when a lease
+--          is live, see the prelude's lease sets. A hold past it is freed
+--          by the next script that runs
 -- KEYS[5]  queue PREFIX:{NAME}:waiters: member n .. ':' .. w (w waits for
 --          n permits), score = arrival number, oldest first
 -- KEYS[6]  PREFIX:{NAME}:timeouts: the same members, score = the server ms
@@ -105,7 +103,7 @@ end
 -- deadline has passed, and wakes the waiters that this serves.
 local function tidy(now, def, prefix)
   local before = free(def)
-  local ended = redis.call('zrangebyscore', leases, '-inf', '(' .. string.format('%d', now))
+  local ended = leases_ended(leases, now)
   for _, h in ipairs(ended) do
     free_hold(h)
   end

@@ -44,6 +44,31 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- Lease sets. A kind with several holds at once (a read-write lock's
+-- readers, a semaphore's permits) keeps their leases in a sorted set: a
+-- hold's score is its deadline, the server's time in ms. A lease is live
+-- while that time is at most its deadline, as a key lives until the time
+-- is past its expiry: it never ends before the time it was given for.
+
+-- lease_ended reports whether the lease with deadline d (a score; false
+-- or nil for a hold not in the set) has ended at now.
+local function lease_ended(d, now)
+  return not d or tonumber(d) < now
+end
+
+-- leases_ended returns the holds of the lease set key whose lease has
+-- ended at now.
+local function leases_ended(key, now)
+  return redis.call('zrangebyscore', key, '-inf', '(' .. string.format('%d', now))
+end
+
+-- leases_live returns the holds of the lease set key whose lease is live
+-- at now, each followed by its deadline, as ZRANGEBYSCORE WITHSCORES
+-- gives them.
+local function leases_live(key, now)
+  return redis.call('zrangebyscore', key, string.format('%d', now), '+inf', 'withscores')
+end
+
 -- Channels. A channel name that begins with '{s}' is a shard channel of a
 -- Cluster client: the name after the mark, in the lock's slot. Where the
 -- server has sharded pub/sub (Redis 7) publish sends it with SPUBLISH,
