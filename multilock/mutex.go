@@ -161,8 +161,10 @@ func validateLocks(locks []lockkit.Locker) error {
 // failure of its own, such as a RedLock's [lockkit.ErrQuorum], is one); m
 // then holds nothing it did not hold before. An error that another round
 // cannot cure is returned at once: [lockkit.ErrInvalid],
-// [lockkit.ErrWrongKind] or [lockkit.ErrClosed] from a lock, a lock's
-// go-redis client closed ([redis.ErrClosed]), or a failure
+// [lockkit.ErrWrongKind] or [lockkit.ErrClosed] from a lock,
+// [lockkit.ErrUpgrade] from the write side of a read-write lock whose
+// owner holds its read lock, a lock's go-redis client closed
+// ([redis.ErrClosed]), or a failure
 // to release what a failed round took (it names the locks that may still
 // be held; their own Unlock settles them).
 func (m *Mutex) Lock(ctx context.Context) error {
@@ -210,7 +212,8 @@ var errFatal = errors.New("multilock: fatal round")
 // permanent reports whether a lock's error will not go away by trying
 // again. A go-redis client closed (by its user) never serves again.
 func permanent(err error) bool {
-	return errors.Is(err, lockkit.ErrInvalid) || errors.Is(err, lockkit.ErrWrongKind) || core.ClientClosed(err)
+	return errors.Is(err, lockkit.ErrInvalid) || errors.Is(err, lockkit.ErrWrongKind) ||
+		errors.Is(err, lockkit.ErrUpgrade) || core.ClientClosed(err)
 }
 
 // withLast adds last, the failure of the last round that was not just a

@@ -16,6 +16,7 @@ import (
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
 	"github.com/lockkit/lockkit/reentrant"
+	"github.com/lockkit/lockkit/rwlock"
 	"github.com/lockkit/lockkit/spin"
 )
 
@@ -406,7 +407,8 @@ func TestLock_returns_within_ctx_when_a_member_is_down(t *testing.T) {
 
 // TestLock_returns_at_once_on_an_error_another_round_cannot_cure: a member
 // whose name another kind uses (ErrWrongKind), whose Client is closed
-// (ErrClosed) or that was made with invalid arguments (ErrInvalid) fails
+// (ErrClosed), that was made with invalid arguments (ErrInvalid) or that
+// would upgrade its owner's read hold (ErrUpgrade: rwlock's write side) fails
 // every round alike, so Lock returns its error long before its ctx ends,
 // TryLock returns it too, and the member taken before it is given back.
 func TestLock_returns_at_once_on_an_error_another_round_cannot_cure(t *testing.T) {
@@ -428,6 +430,13 @@ func TestLock_returns_at_once_on_an_error_another_round_cannot_cure(t *testing.T
 		{"closed Client", lockkit.ErrClosed, func(name string) lockkit.Locker { return reentrant.New(closed, name) }},
 		{"invalid member", lockkit.ErrInvalid, func(name string) lockkit.Locker {
 			return reentrant.New(c, name, lockkit.WithLease(time.Microsecond))
+		}},
+		{"upgrade of the owner's read hold", lockkit.ErrUpgrade, func(name string) lockkit.Locker {
+			rw := rwlock.New(c, name)
+			if err := rw.RLock(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			return rw
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
