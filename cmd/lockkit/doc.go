@@ -17,8 +17,9 @@
 //	ls [PATTERN]
 //
 // Ls lists the locks whose names match the glob PATTERN (default: every
-// lock), one line each: name, kind, mode, holders with their hold counts,
-// fencing tokens, the lease left (the hash's PTTL), waiters, the number
+// lock), read as Redis's KEYS reads one (* ? [abc] [^a-z] \x) and
+// matched against the names, not their keys, one line each: name, kind,
+// mode, holders with their hold counts, fencing tokens, the lease left (the hash's PTTL), waiters, the number
 // of anomalies and a detail of the kind. It SCANs for lock hashes
 // PREFIX:{NAME} (on every master of a Cluster) and reads each lock as show
 // does. Waiters are the length of a fair lock's queue and a read-write
@@ -34,7 +35,9 @@
 // ID(PERMITS), its waiters are its queue's length, and its detail is
 // "used=HELD/PERMITS", or "used=HELD" when the number of permits was never
 // set at run time (SetPermits): the number each semaphore.New was given
-// is not kept in Redis.
+// is not kept in Redis. HELD counts the permits of the holds whose lease
+// has not ended; those of the others are free (the next script on the
+// semaphore frees them).
 //
 //	show NAME
 //

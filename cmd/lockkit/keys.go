@@ -51,10 +51,6 @@ func keysOf(prefix, name string) lockKeys {
 // a lock name inside its hash tag (internal/core's tagEscaper).
 var tagUnescaper = strings.NewReplacer("%25", "%", "%7B", "{", "%7D", "}")
 
-// tagEscaper is internal/core's: it gives a name pattern the encoding
-// that the names it should match have in their keys.
-var tagEscaper = strings.NewReplacer("%", "%25", "{", "%7B", "}", "%7D")
-
 // nameOf returns the name of the lock whose hash is key under prefix, and
 // false when key is not a lock hash (another key of a lock, say).
 func nameOf(prefix, key string) (string, bool) {
@@ -73,13 +69,18 @@ func nameOf(prefix, key string) (string, bool) {
 var globEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`, "]", `\]`)
 
 // hashPattern returns the SCAN MATCH pattern of the hashes of the locks
-// under prefix whose names match the glob pattern (every lock when it is
-// empty). The prefix is matched literally.
+// under prefix whose names may match the glob pattern (every lock when it
+// is empty); the names of the hashes found are then matched with
+// globMatch. The prefix is matched literally. A key keeps '%', '{' and
+// '}' of a name percent-encoded, three bytes where the name has one, so a
+// pattern with them, with a class or a '?' that could stand for one of
+// them, or with an escape, is left to globMatch: the server matches every
+// lock under prefix.
 func hashPattern(prefix, pattern string) string {
-	if pattern == "" {
+	if pattern == "" || strings.ContainsAny(pattern, `%{}?[\`) {
 		pattern = "*"
 	}
-	return globEscaper.Replace(prefix) + ":{" + tagEscaper.Replace(pattern) + "}"
+	return globEscaper.Replace(prefix) + ":{" + pattern + "}"
 }
 
 // globLiteral returns a glob pattern matching s and nothing else.

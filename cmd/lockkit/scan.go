@@ -23,7 +23,7 @@ func scanLocks(ctx context.Context, rc redis.UniversalClient, prefix, pattern st
 	scan := func(ctx context.Context, c redis.Cmdable) error {
 		it := c.ScanType(ctx, 0, match, scanCount, "hash").Iterator()
 		for it.Next(ctx) {
-			if name, ok := nameOf(prefix, it.Val()); ok {
+			if name, ok := nameOf(prefix, it.Val()); ok && (pattern == "" || globMatch(pattern, name)) {
 				mu.Lock()
 				seen[name] = true
 				mu.Unlock()
