@@ -102,7 +102,7 @@ func decodeSemaphore(s *snapshot, l *Lock, h hash) {
 		l.anomaly("the holds have %d permits but %s says %d", sum, usedField, sem.Used)
 	}
 	if s.permits != nil {
-		free := *s.permits - sem.Used
+		free := *s.permits - sem.Live
 		sem.Free = &free
 	}
 	if s.queue.card > 0 || s.timeouts.card > 0 {

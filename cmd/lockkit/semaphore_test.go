@@ -122,3 +122,46 @@ func TestShow_decodes_a_semaphore_its_permits_holders_and_queue(t *testing.T) {
 		wantNoAnomalies(t, &l)
 	})
 }
+
+// TestShow_counts_the_permits_of_holds_whose_lease_ended_as_free: a hold
+// past its lease still counts in ':used' until the next script on the
+// semaphore frees it, but its permits are free already (an Acquire would
+// get them): show gives them as free, and ls leaves them out of its
+// used=HELD/PERMITS, as Semaphore.Available does.
+func TestShow_counts_the_permits_of_holds_whose_lease_ended_as_free(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, f *fixture) {
+		s := semaphore.New(f.lc, f.name, 3)
+		if err := s.SetPermits(f.ctx, 3); err != nil {
+			t.Fatal(err)
+		}
+		// Held for 2 permits by a process that stopped: a fixed lease,
+		// never renewed.
+		if _, err := semaphore.New(f.process(t), f.name, 3, lockkit.WithLease(300*time.Millisecond)).Acquire(f.ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		p, err := s.Acquire(f.ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l Lock
+		redistest.Eventually(t, 10*time.Second, "the hold of 2 to be past its lease", func() bool {
+			f.okJSON(t, &l, "show", "--prefix", f.prefix, f.name)
+			return slices.ContainsFunc(l.Holders, func(h Holder) bool { return h.Permits == 2 && h.Expired })
+		})
+		if sem := l.Semaphore; sem == nil || sem.Used != 3 || sem.Live != 1 || sem.Free == nil || *sem.Free != 2 {
+			t.Errorf("show: semaphore %+v, want 3 used, 1 live, 2 free", l.Semaphore)
+		}
+		if out := f.ok(t, "show", "--prefix", f.prefix, f.name); !matches(`(?m)^used\s+3 held \(2 by holds whose lease ended\), 2 free$`, out) {
+			t.Errorf("show printed\n%s\nwant 2 free", out)
+		}
+		if out := f.ok(t, "ls", "--prefix", f.prefix); !matches(`(?m)^`+f.name+`\s+semaphore\s.*\sused=1/3$`, out) {
+			t.Errorf("ls printed\n%s\nwant used=1/3", out)
+		}
+		if n, err := s.Available(f.ctx); err != nil || n != 2 {
+			t.Errorf("Available = %d, %v; want 2", n, err)
+		}
+		if err := p.Release(f.ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

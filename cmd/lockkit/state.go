@@ -77,11 +77,12 @@ type Semaphore struct {
 	// PermitsTTLMS is the PTTL of the number set at run time (-2: none).
 	PermitsTTLMS int64 `json:"permits_ttl_ms"`
 	// Used is the permits held (':used'), Live those of the holds whose
-	// lease has not ended.
+	// lease has not ended: the others are freed by the next script that
+	// runs on the semaphore (an Acquire's, say).
 	Used int64 `json:"used"`
 	Live int64 `json:"live"`
-	// Free is Permits - Used (negative after the number shrank below what
-	// is held), null when Permits is.
+	// Free is Permits - Live, what an Acquire could take now (negative
+	// after the number shrank below what is held), null when Permits is.
 	Free *int64 `json:"free"`
 }
 

@@ -95,7 +95,8 @@ func writeEntries(w io.Writer, entries []Entry) error {
 // "open" once open. An election: leader="VALUE", or "unproclaimed" for a
 // moment after its leader won, or "no-leader". A semaphore:
 // "used=HELD/PERMITS", or "used=HELD" when the number of permits is not
-// stored (the one given to each New applies).
+// stored (the one given to each New applies); HELD counts the holds whose
+// lease has not ended.
 func detail(e Entry) string {
 	switch {
 	case e.Latch != nil && e.Latch.Open:
@@ -109,9 +110,9 @@ func detail(e Entry) string {
 	case e.Election != nil:
 		return "no-leader"
 	case e.Semaphore != nil && e.Semaphore.Permits != nil:
-		return fmt.Sprintf("used=%d/%d", e.Semaphore.Used, *e.Semaphore.Permits)
+		return fmt.Sprintf("used=%d/%d", e.Semaphore.Live, *e.Semaphore.Permits)
 	case e.Semaphore != nil:
-		return fmt.Sprintf("used=%d", e.Semaphore.Used)
+		return fmt.Sprintf("used=%d", e.Semaphore.Live)
 	}
 	return "-"
 }
