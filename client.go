@@ -80,9 +80,9 @@ func New(rc redis.UniversalClient, opts ...Option) *Client {
 	c.wd = watchdog.New(rc, watchdog.OnRound(c.renewed))
 	// A broken pub/sub connection may mean a restart or failover that lost
 	// the holds: verify them at once rather than at their next renewal.
-	c.nt = notify.New(rc, notify.OnDisconnect(func() {
+	c.nt = notify.New(rc, notify.OnDisconnect(func(err error) {
 		c.wd.Check()
-		c.reconnected()
+		c.reconnected(err)
 	}))
 	return c
 }

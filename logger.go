@@ -42,7 +42,8 @@ func logTrace(l *slog.Logger) *Trace {
 				slog.Duration("held", i.Held), slog.Any("error", i.Err))
 		},
 		Reconnected: func(i ReconnectInfo) {
-			l.LogAttrs(ctx, slog.LevelWarn, "lockkit: pub/sub connection broke; reconnecting and verifying every hold")
+			l.LogAttrs(ctx, slog.LevelWarn, "lockkit: pub/sub connection broke; reconnecting and verifying every hold",
+				slog.Any("error", i.Err))
 		},
 	}
 }

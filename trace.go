@@ -128,7 +128,9 @@ type LostInfo struct {
 
 // ReconnectInfo is passed to [Trace.Reconnected].
 type ReconnectInfo struct {
-	// Err is why the old connection was dropped, when known; else nil.
+	// Err is why the old connection was dropped: its error (an EOF when
+	// the server closed it, say), a health check that got no reply, or,
+	// on a Cluster, the master of its channels' slot changed.
 	Err error
 }
 
@@ -146,11 +148,12 @@ func (c *Client) renewed(r watchdog.Round) {
 	}
 }
 
-// reconnected reports a broken pub/sub connection to c's hooks.
-func (c *Client) reconnected() {
+// reconnected reports a broken pub/sub connection to c's hooks, and err,
+// why it broke.
+func (c *Client) reconnected(err error) {
 	for _, t := range c.Traces() {
 		if t.Reconnected != nil {
-			callHook(func(t *Trace) { t.Reconnected(ReconnectInfo{}) }, t)
+			callHook(func(t *Trace) { t.Reconnected(ReconnectInfo{Err: err}) }, t)
 		}
 	}
 }

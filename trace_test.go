@@ -13,20 +13,27 @@ import (
 	"github.com/lockkit/lockkit/reentrant"
 )
 
-// counts counts the Renewed and Reconnected events a Trace gets.
-type counts struct{ renewed, reconnected atomic.Int64 }
+// counts counts the Renewed and Reconnected events a Trace gets, and the
+// Reconnected ones that do not say why.
+type counts struct{ renewed, reconnected, unexplained atomic.Int64 }
 
 func (c *counts) trace() *lockkit.Trace {
 	return &lockkit.Trace{
-		Renewed:     func(lockkit.RenewInfo) { c.renewed.Add(1) },
-		Reconnected: func(lockkit.ReconnectInfo) { c.reconnected.Add(1) },
+		Renewed: func(lockkit.RenewInfo) { c.renewed.Add(1) },
+		Reconnected: func(i lockkit.ReconnectInfo) {
+			c.reconnected.Add(1)
+			if i.Err == nil {
+				c.unexplained.Add(1)
+			}
+		},
 	}
 }
 
 // TestTrace_Renewed_and_Reconnected_reach_the_Clients_hooks_only: the
 // watchdog's round trips and a broken pub/sub connection are the Client's
 // events: they are reported to the hooks given to New and added with
-// AddTrace, and never to a lock's own (WithTrace on the lock).
+// AddTrace, and never to a lock's own (WithTrace on the lock). Reconnected
+// says why the connection broke (the server closed it).
 func TestTrace_Renewed_and_Reconnected_reach_the_Clients_hooks_only(t *testing.T) {
 	srv := redistest.StartServer(t)
 	admin := srv.Client(t)
@@ -52,6 +59,9 @@ func TestTrace_Renewed_and_Reconnected_reach_the_Clients_hooks_only(t *testing.T
 	}
 	if n, m := own.renewed.Load(), own.reconnected.Load(); n != 0 || m != 0 {
 		t.Fatalf("a lock's own Trace got %d Renewed and %d Reconnected; want none", n, m)
+	}
+	if n := given.unexplained.Load(); n != 0 {
+		t.Fatalf("%d of %d Reconnected events had no Err", n, given.reconnected.Load())
 	}
 }
 

@@ -25,7 +25,7 @@ func TestClosed_go_redis_client_fails_an_unconfirmed_Subscribe_and_wakes_waiters
 	proxy := redistest.StartProxy(t, srv.Addr())
 	c := proxy.Client(t)
 	var disconnects atomic.Int64
-	n := notify.New(c, notify.OnDisconnect(func() { disconnects.Add(1) }))
+	n := notify.New(c, notify.OnDisconnect(func(error) { disconnects.Add(1) }))
 	t.Cleanup(func() { _ = n.Close() })
 	held, asked := redistest.Unique(t), redistest.Unique(t)
 	w := subscribe(t, n, held)

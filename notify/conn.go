@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -296,9 +297,9 @@ func (n *Notifier) receive(c *conn) {
 	}
 	// rehome moves c to a new connection (see Notifier.rehome), trying
 	// again while it cannot yet; nil once c is stopped.
-	rehome := func(ps *redis.PubSub) *redis.PubSub {
+	rehome := func(ps *redis.PubSub, why error) *redis.PubSub {
 		for {
-			if next := n.rehome(c, ps); next != nil {
+			if next := n.rehome(c, ps, why); next != nil {
 				return next
 			}
 			if !pause() {
@@ -311,7 +312,7 @@ func (n *Notifier) receive(c *conn) {
 		if c.sharded && time.Since(checked) >= n.health {
 			checked = time.Now()
 			if n.moved(c) {
-				if ps = rehome(ps); ps == nil {
+				if ps = rehome(ps, errMoved); ps == nil {
 					return
 				}
 			}
@@ -334,7 +335,7 @@ func (n *Notifier) receive(c *conn) {
 			if !pause() {
 				return
 			}
-			if ps = rehome(ps); ps == nil {
+			if ps = rehome(ps, err); ps == nil {
 				return
 			}
 			continue
@@ -342,7 +343,7 @@ func (n *Notifier) receive(c *conn) {
 			if pinged {
 				if next := n.replace(c, ps); next != nil {
 					ps, pinged = next, false
-					n.disconnected(c)
+					n.disconnected(c, fmt.Errorf("notify: no reply to a health check within %v", n.health))
 				}
 				continue
 			}
@@ -361,7 +362,7 @@ func (n *Notifier) receive(c *conn) {
 			// The connection broke: messages may have been lost. Wake every
 			// waiter to re-check now; each is woken again when its channel
 			// is confirmed on the new connection.
-			n.disconnected(c)
+			n.disconnected(c, err)
 			if !pause() {
 				return
 			}
@@ -376,7 +377,7 @@ func (n *Notifier) receive(c *conn) {
 			case "sunsubscribe":
 				if n.mine(c, c.local(m.Channel)) {
 					// Not asked for: the slot moved away from this node.
-					if ps = rehome(ps); ps == nil {
+					if ps = rehome(ps, errMoved); ps == nil {
 						return
 					}
 				}
@@ -429,15 +430,15 @@ func (n *Notifier) mine(c *conn, name string) bool {
 
 // rehome replaces ps, c's connection, by a new one, after refreshing a
 // Cluster client's slot map, wakes c's waiters to re-check (what ps was
-// subscribed to may have been lost), and returns the new connection; nil
-// when it cannot now (see replace).
-func (n *Notifier) rehome(c *conn, ps *redis.PubSub) *redis.PubSub {
+// subscribed to may have been lost) and reports why (see OnDisconnect),
+// and returns the new connection; nil when it cannot now (see replace).
+func (n *Notifier) rehome(c *conn, ps *redis.PubSub, why error) *redis.PubSub {
 	if cc, ok := n.client.(*redis.ClusterClient); ok {
 		cc.ReloadState(context.Background())
 	}
 	next := n.replace(c, ps)
 	if next != nil {
-		n.disconnected(c)
+		n.disconnected(c, why)
 	}
 	return next
 }
@@ -503,9 +504,13 @@ func (n *Notifier) replace(c *conn, ps *redis.PubSub) *redis.PubSub {
 	return next
 }
 
+// errMoved is why a connection is replaced whose channels' slot moved to
+// another master (see OnDisconnect).
+var errMoved = errors.New("notify: the slot of the channels moved to another master")
+
 // disconnected wakes every waiter of c's channels to re-check, and calls
-// the OnDisconnect function.
-func (n *Notifier) disconnected(c *conn) {
+// the OnDisconnect function with why, the reason.
+func (n *Notifier) disconnected(c *conn, why error) {
 	n.mu.Lock()
 	// Confirmations owed by the old connection will never come; the new
 	// one subscribes every channel again.
@@ -517,7 +522,7 @@ func (n *Notifier) disconnected(c *conn) {
 	}
 	n.mu.Unlock()
 	if n.onDisconnect != nil {
-		n.onDisconnect()
+		n.onDisconnect(why)
 	}
 }
 
@@ -536,7 +541,7 @@ func (n *Notifier) clientClosed(c *conn, err error) {
 	for _, ch := range unconfirmed {
 		n.fail(ch, err)
 	}
-	n.disconnected(c)
+	n.disconnected(c, err)
 }
 
 // confirmed records Redis's confirmation of channel name's subscription

@@ -44,7 +44,7 @@ func TestSubscribe_works_again_after_one_that_failed_while_the_server_was_down(t
 	t.Cleanup(func() { _ = c.Close() })
 	broke, resume := make(chan struct{}, 1), make(chan struct{})
 	var held atomic.Bool
-	n := notify.New(c, notify.OnDisconnect(func() {
+	n := notify.New(c, notify.OnDisconnect(func(error) {
 		if held.CompareAndSwap(false, true) {
 			broke <- struct{}{}
 			<-resume // hold the receive loop between two reconnects

@@ -83,8 +83,10 @@ func HealthCheck(d time.Duration) Option {
 // time the PubSub connection breaks (and again at each failed attempt to
 // open a new one while the server cannot be reached, 10 ms apart doubling
 // up to 1 s): the server may have restarted or failed over, and lost what
-// it held. It must not block. Default: none.
-func OnDisconnect(f func()) Option {
+// it held. Its argument says why: the connection's error, a health check
+// that got no reply, or the master of its channels' slots changed on a
+// Cluster. It must not block. Default: none.
+func OnDisconnect(f func(err error)) Option {
 	return func(n *Notifier) { n.onDisconnect = f }
 }
 
@@ -94,7 +96,7 @@ func OnDisconnect(f func()) Option {
 type Notifier struct {
 	client       redis.UniversalClient
 	id           string        // see ID
-	onDisconnect func()        // see OnDisconnect; nil for none
+	onDisconnect func(error)   // see OnDisconnect; nil for none
 	health       time.Duration // see HealthCheck
 	closed       chan struct{} // closed by Close
 	closeOnce    sync.Once

@@ -26,7 +26,7 @@ func subscribe(t *testing.T, n *notify.Notifier, ch string) *notify.Waiter {
 // the connection on the channel it returns, dropping what nobody reads.
 func disconnects() (notify.Option, <-chan struct{}) {
 	ch := make(chan struct{}, 8)
-	return notify.OnDisconnect(func() {
+	return notify.OnDisconnect(func(error) {
 		select {
 		case ch <- struct{}{}:
 		default:

@@ -51,7 +51,7 @@ func TestSubscribe_follows_one_slot_moved_away_from_a_master_serving_another(t *
 	cc := cl.Client(t)
 	var disconnects atomic.Int64
 	const health = 200 * time.Millisecond
-	n := notify.New(cc, notify.HealthCheck(health), notify.OnDisconnect(func() { disconnects.Add(1) }))
+	n := notify.New(cc, notify.HealthCheck(health), notify.OnDisconnect(func(error) { disconnects.Add(1) }))
 	t.Cleanup(func() { _ = n.Close() })
 	moved, stays, from := twoSlotsOnOneMaster(t, cl, cc)
 	wMoved, wStays := subscribe(t, n, notify.ShardMark+moved), subscribe(t, n, notify.ShardMark+stays)

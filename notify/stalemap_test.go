@@ -38,7 +38,7 @@ func TestSubscribe_of_a_moved_slot_does_not_spin_while_the_slot_map_is_stale(t *
 	defer stale.Off()
 	cc.OnNewNode(func(c *redis.Client) { c.AddHook(stale) })
 	var disconnects atomic.Int64
-	n := notify.New(cc, notify.HealthCheck(200*time.Millisecond), notify.OnDisconnect(func() { disconnects.Add(1) }))
+	n := notify.New(cc, notify.HealthCheck(200*time.Millisecond), notify.OnDisconnect(func(error) { disconnects.Add(1) }))
 	t.Cleanup(func() { _ = n.Close() })
 	moved, _, from := twoSlotsOnOneMaster(t, cl, cc)
 	w := subscribe(t, n, notify.ShardMark+moved)
