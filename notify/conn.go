@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockkit/lockkit/internal/slotmap"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -433,9 +434,7 @@ func (n *Notifier) mine(c *conn, name string) bool {
 // subscribed to may have been lost) and reports why (see OnDisconnect),
 // and returns the new connection; nil when it cannot now (see replace).
 func (n *Notifier) rehome(c *conn, ps *redis.PubSub, why error) *redis.PubSub {
-	if cc, ok := n.client.(*redis.ClusterClient); ok {
-		cc.ReloadState(context.Background())
-	}
+	slotmap.Reload(n.client)
 	next := n.replace(c, ps)
 	if next != nil {
 		n.disconnected(c, why)

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockkit/lockkit/internal/slotmap"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -133,6 +134,7 @@ func (w *Watchdog) send(ctx context.Context, shard []renewal) []result {
 		var again []int
 		for j, i := range todo {
 			n, err := cmds[j].Int64()
+			slotmap.Check(w.client, err)
 			if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") && try == 0 {
 				again = append(again, i)
 				continue

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/slotmap"
 )
 
 // errNoReply reports a request whose ctx ended before its reply came: what
@@ -28,6 +29,7 @@ var (
 // comes, to undo what it did.
 func Call[T any](ctx context.Context, c *lockkit.Client, do func(context.Context) (T, error), late func(T, error)) (T, error) {
 	var zero T
+	do = checked(c, do)
 	if ctx.Done() == nil {
 		return do(ctx)
 	}
@@ -64,5 +66,16 @@ func Call[T any](ctx context.Context, c *lockkit.Client, do func(context.Context
 			return o.v, o.err
 		}
 		return zero, fmt.Errorf("%w: %w", errNoReply, ctx.Err())
+	}
+}
+
+// checked returns do, followed by a look at its error: one that says the
+// Cluster client's map of slots may be out of date has it read the map
+// again (see slotmap.Check).
+func checked[T any](c *lockkit.Client, do func(context.Context) (T, error)) func(context.Context) (T, error) {
+	return func(ctx context.Context) (T, error) {
+		v, err := do(ctx)
+		slotmap.Check(c.Redis(), err)
+		return v, err
 	}
 }

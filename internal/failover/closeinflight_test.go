@@ -42,6 +42,10 @@ func TestClose_during_a_failover_gives_back_what_an_acquire_on_its_way_took(t *t
 			})
 		}
 		d.failover(t)
+		// The acquires held up were sent to the old master; a cluster
+		// client must know the new one for them to reach it (a killed
+		// master answers nothing, so nothing has told it yet).
+		d.follow(t, rc)
 		closed := make(chan error, 1)
 		go func() { closed <- lc.Close() }()
 		<-lc.Done()

@@ -20,6 +20,10 @@ type deployment struct {
 	replicated func(t testing.TB)
 	// failover fails the deployment over and returns once it has settled.
 	failover func(t testing.TB)
+	// follow returns once rc, a client of the deployment, sends the
+	// commands of the failed-over master to the new one (a failover
+	// client follows the sentinels by itself).
+	follow func(t testing.TB, rc redis.UniversalClient)
 	// lossless is set when the failover loses no write the master
 	// acknowledged, replicated or not (CLUSTER FAILOVER).
 	lossless bool
@@ -55,6 +59,7 @@ func sentinel(d *redistest.Sentinel, failover func(testing.TB)) deployment {
 		client:     func(t testing.TB) redis.UniversalClient { return d.FailoverClient(t) },
 		replicated: d.WaitReplicated,
 		failover:   failover,
+		follow:     func(testing.TB, redis.UniversalClient) {},
 	}
 }
 
@@ -62,17 +67,26 @@ func sentinel(d *redistest.Sentinel, failover func(testing.TB)) deployment {
 func cluster(t *testing.T, cl *redistest.Cluster, failover func(testing.TB, *redistest.Server)) deployment {
 	target := cl.Servers()[0]
 	cc := cl.Client(t)
+	on := func(cc *redis.ClusterClient, key string) bool {
+		m, err := cc.MasterForKey(t.Context(), key)
+		if err != nil {
+			t.Fatalf("MasterForKey(%q): %v", key, err)
+		}
+		return m.Options().Addr == target.Addr()
+	}
+	probe := "{" + pickName(t, kind{names: single}, deployment{affected: func(name string) bool { return on(cc, "{"+name+"}") }}) + "}"
 	return deployment{
-		client: func(t testing.TB) redis.UniversalClient { return cl.Client(t) },
-		affected: func(name string) bool {
-			m, err := cc.MasterForKey(t.Context(), "{"+name+"}")
-			if err != nil {
-				t.Fatalf("MasterForKey(%q): %v", name, err)
-			}
-			return m.Options().Addr == target.Addr()
-		},
+		client:     func(t testing.TB) redis.UniversalClient { return cl.Client(t) },
+		affected:   func(name string) bool { return on(cc, "{"+name+"}") },
 		replicated: cl.WaitReplicated,
 		failover:   func(t testing.TB) { failover(t, target) },
+		follow: func(t testing.TB, rc redis.UniversalClient) {
+			c := rc.(*redis.ClusterClient)
+			redistest.Eventually(t, settleBound, "the client to follow the failover", func() bool {
+				c.ReloadState(t.Context())
+				return !on(c, probe)
+			})
+		},
 	}
 }
 

@@ -56,6 +56,10 @@ func TestUnlock_after_a_failover_frees_a_reentered_hold_lost_to_Close(t *testing
 			t.Fatal(err)
 		}
 		d.failover(t)
+		// The releases are to reach the new master (a killed master
+		// answers nothing, and the closed Client sent nothing since that
+		// would have told the cluster client).
+		d.follow(t, rc)
 		for _, h := range holds {
 			name := h.k.name
 			if h.drop != nil {

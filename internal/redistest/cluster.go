@@ -19,12 +19,6 @@ const (
 	// clusterReadyTimeout bounds the wait for every node to agree on the
 	// cluster configuration after it was created, and after a failover.
 	clusterReadyTimeout = 30 * time.Second
-	// replicatedReloadInterval is how often the clients of a Cluster with
-	// replicas reload the slot map (ClusterStateReloadInterval). go-redis
-	// reloads it at once after a MOVED, which a coordinated failover
-	// answers with, but a killed master answers nothing: with the default
-	// of a minute, a client would go on dialing it for that long.
-	replicatedReloadInterval = 500 * time.Millisecond
 )
 
 // The cluster settings of the nodes: a cluster without replicas can take
@@ -96,17 +90,13 @@ func startCluster(t testing.TB, replicas bool) *Cluster {
 func (c *Cluster) Servers() []*Server { return slices.Clone(c.servers) }
 
 // Client returns a new go-redis cluster client seeded with every node's
-// address. It is closed in t.Cleanup. With replicas, it reloads the slot
-// map every 500 ms rather than every minute, so that it finds the new
-// master soon after [Cluster.KillMaster], as a production client tuned for
-// failovers would.
+// address, with go-redis's defaults: its slot map is read again on a
+// MOVED and otherwise once a minute, and lockkit has it read again when a
+// master cannot be reached (see internal/slotmap), as after
+// [Cluster.KillMaster]. It is closed in t.Cleanup.
 func (c *Cluster) Client(t testing.TB) *redis.ClusterClient {
 	t.Helper()
-	opts := &redis.ClusterOptions{Addrs: c.addrs()}
-	if c.replicas {
-		opts.ClusterStateReloadInterval = replicatedReloadInterval
-	}
-	cc := redis.NewClusterClient(opts)
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.addrs()})
 	t.Cleanup(func() { _ = cc.Close() })
 	return cc
 }

