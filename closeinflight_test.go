@@ -38,3 +38,28 @@ func TestClose_gives_back_a_hold_whose_acquire_was_on_its_way(t *testing.T) {
 	redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrClosed)
 	redistest.AssertClean(t, srv.Client(t), name)
 }
+
+// TestClose_a_Lock_whose_acquire_then_fails_returns_ErrClosed: a Lock
+// whose acquire was on its way when the Client closed, and which then
+// fails (the server is gone), returns ErrClosed, as every call of a closed
+// Client does, not the acquire's network error alone.
+func TestClose_a_Lock_whose_acquire_then_fails_returns_ErrClosed(t *testing.T) {
+	srv, rc, silent := silentServer(t)
+	lc := lockkit.New(rc)
+	m := reentrant.New(lc, redistest.Unique(t))
+	redistest.MustLock(t, m) // the scripts are loaded
+	redistest.MustUnlock(t, m)
+	silent.On()
+	got := redistest.LockAsync(redistest.Ctx(t, redistest.Hang), m)
+	redistest.Eventually(t, redistest.Hang, "the acquire to be held up", func() bool { return silent.Held() > 0 })
+	srv.Kill(t)
+	closed := make(chan error, 1)
+	go func() { closed <- lc.Close() }()
+	<-lc.Done()
+	silent.Off() // the acquire is sent now, to a server that is gone
+	err := redistest.Receive(t, got, redistest.Hang, "the Lock")
+	if err := redistest.Receive(t, closed, redistest.Hang, "Close"); err != nil {
+		t.Fatal(err)
+	}
+	redistest.WantErr(t, err, lockkit.ErrClosed)
+}

@@ -104,11 +104,11 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 		left.frozen() // its reply settles it
 		return false, 0, Op(op, c.Name, err)
 	case errors.Is(err, errNotSent) || isServerError(err):
-		return false, 0, Op(op, c.Name, err)
+		return false, 0, Op(op, c.Name, closedFirst(c.Client, err))
 	case err != nil:
 		// The reply was lost: the acquire may have run.
 		r.freeze(id)(true)
-		return false, 0, Op(op, c.Name, err)
+		return false, 0, Op(op, c.Name, closedFirst(c.Client, err))
 	case res[0] < 0:
 		if r.spec.Refused == nil {
 			return false, 0, Op(op, c.Name, fmt.Errorf("%w: %v", ErrReply, res))

@@ -79,3 +79,13 @@ func checked[T any](c *lockkit.Client, do func(context.Context) (T, error)) func
 		return v, err
 	}
 }
+
+// closedFirst returns err, the failure of a request, as the error of c's
+// Close when c was closed while the request was on its way: the call ends
+// as every call of a closed Client does.
+func closedFirst(c *lockkit.Client, err error) error {
+	if cerr := c.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w (the request: %w)", cerr, err)
+	}
+	return err
+}
