@@ -35,9 +35,17 @@ import (
 // does not end it with ctx), for at most timeout, and [Client.Close]
 // waits for it.
 //
-// It applies to reentrant, fair, spin and read-write locks, and as a
-// Client default, on a Client of a *redis.Client (plain or failover) or a
-// *redis.ClusterClient: with another go-redis client (a Ring, say) every
+// On a Cluster, the master asked is the one the client's slot map names;
+// where that node answers MOVED (the acquire itself followed the slot to a
+// new master, after a move or a failover, before the map did), the map is
+// read again and the master it then names is asked.
+//
+// It applies to reentrant, fair, spin and read-write locks (given to a
+// semaphore, an election, a latch or a RedLock, it is ErrInvalid), and as
+// a Client default, which those other kinds pass over: they take their
+// holds as without it. It works on a Client of a *redis.Client (plain or
+// failover) or a *redis.ClusterClient: with another go-redis client (a
+// Ring, say) every
 // fresh hold is undone and the call fails with an error saying so. n must
 // be at least 1 and timeout at least 1 ms. Default: no acknowledgement
 // asked (Redis replicates asynchronously, and a failover right after Lock

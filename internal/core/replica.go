@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
+	"github.com/lockkit/lockkit/internal/slotmap"
 )
 
 // Replica acknowledgement (lockkit.WithReplicaAck): a fresh hold is
@@ -99,9 +100,33 @@ func (r *Holder) replicaAck(ctx context.Context) error {
 // how many were attached.
 type acks struct{ acked, connected int }
 
+// movedTries bounds how many times waitReplicas asks again after a MOVED,
+// and movedWait how long it waits each time for the Cluster client's map
+// to follow it.
+const (
+	movedTries = 3
+	movedWait  = time.Second
+)
+
 // waitReplicas asks the lock's master for n acknowledgements within
-// timeout. A master with no replica to wait for counts as n.
+// timeout. A master with no replica to wait for counts as n. On a Cluster
+// the master is the one the client's map names, which may be out of date
+// (the acquire itself followed a MOVED: the slot moved, or its master
+// failed over): where that node answers MOVED, waitReplicas waits for the
+// map to follow and asks the master it names.
 func (r *Holder) waitReplicas(ctx context.Context, n int, timeout time.Duration) (acks, error) {
+	rc, key := r.cfg.Client.Redis(), r.cfg.Keys.Base
+	for try := 1; ; try++ {
+		got, err := r.waitReplicasOnce(ctx, n, timeout)
+		if try == movedTries || !slotmap.Follow(ctx, rc, key, err, movedWait) {
+			return got, err
+		}
+	}
+}
+
+// waitReplicasOnce is one try of waitReplicas, at the master the client's
+// map names.
+func (r *Holder) waitReplicasOnce(ctx context.Context, n int, timeout time.Duration) (acks, error) {
 	c := r.cfg
 	master, err := masterOf(ctx, c.Client.Redis(), c.Keys.Base)
 	if err != nil {
