@@ -72,7 +72,9 @@ func (p *Permits) Token() int64 {
 
 // Lost returns a channel that is closed when the hold is found lost: its
 // lease could not be renewed in time, or it was gone from Redis. Nothing
-// is ever sent on it, and Release does not close it.
+// is ever sent on it, and Release does not close it; nor does a loss
+// found after a Release that failed with its outcome unknown (the permits
+// are no longer the caller's to use): the Release called again tells.
 func (p *Permits) Lost() <-chan struct{} {
 	if p == nil || p.hold == nil { // nil, or not returned by Acquire
 		return nil
