@@ -119,8 +119,11 @@ func WithPrefix(prefix string) Option {
 }
 
 // WithTrace sets hooks that report what locks do (see [Trace]). Given to
-// [New], they apply to every lock of the Client (as [Client.AddTrace]);
-// given to a lock, to that lock, beside the Client's. A nil t sets none.
+// [New], they apply to every lock of the Client, beside those added with
+// [Client.AddTrace]; given to a lock, to that lock, beside the Client's.
+// Like every option, the last WithTrace given counts: put every hook of a
+// lock in one Trace, and add more to a Client with Client.AddTrace. A nil
+// t sets none (and leaves one given before).
 func WithTrace(t *Trace) Option {
 	return func(o *config.Options) {
 		if !o.For("WithTrace", true, config.Reentrant, config.Fair, config.Spin, config.RW, config.RedLock, config.Election, config.Semaphore) {

@@ -29,7 +29,8 @@ type Trace struct {
 	// a lock that was not free at its first attempt.
 	WaitStart func(WaitStartInfo)
 	// WaitDone is called when a wait that WaitStart reported ends:
-	// acquired (Err nil) or given up.
+	// acquired (Err nil), after the Acquired of the hold it took, or given
+	// up.
 	WaitDone func(WaitDoneInfo)
 	// Acquired is called when a hold is taken or re-entered.
 	Acquired func(AcquiredInfo)

@@ -123,3 +123,25 @@ func TestClient_AddTrace_reports_in_order_and_ignores_nil(t *testing.T) {
 		t.Fatalf("Traces has %d hooks after 16 concurrent AddTrace, want %d", n, 3+16)
 	}
 }
+
+// TestWithTrace_the_last_one_given_counts: WithTrace sets the hooks, as
+// every option sets its value: given twice to New or to a lock, the later
+// replaces the earlier (a nil one changes nothing); hooks are added to a
+// Client with AddTrace.
+func TestWithTrace_the_last_one_given_counts(t *testing.T) {
+	rc := redistest.StartServer(t).Client(t)
+	var first, last, own1, own2 atomic.Int64
+	acquired := func(n *atomic.Int64) *lockkit.Trace {
+		return &lockkit.Trace{Acquired: func(lockkit.AcquiredInfo) { n.Add(1) }}
+	}
+	lc := redistest.Lockkit(t, rc, lockkit.WithTrace(acquired(&first)), lockkit.WithTrace(acquired(&last)), lockkit.WithTrace(nil))
+	if n := len(lc.Traces()); n != 1 {
+		t.Fatalf("Traces() = %d hook sets, want 1", n)
+	}
+	m := reentrant.New(lc, redistest.Unique(t), lockkit.WithTrace(acquired(&own1)), lockkit.WithTrace(acquired(&own2)))
+	redistest.MustLock(t, m)
+	redistest.MustUnlock(t, m)
+	if a, b, c, d := first.Load(), last.Load(), own1.Load(), own2.Load(); a != 0 || b != 1 || c != 0 || d != 1 {
+		t.Fatalf("Acquired reached the Client's first and last Trace %d and %d times, the lock's %d and %d; want 0, 1, 0, 1", a, b, c, d)
+	}
+}

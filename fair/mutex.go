@@ -43,8 +43,8 @@ type Mutex = reentrant.Mutex
 // With [lockkit.WithoutReentry] the owner does not re-enter: its Lock
 // joins the queue behind its own hold (and whoever waits already) and its
 // TryLock fails. Goroutines waiting as one owner share one place in the
-// queue; when one of them takes the lock, the others queue again at the
-// end.
+// queue; when one of them takes the lock, the others re-enter it, or, with
+// WithoutReentry, queue again at the end.
 func New(c *lockkit.Client, name string, opts ...lockkit.Option) *Mutex {
 	q := &queue{}
 	fair := func(o *config.Options) {

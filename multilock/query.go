@@ -93,9 +93,10 @@ func (m *Mutex) TTL(ctx context.Context) (time.Duration, error) {
 // with each member's own ForceUnlock (which wakes its waiters), and
 // reports whether any hold was removed. The members are freed at once; an
 // error from one does not keep the others from being freed, and the
-// errors are returned joined. Owners that held members learn that they
-// lost them from the watchdog or their next Unlock, which reports
-// [lockkit.ErrLost].
+// errors are returned joined. Other owners that held members learn that
+// they lost them from the watchdog or their next Unlock, which reports
+// [lockkit.ErrLost]; m itself holds nothing afterwards, and its own
+// Unlock reports [lockkit.ErrNotHeld].
 //
 // When a member has no ForceUnlock (a RedLock, or a Locker of your own
 // without it), ForceUnlock frees nothing and returns an error wrapping

@@ -54,10 +54,11 @@
 //     re-entered) as booleans.
 //   - lockkit.lock.renewals: the leases the watchdog renewed or tried to,
 //     one per hold per round trip, with outcome "renewed", "retry" (the
-//     renewal failed and will be tried again before the lease runs out)
-//     or "lost" (the hold was found gone).
-//   - lockkit.lock.lost: holds found lost before their Unlock: the lease
-//     ran out, the key vanished, the Client was closed, WithMaxHold.
+//     renewal failed and the hold is not reported lost yet: it is tried
+//     again while the lease lasts) or "lost" (the hold was found gone).
+//   - lockkit.lock.lost: holds found lost (the Lost hook): the lease ran
+//     out, the key vanished, the Client was closed, WithMaxHold, or an
+//     Unlock found the hold gone first.
 //   - lockkit.lock.held: holds live in this process, +1 when a fresh hold
 //     is taken (not on re-entry), -1 when it is released or lost.
 //   - lockkit.lock.waiting: calls waiting for a lock in this process, +1
