@@ -24,9 +24,10 @@ import (
 // (about once per two thirds of the lease while a leader lives). A
 // failed read (a restart under way, say) is retried when the notifier
 // reconnects, and at the latest after 250 ms. Changes are read, not
-// queued: one observer that does not keep up sees the latest leader,
-// skipping those in between, and holds up nobody else. One goroutine per
-// call, which ends with the channel.
+// queued: one observer that does not keep up skips the leaders in
+// between, and holds up nobody else; when it reads the channel again, it
+// first gets the leader read when it stopped reading, then at once the
+// latest. One goroutine per call, which ends with the channel.
 //
 // When ctx ends before the subscription is confirmed, the error matches
 // both [lockkit.ErrNotObtained] and ctx.Err(), as a Campaign's does.

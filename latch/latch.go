@@ -40,10 +40,15 @@ func New(c *lockkit.Client, name string, count int, opts ...lockkit.Option) *Lat
 
 // CountDown counts the latch down by one and returns the count left. The
 // count-down that reaches zero opens the latch and wakes every waiter, in
-// every process; on an open latch CountDown does nothing and returns 0.
-// Each count-down restarts the latch's expiry (see [WithExpiry]).
+// every process; on an open latch CountDown does nothing (its expiry
+// included) and returns 0. Each count-down of a closed latch restarts its
+// expiry (see [WithExpiry]).
 //
-// A count-down re-sent by the client after a lost reply counts once. When
+// A count-down re-sent by the client after a lost reply counts once, and
+// returns the count left when the re-sent one arrives: two count-downs
+// may return the same count, and two may return 0. The count returned is
+// not a ticket; to know which caller opened the latch, use another
+// primitive (a lock's TryLock, say). When
 // CountDown returns a Redis error, or ctx ends before the reply, whether
 // it counted is not known (it may still arrive): read [Latch.Count] before
 // counting down again. A name held by a lock of another kind is
