@@ -1,12 +1,9 @@
 package core
 
 import (
-	"errors"
-	"io"
-	"net"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/lockkit/lockkit/internal/rediserr"
 )
 
 // transientPrefixes start the error replies of a server that cannot serve
@@ -25,14 +22,5 @@ var transientRetry = Backoff{Floor: 10 * time.Millisecond, Cap: time.Second}
 // end of a reply, no connection to be had in time, or a reply saying the
 // server cannot serve yet. The same request may succeed a moment later.
 func Transient(err error) bool {
-	var netErr net.Error
-	if errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, redis.ErrPoolTimeout) {
-		return true
-	}
-	for _, prefix := range transientPrefixes {
-		if redis.HasErrorPrefix(err, prefix) {
-			return true
-		}
-	}
-	return false
+	return rediserr.Unreachable(err) || rediserr.Reply(err, transientPrefixes...)
 }

@@ -10,12 +10,12 @@ package slotmap
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/rediserr"
 )
 
 // stalePrefixes start the error replies that say the client's map may be
@@ -36,16 +36,7 @@ func Check(rc redis.UniversalClient, err error) {
 }
 
 func stale(err error) bool {
-	var netErr net.Error
-	if errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, redis.ErrPoolTimeout) {
-		return true
-	}
-	for _, prefix := range stalePrefixes {
-		if redis.HasErrorPrefix(err, prefix) {
-			return true
-		}
-	}
-	return false
+	return rediserr.Unreachable(err) || rediserr.Reply(err, stalePrefixes...)
 }
 
 // Reload has a Cluster client read its map of slots again, in the
