@@ -9,8 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lockkit/lockkit/internal/slotmap"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/slotmap"
 )
 
 // ShardMark begins the name of a shard channel: the channel named by the

@@ -5,8 +5,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lockkit/lockkit/internal/slotmap"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockkit/lockkit/internal/slotmap"
 )
 
 // renew sends batch, one pipeline per shard, all at once, and records
