@@ -39,10 +39,10 @@
 // Context ends) before the server can hand it to another candidate, as
 // long as its process runs and nobody ends the leadership by hand (a
 // ForceUnlock, or its keys deleted: the leader learns of that at its
-// next renewal, which may come after another candidate leads); a leader that pauses (GC, a stopped VM) for
-// longer than its lease, or whose Redis primary fails over before the
-// hold was replicated, can still act after another took over. Pass the
-// term to what the leader writes to, as a fencing token, when that
-// matters. For a moment after winning, a leader has not proclaimed its
+// next renewal, which may come after another candidate leads); a leader
+// that pauses (GC, a stopped VM) for longer than its lease, or whose
+// Redis primary fails over before the hold was replicated, can still act
+// after another took over. Pass the term to what the leader writes to, as
+// a fencing token, when that matters. For a moment after winning, a leader has not proclaimed its
 // value yet: Leader then reports nobody.
 package election

@@ -19,10 +19,10 @@
 // Ls lists the locks whose names match the glob PATTERN (default: every
 // lock), read as Redis's KEYS reads one (* ? [abc] [^a-z] \x) and
 // matched against the names, not their keys, one line each: name, kind,
-// mode, holders with their hold counts, fencing tokens, the lease left (the hash's PTTL), waiters, the number
-// of anomalies and a detail of the kind. It SCANs for lock hashes
-// PREFIX:{NAME} (on every master of a Cluster) and reads each lock as show
-// does. Waiters are the length of a fair lock's queue and a read-write
+// mode, holders with their hold counts, fencing tokens, the lease left
+// (the hash's PTTL), waiters, the number of anomalies and a detail of the
+// kind. It SCANs for lock hashes PREFIX:{NAME} (on every master of a
+// Cluster) and reads each lock as show does. Waiters are the length of a fair lock's queue and a read-write
 // lock's waiting writers; "-" for the kinds whose waiters wait only in
 // their own processes (reentrant, spin, RedLock nodes, elections,
 // latches). A read-write hold shows as w:OWNER(COUNT) or r:OWNER(COUNT).
