@@ -45,9 +45,8 @@ import (
 // a Client default, which those other kinds pass over: they take their
 // holds as without it. It works on a Client of a *redis.Client (plain or
 // failover) or a *redis.ClusterClient: with another go-redis client (a
-// Ring, say) every
-// fresh hold is undone and the call fails with an error saying so. n must
-// be at least 1 and timeout at least 1 ms. Default: no acknowledgement
+// Ring, say) every fresh hold is undone and the call fails with an error
+// saying so. n must be at least 1 and timeout at least 1 ms. Default: no acknowledgement
 // asked (Redis replicates asynchronously, and a failover right after Lock
 // returned may lose the hold).
 func WithReplicaAck(n int, timeout time.Duration) Option {

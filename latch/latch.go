@@ -48,10 +48,9 @@ func New(c *lockkit.Client, name string, count int, opts ...lockkit.Option) *Lat
 // returns the count left when the re-sent one arrives: two count-downs
 // may return the same count, and two may return 0. The count returned is
 // not a ticket; to know which caller opened the latch, use another
-// primitive (a lock's TryLock, say). When
-// CountDown returns a Redis error, or ctx ends before the reply, whether
-// it counted is not known (it may still arrive): read [Latch.Count] before
-// counting down again. A name held by a lock of another kind is
+// primitive (a lock's TryLock, say). When CountDown returns a Redis
+// error, or ctx ends before the reply, whether it counted is not known (it
+// may still arrive): read [Latch.Count] before counting down again. A name held by a lock of another kind is
 // [lockkit.ErrWrongKind].
 func (l *Latch) CountDown(ctx context.Context) (int, error) {
 	if err := l.base().Check(ctx); err != nil {

@@ -109,8 +109,9 @@
 // that registered first, not one writer in every process, and keeps the
 // free lock for them (PREFIX:{NAME}:turn) until one takes it, or for
 // 100 ms at most (the next three processes in line are told to try 100,
-// 200 and 300 ms on, should the woken one never come): a writer of another process that releases and locks
-// again at once does not take it back. Where a publish cannot tell whether
+// 200 and 300 ms on, should the woken one never come): a writer of
+// another process that releases and locks again at once does not take it
+// back. Where a publish cannot tell whether
 // a process listens (a Cluster before Redis 7, a client that reads from
 // replicas), each release still wakes one writer per process, on
 // PREFIX:{NAME}:wch, and keeps the lock for nobody. A
