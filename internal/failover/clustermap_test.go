@@ -13,13 +13,14 @@ import (
 // defaults (the harness's) would go on sending to it until its
 // ClusterStateReloadInterval, a minute, had passed: every renewal and
 // Unlock failing, the holds lost long before. Every kind holds a lock on
-// the master that is killed, with a 3 s lease, its replica caught up;
+// the master that is killed, with a 6 s lease (a failover takes about 2 s
+// here: the nodes' timeout is 1 s), its replica caught up;
 // for two leases after the failover no hold is reported lost, then the
 // probe's checks run (another owner cannot take the lock, the holder's
 // Unlock frees it, the blocked Lock gets it).
 func TestFailover_SIGKILL_of_a_Cluster_master_keeps_short_leases(t *testing.T) {
 	t.Parallel()
-	const lease = 3 * time.Second
+	const lease = 6 * time.Second
 	cl := redistest.StartClusterWithReplicas(t)
 	d := cluster(t, cl, func(t testing.TB, m *redistest.Server) { cl.KillMaster(t, m) })
 	holders := redistest.Lockkit(t, d.client(t), lockkit.WithWatchdogTimeout(lease))
