@@ -3,6 +3,7 @@ package election
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/lockkit/lockkit"
@@ -25,9 +26,8 @@ import (
 // failed read (a restart under way, say) is retried when the notifier
 // reconnects, and at the latest after 250 ms. Changes are read, not
 // queued: one observer that does not keep up skips the leaders in
-// between, and holds up nobody else; when it reads the channel again, it
-// first gets the leader read when it stopped reading, then at once the
-// latest. One goroutine per call, which ends with the channel.
+// between, gets the latest when it reads the channel again, and holds up
+// nobody else. Two goroutines per call, which end with the channel.
 //
 // When ctx ends before the subscription is confirmed, the error matches
 // both [lockkit.ErrNotObtained] and ctx.Err(), as a Campaign's does.
@@ -45,32 +45,39 @@ func (e *Election) Observe(ctx context.Context) (<-chan Leader, error) {
 	return out, nil
 }
 
-// observe reads the leader and sends it on out when it changed, then
-// sleeps until a message, a reconnect, or the leader's lease, and again,
-// until ctx ends or the Client closes.
+// observe reads the leader and hands it to a forwarder for out when it
+// changed, then sleeps until a message, a reconnect, or the leader's
+// lease, and again, until ctx ends or the Client closes. It never waits
+// for the observer: a value out has not taken yet is replaced by the
+// newer one (see latest).
 func (e *Election) observe(ctx context.Context, w *notify.Waiter, out chan<- Leader) {
-	defer close(out)
-	defer w.Leave(true)
 	done := e.b.Cfg.Client.Done()
+	l := newLatest()
+	stopped := make(chan struct{})
+	go func() {
+		defer close(out)
+		l.forward(out, stopped)
+	}()
+	defer close(stopped)
+	defer w.Leave(true)
 	var last Leader
 	sent := false
 	for {
 		cur, wait, err := e.read(ctx, "observe")
 		switch {
 		case err == nil && (!sent || cur != last):
-			select {
-			case out <- cur:
-				last, sent = cur, true
-			case <-ctx.Done():
-				return
-			case <-done:
-				return
-			}
+			l.put(cur)
+			last, sent = cur, true
 		case err == nil:
 		case ctx.Err() != nil || errors.Is(err, lockkit.ErrWrongKind) || core.ClientClosed(err):
 			return
 		default:
 			wait = core.ReadRetry
+		}
+		select {
+		case <-done:
+			return
+		default:
 		}
 		if wait >= 0 {
 			// Let the server expire the lease before looking again.
@@ -78,6 +85,62 @@ func (e *Election) observe(ctx context.Context, w *notify.Waiter, out chan<- Lea
 		}
 		if err := w.Wait(ctx, wait); err != nil {
 			return
+		}
+	}
+}
+
+// latest holds the last leader read that the observer has not taken yet.
+type latest struct {
+	mu    sync.Mutex
+	v     Leader
+	has   bool
+	ready chan struct{} // a value was put; capacity 1
+}
+
+func newLatest() *latest { return &latest{ready: make(chan struct{}, 1)} }
+
+// put replaces the value held, if any, by v.
+func (l *latest) put(v Leader) {
+	l.mu.Lock()
+	l.v, l.has = v, true
+	l.mu.Unlock()
+	select {
+	case l.ready <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the value held and empties l; false when there is none.
+func (l *latest) take() (Leader, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	v, ok := l.v, l.has
+	l.v, l.has = Leader{}, false
+	return v, ok
+}
+
+// forward sends each value put in l on out, the newest when several were
+// put before the observer took one, until stopped is closed.
+func (l *latest) forward(out chan<- Leader, stopped <-chan struct{}) {
+	for {
+		select {
+		case <-l.ready:
+		case <-stopped:
+			return
+		}
+		v, ok := l.take()
+		for ok {
+			select {
+			case out <- v:
+				ok = false
+			case <-l.ready:
+				// A newer one came while the observer did not read.
+				if nv, nok := l.take(); nok {
+					v = nv
+				}
+			case <-stopped:
+				return
+			}
 		}
 	}
 }
