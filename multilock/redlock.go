@@ -67,10 +67,12 @@ var _ lockkit.Locker = (*RedLock)(nil)
 //
 // After an Unlock whose outcome was unknown, Lock first settles it, asking
 // those nodes again; the next Unlock, that Unlock's retry, returns its
-// outcome and leaves the new hold be. While too few nodes answer to tell,
-// r keeps the hold in doubt for the retry and takes no new one (the retry
-// would release it): Lock tries again as through a node outage, and
-// TryLock fails with an error matching [lockkit.ErrQuorum].
+// outcome and leaves the new hold be. While a node in doubt does not
+// answer, even with a majority of the nodes up, r keeps the hold in doubt
+// for the retry and takes no new one (the retry would release it): Lock
+// tries again as through a node outage, and TryLock fails with an error
+// matching [lockkit.ErrQuorum]. Call Unlock again once that node answers,
+// or lock with another RedLock value, which the doubt does not hold up.
 //
 // When ctx ends first, the error matches both [lockkit.ErrNotObtained] and
 // ctx.Err(), and r holds nothing it did not hold before. If the last round

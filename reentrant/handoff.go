@@ -44,9 +44,13 @@ import (
 //     events of one hold (Acquired, Lost, Released) carry one owner id,
 //     and those of one wait (WaitStart, WaitDone) one, but a wait that
 //     gave up and a hold taken later may carry two.
-//   - Fairness across processes: a process keeps the lock for up to
-//     maxHandoffs+1 holds or maxHold in a row while it has waiters, instead
-//     of one hold; within the process, waiters are served in arrival order.
+//   - Fairness across processes: a process keeps one Redis hold for up to
+//     maxHandoffs+1 holds or maxHold while it has waiters, instead of one
+//     hold, and its release wakes a waiting process as any release does
+//     (which bounds each Redis hold, not how many the process takes in a
+//     row: a waiter of another process that does not take its turn at once
+//     may wait through more); within the process, waiters are served in
+//     arrival order.
 //
 // Lost, Context and Unlock's ErrLost reach the Mutex that holds the lock
 // at the time; the watchdog keeps the one Redis hold alive across
