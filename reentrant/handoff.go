@@ -48,9 +48,10 @@ import (
 //     maxHandoffs+1 holds or maxHold while it has waiters, instead of one
 //     hold, and its release wakes a waiting process as any release does
 //     (which bounds each Redis hold, not how many the process takes in a
-//     row: a waiter of another process that does not take its turn at once
-//     may wait through more); within the process, waiters are served in
-//     arrival order.
+//     row: a waiter of another process whose attempt is on its way, or
+//     whose channel is not subscribed yet, when the process releases is
+//     passed over); within the process, waiters are served in arrival
+//     order.
 //
 // Lost, Context and Unlock's ErrLost reach the Mutex that holds the lock
 // at the time; the watchdog keeps the one Redis hold alive across
