@@ -40,6 +40,9 @@ func TestFailover_holds_survive_or_are_reported_lost_and_waiters_wake(t *testing
 		d.replicated(t)
 		lp.countDownTo(t, latchCount-2) // not waited for: a SIGKILL may lose it
 		d.failover(t)
+		// The holder's Unlock is to reach the new master (see the
+		// replicaack test); the waiters find it by themselves.
+		d.follow(t, holders.Redis())
 		for _, p := range probes {
 			t.Run(p.k.name, func(t *testing.T) {
 				t.Parallel()

@@ -42,6 +42,10 @@ func TestWithReplicaAck_failover_right_after_Lock_keeps_the_lock(t *testing.T) {
 			// acknowledged, for the failure messages below.
 			repl := replicationOf(t, rc, holds[0].name)
 			d.failover(t)
+			// The holder's Unlock is to reach the new master at once (a
+			// multi-lock's, called again after one that reached only some
+			// of its members, reports the others not held).
+			d.follow(t, rc)
 			for _, h := range holds {
 				t.Run(h.k.name, func(t *testing.T) {
 					t.Parallel()
