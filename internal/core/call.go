@@ -26,12 +26,14 @@ var (
 // (5 s by default), times its retries. A request left behind this way runs
 // on, on a context that ctx no longer cancels, in a goroutine of the Client
 // (see lockkit.Client.Go); late, unless nil, gets its outcome when it
-// comes, to undo what it did.
+// comes, to undo what it did. An error that says a Cluster client's map
+// of slots may be out of date has it read the map again (slotmap.Check).
 func Call[T any](ctx context.Context, c *lockkit.Client, do func(context.Context) (T, error), late func(T, error)) (T, error) {
 	var zero T
-	do = checked(c, do)
 	if ctx.Done() == nil {
-		return do(ctx)
+		v, err := do(ctx)
+		slotmap.Check(c.Redis(), err)
+		return v, err
 	}
 	if err := ctx.Err(); err != nil {
 		return zero, fmt.Errorf("%w: %w", errNotSent, err)
@@ -51,6 +53,7 @@ func Call[T any](ctx context.Context, c *lockkit.Client, do func(context.Context
 	reply := make(chan outcome, 1)
 	c.Go(func() {
 		v, err := do(context.WithoutCancel(ctx))
+		slotmap.Check(c.Redis(), err)
 		if state.CompareAndSwap(pending, delivered) {
 			reply <- outcome{v, err}
 		} else if late != nil {
@@ -66,17 +69,6 @@ func Call[T any](ctx context.Context, c *lockkit.Client, do func(context.Context
 			return o.v, o.err
 		}
 		return zero, fmt.Errorf("%w: %w", errNoReply, ctx.Err())
-	}
-}
-
-// checked returns do, followed by a look at its error: one that says the
-// Cluster client's map of slots may be out of date has it read the map
-// again (see slotmap.Check).
-func checked[T any](c *lockkit.Client, do func(context.Context) (T, error)) func(context.Context) (T, error) {
-	return func(ctx context.Context) (T, error) {
-		v, err := do(ctx)
-		slotmap.Check(c.Redis(), err)
-		return v, err
 	}
 }
 
