@@ -51,7 +51,6 @@ func (e *Election) Observe(ctx context.Context) (<-chan Leader, error) {
 // for the observer: a value out has not taken yet is replaced by the
 // newer one (see latest).
 func (e *Election) observe(ctx context.Context, w *notify.Waiter, out chan<- Leader) {
-	done := e.b.Cfg.Client.Done()
 	l := newLatest()
 	stopped := make(chan struct{})
 	go func() {
@@ -73,11 +72,6 @@ func (e *Election) observe(ctx context.Context, w *notify.Waiter, out chan<- Lea
 			return
 		default:
 			wait = core.ReadRetry
-		}
-		select {
-		case <-done:
-			return
-		default:
 		}
 		if wait >= 0 {
 			// Let the server expire the lease before looking again.

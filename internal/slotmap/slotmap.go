@@ -85,9 +85,6 @@ func Follow(ctx context.Context, rc redis.UniversalClient, key string, err error
 // movedTo returns the address a MOVED error reply names ("MOVED slot
 // host:port").
 func movedTo(err error) (addr string, ok bool) {
-	if err == nil || !redis.HasErrorPrefix(err, "MOVED") {
-		return "", false
-	}
 	var re redis.Error
 	if !errors.As(err, &re) {
 		return "", false
