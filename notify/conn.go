@@ -262,15 +262,29 @@ func (n *Notifier) unsubscribe(ch *channel) {
 	}
 	ps := c.ps
 	n.mu.Unlock()
+	ctx, cancel := n.bounded(context.Background())
+	defer cancel()
 	switch {
 	case idle:
 		c.stopReceiving()
 	case again:
 	case c.sharded:
-		_ = ps.SUnsubscribe(context.Background(), c.wire(ch.name))
+		_ = ps.SUnsubscribe(ctx, c.wire(ch.name))
 	default:
-		_ = ps.Unsubscribe(context.Background(), ch.name)
+		_ = ps.Unsubscribe(ctx, ch.name)
 	}
+}
+
+// bounded returns ctx ended after two health intervals, for a request on
+// a PubSub connection. go-redis opens a broken PubSub connection anew
+// inside the request that uses it next (or that found it broken), and
+// retries that as the client is set to (MaxRetries, MaxRetryBackoff): a
+// client set to retry long would otherwise hold the request, and the
+// receiving goroutine or subMu with it, for a minute or more while the
+// server is down or still starting. Ended so, the request fails and the
+// notifier tries again on its own schedule.
+func (n *Notifier) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, 2*n.health)
 }
 
 // receive dispatches messages from c until c.stop is closed. When the
@@ -319,7 +333,9 @@ func (n *Notifier) receive(c *conn) {
 				}
 			}
 		}
-		msg, err := ps.ReceiveTimeout(ctx, n.health)
+		rctx, cancel := n.bounded(ctx)
+		msg, err := ps.ReceiveTimeout(rctx, n.health)
+		cancel()
 		select {
 		case <-c.stop:
 			return
@@ -343,13 +359,14 @@ func (n *Notifier) receive(c *conn) {
 			continue
 		case errors.As(err, &ne) && ne.Timeout():
 			if pinged {
-				if next := n.replace(c, ps); next != nil {
+				if next := n.replace(c, ps, fmt.Errorf("notify: no reply to a health check within %v", n.health)); next != nil {
 					ps, pinged = next, false
-					n.disconnected(c, fmt.Errorf("notify: no reply to a health check within %v", n.health))
 				}
 				continue
 			}
-			_ = ps.Ping(ctx)
+			pctx, cancel := n.bounded(ctx)
+			_ = ps.Ping(pctx)
+			cancel()
 			pinged = true
 			continue
 		case errors.Is(err, redis.ErrClosed):
@@ -430,28 +447,25 @@ func (n *Notifier) mine(c *conn, name string) bool {
 	return ch != nil && ch.conn == c
 }
 
-// rehome replaces ps, c's connection, by a new one, after refreshing a
-// Cluster client's slot map, wakes c's waiters to re-check (what ps was
-// subscribed to may have been lost) and reports why (see OnDisconnect),
-// and returns the new connection; nil when it cannot now (see replace).
+// rehome is replace after refreshing a Cluster client's slot map.
 func (n *Notifier) rehome(c *conn, ps *redis.PubSub, why error) *redis.PubSub {
 	slotmap.Reload(n.client)
-	next := n.replace(c, ps)
-	if next != nil {
-		n.disconnected(c, why)
-	}
-	return next
+	return n.replace(c, ps, why)
 }
 
 // replace swaps ps, c's connection found dead, for a new one subscribed to
 // every channel of c, and returns it; nil when it cannot now (a subscribe
 // or unsubscribe is under way, or ps was closed or replaced already), and
-// the next health interval tries again. The confirmations arrive on the
-// new connection and wake every waiter of their channel. A shard channel
-// that the Cluster's slot map now places at another master than the rest
-// (its slot alone moved) is subscribed on the connection to that master
-// instead (see split).
-func (n *Notifier) replace(c *conn, ps *redis.PubSub) *redis.PubSub {
+// the next health interval tries again. Before it subscribes anything it
+// wakes every waiter of c to re-check (what ps was subscribed to may have
+// been lost) and reports why (see OnDisconnect): opening the new
+// connection can take go-redis's whole read timeout on a server that does
+// not answer. The confirmations arrive on the new connection and wake
+// every waiter of their channel again. A shard channel that the Cluster's
+// slot map now places at another master than the rest (its slot alone
+// moved) is subscribed on the connection to that master instead (see
+// split).
+func (n *Notifier) replace(c *conn, ps *redis.PubSub, why error) *redis.PubSub {
 	if !n.subMu.TryLock() {
 		return nil
 	}
@@ -465,9 +479,13 @@ func (n *Notifier) replace(c *conn, ps *redis.PubSub) *redis.PubSub {
 	for _, ch := range n.channels {
 		if ch.conn == c {
 			chans = append(chans, ch)
+			ch.wakeAll()
 		}
 	}
 	n.mu.Unlock()
+	if n.onDisconnect != nil {
+		n.onDisconnect(why)
+	}
 	// With subMu held, no channel joins or leaves c meanwhile.
 	stay, stray := n.split(c, chans)
 	n.mu.Lock()
@@ -491,15 +509,17 @@ func (n *Notifier) replace(c *conn, ps *redis.PubSub) *redis.PubSub {
 	c.ps = next
 	n.mu.Unlock()
 	_ = ps.Close()
+	ctx, cancel := n.bounded(context.Background())
+	defer cancel()
 	if len(names) > 0 {
 		// A failed write is not final: go-redis resubscribes on its own.
-		_ = c.send(context.Background(), next, names...)
+		_ = c.send(ctx, next, names...)
 	}
 	for _, ch := range moved {
 		// Its confirmation wakes its waiters. Should the lookup of its
 		// master fail, the channel waits unsubscribed until its waiters
 		// leave, as one whose subscribe failed.
-		_ = n.subscribeHeld(context.Background(), ch)
+		_ = n.subscribeHeld(ctx, ch)
 	}
 	return next
 }

@@ -176,3 +176,22 @@ func TestSubscribe_returns_within_ctx_when_the_server_does_not_answer(t *testing
 		t.Fatal("Subscribe to a server that never answers = nil error")
 	}
 }
+
+// TestNotifier_wakes_waiters_while_the_new_connection_waits_on_a_stalled_server:
+// a server that stops answering (redistest.Server.Stall) leaves the
+// pub/sub connection silent, and the Notifier replaces it. Opening the new
+// one waits for the server's answer, up to go-redis's read timeout (a
+// minute on redistest.Patient's client). The waiters are woken to re-check
+// and the break reported before that, not once the server answers again.
+func TestNotifier_wakes_waiters_while_the_new_connection_waits_on_a_stalled_server(t *testing.T) {
+	srv := redistest.StartServer(t)
+	c := redistest.Patient(t, srv.Addr())
+	_, _, got, disconnected := healthCheckedSleeper(t, c)
+
+	srv.Stall(t, time.Minute)
+	defer srv.Kill(t) // ends the stall, and the wait for the new connection with it
+	redistest.Receive(t, disconnected, 5*time.Second, "the silent connection to be reported")
+	if err := redistest.Receive(t, got, 5*time.Second, "the waiter to be woken to re-check"); err != nil {
+		t.Fatalf("WaitTurn = %v", err)
+	}
+}

@@ -69,8 +69,12 @@ type Option func(*Notifier)
 // connection dead (a dropped NAT entry or a black-holed route can leave a
 // connection open that carries nothing): the notifier replaces it,
 // subscribes every channel again, and wakes every waiter to re-check. A
-// dead connection is so replaced within 2d. A d that is not positive is
-// ignored: the default stays. Default: 2 s ([DefaultHealthCheck]).
+// dead connection is so replaced within 2d. Each request the notifier
+// sends on a PubSub connection also ends after 2d: go-redis opens a broken
+// connection anew inside such a request, retrying as its client is set to,
+// and a client set to retry long would hold it for a minute or more. A d
+// that is not positive is ignored: the default stays. Default: 2 s
+// ([DefaultHealthCheck]).
 func HealthCheck(d time.Duration) Option {
 	return func(n *Notifier) {
 		if d > 0 {

@@ -1,6 +1,7 @@
 package notify_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -73,4 +74,39 @@ func TestShard_channel_on_a_standalone_server_survives_a_restart(t *testing.T) {
 		}
 		return woken(w, 200*time.Millisecond)
 	})
+}
+
+// TestChannel_is_subscribed_again_soon_after_restarts_on_a_client_set_to_retry_long:
+// go-redis opens a broken PubSub connection anew inside the request that
+// found it broken, and retries that as its client is set to. On a client
+// that retries every second for a minute (redistest.Patient), a restart
+// often left the Notifier there, its channel unsubscribed, for a minute.
+// The Notifier bounds each such request at two health intervals: after
+// each of several restarts the channel is subscribed again within a few,
+// and a release reaches the waiter.
+func TestChannel_is_subscribed_again_soon_after_restarts_on_a_client_set_to_retry_long(t *testing.T) {
+	srv := redistest.StartServer(t)
+	c := redistest.Patient(t, srv.Addr())
+	admin := srv.Client(t)
+	n := notify.New(c, notify.HealthCheck(200*time.Millisecond))
+	t.Cleanup(func() { _ = n.Close() })
+	ch := redistest.Unique(t)
+	w := subscribe(t, n, ch)
+	defer w.Leave(false)
+	for i := range 8 {
+		srv.Kill(t)
+		srv.Restart(t)
+		redistest.Eventually(t, 10*time.Second, fmt.Sprintf("the channel to be subscribed after restart %d", i+1), func() bool {
+			subs, err := admin.PubSubNumSub(redistest.Ctx(t, 5*time.Second), ch).Result()
+			return err == nil && subs[ch] == 1
+		})
+		for woken(w, 0) { // the break and the new subscription woke it
+		}
+		if got, err := admin.Publish(redistest.Ctx(t, 5*time.Second), ch, notify.WakeOne).Result(); got != 1 || err != nil {
+			t.Fatalf("restart %d: PUBLISH = %d, %v; want 1 receiver", i+1, got, err)
+		}
+		if !woken(w, 5*time.Second) {
+			t.Fatalf("restart %d: the release did not reach the waiter", i+1)
+		}
+	}
 }
