@@ -46,8 +46,42 @@ func TestClosed_go_redis_client_fails_an_unconfirmed_Subscribe_and_wakes_waiters
 	if err := redistest.Receive(t, waited, 5*time.Second, "the waiter to be woken"); err != nil {
 		t.Errorf("Wait = %v; want nil (woken)", err)
 	}
-	// Each reopening of the connection would report a disconnect, 10 ms
-	// to 1 s apart: a third one would come within 3 s.
+	reportedOnce(t, &disconnects)
+}
+
+// TestClosed_Cluster_client_wakes_a_shard_channels_waiter_once: a shard
+// connection on a Cluster is opened through the client of its master,
+// which go-redis also closes when it drops a master from its map. Closing
+// the Cluster client itself under a Notifier wakes the waiter, and the
+// Notifier does not take it for a dropped master and open the connection
+// again and again, reporting a disconnect each time.
+func TestClosed_Cluster_client_wakes_a_shard_channels_waiter_once(t *testing.T) {
+	cl := redistest.StartCluster(t)
+	cc := cl.Client(t)
+	var disconnects atomic.Int64
+	n := notify.New(cc, notify.HealthCheck(100*time.Millisecond), notify.OnDisconnect(func(error) { disconnects.Add(1) }))
+	t.Cleanup(func() { _ = n.Close() })
+	ch := notify.ShardMark + "x:{" + redistest.Unique(t) + "}:ch"
+	w := subscribe(t, n, ch)
+	defer w.Leave(false)
+	waited := make(chan error, 1)
+	go func() { waited <- w.Wait(redistest.Ctx(t, time.Minute), -1) }()
+	redistest.Eventually(t, 5*time.Second, "the waiter to sleep", func() bool { return n.Sleeping(ch) == 1 })
+
+	if err := cc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := redistest.Receive(t, waited, 5*time.Second, "the waiter to be woken"); err != nil {
+		t.Errorf("Wait = %v; want nil (woken)", err)
+	}
+	reportedOnce(t, &disconnects)
+}
+
+// reportedOnce checks that a disconnect was reported, and that no more
+// than 2 are within 3 s: each reopening of a connection of a closed
+// client would report one, 10 ms to 1 s apart.
+func reportedOnce(t *testing.T, disconnects *atomic.Int64) {
+	t.Helper()
 	redistest.Eventually(t, 5*time.Second, "the disconnect to be reported", func() bool { return disconnects.Load() >= 1 })
 	window := time.NewTimer(3 * time.Second)
 	defer window.Stop()

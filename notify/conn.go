@@ -35,10 +35,14 @@ type conn struct {
 	done    chan struct{}  // closed when the receive loop has returned
 	pending map[string]int // subscribes sent and not yet confirmed, by channel; under mu
 	names   int            // channels on it; under mu
-	// addr is the address of the Cluster master a shard connection was
-	// opened at, for its channels' slots; "" for any other. Read and
-	// written by the receive loop only, once the connection exists.
-	addr string
+	// master is, on a Cluster, the client of the master a shard
+	// connection is opened at, the one its channels' slots had then, and
+	// addr that master's address. For any other connection, or when the
+	// master was not known (the Cluster client then picks a node), nil
+	// and "". Read and written by the receive loop only, once the
+	// connection exists.
+	master *redis.Client
+	addr   string
 	// shard, on a Ring client, is the Ring's shard for ringKey, a channel
 	// of the connection, when the connection was last opened: where it
 	// goes. nil for any other client. Under mu.
@@ -85,12 +89,18 @@ func (c *conn) stopReceiving() {
 // ringPrefix begins the key of a connection to a shard of a Ring client.
 const ringPrefix = "ring "
 
-// open opens a PubSub connection for c's channels: on a Ring client, at
-// the Ring's shard for them (the one c had, while the Ring counts every
-// shard down: a Ring cannot open a PubSub connection without a channel);
-// on any other, wherever the client subscribes. mu held.
+// open opens a PubSub connection for c's channels: a Cluster's shard
+// connection at c.master, where known (go-redis would pick the node from
+// its slot map when it dials, which may have changed since c.addr was
+// read); on a Ring client, at the Ring's shard for them (the one c had,
+// while the Ring counts every shard down: a Ring cannot open a PubSub
+// connection without a channel); on any other, wherever the client
+// subscribes. mu held.
 func (n *Notifier) open(c *conn) *redis.PubSub {
-	if c.shard == nil {
+	switch {
+	case c.master != nil:
+		return c.master.Subscribe(context.Background())
+	case c.shard == nil:
 		return n.client.Subscribe(context.Background())
 	}
 	if shard, err := n.client.(*redis.Ring).GetShardClientForKey(c.ringKey); err == nil {
@@ -101,27 +111,28 @@ func (n *Notifier) open(c *conn) *redis.PubSub {
 
 // route returns which connection channel name is subscribed on: "" for a
 // classic channel (on a Ring client, the connection to the shard of the
-// channel, keyed by its address); for a shard channel, the connection to the master of
-// its slot on a Cluster (keyed by its address), or the one shard
-// connection of another client; or, where the server has no sharded
-// pub/sub, a classic connection of its own. subMu held.
-func (n *Notifier) route(ctx context.Context, name string) (key string, sharded, marked bool, err error) {
+// channel, keyed by its address); for a shard channel, the connection to
+// the master of its slot on a Cluster (keyed by its address; master is
+// that master's client), or the one shard connection of another client;
+// or, where the server has no sharded pub/sub, a classic connection of
+// its own. subMu held.
+func (n *Notifier) route(ctx context.Context, name string) (key string, sharded, marked bool, master *redis.Client, err error) {
 	wire, ok := strings.CutPrefix(name, ShardMark)
 	if !ok {
 		if r, ok := n.client.(*redis.Ring); ok {
 			// A Ring publishes a channel on the shard of its name.
 			shard, err := r.GetShardClientForKey(name)
 			if err != nil {
-				return "", false, false, err
+				return "", false, false, nil, err
 			}
-			return ringPrefix + shard.Options().Addr, false, false, nil
+			return ringPrefix + shard.Options().Addr, false, false, nil, nil
 		}
-		return "", false, false, nil
+		return "", false, false, nil, nil
 	}
 	if n.sharding == 0 {
 		ok, err := hasSharding(ctx, n.client)
 		if err != nil {
-			return "", false, false, err
+			return "", false, false, nil, err
 		}
 		n.sharding = -1
 		if ok {
@@ -129,17 +140,17 @@ func (n *Notifier) route(ctx context.Context, name string) (key string, sharded,
 		}
 	}
 	if n.sharding < 0 {
-		return ShardMark, false, true, nil
+		return ShardMark, false, true, nil, nil
 	}
 	cc, ok := n.client.(*redis.ClusterClient)
 	if !ok {
-		return ShardMark + "*", true, true, nil
+		return ShardMark + "*", true, true, nil, nil
 	}
 	m, err := cc.MasterForKey(ctx, wire)
 	if err != nil {
-		return "", false, false, err
+		return "", false, false, nil, err
 	}
-	return ShardMark + m.Options().Addr, true, true, nil
+	return ShardMark + m.Options().Addr, true, true, m, nil
 }
 
 // hasSharding reports whether the server of rc has sharded pub/sub (Redis
@@ -182,7 +193,7 @@ func (n *Notifier) subscribe(ctx context.Context, ch *channel) error {
 // subscribeHeld is subscribe with subMu held.
 func (n *Notifier) subscribeHeld(ctx context.Context, ch *channel) error {
 	name := ch.name
-	key, sharded, marked, err := n.route(ctx, name)
+	key, sharded, marked, master, err := n.route(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -210,8 +221,8 @@ func (n *Notifier) subscribeHeld(ctx context.Context, ch *channel) error {
 				return err
 			}
 			c.ringKey, c.shard = name, shard
-		} else {
-			c.addr = strings.TrimPrefix(key, ShardMark)
+		} else if master != nil {
+			c.master, c.addr = master, master.Options().Addr
 		}
 		c.ps = n.open(c)
 		n.conns[key] = c
@@ -311,9 +322,16 @@ func (n *Notifier) receive(c *conn) {
 			return true
 		}
 	}
+	// settle counts the health intervals left at whose start a Cluster
+	// client's slot map is read again: a map read during a failover or
+	// a resharding may still name the master the slots left, and go-redis
+	// reads it again by itself only on a MOVED, which a connection that
+	// only receives never gets, or after a minute.
+	settle := 0
 	// rehome moves c to a new connection (see Notifier.rehome), trying
 	// again while it cannot yet; nil once c is stopped.
 	rehome := func(ps *redis.PubSub, why error) *redis.PubSub {
+		settle = settleChecks
 		for {
 			if next := n.rehome(c, ps, why); next != nil {
 				return next
@@ -327,6 +345,10 @@ func (n *Notifier) receive(c *conn) {
 	for {
 		if c.sharded && time.Since(checked) >= n.health {
 			checked = time.Now()
+			if settle > 0 {
+				settle--
+				slotmap.Reload(n.client)
+			}
 			if n.moved(c) {
 				if ps = rehome(ps, errMoved); ps == nil {
 					return
@@ -369,6 +391,16 @@ func (n *Notifier) receive(c *conn) {
 			cancel()
 			pinged = true
 			continue
+		case errors.Is(err, redis.ErrClosed) && c.master != nil && !n.clientClosedNow():
+			// The Cluster client closed its client of a master it no
+			// longer lists: open the connection at the slots' master now.
+			if !pause() {
+				return
+			}
+			if ps = rehome(ps, err); ps == nil {
+				return
+			}
+			continue
 		case errors.Is(err, redis.ErrClosed):
 			// The go-redis client was closed by its user: no connection
 			// opens again. Fail the subscribes still unconfirmed, wake
@@ -380,8 +412,12 @@ func (n *Notifier) receive(c *conn) {
 		default:
 			// The connection broke: messages may have been lost. Wake every
 			// waiter to re-check now; each is woken again when its channel
-			// is confirmed on the new connection.
+			// is confirmed on the new connection. A Cluster master that
+			// broke it may be failing over.
 			n.disconnected(c, err)
+			if c.sharded {
+				settle = settleChecks
+			}
 			if !pause() {
 				return
 			}
@@ -411,7 +447,7 @@ func (n *Notifier) receive(c *conn) {
 // a master other than the one c was opened at, as the Cluster client's slot
 // map says: after a CLUSTER FAILOVER the old master stays in the shard as a
 // replica and keeps its subscribers, which the new master's publishes do
-// not count. It records the new master's address.
+// not count.
 func (n *Notifier) moved(c *conn) bool {
 	cc, ok := n.client.(*redis.ClusterClient)
 	if !ok {
@@ -432,11 +468,7 @@ func (n *Notifier) moved(c *conn) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), n.health)
 	defer cancel()
 	m, err := cc.MasterForKey(ctx, wire)
-	if err != nil || m.Options().Addr == c.addr {
-		return false
-	}
-	c.addr = m.Options().Addr
-	return true
+	return err == nil && m.Options().Addr != c.addr
 }
 
 // mine reports whether channel name is subscribed on c.
@@ -487,8 +519,12 @@ func (n *Notifier) replace(c *conn, ps *redis.PubSub, why error) *redis.PubSub {
 		n.onDisconnect(why)
 	}
 	// With subMu held, no channel joins or leaves c meanwhile.
-	stay, stray := n.split(c, chans)
+	stay, stray, home := n.split(c, chans)
 	n.mu.Lock()
+	c.master, c.addr = home, ""
+	if home != nil {
+		c.addr = home.Options().Addr
+	}
 	var names []string
 	clear(c.pending)
 	for _, ch := range stay {
@@ -524,6 +560,10 @@ func (n *Notifier) replace(c *conn, ps *redis.PubSub, why error) *redis.PubSub {
 	return next
 }
 
+// settleChecks is for how many health intervals after it moved a
+// connection the notifier has the slot map read again (see receive).
+const settleChecks = 10
+
 // errMoved is why a connection is replaced whose channels' slot moved to
 // another master (see OnDisconnect).
 var errMoved = errors.New("notify: the slot of the channels moved to another master")
@@ -544,6 +584,14 @@ func (n *Notifier) disconnected(c *conn, why error) {
 	if n.onDisconnect != nil {
 		n.onDisconnect(why)
 	}
+}
+
+// clientClosedNow reports whether the notifier's go-redis client was
+// closed by its user.
+func (n *Notifier) clientClosedNow() bool {
+	ctx, cancel := n.bounded(context.Background())
+	defer cancel()
+	return errors.Is(n.client.Ping(ctx).Err(), redis.ErrClosed)
 }
 
 // clientClosed ends what waits on c when its go-redis client is closed:

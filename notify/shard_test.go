@@ -75,6 +75,32 @@ func TestSubscribe_follows_a_slot_to_its_new_master(t *testing.T) {
 	wokenAtNewMaster(t, promoted.Client(t), cc, ch, w)
 }
 
+// TestSubscribe_follows_the_slots_of_every_master_through_failovers: a
+// CLUSTER FAILOVER may reach a Notifier first as the old master's
+// SUNSUBSCRIBE, while the Cluster client's slot map still names that
+// master, and go-redis reads the map again by itself only on a MOVED
+// (which a connection that only receives never gets) or after a minute.
+// The Notifier reads the map again for a while after its connection
+// moved: with a shard channel at each master, after the failover of each
+// in turn the channel is subscribed at the slot's new master and a
+// message sent there reaches its waiter.
+func TestSubscribe_follows_the_slots_of_every_master_through_failovers(t *testing.T) {
+	cl := redistest.StartClusterWithReplicas(t)
+	cc := cl.Client(t)
+	n := notify.New(cc, notify.HealthCheck(200*time.Millisecond))
+	t.Cleanup(func() { _ = n.Close() })
+	names := redistest.NamesOnDistinctMasters(t, cc, 3)
+	waiters := make([]*notify.Waiter, len(names))
+	for i, name := range names {
+		waiters[i] = subscribe(t, n, notify.ShardMark+"x:{"+name+"}:ch")
+		defer waiters[i].Leave(false)
+	}
+	for i, name := range names {
+		promoted := cl.Failover(t, cl.MasterOf(t, "{"+name+"}"))
+		wokenAtNewMaster(t, promoted.Client(t), cc, "x:{"+name+"}:ch", waiters[i])
+	}
+}
+
 // shardWaiter subscribes a Notifier of the Cluster client cc, which checks
 // its connections every 200 ms, to a shard channel in the slot of a fresh
 // name, and returns the name, the channel and its waiter; both end with
