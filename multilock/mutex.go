@@ -67,9 +67,13 @@ type Mutex struct {
 var _ lockkit.Locker = (*Mutex)(nil)
 
 // New returns a Mutex over locks. It does no I/O and cannot fail: invalid
-// arguments (no locks, a nil lock, the same lock value twice, a nil or bad
-// option, an option of another kind) make every method return an error
-// matching [lockkit.ErrInvalid].
+// arguments (no locks, a nil lock, the same lock value twice, a lock that
+// was given invalid arguments itself, a nil or bad option, an option of
+// another kind) make every method return an error matching
+// [lockkit.ErrInvalid], before anything is sent. A lock tells it was
+// given invalid arguments by answering a TryLock with an ended context
+// with ErrInvalid, as every lock of this module does; New asks each so,
+// which sends nothing.
 //
 // The locks are taken in the order of their names (see [Mutex.Lock]); the
 // order of locks does not matter. A Mutex among them stands for its
@@ -87,6 +91,9 @@ func New(locks []lockkit.Locker, opts ...lockkit.Option) *Mutex {
 		return m
 	}
 	if m.err = validateLocks(m.locks); m.err != nil {
+		return m
+	}
+	if m.err = validMembers(m.locks); m.err != nil {
 		return m
 	}
 	if p := o.Problems(); len(p) > 0 {
@@ -138,6 +145,21 @@ func validateLocks(locks []lockkit.Locker) error {
 				return core.Invalid("multilock: locks %d and %d are the same value", j, i)
 			}
 			seen[l] = i
+		}
+	}
+	return nil
+}
+
+// validMembers returns the error of the first of locks that reports,
+// asked to TryLock with an ended context, that it was given invalid
+// arguments; nil when none does. Asked so, a lock of this module sends
+// nothing and changes nothing.
+func validMembers(locks []lockkit.Locker) error {
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i, l := range locks {
+		if _, err := l.TryLock(ended); errors.Is(err, lockkit.ErrInvalid) {
+			return fmt.Errorf("multilock: lock %d (%q): %w", i, l.Name(), err)
 		}
 	}
 	return nil
