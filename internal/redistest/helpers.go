@@ -146,8 +146,10 @@ func keysBeyond(t testing.TB, c redis.UniversalClient, pattern string, kept func
 			if err != nil {
 				return err
 			}
-			if ttl == -2*time.Nanosecond || kept(key, ttl) {
-				continue // expired since the scan saw it, or kept
+			if ttl == -2*time.Nanosecond || ttl == 0 || kept(key, ttl) {
+				// Expired since the scan saw it, or expiring within the
+				// ms (PTTL 0: a TTL, not none), or kept.
+				continue
 			}
 			desc := key + " (no TTL)"
 			if ttl > 0 {
