@@ -234,3 +234,35 @@ func TestWait_and_WaitTurn_after_Close_return_ErrClosed(t *testing.T) {
 	redistest.WantErr(t, a.Wait(ctx, 0), notify.ErrClosed)
 	redistest.WantErr(t, b.Wait(ctx, time.Minute), notify.ErrClosed)
 }
+
+// TestPassOn_not_run_once_Close_began: the last waiter leaves with a
+// wake-up it did not use, which schedules PassOn, and the Notifier is
+// closed right after; PassOn does not run once Close has begun, round
+// after round.
+func TestPassOn_not_run_once_Close_began(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	for i := range 30 {
+		n := notify.New(c)
+		ch := redistest.Unique(t)
+		var late atomic.Bool
+		w, err := n.Subscribe(redistest.Ctx(t, 10*time.Second), ch, notify.PassOn(func() {
+			select {
+			case <-n.Done():
+				late.Store(true)
+			default:
+			}
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		publish(t, c, ch, notify.WakeOne)
+		if !woken(w, 5*time.Second) {
+			t.Fatalf("round %d: waiter not woken", i)
+		}
+		w.Leave(false) // nobody left to take the wake-up: PassOn
+		_ = n.Close()
+		if late.Load() {
+			t.Fatalf("round %d: PassOn ran once Close had begun", i)
+		}
+	}
+}

@@ -328,12 +328,24 @@ func (n *Notifier) receive(c *conn) {
 	// reads it again by itself only on a MOVED, which a connection that
 	// only receives never gets, or after a minute.
 	settle := 0
+	// report wakes c's waiters and reports why ps is to be replaced (see
+	// disconnected), once for each connection: at once, whether or not
+	// replace can run now (a subscribe held up by a server that does not
+	// answer holds subMu until go-redis gives up).
+	var reported *redis.PubSub
+	report := func(ps *redis.PubSub, why error) {
+		if reported != ps {
+			reported = ps
+			n.disconnected(c, why)
+		}
+	}
 	// rehome moves c to a new connection (see Notifier.rehome), trying
 	// again while it cannot yet; nil once c is stopped.
 	rehome := func(ps *redis.PubSub, why error) *redis.PubSub {
 		settle = settleChecks
+		report(ps, why)
 		for {
-			if next := n.rehome(c, ps, why); next != nil {
+			if next := n.rehome(c, ps); next != nil {
 				return next
 			}
 			if !pause() {
@@ -343,13 +355,13 @@ func (n *Notifier) receive(c *conn) {
 	}
 	checked := time.Now() // when the slots of c's channels were last looked up
 	for {
-		if c.sharded && time.Since(checked) >= n.health {
+		if (c.sharded || settle > 0) && time.Since(checked) >= n.health {
 			checked = time.Now()
 			if settle > 0 {
 				settle--
 				slotmap.Reload(n.client)
 			}
-			if n.moved(c) {
+			if c.sharded && n.moved(c) {
 				if ps = rehome(ps, errMoved); ps == nil {
 					return
 				}
@@ -381,7 +393,8 @@ func (n *Notifier) receive(c *conn) {
 			continue
 		case errors.As(err, &ne) && ne.Timeout():
 			if pinged {
-				if next := n.replace(c, ps, fmt.Errorf("notify: no reply to a health check within %v", n.health)); next != nil {
+				report(ps, fmt.Errorf("notify: no reply to a health check within %v", n.health))
+				if next := n.replace(c, ps); next != nil {
 					ps, pinged = next, false
 				}
 				continue
@@ -412,12 +425,11 @@ func (n *Notifier) receive(c *conn) {
 		default:
 			// The connection broke: messages may have been lost. Wake every
 			// waiter to re-check now; each is woken again when its channel
-			// is confirmed on the new connection. A Cluster master that
-			// broke it may be failing over.
+			// is confirmed on the new connection. On a Cluster, the
+			// master that broke it may be failing over: go-redis opens the
+			// connection again where its map says.
 			n.disconnected(c, err)
-			if c.sharded {
-				settle = settleChecks
-			}
+			settle = settleChecks
 			if !pause() {
 				return
 			}
@@ -480,24 +492,23 @@ func (n *Notifier) mine(c *conn, name string) bool {
 }
 
 // rehome is replace after refreshing a Cluster client's slot map.
-func (n *Notifier) rehome(c *conn, ps *redis.PubSub, why error) *redis.PubSub {
+func (n *Notifier) rehome(c *conn, ps *redis.PubSub) *redis.PubSub {
 	slotmap.Reload(n.client)
-	return n.replace(c, ps, why)
+	return n.replace(c, ps)
 }
 
 // replace swaps ps, c's connection found dead, for a new one subscribed to
 // every channel of c, and returns it; nil when it cannot now (a subscribe
 // or unsubscribe is under way, or ps was closed or replaced already), and
-// the next health interval tries again. Before it subscribes anything it
-// wakes every waiter of c to re-check (what ps was subscribed to may have
-// been lost) and reports why (see OnDisconnect): opening the new
-// connection can take go-redis's whole read timeout on a server that does
-// not answer. The confirmations arrive on the new connection and wake
-// every waiter of their channel again. A shard channel that the Cluster's
-// slot map now places at another master than the rest (its slot alone
-// moved) is subscribed on the connection to that master instead (see
-// split).
-func (n *Notifier) replace(c *conn, ps *redis.PubSub, why error) *redis.PubSub {
+// the next health interval tries again. (The receive loop has woken c's
+// waiters and reported the loss already: opening the new connection can
+// take go-redis's whole read timeout on a server that does not answer.)
+// The confirmations arrive on the new connection and wake every waiter of
+// their channel, to re-check what they may have missed. A shard channel
+// that the Cluster's slot map now places at another master than the rest
+// (its slot alone moved) is subscribed on the connection to that master
+// instead (see split).
+func (n *Notifier) replace(c *conn, ps *redis.PubSub) *redis.PubSub {
 	if !n.subMu.TryLock() {
 		return nil
 	}
@@ -511,13 +522,9 @@ func (n *Notifier) replace(c *conn, ps *redis.PubSub, why error) *redis.PubSub {
 	for _, ch := range n.channels {
 		if ch.conn == c {
 			chans = append(chans, ch)
-			ch.wakeAll()
 		}
 	}
 	n.mu.Unlock()
-	if n.onDisconnect != nil {
-		n.onDisconnect(why)
-	}
 	// With subMu held, no channel joins or leaves c meanwhile.
 	stay, stray, home := n.split(c, chans)
 	n.mu.Lock()

@@ -195,3 +195,33 @@ func TestNotifier_wakes_waiters_while_the_new_connection_waits_on_a_stalled_serv
 		t.Fatalf("WaitTurn = %v", err)
 	}
 }
+
+// TestNotifier_wakes_waiters_of_a_silent_connection_while_a_subscribe_is_held_up:
+// the network is cut (a proxy that forwards nothing and closes nothing)
+// while a waiter sleeps, and a first Subscribe to a shard channel comes
+// meanwhile: it asks the server whether it has sharded pub/sub, which
+// waits go-redis's read timeout (a minute on redistest.Patient's client)
+// and holds the Notifier's subscriptions meanwhile. The silent connection
+// is still reported, and its waiter woken, within two health intervals,
+// not once go-redis gives up.
+func TestNotifier_wakes_waiters_of_a_silent_connection_while_a_subscribe_is_held_up(t *testing.T) {
+	srv := redistest.StartServer(t)
+	proxy := redistest.StartProxy(t, srv.Addr())
+	c := redistest.Patient(t, proxy.Addr())
+	onDisconnect, disconnected := disconnects()
+	n := notify.New(c, notify.HealthCheck(200*time.Millisecond), onDisconnect)
+	t.Cleanup(func() { _ = n.Close() })
+	ch := redistest.Unique(t)
+	w := subscribe(t, n, ch)
+	defer w.Leave(false)
+	got := asleep(t, n, w, ch)
+	t.Cleanup(proxy.Heal) // before Close, which waits for the subscribe
+
+	proxy.Cut()
+	subscribed := subscribeAsync(redistest.Ctx(t, time.Second), n, notify.ShardMark+redistest.Unique(t))
+	redistest.Receive(t, disconnected, 5*time.Second, "the silent connection to be reported")
+	if err := redistest.Receive(t, got, 5*time.Second, "the waiter to be woken to re-check"); err != nil {
+		t.Fatalf("WaitTurn = %v", err)
+	}
+	_ = redistest.Receive(t, subscribed, 5*time.Second, "the Subscribe to return at its ctx")
+}

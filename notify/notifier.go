@@ -223,13 +223,16 @@ func (n *Notifier) Subscribe(ctx context.Context, channelName string, opts ...Su
 	// The first waiter sends SUBSCRIBE, from a goroutine of its own, so
 	// that a connection being opened to a server that does not answer
 	// (go-redis waits for its dial and read timeouts) does not hold the
-	// caller past ctx. An abandoned subscribe completes in the background;
-	// the channel's linger then unsubscribes it. One that cannot be sent
-	// fails the waiters still waiting for it, whoever sent it.
+	// caller past ctx. An abandoned subscribe completes in the background
+	// (or fails after two health intervals, see bounded); the channel's
+	// linger then unsubscribes it. One that cannot be sent fails the
+	// waiters still waiting for it, whoever sent it.
 	if first {
 		go func() {
 			defer n.bg.Done()
-			if err := n.subscribe(context.WithoutCancel(ctx), ch); err != nil {
+			ctx, cancel := n.bounded(context.WithoutCancel(ctx))
+			defer cancel()
+			if err := n.subscribe(ctx, ch); err != nil {
 				n.fail(ch, err)
 			}
 		}()
@@ -268,8 +271,10 @@ func (n *Notifier) fail(ch *channel, err error) {
 
 // Close unsubscribes every channel, closes the PubSub connections and
 // waits for their goroutines. Waiters blocked in Wait or WaitTurn return
-// [ErrClosed], and so does every later Subscribe. Close is idempotent and
-// does not close the client.
+// [ErrClosed], and so does every later Subscribe. A subscribe on its way
+// holds Close up until go-redis gives it up: against a server that does
+// not answer, its read timeout. Close is idempotent and does not close
+// the client.
 func (n *Notifier) Close() error {
 	n.closeOnce.Do(func() {
 		close(n.closed)
@@ -332,7 +337,9 @@ func (n *Notifier) unclaimed(ch *channel) {
 	n.bg.Add(1)
 	go func() {
 		defer n.bg.Done()
-		f()
+		if !n.isClosed() { // Close may have begun since
+			f()
+		}
 	}()
 }
 

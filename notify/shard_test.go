@@ -115,3 +115,42 @@ func shardWaiter(t *testing.T, cc *redis.ClusterClient) (name, ch string, w *not
 	t.Cleanup(func() { w.Leave(false) })
 	return name, ch, w
 }
+
+// TestClassic_channel_on_a_Cluster_is_subscribed_again_after_its_master_is_killed:
+// go-redis opens a Cluster client's classic pub/sub connection at the
+// master of its first channel's slot, and opens it again where its slot
+// map says, which it reads again by itself only on a MOVED or once a
+// minute. When that master is killed, the Notifier has the map read again,
+// so that the channel is subscribed at a live node within seconds (not a
+// minute later), and a Subscribe to another classic channel succeeds.
+func TestClassic_channel_on_a_Cluster_is_subscribed_again_after_its_master_is_killed(t *testing.T) {
+	cl := redistest.StartClusterWithReplicas(t)
+	cc := cl.Client(t)
+	n := notify.New(cc, notify.HealthCheck(200*time.Millisecond))
+	t.Cleanup(func() { _ = n.Close() })
+	ch := "c:" + redistest.Unique(t)
+	w := subscribe(t, n, ch)
+	defer w.Leave(false)
+	master := cl.MasterOf(t, ch)
+	if subs, err := master.Client(t).PubSubNumSub(redistest.Ctx(t, 5*time.Second), ch).Result(); err != nil || subs[ch] != 1 {
+		t.Fatalf("PUBSUB NUMSUB at the master of the channel's slot = %v, %v; want it subscribed there", subs, err)
+	}
+	cl.KillMaster(t, master)
+	redistest.Eventually(t, 10*time.Second, "the channel to be subscribed at a live node", func() bool {
+		for _, s := range cl.Servers() {
+			if s == master {
+				continue
+			}
+			subs, err := s.Client(t).PubSubNumSub(redistest.Ctx(t, 5*time.Second), ch).Result()
+			if err == nil && subs[ch] == 1 {
+				return true
+			}
+		}
+		return false
+	})
+	w2, err := n.Subscribe(redistest.Ctx(t, 10*time.Second), "c2:"+redistest.Unique(t))
+	if err != nil {
+		t.Fatalf("Subscribe of another classic channel, its node down and five up: %v", err)
+	}
+	w2.Leave(false)
+}
