@@ -101,16 +101,18 @@ func (c *Client) Locals(f func(m map[any]any)) {
 }
 
 // Close stops the Client's watchdog and pub/sub connection. Holds still
-// open are reported lost (their lost signal closes, with [ErrClosed]),
-// waiting calls return an error matching [ErrClosed], and so does every
-// later call on a lock of the Client, but for the releases, which still
-// free what was held. A Lock whose acquire was on its way returns
-// ErrClosed too, and gives back what the acquire took before it returns
-// (if Close comes at the very moment the reply does, it may instead
-// return the hold, reported lost by the time Close has returned, its
-// Token 0: Unlock it as usual). It does not
-// release holds in Redis (they end with their lease) and does not close
-// the go-redis client. It waits for the clean-ups still running in the
+// open are reported lost at once (their lost signal closes, with
+// [ErrClosed]), waiting calls return an error matching [ErrClosed], and
+// so does every later call on a lock of the Client, but for the releases,
+// which still free what was held. A Lock whose acquire was on its way
+// returns ErrClosed too, having given back what the acquire took; against
+// a server that does not answer, within about a second if its ctx can end
+// (one that cannot, such as context.Background(), waits for the reply),
+// the give-back going on in the background. (If Close comes at the very
+// moment the reply does, Lock may instead return the hold, reported lost
+// by the time Close has returned, its Token 0: Unlock it as usual.) It
+// does not release holds in Redis (they end with their lease) and does not
+// close the go-redis client. It waits for the clean-ups still running in the
 // background (see [Client.Go]), those that calls woken by Close start
 // while it waits included, which a server that stopped answering holds up
 // until the go-redis client's own timeouts. Close is idempotent; on a
@@ -121,6 +123,18 @@ func (c *Client) Close() error {
 	}
 	c.closeOnce.Do(func() {
 		close(c.closed)
+		var watchdog chan struct{}
+		if c.err == nil {
+			// The holds are reported lost at once: the watchdog's Close
+			// does that first, and then waits for the renewals on their
+			// way, which a server that does not answer holds up, as it
+			// does the clean-ups waited for below.
+			watchdog = make(chan struct{})
+			go func() {
+				defer close(watchdog)
+				_ = c.wd.Close()
+			}()
+		}
 		c.bgMu.Lock()
 		if c.bgN == 0 {
 			c.bgDone = true
@@ -136,7 +150,7 @@ func (c *Client) Close() error {
 			return
 		}
 		_ = c.nt.Close()
-		_ = c.wd.Close()
+		<-watchdog
 	})
 	return nil
 }

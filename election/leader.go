@@ -36,7 +36,7 @@ func (e *Election) Leader(ctx context.Context) (Leader, error) {
 // operation in errors.
 func (e *Election) read(ctx context.Context, op string) (Leader, time.Duration, error) {
 	cfg := &e.b.Cfg
-	res, err := core.Call(ctx, cfg.Client, func(ctx context.Context) ([]any, error) {
+	res, err := core.CallUntilClosed(ctx, cfg.Client, func(ctx context.Context) ([]any, error) {
 		return leaderScript.Run(ctx, cfg.Client.Redis(), []string{cfg.Keys.Base}, config.Election).Slice()
 	}, nil)
 	if err != nil {

@@ -82,7 +82,7 @@ func (l *Latch) Count(ctx context.Context) (int, error) {
 // errors.
 func (l *Latch) read(ctx context.Context, op string) (int, error) {
 	cfg := &l.b.Cfg
-	n, err := core.Call(ctx, cfg.Client, func(ctx context.Context) (int64, error) {
+	n, err := core.CallUntilClosed(ctx, cfg.Client, func(ctx context.Context) (int64, error) {
 		return countScript.Run(ctx, cfg.Client.Redis(), []string{cfg.Keys.Base}, config.Latch).Int64()
 	}, nil)
 	switch {

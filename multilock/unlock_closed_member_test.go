@@ -10,12 +10,12 @@ import (
 )
 
 // TestUnlock_after_Close_frees_every_member_when_one_holds_nothing: m
-// holds b twice and a no more (its member value force-unlocked it). While
-// the Client closes, an Unlock of m finds a's Client closed (a holds
-// nothing: ErrClosed, which leaves nothing in doubt) and releases one of
-// b's acquires; once Close has returned, b's hold is lost, and the next
-// Unlock of m frees it in Redis, as Unlock does after Close, instead of
-// asking a alone again.
+// holds b twice and a no more (its member value force-unlocked it). The
+// Client closes, which reports b's hold lost at once (with ErrClosed);
+// while Close still waits for what the Client runs in the background, an
+// Unlock of m finds a's Client closed (a holds nothing, which leaves
+// nothing in doubt) and frees b's lost hold in Redis, as Unlock does after
+// Close, reporting the loss; nothing of either lock is left.
 func TestUnlock_after_Close_frees_every_member_when_one_holds_nothing(t *testing.T) {
 	srv := redistest.StartServer(t)
 	rc := srv.Client(t)
@@ -33,18 +33,19 @@ func TestUnlock_after_Close_frees_every_member_when_one_holds_nothing(t *testing
 		t.Fatalf("ForceUnlock(a) = %v, %v; want true", ok, err)
 	}
 	// Close waits for what the Client runs in the background: this holds
-	// it between closing the Client and closing its watchdog.
+	// it up while m unlocks.
 	held := make(chan struct{})
 	lc.Go(func() { <-held })
 	closed := make(chan error, 1)
 	go func() { closed <- lc.Close() }()
-	<-lc.Done()
-	redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrClosed)
+	redistest.Receive(t, mb.Lost(), redistest.Hang, "b's hold to be reported lost")
+	err := m.Unlock(ctx)
+	redistest.WantErr(t, err, lockkit.ErrLost)
+	redistest.WantErr(t, err, lockkit.ErrClosed)
+	redistest.AssertClean(t, rc, a)
+	redistest.AssertClean(t, rc, b)
 	close(held)
 	if err := redistest.Receive(t, closed, redistest.Hang, "Close"); err != nil {
 		t.Fatal(err)
 	}
-	redistest.WantErr(t, m.Unlock(ctx), lockkit.ErrLost)
-	redistest.AssertClean(t, rc, a)
-	redistest.AssertClean(t, rc, b)
 }

@@ -40,17 +40,28 @@ func (r *Holder) Attempt(ctx context.Context, op string, args ...any) (bool, tim
 	r.op.Unlock()
 	if settling != nil {
 		// Return once the undo is done, if ctx allows: the lock is then
-		// as the caller left it.
+		// as the caller left it. Once the Client is closed, ClosedGrace
+		// more at most: a server that does not answer holds the undo up,
+		// and it goes on in the background.
 		select {
 		case <-*settling:
 		case <-ctx.Done():
+		case <-r.cfg.Client.Done():
+			grace := time.NewTimer(ClosedGrace)
+			select {
+			case <-*settling:
+			case <-ctx.Done():
+			case <-grace.C:
+			}
+			grace.Stop()
 		}
 	}
 	return ok, wait, err
 }
 
 // lock locks r.op once no acquire in doubt is being settled, or returns
-// ctx's error when ctx ends first.
+// ctx's error when ctx ends first. (A closed Client does not end the
+// wait: a release waits so too, and still frees what was held.)
 func (r *Holder) lock(ctx context.Context) error {
 	for {
 		if err := r.op.Lock(ctx); err != nil {
@@ -89,7 +100,7 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 	// An acquire left behind when ctx ends freezes what r knows of its
 	// hold until its reply comes and whatever it took is undone.
 	left := &leftBehind{r: r, id: id}
-	res, err := Call(ctx, c.Client, func(ctx context.Context) ([]int64, error) {
+	res, err := CallUntilClosed(ctx, c.Client, func(ctx context.Context) ([]int64, error) {
 		res, err := r.acquireRunner.Run(ctx, c.Client.Redis(), argv).Int64Slice()
 		if err == nil && len(res) != 2 {
 			err = fmt.Errorf("%w: %v", ErrReply, res)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/slotmap"
@@ -14,7 +15,7 @@ import (
 // it did, if anything, is not known yet. errNotSent reports one whose ctx
 // had ended before it was sent.
 var (
-	errNoReply = errors.New("no reply before the context ended")
+	errNoReply = errors.New("no reply before the context ended or the Client closed")
 	errNotSent = errors.New("not sent: the context had ended")
 )
 
@@ -29,7 +30,30 @@ var (
 // comes, to undo what it did. An error that says a Cluster client's map
 // of slots may be out of date has it read the map again (slotmap.Check).
 func Call[T any](ctx context.Context, c *lockkit.Client, do func(context.Context) (T, error), late func(T, error)) (T, error) {
+	return call(ctx, c, nil, do, late)
+}
+
+// CallUntilClosed is Call for a request of a caller that waits for a lock
+// (an acquire, a read of what it waits for): when c closes while the
+// request is on its way, it returns too, once the reply came or
+// ClosedGrace passed, in the latter case with an error matching
+// lockkit.ErrClosed (and errNoReply), leaving the request behind as for
+// an ended ctx. A release does not use it: it still frees what was
+// held once c is closed. With a ctx that cannot end (no Done channel) it
+// is Call: the request is sent from the caller's goroutine, at no cost.
+func CallUntilClosed[T any](ctx context.Context, c *lockkit.Client, do func(context.Context) (T, error), late func(T, error)) (T, error) {
+	return call(ctx, c, c.Done(), do, late)
+}
+
+// call is Call, which also returns when closed (nil: never) is closed,
+// with an error matching lockkit.ErrClosed.
+func call[T any](ctx context.Context, c *lockkit.Client, closed <-chan struct{}, do func(context.Context) (T, error), late func(T, error)) (T, error) {
 	var zero T
+	select {
+	case <-closed:
+		return zero, fmt.Errorf("%w: %w", errNotSent, lockkit.ErrClosed)
+	default:
+	}
 	if ctx.Done() == nil {
 		v, err := do(ctx)
 		slotmap.Check(c.Redis(), err)
@@ -60,16 +84,31 @@ func Call[T any](ctx context.Context, c *lockkit.Client, do func(context.Context
 			late(v, err)
 		}
 	})
+	var why error
 	select {
 	case o := <-reply:
 		return o.v, o.err
 	case <-ctx.Done():
-		if !state.CompareAndSwap(pending, abandoned) {
-			o := <-reply // it came as ctx ended
+		why = ctx.Err()
+	case <-closed:
+		// A reply on its way still comes in time for the caller to settle
+		// what the request did itself (give back what an acquire took),
+		// unless the server does not answer.
+		why = lockkit.ErrClosed
+		grace := time.NewTimer(ClosedGrace)
+		defer grace.Stop()
+		select {
+		case o := <-reply:
 			return o.v, o.err
+		case <-ctx.Done():
+		case <-grace.C:
 		}
-		return zero, fmt.Errorf("%w: %w", errNoReply, ctx.Err())
 	}
+	if !state.CompareAndSwap(pending, abandoned) {
+		o := <-reply // it came as ctx ended, or c closed
+		return o.v, o.err
+	}
+	return zero, fmt.Errorf("%w: %w", errNoReply, why)
 }
 
 // closedFirst returns err, the failure of a request, as the error of c's

@@ -15,10 +15,19 @@ import (
 // deadline.
 const CleanupGrace = 100 * time.Millisecond
 
+// ClosedGrace is how long past its Client's Close a call waits for the
+// reply of its request on its way, and then for the give-back of what
+// that request took, before it returns ErrClosed and leaves them to the
+// background: long enough for a server that answers, loaded as it may be,
+// that the call returns with nothing of it left; short enough that
+// against one that does not the call still returns soon.
+const ClosedGrace = time.Second
+
 // Cleanup runs clean in a goroutine of c (see lockkit.Client.Go), on a
 // context detached from ctx and bounded by CleanupTimeout, and waits for
-// it while ctx lasts and for CleanupGrace more. It returns clean's error,
-// or nil when clean goes on in the background.
+// it while ctx lasts and c is open, and for CleanupGrace more. It returns
+// clean's error, or nil when clean goes on in the background (where
+// c's Close waits for it).
 func Cleanup(ctx context.Context, c *lockkit.Client, clean func(context.Context) error) error {
 	done := make(chan error, 1)
 	c.Go(func() {
@@ -30,6 +39,7 @@ func Cleanup(ctx context.Context, c *lockkit.Client, clean func(context.Context)
 	case err := <-done:
 		return err
 	case <-ctx.Done():
+	case <-c.Done():
 	}
 	select {
 	case err := <-done:
