@@ -10,7 +10,10 @@
 //   - rwlock: many readers or one writer, with per-reader leases;
 //   - spin: the reentrant mutex waiting by backoff instead of pub/sub;
 //   - multilock: several locks as one (all or nothing), and RedLock over
-//     independent masters.
+//     independent masters;
+//   - semaphore: up to N permits held at once, across processes;
+//   - latch: a countdown latch that opens after N count-downs;
+//   - election: leader election, the term being the fencing token.
 //
 // A typical service makes one Client per Redis deployment and a lock value
 // per owner:
@@ -59,8 +62,9 @@
 // [Client.AddTrace]) or to one lock, or a logger ([WithLogger]); the otel
 // module turns the Trace into OpenTelemetry metrics, and the lockkit
 // command (cmd/lockkit) inspects the locks in Redis. [WithMaxHold] keeps a
-// stuck holder from keeping a lock for ever, and every lock's Context
-// method gives a context that ends with the hold.
+// stuck holder from keeping a lock for ever, and the Context method of
+// the reentrant, fair, spin, read-write and RedLock locks (and of an
+// election's Leadership) gives a context that ends with the hold.
 //
 // What no kind can guarantee: a process paused longer than its lease (a
 // long GC, a stopped VM) may still act as holder when it resumes; pass the

@@ -24,9 +24,10 @@ type node struct {
 // that fail independently; replicas of one another do not count, nor do
 // the masters of one Cluster (give the Cluster as one node). The
 // shared options [lockkit.WithLease], [lockkit.WithWatchdogTimeout],
-// [lockkit.WithOwner] and [lockkit.WithPrefix] apply to every node, as do
-// [WithNodeTimeout] and [WithDriftFactor]. Defaults the Clients were made
-// with apply too, and must agree between them.
+// [lockkit.WithOwner], [lockkit.WithPrefix], [lockkit.WithMaxHold],
+// [lockkit.WithHolderInfo] and [lockkit.WithTrace] apply to every node, as
+// do [WithNodeTimeout] and [WithDriftFactor]. Defaults the Clients were
+// made with apply too, and must agree between them.
 //
 // It does no I/O and cannot fail: invalid arguments (no client, a nil or
 // repeated client, two clients of one server as far as it can tell
