@@ -11,12 +11,13 @@ import (
 	"github.com/lockkit/lockkit/internal/slotmap"
 )
 
-// errNoReply reports a request whose ctx ended before its reply came: what
-// it did, if anything, is not known yet. errNotSent reports one whose ctx
-// had ended before it was sent.
+// errNoReply reports a request whose ctx ended (or whose Client closed,
+// see CallUntilClosed) before its reply came: what it did, if anything, is
+// not known yet. errNotSent reports one whose ctx had ended (or Client
+// closed) before it was sent.
 var (
 	errNoReply = errors.New("no reply before the context ended or the Client closed")
-	errNotSent = errors.New("not sent: the context had ended")
+	errNotSent = errors.New("not sent: the context had ended or the Client closed")
 )
 
 // Call sends one request to Redis through do and returns its outcome, or,

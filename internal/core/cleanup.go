@@ -26,8 +26,8 @@ const ClosedGrace = time.Second
 // Cleanup runs clean in a goroutine of c (see lockkit.Client.Go), on a
 // context detached from ctx and bounded by CleanupTimeout, and waits for
 // it while ctx lasts and c is open, and for CleanupGrace more. It returns
-// clean's error, or nil when clean goes on in the background (where
-// c's Close waits for it).
+// clean's error, or nil when clean goes on in the background (see
+// lockkit.Client.Go for when c's Close waits for it).
 func Cleanup(ctx context.Context, c *lockkit.Client, clean func(context.Context) error) error {
 	done := make(chan error, 1)
 	c.Go(func() {
