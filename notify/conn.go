@@ -435,7 +435,7 @@ func (n *Notifier) receive(c *conn) {
 			}
 			continue
 		}
-		backoff, pinged = 0, false
+		backoff, pinged, reported = 0, false, nil // it answers: a later loss is reported anew
 		switch m := msg.(type) {
 		case *redis.Subscription:
 			switch m.Kind {
