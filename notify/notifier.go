@@ -69,12 +69,15 @@ type Option func(*Notifier)
 // connection dead (a dropped NAT entry or a black-holed route can leave a
 // connection open that carries nothing): the notifier replaces it,
 // subscribes every channel again, and wakes every waiter to re-check. A
-// dead connection is so replaced within 2d. Each request the notifier
-// sends on a PubSub connection also ends after 2d: go-redis opens a broken
-// connection anew inside such a request, retrying as its client is set to,
-// and a client set to retry long would hold it for a minute or more. A d
-// that is not positive is ignored: the default stays. Default: 2 s
-// ([DefaultHealthCheck]).
+// dead connection is so replaced within 2d, and its waiters woken at
+// once, whatever else waits on the server. Each request the notifier
+// sends for a PubSub connection is also given 2d: go-redis opens a broken
+// connection anew inside such a request, retrying as its client is set
+// to, and a client set to retry long would hold it for a minute or more.
+// (go-redis ends on that deadline its retries and dials, and its reads
+// too with ContextTimeoutEnabled; without it a read waits up to the
+// client's ReadTimeout.) A d that is not positive is ignored: the default
+// stays. Default: 2 s ([DefaultHealthCheck]).
 func HealthCheck(d time.Duration) Option {
 	return func(n *Notifier) {
 		if d > 0 {
