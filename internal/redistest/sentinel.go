@@ -28,8 +28,11 @@ const (
 	// sentinelSettleTimeout bounds the wait for a deployment to settle:
 	// replicas in sync and every sentinel agreeing on the master, its
 	// replicas and the other sentinels. Sentinels introduce themselves
-	// every 2 s, and a failover reconfigures the replicas one by one.
-	sentinelSettleTimeout = 30 * time.Second
+	// every 2 s, and a failover reconfigures the replicas one by one. An
+	// election whose vote was split is tried again only after the
+	// failover-timeout, twice over, so a loaded machine may need several
+	// rounds of it.
+	sentinelSettleTimeout = 60 * time.Second
 )
 
 // Sentinel is a Redis Sentinel deployment on 127.0.0.1: one master, its
