@@ -81,7 +81,9 @@ type AcquiredInfo struct {
 	Lock LockInfo
 	// Token is the hold's fencing token.
 	Token int64
-	// Reentry is set when an existing hold was re-entered.
+	// Reentry is set when the lock value re-entered a hold it has. Values
+	// that share an owner id ([WithOwner]) share one hold in Redis, but
+	// each reports its own: the first acquire of each is not a re-entry.
 	Reentry bool
 	// Contended is set when the call had to wait for the lock.
 	Contended bool
@@ -95,7 +97,10 @@ type ReleasedInfo struct {
 	Token int64
 	// Held is how long the hold lasted, from the acquire that began it.
 	Held time.Duration
-	// Ended is set when the release ended the hold (its count reached 0).
+	// Ended is set when the release ended the lock value's hold (its
+	// count reached 0). With values that share an owner id
+	// ([WithOwner]), the hold in Redis lasts until the last of them
+	// ends its own.
 	Ended bool
 	// Err is what Unlock returns: nil, or an error matching ErrLost.
 	Err error

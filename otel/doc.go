@@ -58,9 +58,14 @@
 //     again while the lease lasts) or "lost" (the hold was found gone).
 //   - lockkit.lock.lost: holds found lost (the Lost hook): the lease ran
 //     out, the key vanished, the Client was closed, WithMaxHold, or an
-//     Unlock found the hold gone first.
+//     Unlock found the hold gone first. A hold that values share (see
+//     lockkit.lock.held) counts once.
 //   - lockkit.lock.held: holds live in this process, +1 when a fresh hold
-//     is taken (not on re-entry), -1 when it is released or lost.
+//     is taken (not on re-entry), -1 when it is released or lost. Lock
+//     values of this process that share an owner id (lockkit.WithOwner)
+//     share one hold, as they do in Redis: the first value's acquire
+//     begins it, the others' re-enter it (lock.reentry=true), and it ends
+//     when the last of them unlocks, or, lost, when the last is told.
 //   - lockkit.lock.waiting: calls waiting for a lock in this process, +1
 //     when a wait starts, -1 when it ends.
 //   - lockkit.watchdog.duration: how long each renewal round trip of the

@@ -58,41 +58,53 @@ func (r *recorder) waitDone(i lockkit.WaitDoneInfo) {
 	r.ins.waitDuration.Record(bg, i.Waited.Seconds(), r.attrs(i.Lock, keyOutcome.String(outcome)))
 }
 
+// acquired counts the acquire, and the hold when it began one. A value
+// that takes the hold another value of the same owner id holds (see
+// lockkit.WithOwner) re-entered it, though it reports a fresh hold of its
+// own.
 func (r *recorder) acquired(i lockkit.AcquiredInfo) {
-	r.ins.acquisitions.Add(bg, 1, r.attrs(i.Lock, keyContended.Bool(i.Contended), keyReentry.Bool(i.Reentry)))
-	if !i.Reentry && r.ledger.hold(holdKey{i.Lock, i.Token}) {
+	began := !i.Reentry && r.ledger.hold(holdKey{i.Lock, i.Token})
+	reentry := i.Reentry || !began
+	r.ins.acquisitions.Add(bg, 1, r.attrs(i.Lock, keyContended.Bool(i.Contended), keyReentry.Bool(reentry)))
+	if began {
 		r.ins.held.Add(bg, 1, r.attrs(i.Lock))
 	}
 }
 
 // released ends the hold when the release ended it or found it lost (a
-// lost hold is over, whatever its count was).
+// lost hold is over, whatever its count was), unless its Lost ended it
+// already.
 func (r *recorder) released(i lockkit.ReleasedInfo) {
-	lost := errors.Is(i.Err, lockkit.ErrLost)
-	if !i.Ended && !lost {
-		return
+	k := holdKey{i.Lock, i.Token}
+	switch {
+	case errors.Is(i.Err, lockkit.ErrLost):
+		if d, ended := r.ledger.unlockedLost(k, i.Held); ended {
+			r.ended(i.Lock, d, outcomeLost)
+		}
+	case i.Ended:
+		if d, _, ended := r.ledger.end(k, i.Held, false); ended {
+			r.ended(i.Lock, d, outcomeReleased)
+		}
 	}
-	outcome := outcomeReleased
-	if i.Err != nil {
-		outcome = outcomeLost
-	}
-	r.endHold(i.Lock, i.Token, i.Held, outcome)
 }
 
+// lost counts the loss of a hold once: when the last value that held it
+// is told, or at once for a hold taken before Instrument.
 func (r *recorder) lost(i lockkit.LostInfo) {
-	r.ins.lost.Add(bg, 1, r.attrs(i.Lock))
-	r.endHold(i.Lock, i.Token, i.Held, outcomeLost)
-}
-
-// endHold measures the end of the hold of l with token, once: a hold found
-// lost and then unlocked is reported ended twice, and a hold taken before
-// Instrument was never counted.
-func (r *recorder) endHold(l lockkit.LockInfo, token int64, held time.Duration, outcome string) {
-	if !r.ledger.end(holdKey{l, token}) {
+	d, known, ended := r.ledger.end(holdKey{i.Lock, i.Token}, i.Held, true)
+	if known && !ended {
 		return
 	}
+	r.ins.lost.Add(bg, 1, r.attrs(i.Lock))
+	if ended {
+		r.ended(i.Lock, d, outcomeLost)
+	}
+}
+
+// ended measures the end of a hold of l that lasted d.
+func (r *recorder) ended(l lockkit.LockInfo, d time.Duration, outcome string) {
 	r.ins.held.Add(bg, -1, r.attrs(l))
-	r.ins.holdDuration.Record(bg, held.Seconds(), r.attrs(l, keyOutcome.String(outcome)))
+	r.ins.holdDuration.Record(bg, d.Seconds(), r.attrs(l, keyOutcome.String(outcome)))
 }
 
 func (r *recorder) renewed(i lockkit.RenewInfo) {
