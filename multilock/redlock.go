@@ -2,6 +2,7 @@ package multilock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -77,7 +78,9 @@ var _ lockkit.Locker = (*RedLock)(nil)
 // When ctx ends first, the error matches both [lockkit.ErrNotObtained] and
 // ctx.Err(), and r holds nothing it did not hold before. If the last round
 // failed because fewer than a majority of nodes answered, the error also
-// matches [lockkit.ErrQuorum] and says how many answered. Lock waits
+// matches [lockkit.ErrQuorum] and says how many answered; so it does when
+// the only round was cut short by ctx with fewer than a majority answered
+// by then (a ctx shorter than the node timeout, say). Lock waits
 // through node outages like it waits for a busy lock; use
 // [RedLock.TryLock] to fail fast. A node's Client closed during a round
 // (see [lockkit.Client.Close]) ends Lock and TryLock with an error
@@ -93,8 +96,10 @@ func (r *RedLock) Lock(ctx context.Context) error {
 	err := core.Wait(ctx, r.tr, r.b.Cfg.Name, r.waiter, func(ctx context.Context, _ ...any) (bool, time.Duration, error) {
 		ok, wait, err := r.attempt(ctx)
 		if err != nil && !permanent(err) {
-			if ctx.Err() == nil {
-				// Otherwise the round was cut short; the one before says more.
+			if ctx.Err() == nil || last == nil && errors.Is(err, lockkit.ErrQuorum) {
+				// A round cut short by ctx says less than the one before;
+				// with none before, that fewer than a majority of nodes
+				// answered in the time it had.
 				last = err
 			}
 			return false, wait, nil
@@ -108,15 +113,23 @@ func (r *RedLock) Lock(ctx context.Context) error {
 // whether r now holds the lock; it re-enters when r holds it already. It
 // returns false and nil when other owners hold the lock; false and an
 // error matching [lockkit.ErrQuorum] when fewer than a majority of nodes
-// answered (or took the hold's fencing token); and false and an error
-// matching [lockkit.ErrNotObtained] when a majority granted the lock too
-// slowly for any validity time to be left.
+// answered (or took the hold's fencing token), also when ctx ended before
+// the node timeout (the error then also matches [lockkit.ErrNotObtained]
+// and ctx.Err()); and false and an error matching
+// [lockkit.ErrNotObtained] when a majority granted the lock too slowly for
+// any validity time to be left.
 func (r *RedLock) TryLock(ctx context.Context) (bool, error) {
 	if err := r.check(ctx); err != nil {
 		return false, err
 	}
 	ok, _, err := r.attempt(ctx)
-	return ok, core.CtxError(ctx, r.b.Cfg.Name, err)
+	cerr := core.CtxError(ctx, r.b.Cfg.Name, err)
+	if cerr != err && errors.Is(err, lockkit.ErrQuorum) {
+		// Cut short by ctx, the round still tells that fewer than a
+		// majority of nodes answered in the time it had.
+		cerr = withLast(cerr, err)
+	}
+	return ok, cerr
 }
 
 // attempt re-enters the live hold, or drops a lost one and makes a round.
