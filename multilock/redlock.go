@@ -260,8 +260,10 @@ func (r *RedLock) Lost() <-chan struct{} {
 // Context returns a copy of parent that is cancelled when r's current
 // hold ends: when it is lost, with a cause matching [lockkit.ErrLost] (see
 // [context.Cause]), and when Unlock releases it, with a cause matching
-// [lockkit.ErrNotHeld]. When r holds nothing it is cancelled already.
-// Call it after Lock; a nil parent counts as context.Background().
+// [lockkit.ErrNotHeld]. When r holds nothing it is cancelled already, and
+// so it is, with the loss, when r's hold was lost before the call and not
+// yet unlocked. Call it after Lock; a nil parent counts as
+// context.Background().
 func (r *RedLock) Context(parent context.Context) context.Context {
 	if r == nil {
 		return (*core.Slot)(nil).Context(parent)

@@ -197,8 +197,9 @@ func (m *Mutex) Lost() <-chan struct{} {
 // (as an etcd Session's context does): when the hold is lost, with a cause
 // matching [lockkit.ErrLost] (see [context.Cause]), and when Unlock
 // releases it, with a cause matching [lockkit.ErrNotHeld]. When m holds
-// nothing it is cancelled already. Call it after Lock; a nil parent counts
-// as context.Background().
+// nothing it is cancelled already, and so it is, with the loss, when m's
+// hold was lost before the call and not yet unlocked. Call it after Lock;
+// a nil parent counts as context.Background().
 func (m *Mutex) Context(parent context.Context) context.Context {
 	if m != nil && m.local {
 		return m.slot.Context(parent)

@@ -398,8 +398,9 @@ func (m *RWMutex) RLost() <-chan struct{} { return m.read().Lost() }
 // write hold ends: when it is lost, with a cause matching
 // [lockkit.ErrLost] (see [context.Cause]), and when Unlock releases it,
 // with a cause matching [lockkit.ErrNotHeld]. When m holds no write hold
-// it is cancelled already. Call it after Lock; a nil parent counts as
-// context.Background().
+// it is cancelled already, and so it is, with the loss, when m's write
+// hold was lost before the call and not yet unlocked. Call it after Lock;
+// a nil parent counts as context.Background().
 func (m *RWMutex) Context(parent context.Context) context.Context {
 	return m.write().Context(parent)
 }

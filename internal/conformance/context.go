@@ -22,7 +22,8 @@ func wantCause(t *testing.T, c context.Context, want error, what string) {
 }
 
 // testContext checks that a hold's context ends with the hold: released
-// (cause ErrNotHeld), lost (cause ErrLost), or with its parent.
+// (cause ErrNotHeld), lost (cause ErrLost, also when asked for once lost),
+// or with its parent.
 func testContext(t *testing.T, e *env) {
 	name := redistest.Unique(t)
 	const lease = 300 * time.Millisecond
@@ -55,5 +56,12 @@ func testContext(t *testing.T, e *env) {
 	lost := m.Context(context.Background())
 	deleteKeys(t, e.rc, name)
 	wantCause(t, lost, lockkit.ErrLost, "the context of a lost hold")
+	// Asked for once the hold is found lost and before its Unlock, the
+	// context ends with that loss, as the lost channel says.
+	if lo, ok := l.(loser); ok {
+		redistest.Receive(t, lo.Lost(), waitTimeout, "the hold to be reported lost")
+	}
+	wantCause(t, m.Context(context.Background()), lockkit.ErrLost, "the context of a hold lost before it was asked for")
 	redistest.WantErr(t, l.Unlock(ctx(t)), lockkit.ErrLost)
+	wantCause(t, m.Context(context.Background()), lockkit.ErrNotHeld, "the context once the lost hold is unlocked")
 }

@@ -73,17 +73,15 @@ var errReleased = fmt.Errorf("%w: the hold was released", lockkit.ErrNotHeld)
 // Context returns a copy of parent (context.Background when nil) that is
 // cancelled when the hold current at the call ends: with its lost error
 // as the cause (matching ErrLost) when it is lost, and with a cause
-// matching ErrNotHeld when it is released. When nothing is held it is
-// cancelled already, with a cause matching ErrNotHeld. A nil Slot holds
-// nothing.
+// matching ErrNotHeld when it is released. A hold lost already, and not
+// yet released, gives one cancelled with that loss; when nothing is held
+// it is cancelled already, with a cause matching ErrNotHeld. A nil Slot
+// holds nothing.
 func (s *Slot) Context(parent context.Context) context.Context {
 	if parent == nil {
 		parent = context.Background()
 	}
-	var h *Hold
-	if s != nil {
-		h = s.Live()
-	}
+	h := s.Current()
 	if h == nil {
 		ctx, cancel := context.WithCancelCause(parent)
 		cancel(lockkit.ErrNotHeld)
