@@ -48,7 +48,8 @@
 // (package notify), waits for Redis to confirm, tries again, and then
 // sleeps until a release wakes it or the holder's lease runs out, whichever
 // comes first. Only the head of each waiting process keeps that timer; a
-// waiter sends nothing while it sleeps.
+// waiter sends nothing while it sleeps (the notifier's one connection is
+// checked with a PING after each health interval in which nothing came).
 //
 // A release wakes one process, not every process that waits. A refused
 // attempt registers its process (the Client) as waiting, in the same round
