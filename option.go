@@ -33,8 +33,11 @@ const (
 // it and the hold ends by itself d after it was taken, even if it is never
 // released. Its lost signal closes just before, by the watchdog's margin
 // ([github.com/lockkit/lockkit/watchdog.Margin]: d/20, at most 100 ms),
-// so that the holder is told before another owner can take the lock. Use
-// it when a holder must never keep the lock longer than d. d must be
+// so that the holder is told before another owner can take the lock. The
+// watchdog still verifies the hold every d/3, changing nothing, so that a
+// hold the server lost (a restart, a failover) is reported lost then, as
+// a renewed one is at its next renewal. Use it when a holder must never
+// keep the lock longer than d. d must be
 // between [MinLease] and [MaxLease]. Default: no fixed lease; the watchdog
 // keeps each hold until it is released.
 func WithLease(d time.Duration) Option {

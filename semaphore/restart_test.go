@@ -42,3 +42,21 @@ func TestAcquire_across_a_Redis_restart(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAcquire_with_a_fixed_lease_across_a_Redis_restart: the holder of
+// permits with a fixed lease of 9 s is told of a restart that lost them
+// within about a third of the lease, as a renewed holder is at its next
+// renewal, not at the lease's end; its Release then reports the loss.
+func TestAcquire_with_a_fixed_lease_across_a_Redis_restart(t *testing.T) {
+	const lease = 9 * time.Second
+	s := redistest.StartServer(t)
+	ctx := redistest.Ctx(t, redistest.Hang)
+	sem := semaphore.New(redistest.Lockkit(t, s.Client(t)), redistest.Unique(t), 2, lockkit.WithLease(lease))
+	a, err := sem.Acquire(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Restart(t)
+	redistest.Receive(t, a.Lost(), lease/2, "the holder to learn of its loss") // the lease ends at 9 s
+	redistest.WantErr(t, a.Release(ctx), lockkit.ErrLost)
+}

@@ -62,7 +62,10 @@
 // A hold with a fixed lease (a Lease without a Script) is never renewed;
 // the watchdog only reports its end, a margin (see [Margin]) before the
 // acquire's send time plus the TTL, so that, as for a renewed lease, the
-// holder is told before the server's lease can lapse. [Watchdog.Close]
+// holder is told before the server's lease can lapse. A fixed lease with a
+// Script that only verifies the hold (Lease.Fixed) ends alike, but is
+// verified when a renewed one would be renewed, so that a hold the server
+// lost is reported lost as soon. [Watchdog.Close]
 // stops everything, reports every hold still started (suspended or not)
 // lost with [ErrClosed], and waits for the renewals in flight to return.
 package watchdog

@@ -112,7 +112,7 @@ func (w *Watchdog) round(now time.Time) (batch []renewal, lost []func(), more bo
 // endCause returns why h is lost at its deadline. w.mu held.
 func (h *Hold) endCause() error {
 	switch {
-	case h.lease.Script == nil:
+	case h.lease.Script == nil || h.lease.Fixed:
 		return ErrLeaseEnded
 	case h.capped():
 		return ErrMaxHold

@@ -77,6 +77,10 @@ func (w *Watchdog) record(shard []renewal, sent time.Time, results []result) {
 			round.Retry++
 		}
 		switch {
+		case err == nil && renewed && h.lease.Fixed:
+			// Verified, not extended: verified again a third of the lease on.
+			h.lastErr = nil
+			h.due = sent.Add(h.lease.TTL / 3)
 		case err == nil && renewed:
 			// Also while suspended: the server did extend the lease.
 			h.lastErr = nil

@@ -65,8 +65,9 @@ type Option func(*Watchdog)
 type Round struct {
 	// Holds is how many holds it renewed or tried to.
 	Holds int
-	// Renewed, Retry and Gone count the holds whose lease was renewed,
-	// whose renewal failed and is tried again, and that were found gone.
+	// Renewed, Retry and Gone count the holds whose lease was renewed
+	// (for a Fixed lease: verified, found still there), whose renewal
+	// failed and is tried again, and that were found gone.
 	// A hold stopped or given up (reported lost) while its renewal was on
 	// its way counts in none of them.
 	Renewed, Retry, Gone int
@@ -92,11 +93,20 @@ type Lease struct {
 	// called with [ErrLeaseEnded] a margin before the lease runs out (see
 	// [Margin]), as for a renewed lease whose renewals failed.
 	Script *redis.Script
+	// Fixed makes a fixed lease that Script verifies: the hold is never
+	// renewed, and its lease ends as with a nil Script, but Script is sent
+	// as often as a renewal would be (and at once on [Watchdog.Check]) to
+	// tell whether the hold is still there, so that a hold the server lost
+	// (a restart, a failover) is reported lost then, not at its lease's
+	// end. Script must then change nothing, and return 1 when the hold is
+	// there and 0 when it is gone. MaxHold does not apply.
+	Fixed bool
 	// Keys are the script's keys. The first one places the hold on a shard
 	// of a Cluster.
 	Keys []string
 	Args []any
-	// TTL is the lease the script sets; the hold is renewed every TTL/3.
+	// TTL is the lease the script sets; the hold is renewed (or, Fixed,
+	// verified) every TTL/3.
 	TTL time.Duration
 	// MaxHold, when positive, bounds how long a renewed hold is kept: no
 	// renewal is sent once MaxHold has passed since Start's since, so the
@@ -225,7 +235,7 @@ func (h *Hold) Start(l Lease, since time.Time) {
 	h.lease = l
 	h.state = active
 	h.leaseFrom(since)
-	if l.MaxHold > 0 && l.Script != nil {
+	if l.MaxHold > 0 && l.Script != nil && !l.Fixed {
 		h.stopAt = since.Add(l.MaxHold)
 	}
 	// The goroutine looks at h in time if it wakes before h's first
@@ -242,8 +252,8 @@ func (h *Hold) Start(l Lease, since time.Time) {
 }
 
 // leaseFrom makes h's lease run from since: it lapses at since + TTL, and
-// its next renewal is due a third of the way there (a fixed lease only
-// ends). w.mu held.
+// its next renewal (or verification) is due a third of the way there (a
+// fixed lease without a Script only ends). w.mu held.
 func (h *Hold) leaseFrom(since time.Time) {
 	h.expires = since.Add(h.lease.TTL)
 	h.due = since.Add(h.lease.TTL / 3)
@@ -381,11 +391,11 @@ func (h *Hold) Stop() {
 	w.mu.Unlock()
 }
 
-// Check makes every renewed hold due at once, so that the next round
-// verifies them all without waiting for their time: call it when the
-// server may have lost what it held (a broken connection, a failover). A
-// hold found gone is reported lost as usual; one with a renewal in flight
-// is verified by that renewal. Check does not block.
+// Check makes every hold with a Script due at once, renewed or fixed, so
+// that the next round verifies them all without waiting for their time:
+// call it when the server may have lost what it held (a broken connection,
+// a failover). A hold found gone is reported lost as usual; one with a
+// renewal in flight is verified by that renewal. Check does not block.
 func (w *Watchdog) Check() {
 	w.mu.Lock()
 	now := time.Now()

@@ -130,6 +130,7 @@ func cases() []testCase {
 		{"max_hold_ends_a_hold_never_released", testMaxHold},
 		{"context_ends_with_the_hold", testContext},
 		{"vanished_hold_is_reported_lost", testVanished},
+		{"vanished_fixed_lease_hold_is_reported_lost_before_its_end", testVanishedFixedLease},
 		{"lock_after_a_loss_takes_a_fresh_hold", testLockAfterLoss},
 		{"unlock_retry_after_lost_reply_unlocks_once", testUnlockRetry},
 		{"unlock_retry_after_a_new_lock_settles_the_lost_unlock", testUnlockRetryAfterLock},

@@ -209,6 +209,25 @@ func testVanished(t *testing.T, e *env) {
 	eventuallyTaken(t, e, name)
 }
 
+// testVanishedFixedLease checks that a hold with a fixed lease whose keys
+// vanish (as a restart without persistence or a failover loses them) is
+// reported lost within about a third of its lease, as a renewed one is,
+// not at the lease's end: the watchdog verifies it as often as it would
+// renew it.
+func testVanishedFixedLease(t *testing.T, e *env) {
+	if _, ok := e.lock("x").(loser); !ok {
+		return // no lost signal: Unlock reports the loss, checked elsewhere
+	}
+	const lease = 9 * time.Second
+	name := redistest.Unique(t)
+	m := e.lock(name, lockkit.WithLease(lease))
+	redistest.MustLock(t, m)
+	deleteKeys(t, e.rc, name)
+	lostWithin(t, m, lease/2) // the lease ends at 9 s: reported at 3
+	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrLost)
+	eventuallyTaken(t, e, name)
+}
+
 func testUnlockRetry(t *testing.T, e *env) {
 	if _, ok := e.lock("x").(tokener); !ok {
 		return // a composition: its members' Unlocks are retry-safe

@@ -285,14 +285,18 @@ func (r *Holder) acquired(pre *watchdog.Hold, token int64, sent time.Time, conte
 		}
 		r.lose(h, cause)
 	}}
+	lease.Script, lease.Keys = r.spec.Renew, r.spec.Keys
+	if r.spec.RenewKeys != nil {
+		lease.Keys = r.spec.RenewKeys
+	}
 	if r.cfg.Watched() {
-		lease.Script = r.spec.Renew
 		lease.MaxHold = r.cfg.MaxHold
-		lease.Keys = r.spec.Keys
-		if r.spec.RenewKeys != nil {
-			lease.Keys = r.spec.RenewKeys
-		}
 		lease.Args = []any{r.hold, token, r.lease}
+	} else {
+		// A fixed lease: the renew script with a lease of 0 only verifies
+		// it, so that a hold the server lost is reported then.
+		lease.Fixed = true
+		lease.Args = []any{r.hold, token, 0}
 	}
 	pre.Start(lease, sent)
 	r.tr.Acquired(token, false, contended)

@@ -33,7 +33,8 @@ const ReleaseWindow = 10 * time.Second
 //	           bound, -2: try again at once); {code < 0, _} for Refused
 //	Release  hold, token, unlock id, ReleaseWindow ms, ReleaseArgs…
 //	         → remaining count (0: the hold ended), -1 when not there
-//	Renew    hold, token, lease ms → 1 renewed, 0 gone
+//	Renew    hold, token, lease ms (0: verify a fixed lease, changing
+//	         nothing) → 1 renewed (or there), 0 gone
 //	Undo     hold, known token, known count, attempt id, UndoArgs… → 1
 //	         undone, 0 not; an undo by attempt id (a shared owner id's)
 //	         passes the attempt id as the token too, and count -1
