@@ -24,8 +24,8 @@
 // All keys carry the {NAME} hash tag, so they live in one Cluster slot:
 //
 //   - PREFIX:{NAME} is the lock, a hash with one hold: field OWNER = hold
-//     count, ':t:OWNER' = fencing token of the hold, ':u:OWNER' = id of its
-//     last partial unlock, ':q:OWNER' = the deadline of the queue entry the
+//     count, ':t:OWNER' = fencing token of the hold, ':u:OWNER' = ids of its
+//     latest partial unlocks, ':q:OWNER' = the deadline of the queue entry the
 //     hold was taken from, if it was (so that the undo of that acquire puts
 //     the owner back first in line), and ':kind' = 'fair'. A name is one kind: a
 //     reentrant, spin or read-write lock of the same name finds it used

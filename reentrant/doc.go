@@ -25,10 +25,11 @@
 // # Redis layout
 //
 // The lock is one hash, PREFIX:{NAME}: field = owner id, value = hold count;
-// ':t:OWNER' = the hold's fencing token, ':u:OWNER' = the id of its last
-// partial unlock, ':a:OWNER' = the ids of its latest acquires (so that a
-// re-sent acquire counts once and an acquire whose reply was lost can be
-// undone), ':m:OWNER' = who holds it (lockkit.WithHolderInfo), ':kind' =
+// ':t:OWNER' = the hold's fencing token, ':u:OWNER' = the ids of its
+// latest partial unlocks (so that a retried Unlock counts once),
+// ':a:OWNER' = the ids of its latest acquires (so that a re-sent acquire
+// counts once and an acquire whose reply was lost can be undone),
+// ':m:OWNER' = who holds it (lockkit.WithHolderInfo), ':kind' =
 // 'reentrant' (a lock of another kind with the same name is refused with
 // ErrWrongKind). The fencing counter PREFIX:{NAME}:fence holds the last
 // token minted (the larger of the counter + 1 and the server time in µs);

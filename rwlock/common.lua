@@ -8,7 +8,7 @@
 -- KEYS[1]  lock hash PREFIX:{NAME}, in the prelude's hold layout with kind
 --          'rwlock'. Its holds are OWNER:w (a write hold; one owner at
 --          most) and OWNER:r (read holds), each with its count h, token
---          ':t:'..h and last partial unlock id ':u:'..h. Two more fields:
+--          ':t:'..h and latest partial unlock ids ':u:'..h. Two more fields:
 --            ':mode'   'write' while a write hold exists, else 'read'
 --            ':claim'  '1' once a writer waiting in Lock was refused: the
 --                      release that frees the lock hands it off (hand_off)

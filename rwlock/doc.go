@@ -25,7 +25,7 @@
 //	PREFIX:{NAME}           hash  the engine's hold layout, ':kind' = "rwlock":
 //	                              OWNER:w = write hold count, OWNER:r = read hold count;
 //	                              ':t:'HOLD = the hold's fencing token,
-//	                              ':u:'HOLD = its last partial unlock id;
+//	                              ':u:'HOLD = its latest partial unlock ids;
 //	                              ':mode' = "write" while a write hold exists, else "read";
 //	                              ':claim' = "1" once a writer waiting in Lock was refused;
 //	                              ':readturn' = after a downgrade, the end of the readers' turn (see Writer preference)

@@ -179,7 +179,8 @@ func readHash(s *snapshot, l *Lock) hash {
 		} else if hd.Token, _ = strconv.ParseInt(t, 10, 64); hd.Token <= 0 {
 			l.anomaly("hold %q has token %q, not a positive integer", hd.Hold, t)
 		}
-		hd.LastUnlock = per[unlockField][hd.Hold]
+		unlocks := per[unlockField][hd.Hold]
+		hd.LastUnlock = unlocks[strings.LastIndexByte(unlocks, ' ')+1:]
 		acquires := per[acquireField][hd.Hold]
 		hd.LastAcquire = acquires[strings.LastIndexByte(acquires, ' ')+1:]
 		hd.Info = per[infoField][hd.Hold]

@@ -14,14 +14,24 @@ import (
 
 // What the connection tests hold and then read through the command.
 
-// holdReentrant takes a reentrant lock of c twice as "owner" and returns
-// it.
+// holdReentrant takes a reentrant lock of c as "owner", held twice (see
+// holdTwice), and returns it.
 func holdReentrant(t *testing.T, c *lockkit.Client) *reentrant.Mutex {
 	t.Helper()
 	m := reentrant.New(c, redistest.Unique(t), lockkit.WithOwner("owner"))
-	redistest.MustLock(t, m)
-	redistest.MustLock(t, m)
+	holdTwice(t, m)
 	return m
+}
+
+// holdTwice locks m four times and unlocks it twice (two partial unlocks,
+// both listed in the hold), so that it holds it twice.
+func holdTwice(t *testing.T, m *reentrant.Mutex) {
+	t.Helper()
+	for range 4 {
+		redistest.MustLock(t, m)
+	}
+	redistest.MustUnlock(t, m)
+	redistest.MustUnlock(t, m)
 }
 
 // holdVia takes a reentrant lock as holdReentrant does, through a client
@@ -69,6 +79,9 @@ func wantHeld(t *testing.T, l *Lock, m *reentrant.Mutex) {
 	if len(l.Holders) == 1 {
 		if a := l.Holders[0].LastAcquire; a == "" || strings.Contains(a, " ") {
 			t.Errorf("show %s: last acquire %q, want one attempt id", m.Name(), a)
+		}
+		if u := l.Holders[0].LastUnlock; u == "" || strings.Contains(u, " ") {
+			t.Errorf("show %s: last unlock %q, want one unlock id", m.Name(), u)
 		}
 	}
 	if l.Fence != m.Token() {

@@ -131,7 +131,7 @@ type Holder struct {
 	Expired bool `json:"expired"`
 	// LastAcquire and LastUnlock are the ids of the hold's last acquire
 	// (the last one ':a:' lists; a leading '-' marks one undone) and last
-	// partial unlock (':u:'), empty when unset.
+	// partial unlock (the last one ':u:' lists), empty when unset.
 	LastAcquire string `json:"last_acquire"`
 	LastUnlock  string `json:"last_unlock"`
 	// Info is who holds it (host, pid, since), a JSON object stored with

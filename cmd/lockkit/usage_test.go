@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/lockkit/lockkit"
-	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/reentrant"
 )
 
@@ -65,8 +64,7 @@ func TestRun_takes_flags_anywhere_and_a_dash_name_after_double_dash(t *testing.T
 	forEachBackend(t, func(t *testing.T, f *fixture) {
 		name := "-" + f.name
 		m := reentrant.New(f.lc, name, lockkit.WithOwner("owner"))
-		redistest.MustLock(t, m)
-		redistest.MustLock(t, m)
+		holdTwice(t, m)
 		for _, args := range [][]string{
 			{"--prefix", f.prefix, "show", "--", name},
 			{"show", "--prefix", f.prefix, "--", name},

@@ -145,6 +145,7 @@ func cases() []testCase {
 		{"with_owner_shares_the_hold", testWithOwner},
 		{"with_owner_failed_lock_leaves_nothing_held", testWithOwnerLostAcquire},
 		{"with_owner_undo_after_another_values_reentry_leaves_no_stray_count", testWithOwnerLateUndo},
+		{"with_owner_unlock_retry_after_another_values_unlock_releases_once", testWithOwnerUnlockRetry},
 		{"unlock_with_cancelled_ctx_releases", testCancelledUnlock},
 		{"closed_client_reports_ErrClosed", testClosed},
 		{"calls_return_within_ctx_against_a_silent_server", testSilentServer},

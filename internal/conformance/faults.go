@@ -429,6 +429,93 @@ func testWithOwnerLateUndo(t *testing.T, e *env) {
 	eventuallyTaken(t, e, name)
 }
 
+// testWithOwnerUnlockRetry checks that an Unlock whose reply was lost,
+// by a value whose owner id another value shares, releases once when it
+// is called again, or when the lock settles it in the background (a last
+// Unlock never called again), also after the other value unlocked in
+// between: the hold lists the ids of its latest partial unlocks, not the
+// last one alone, which the other value's Unlock would replace.
+func testWithOwnerUnlockRetry(t *testing.T, e *env) {
+	if _, ok := e.lock("x").(tokener); !ok {
+		return // a composition: its members' Unlocks are retry-safe
+	}
+	for _, retried := range []bool{true, false} {
+		name := redistest.Unique(t)
+		id := lockkit.WithOwner("job-" + name)
+		drop := &redistest.DropReply{Match: redistest.IsScript}
+		// Once on, a's scripts after the first (the retry in the
+		// background) wait until b has unlocked.
+		var scripts atomic.Int64
+		held := &redistest.Silence{Match: func(cmd redis.Cmder) bool {
+			return redistest.IsScript(cmd) && scripts.Add(1) > 1
+		}}
+		answered := &scriptReplies{}
+		a := e.k.New(redistest.Lockkit(t, e.newRC(t, drop, held, answered)), name, id)
+		b := e.lock(name, id)
+		redistest.MustLock(t, a)
+		redistest.MustUnlock(t, a) // the scripts loaded: one EVALSHA each
+		redistest.MustLock(t, a)
+		if retried {
+			redistest.MustLock(t, a)
+		}
+		redistest.MustLock(t, b)
+		redistest.MustLock(t, b)
+		drop.Arm()
+		if !retried {
+			held.On()
+		}
+		before := answered.n.Load()
+		err := a.Unlock(ctx(t))
+		if drop.Armed() {
+			// The lock counts re-entries in the value (RedLock): the
+			// Unlock of an inner hold sends nothing.
+			held.Off()
+			return
+		}
+		if err == nil {
+			t.Fatal("Unlock whose reply was dropped returned nil")
+		}
+		if !retried {
+			redistest.Eventually(t, waitTimeout, "the lock's own retry of a's last Unlock", func() bool { return held.Held() == 1 })
+		}
+		redistest.MustUnlock(t, b)
+		if retried {
+			redistest.MustUnlock(t, a) // the retry: released already
+			redistest.MustUnlock(t, a)
+		} else {
+			held.Off()
+			redistest.Eventually(t, waitTimeout, "the retry's reply", func() bool { return answered.n.Load() >= before+2 })
+		}
+		// b holds once still.
+		if ok, err := e.lock(name).TryLock(ctx(t)); ok || err != nil {
+			t.Fatalf("TryLock by another owner while b holds = %v, %v; want false (a's Unlock called again: %v)", ok, err, retried)
+		}
+		wantNotLost(t, b, "b's hold was reported lost")
+		redistest.MustUnlock(t, b)
+		eventuallyTaken(t, e, name)
+	}
+}
+
+// scriptReplies is a go-redis hook that counts the scripts whose reply
+// (or error) came back.
+type scriptReplies struct{ n atomic.Int64 }
+
+func (h *scriptReplies) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *scriptReplies) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if redistest.IsScript(cmd) {
+			h.n.Add(1)
+		}
+		return err
+	}
+}
+
+func (h *scriptReplies) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
 func testCancelledUnlock(t *testing.T, e *env) {
 	name := redistest.Unique(t)
 	m := e.lock(name)

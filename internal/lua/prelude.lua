@@ -6,7 +6,7 @@
 -- h (an owner id, or an owner id with a suffix such as ':w'), and fields:
 --   h           hold count: how many acquires are not released yet
 --   ':t:' .. h  fencing token minted when the hold began
---   ':u:' .. h  id of the hold's last partial unlock (see hold_release)
+--   ':u:' .. h  ids of the hold's latest partial unlocks (see hold_release)
 --   ':a:' .. h  ids of the hold's latest acquires (see Acquires)
 --   ':m:' .. h  who holds it, a JSON object (WithHolderInfo; info.lua)
 --   ':q:' .. h  a fair hold's queue deadline (see fair/acquire.lua)
@@ -140,14 +140,16 @@ local function wrong_kind(hash, kind)
 end
 
 -- Acquires. ':a:' .. h lists the attempt ids of hold h's latest
--- acquires, oldest first, separated by spaces, acquires_kept of them at
--- the most. A re-sent acquire finds its id there (hold_again), and so does
+-- acquires, oldest first, separated by spaces, ids_kept of them at the
+-- most. A re-sent acquire finds its id there (hold_again), and so does
 -- the undo of an acquire in doubt (hold_undo), also after acquires of
 -- other values of a shared owner id came. An undone acquire stays listed
--- with a leading '-', so that a late copy of it counts nothing.
-local acquires_kept = 16
+-- with a leading '-', so that a late copy of it counts nothing. ':u:' ..
+-- h lists the unlock ids of its latest partial unlocks alike (see
+-- hold_release).
+local ids_kept = 16
 
--- listed reports whether the acquires list (false when unset) holds id.
+-- listed reports whether the list of ids (false when unset) holds id.
 local function listed(list, id)
   return list and string.find(' ' .. list .. ' ', ' ' .. id .. ' ', 1, true) ~= nil
 end
@@ -158,9 +160,9 @@ local function acquired(list, id)
   return listed(list, id) or listed(list, '-' .. id)
 end
 
--- acquires_add returns the acquires list (false when unset) with id added
--- last; the oldest id is dropped when acquires_kept are listed already.
-local function acquires_add(list, id)
+-- ids_add returns the list of ids (false when unset) with id added last;
+-- the oldest id is dropped when ids_kept are listed already.
+local function ids_add(list, id)
   if not list or list == '' then
     return id
   end
@@ -168,7 +170,7 @@ local function acquires_add(list, id)
   for _ in string.gmatch(list, ' ') do
     n = n + 1
   end
-  if n >= acquires_kept then
+  if n >= ids_kept then
     list = string.sub(list, string.find(list, ' ', 1, true) + 1)
   end
   return list .. ' ' .. id
@@ -241,7 +243,7 @@ local function hold_reenter(hash, h, id, list, token)
     list, token = v[1], v[2]
   end
   local count = redis.call('hincrby', hash, h, 1)
-  redis.call('hset', hash, ':a:' .. h, acquires_add(list, id))
+  redis.call('hset', hash, ':a:' .. h, ids_add(list, id))
   return {count, tonumber(token)}
 end
 
@@ -307,15 +309,18 @@ end
 -- gone, a list of keys, the whole hash is deleted, and those keys with it
 -- in the same call: {} for the hash alone) and its token remembered for
 -- window ms; the caller frees or settles the hash. A retry of an unlock that took
--- effect returns the same count again, or 0 once the hold ended.
+-- effect changes nothing and returns the hold's count, or 0 once the hold
+-- ended: a partial unlock lists its id in ':u:' .. h (see Acquires), where
+-- its retry finds it also after partial unlocks by other values of a
+-- shared owner id.
 -- It returns -1 when the hold is not there: it expired, was removed, or a
 -- newer hold took its place. With kind, it first returns the WRONGKIND
 -- error reply (and false) when the hash is another kind's, reading that
 -- in the same call; nothing is changed then.
 --
 -- Each path writes first what takes no memory (the ended hold goes
--- before its token is remembered; a count cut back drops the last unlock
--- id before it sets the new one): a server whose memory is full
+-- before its token is remembered; a count cut back drops the unlock ids
+-- before it sets them again with the new one): a server whose memory is full
 -- (maxmemory with noeviction) refuses a command that may take memory only
 -- to a script that has written nothing yet, so a release still frees a
 -- lock, or cuts a re-entered hold back, then.
@@ -332,14 +337,14 @@ local function hold_release(hash, released, h, token, id, window, gone, kind)
     token = held or ''
   end
   if count and held == token then
-    if v[3] == id then
+    if listed(v[3], id) then
       return count, false
     end
     count = count - 1
     if count > 0 then
-      -- The unlock id goes first, for the reason below.
+      -- The unlock ids go first, for the reason below.
       redis.call('hdel', hash, ':u:' .. h)
-      redis.call('hset', hash, h, count, ':u:' .. h, id)
+      redis.call('hset', hash, h, count, ':u:' .. h, ids_add(v[3], id))
       return count, false
     end
     if gone then
