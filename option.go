@@ -84,7 +84,12 @@ func leaseOption(name string, d time.Duration, set func(*config.Options)) Option
 // WithOwner sets the owner id instead of a fresh one unique to the lock
 // value, for ownership that spans values or processes (a job id, say).
 // Lock values with the same name and owner id are one owner: they re-enter
-// each other's holds, and any of them may release them. The id must not be
+// each other's holds, and any of them may release them. A release by one
+// value that ends the hold (its last count) ends it for the others too:
+// the watchdog's next renewal of another value's hold finds it gone and
+// reports it lost (Lost closes, with [ErrLost]); an Unlock of that value
+// before then returns nil, up to 10 s after the release, since its owner
+// released it. The id must not be
 // empty, start with ':' (reserved) or exceed 512 bytes. It is not a Client
 // default. Default: a fresh id per lock value.
 func WithOwner(id string) Option {
