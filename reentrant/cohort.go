@@ -250,6 +250,15 @@ func (m *Mutex) tryLockLocal(ctx context.Context) (bool, error) {
 	if !ok {
 		return m.tryLockLocal(ctx)
 	}
+	if co.holder != nil && co.holder != m && !co.releasing && co.caught() != nil {
+		// The holder's hold is lost, and watch has yet to take the local
+		// lock back from it (dropLost runs a moment after the loss): take
+		// it back now, as dropLost would, lest the lost holder keep this
+		// TryLock out.
+		if g := co.takeBack(co.hold); g != nil {
+			co.key.c.Go(func() { co.give(g) }) // Close waits for it
+		}
+	}
 	if giving := co.giving; giving != nil {
 		// The local lock was taken back from a lost holder, and the lost
 		// hold is being given back in Redis: no Mutex holds. Try again once
@@ -395,6 +404,8 @@ func (co *cohort) giveBack(ctx context.Context) error {
 		co.given(g)
 		co.unlock()
 	} else {
+		// giveLater's join: co stays the process's cohort meanwhile.
+		co.users.Add(1)
 		co.key.c.Go(func() { co.giveLater(g) }) // Close waits for it
 	}
 	co.leave()
@@ -486,9 +497,19 @@ func (co *cohort) catch(hold *core.Hold) {
 // the hold in Redis to the holder's Unlock or its lease.
 func (co *cohort) dropLost(hold *core.Hold) {
 	co.mu.Lock()
+	g := co.takeBack(hold)
+	co.mu.Unlock()
+	if g != nil {
+		co.give(g)
+	}
+}
+
+// takeBack takes the local lock back from the Mutex that holds hold, lost,
+// for dropLost, and returns the release in Redis to make (see give); nil
+// when there is nothing to take back. co.mu held.
+func (co *cohort) takeBack(hold *core.Hold) *lostRelease {
 	if co.hold != hold || hold.Err() == nil || co.holder == nil || co.releasing || co.key.c.Err() != nil {
-		co.mu.Unlock()
-		return
+		return nil
 	}
 	_ = co.caught() // the holder's tenure is lost with hold
 	g := newLostRelease(hold)
@@ -497,7 +518,13 @@ func (co *cohort) dropLost(hold *core.Hold) {
 	runtime.AddCleanup(co.holder, (*lostShare).giveBack, share)
 	co.holder, co.tenure, co.count = nil, nil, 0
 	co.giving = g
-	co.mu.Unlock()
+	co.users.Add(1) // give's: the holder's join may be given back first
+	return g
+}
+
+// give gives g's hold back in Redis, asking again until it is over (see
+// giveLater), and then passes the local lock on and undoes takeBack's join.
+func (co *cohort) give(g *lostRelease) {
 	ctx, cancel := core.Detached(context.Background())
 	over, _ := co.tryGive(ctx, g)
 	cancel()
@@ -508,6 +535,7 @@ func (co *cohort) dropLost(hold *core.Hold) {
 	co.mu.Lock()
 	co.given(g)
 	co.unlock()
+	co.leave()
 }
 
 // lostShare is the join of a cohort that a Mutex whose tenure was lost

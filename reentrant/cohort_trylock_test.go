@@ -36,3 +36,30 @@ func TestLocalHandoff_TryLock_after_a_loss_takes_the_free_lock(t *testing.T) {
 	}
 	redistest.AssertClean(t, c, name)
 }
+
+// TestLocalHandoff_TryLock_of_another_Mutex_right_after_a_loss_takes_the_free_lock:
+// Mutex a holds, its key vanishes, and its lost signal closes; at once,
+// another Mutex b of the process tries: the lock is free in Redis and no
+// Mutex of the process holds it (a's hold is lost), so b's TryLock takes
+// it, as it does without cohort mode. The process takes the local lock
+// back from a lost holder a moment after the loss; a TryLock that comes
+// before then must not find a still holding. 30 rounds.
+func TestLocalHandoff_TryLock_of_another_Mutex_right_after_a_loss_takes_the_free_lock(t *testing.T) {
+	c, lc, name := oneProcess(t)
+	ctx := redistest.Ctx(t, redistest.Hang)
+	for round := range 30 {
+		a, b := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
+		redistest.MustLock(t, a)
+		if err := c.Del(ctx, "lockkit:{"+name+"}").Err(); err != nil {
+			t.Fatal(err)
+		}
+		lc.Watchdog().Check()
+		redistest.Receive(t, a.Lost(), redistest.Hang, "a's lost signal")
+		if ok, err := b.TryLock(ctx); !ok || err != nil {
+			t.Fatalf("round %d: b's TryLock right after a's loss, the lock free = %v, %v; want true", round, ok, err)
+		}
+		redistest.MustUnlock(t, b)
+		redistest.WantErr(t, a.Unlock(ctx), lockkit.ErrLost)
+	}
+	redistest.AssertCleanWithin(t, c, name, 5*time.Second)
+}

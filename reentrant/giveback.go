@@ -51,7 +51,10 @@ func (co *cohort) tryGive(ctx context.Context, g *lostRelease) (bool, error) {
 // until it is over (see tryGive), and then passes the local lock on: a lost
 // hold whose release cannot reach Redis keeps the process's other Mutexes
 // out only while Redis does not answer, as an Unlock in doubt does (see
-// settle). co.giving is g.
+// settle). co.giving is g. The caller joined co for it, so that co stays
+// the process's cohort until then, and a Lock that comes meanwhile waits
+// in it rather than take a hold of a new cohort before this one's is
+// given back; giveLater undoes that join.
 func (co *cohort) giveLater(g *lostRelease) {
 	c := co.key.c
 	for n := 0; ; n++ {
@@ -71,6 +74,7 @@ func (co *cohort) giveLater(g *lostRelease) {
 	co.mu.Lock()
 	co.given(g)
 	co.unlock()
+	co.leave()
 }
 
 // given ends g, given back: the local lock passes on, and the TryLocks

@@ -45,8 +45,9 @@ import (
 //     and those of one wait (WaitStart, WaitDone) one, but a wait that
 //     gave up and a hold taken later may carry two.
 //   - Fairness across processes: a process keeps one Redis hold for up to
-//     maxHandoffs+1 holds or maxHold while it has waiters, instead of one
-//     hold, and its release wakes a waiting process as any release does
+//     maxHandoffs+1 holds while it has waiters, and hands it over no more
+//     once it has kept it for maxHold (its holder then keeps it until its
+//     own Unlock), instead of one hold, and its release wakes a waiting process as any release does
 //     (which bounds each Redis hold, not how many the process takes in a
 //     row: a waiter of another process whose attempt is on its way, or
 //     whose channel is not subscribed yet, when the process releases is
