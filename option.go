@@ -37,9 +37,9 @@ const (
 // watchdog still verifies the hold every d/3, changing nothing, so that a
 // hold the server lost (a restart, a failover) is reported lost then, as
 // a renewed one is at its next renewal. Use it when a holder must never
-// keep the lock longer than d. d must be
-// between [MinLease] and [MaxLease]. Default: no fixed lease; the watchdog
-// keeps each hold until it is released.
+// keep the lock longer than d. d must be between [MinLease] and
+// [MaxLease]. Default: no fixed lease; the watchdog keeps each hold until
+// it is released.
 func WithLease(d time.Duration) Option {
 	return leaseOption("WithLease", d, func(o *config.Options) { o.Lease = d })
 }
@@ -89,9 +89,9 @@ func leaseOption(name string, d time.Duration, set func(*config.Options)) Option
 // the watchdog's next renewal of another value's hold finds it gone and
 // reports it lost (Lost closes, with [ErrLost]); an Unlock of that value
 // before then returns nil, up to 10 s after the release, since its owner
-// released it. The id must not be
-// empty, start with ':' (reserved) or exceed 512 bytes. It is not a Client
-// default. Default: a fresh id per lock value.
+// released it. The id must not be empty, start with ':' (reserved) or
+// exceed 512 bytes. It is not a Client default. Default: a fresh id per
+// lock value.
 func WithOwner(id string) Option {
 	return func(o *config.Options) {
 		if !o.For("WithOwner", false, config.Reentrant, config.Fair, config.Spin, config.RW, config.RedLock) {
