@@ -110,9 +110,9 @@ type ReleasedInfo struct {
 type RenewInfo struct {
 	// Holds is how many holds the round trip renewed or tried to.
 	Holds int
-	// Renewed, Retry and Lost count the holds whose lease was renewed,
-	// whose renewal failed and will be tried again, and that were found
-	// gone.
+	// Renewed, Retry and Lost count the holds whose lease was renewed (a
+	// fixed lease's, see [WithLease]: verified, found there), whose
+	// renewal failed and will be tried again, and that were found gone.
 	Renewed, Retry, Lost int
 	// Took is how long the round trip took.
 	Took time.Duration

@@ -51,11 +51,12 @@
 //     own.
 //   - lockkit.lock.acquisitions: successful acquires, with lock.contended
 //     (the call had to wait) and lock.reentry (an existing hold was
-//     re-entered) as booleans.
-//   - lockkit.lock.renewals: the leases the watchdog renewed or tried to,
-//     one per hold per round trip, with outcome "renewed", "retry" (the
-//     renewal failed and the hold is not reported lost yet: it is tried
-//     again while the lease lasts) or "lost" (the hold was found gone).
+//     re-entered, also another value's of the same owner id) as booleans.
+//   - lockkit.lock.renewals: the leases the watchdog renewed or tried to
+//     (a fixed lease's verifications count as renewals), one per hold per
+//     round trip, with outcome "renewed", "retry" (the renewal failed and
+//     the hold is not reported lost yet: it is tried again while the
+//     lease lasts) or "lost" (the hold was found gone).
 //   - lockkit.lock.lost: holds found lost (the Lost hook): the lease ran
 //     out, the key vanished, the Client was closed, WithMaxHold, or an
 //     Unlock found the hold gone first. A hold that values share (see
