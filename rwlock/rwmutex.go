@@ -385,9 +385,9 @@ func (m *RWMutex) RToken() int64 { return m.read().Token() }
 // lost: the watchdog found it gone or could not renew it before the lease
 // ran out, a fixed lease ([lockkit.WithLease]) ended, or the Client was
 // closed. Nothing is ever sent on it, and Unlock does not close it; nor
-// does a loss found after an Unlock that failed with its outcome unknown
-// (the hold is no longer the caller's to use): the Unlock called again
-// tells. It returns nil (a channel that never fires) when m holds no
+// does a loss found after the Unlock of m's last write acquire failed
+// with its outcome unknown (the hold is no longer the caller's to use):
+// the Unlock called again tells. It returns nil (a channel that never fires) when m holds no
 // write hold; call it after Lock.
 func (m *RWMutex) Lost() <-chan struct{} { return m.write().Lost() }
 

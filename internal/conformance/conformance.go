@@ -132,6 +132,7 @@ func cases() []testCase {
 		{"vanished_hold_is_reported_lost", testVanished},
 		{"vanished_fixed_lease_hold_is_reported_lost_before_its_end", testVanishedFixedLease},
 		{"lock_after_a_loss_takes_a_fresh_hold", testLockAfterLoss},
+		{"partial_unlock_held_up_keeps_the_hold_renewed", testPartialUnlockHeldUp},
 		{"unlock_retry_after_lost_reply_unlocks_once", testUnlockRetry},
 		{"unlock_retry_after_a_new_lock_settles_the_lost_unlock", testUnlockRetryAfterLock},
 		{"unlock_retry_after_a_renewal_reports_no_loss", testUnlockRetryAfterRenewal},

@@ -228,6 +228,64 @@ func testVanishedFixedLease(t *testing.T, e *env) {
 	eventuallyTaken(t, e, name)
 }
 
+// testPartialUnlockHeldUp checks that an Unlock that leaves acquires of
+// the holder (a re-entered hold) keeps the hold the caller's while its
+// reply is held up: the hold is still renewed, so that no other owner
+// takes the lock meanwhile, over several leases; and once the reply comes
+// the hold goes on, one acquire fewer.
+func testPartialUnlockHeldUp(t *testing.T, e *env) {
+	if _, ok := e.lock("x").(counter); !ok {
+		return // re-entries counted in the value (RedLock): nothing sent
+	}
+	if _, ok := redistest.MiniFor(e.rc); ok {
+		// miniredis keys do not expire by the clock, and the cases that
+		// run beside this one fast-forward the server's time.
+		return
+	}
+	const lease = 300 * time.Millisecond
+	name := redistest.Unique(t)
+	held := &redistest.Silence{Match: redistest.IsScript, Max: 2 * waitTimeout}
+	defer held.Off()
+	a := e.k.New(redistest.Lockkit(t, e.newRC(t, held)), name, lockkit.WithWatchdogTimeout(lease))
+	redistest.MustLock(t, a)
+	redistest.MustLock(t, a)
+	held.On()
+	done := make(chan error, 1)
+	go func() { done <- a.Unlock(ctx(t)) }()
+	redistest.Eventually(t, waitTimeout, "the Unlock's release to be held up, or the Unlock to return", func() bool {
+		return held.Held() > 0 || len(done) == 1
+	})
+	if held.Held() == 0 {
+		// Re-entries counted in memory (cohort mode): the partial Unlock
+		// sent nothing.
+		held.Off()
+		if err := <-done; err != nil {
+			t.Fatalf("partial Unlock = %v", err)
+		}
+		redistest.MustUnlock(t, a)
+		return
+	}
+	// Renewals go on (they are pipelined, which the hook lets through):
+	// for 4 leases, no other owner gets the lock, and a is not told of a
+	// loss.
+	other := e.lock(name)
+	tick := time.NewTicker(lease / 10)
+	defer tick.Stop()
+	for end := time.Now().Add(4 * lease); time.Now().Before(end); <-tick.C {
+		if ok, err := other.TryLock(ctx(t)); ok || err != nil {
+			t.Fatalf("TryLock by another owner while a holds, its partial Unlock held up = %v, %v; want false", ok, err)
+		}
+		wantNotLost(t, a, "a was told of a loss while it holds")
+	}
+	held.Off()
+	if err := redistest.Receive(t, done, waitTimeout, "the partial Unlock"); err != nil {
+		t.Fatalf("partial Unlock = %v", err)
+	}
+	wantHoldCount(t, a, 1)
+	redistest.MustUnlock(t, a)
+	eventuallyTaken(t, e, name)
+}
+
 func testUnlockRetry(t *testing.T, e *env) {
 	if _, ok := e.lock("x").(tokener); !ok {
 		return // a composition: its members' Unlocks are retry-safe

@@ -28,10 +28,12 @@ type Hold struct {
 	// own.
 	from *Hold
 
-	// unlocking is set while an Unlock's outcome is unknown (unlockID is
-	// kept for its retry). A renewal that finds the hold gone meanwhile
-	// does not report it lost: the Unlock may have ended it, and its retry
-	// tells (a token it released is remembered).
+	// unlocking is set while the outcome of the Unlock of the holder's
+	// last acquire is unknown (unlockID is kept for its retry). A renewal
+	// that finds the hold gone meanwhile does not report it lost: the
+	// Unlock may have ended it, and its retry tells (a token it released
+	// is remembered). An Unlock that leaves acquires ends nothing, and
+	// does not set it.
 	unlocking atomic.Bool
 
 	LostSignal

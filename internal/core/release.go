@@ -75,14 +75,23 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 }
 
 // releaseCurrent releases one acquire of h, the current hold, which is not
-// lost, under its unlock id, with its renewal suspended meanwhile. It
-// returns the Unlock's outcome once Redis answered (nil, or ErrLost when
-// the hold was gone), and Redis's error when it did not: the hold then
-// keeps its unlock id, and its renewal goes on. r.op held.
+// lost, under its unlock id. It returns the Unlock's outcome once Redis
+// answered (nil, or ErrLost when the hold was gone), and Redis's error
+// when it did not: the hold then keeps its unlock id, and its renewal goes
+// on. The release of r's last acquire of h may end the hold: its renewal
+// is suspended meanwhile, and a loss found while its outcome is unknown is
+// not reported (see Hold.unlocking). One that leaves acquires of r's
+// ends nothing, whatever its outcome: the hold stays the caller's, renewed
+// and watched as before, and a loss meanwhile is reported. r.op held.
 func (r *Holder) releaseCurrent(ctx context.Context, h *Hold) (outcome, err error) {
-	h.wh.Suspend()
+	r.Slot.mu.Lock()
+	last := h.Count == 1
+	r.Slot.mu.Unlock()
+	if last {
+		h.wh.Suspend()
+	}
 	n, err := r.release(ctx, h)
-	h.unlocking.Store(err != nil)
+	h.unlocking.Store(last && err != nil)
 	switch {
 	case err != nil:
 		h.wh.Resume()
