@@ -59,9 +59,13 @@ type Mutex struct {
 	wait   time.Duration    // WithLockWait; 0: no bound
 	waiter core.Backoff     // spaces the rounds of Lock
 
-	mu    sync.Mutex    // guards doubt and kept
+	mu    sync.Mutex    // guards doubt, kept and owed
 	doubt []bool        // the locks whose release the last Unlock left in doubt; nil when none
 	kept  map[int]error // outcomes of those releases that a failed round settled since (see retryDoubt)
+	// owed marks the locks whose give-back after a failed round was left
+	// in doubt: their next Unlock is its retry (see settleOwed); nil when
+	// none.
+	owed []bool
 }
 
 var _ lockkit.Locker = (*Mutex)(nil)
@@ -188,7 +192,9 @@ func validMembers(locks []lockkit.Locker) error {
 // owner holds its read lock, a lock's go-redis client closed
 // ([redis.ErrClosed]), or a failure
 // to release what a failed round took (it names the locks that may still
-// be held; their own Unlock settles them).
+// be held; their own Unlock settles them, and so does m's next Lock or
+// TryLock, before it takes them again: the new hold is then the one m's
+// Unlock releases).
 func (m *Mutex) Lock(ctx context.Context) error {
 	if err := m.checkInput(ctx); err != nil {
 		return err
@@ -270,11 +276,48 @@ func (m *Mutex) TryLock(ctx context.Context) (bool, error) {
 // took with the failure: errBusy, a lock's error, or nil.
 func (m *Mutex) take(ctx context.Context, try bool) (int, error) {
 	for i, l := range m.locks {
+		if err := m.settleOwed(ctx, i); err != nil {
+			return i, err
+		}
 		if err := m.takeOne(ctx, l, try || m.tied[i]); err != nil {
 			return i, err
 		}
 	}
 	return len(m.locks), nil
+}
+
+// settleOwed settles the give-back of lock i that a failed round left in
+// doubt, if any, before the lock is taken again: its next Unlock is that
+// give-back's retry (a lock's next Unlock after one in doubt is its
+// retry, and leaves a newer hold be), so that taking the lock first would
+// leave the new hold to an Unlock of m that only retried the old one. It
+// returns an error when the retry is in doubt too: the lock may still be
+// held by the failed round, and is not taken.
+func (m *Mutex) settleOwed(ctx context.Context, i int) error {
+	m.mu.Lock()
+	owed := m.owed != nil && m.owed[i]
+	m.mu.Unlock()
+	if !owed {
+		return nil
+	}
+	if err := m.locks[i].Unlock(ctx); inDoubt(err) {
+		return fmt.Errorf("%q may still be held by a failed attempt: %w", m.locks[i].Name(), err)
+	}
+	m.settled(i)
+	return nil
+}
+
+// settled records that lock i owes no give-back: its retry answered.
+func (m *Mutex) settled(i int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.owed == nil {
+		return
+	}
+	m.owed[i] = false
+	if !slices.Contains(m.owed, true) {
+		m.owed = nil
+	}
 }
 
 func (m *Mutex) takeOne(ctx context.Context, l lockkit.Locker, try bool) error {
@@ -336,12 +379,24 @@ func (m *Mutex) rollback(ctx context.Context, n int) error {
 		}
 		if inDoubt(err) {
 			errs = append(errs, fmt.Errorf("%q may still be held: %w", m.locks[i].Name(), err))
+			m.owe(i)
 		}
 	}
 	if len(errs) == 0 {
 		return nil
 	}
 	return fmt.Errorf("lockkit: multilock %q: releasing after a failed attempt: %w", m.name, errors.Join(errs...))
+}
+
+// owe records that lock i's give-back after a failed round is in doubt
+// (see settleOwed).
+func (m *Mutex) owe(i int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.owed == nil {
+		m.owed = make([]bool, len(m.locks))
+	}
+	m.owed[i] = true
 }
 
 // retryDoubt makes the retry of the last Unlock, left in doubt, for each
@@ -416,6 +471,10 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 	errs := unlockAll(ctx, m.locks, ask)
 	var doubt []bool
 	for i, err := range errs {
+		if (ask == nil || ask(i)) && !inDoubt(err) {
+			// Its Unlock answered: whatever give-back it owed is settled.
+			m.settled(i)
+		}
 		switch {
 		case ask != nil && !ask(i):
 			// Released by the Unlock in doubt that this one retries, or

@@ -53,7 +53,9 @@ func (m *Mutex) IsLocked(ctx context.Context) (bool, error) {
 // as Redis sees it: the smallest of the members' hold counts for this
 // owner. It is 0 unless the owner holds every member, and n after n Locks
 // that were not undone (each Lock re-enters every member). Members held by
-// other owners do not count.
+// other owners do not count. Members that are one lock (the same name
+// under one owner id: the second re-enters the first's hold) count each
+// of their takes: such a Mutex reads 2 after one Lock.
 //
 // Errors are those of [Mutex.IsLocked].
 func (m *Mutex) HoldCount(ctx context.Context) (int, error) {

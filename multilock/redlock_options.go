@@ -20,7 +20,11 @@ const (
 // WithNodeTimeout bounds every request a RedLock sends to one node (to
 // take, renew the fencing counter of, release or undo its part of a hold),
 // so that a slow or dead node costs at most d per request. It should be
-// small next to the lease. d must be positive. It applies to a RedLock
+// small next to the lease, and well above a node's round trip as the
+// client sees it under load: a node that never answers within d (a slow
+// link, or a small pool whose connections the requests left behind still
+// hold) never counts, and with a majority of such nodes no round ever
+// takes the lock. d must be positive. It applies to a RedLock
 // only, and not as a Client default. Default: a tenth of the lease, at
 // most 250 ms ([MaxNodeTimeout]).
 //
