@@ -70,6 +70,11 @@ func (g *ledger) hold(k holdKey) bool {
 func (g *ledger) end(k holdKey, held time.Duration, lost bool) (d time.Duration, known, ended bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	return g.endLocked(k, held, lost)
+}
+
+// endLocked is end, with g.mu held.
+func (g *ledger) endLocked(k holdKey, held time.Duration, lost bool) (d time.Duration, known, ended bool) {
 	h, ok := g.holds[k]
 	if !ok {
 		return 0, false, false
@@ -94,13 +99,12 @@ func (g *ledger) end(k holdKey, held time.Duration, lost bool) (d time.Duration,
 // ends nothing.
 func (g *ledger) unlockedLost(k holdKey, held time.Duration) (d time.Duration, ended bool) {
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	if h, ok := g.holds[k]; ok && h.lost > 0 {
 		h.lost--
-		g.mu.Unlock()
 		return 0, false
 	}
-	g.mu.Unlock()
-	d, _, ended = g.end(k, held, false)
+	d, _, ended = g.endLocked(k, held, false)
 	return d, ended
 }
 
