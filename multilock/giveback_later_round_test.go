@@ -4,16 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
-	"github.com/lockkit/lockkit/reentrant"
 )
 
 // TestLock_failed_give_back_in_a_later_round_is_returned_at_once: when the
@@ -23,23 +19,11 @@ import (
 // and does not start over: once the busy member is free, another round
 // would take every member and leave them held behind an error.
 func TestLock_failed_give_back_in_a_later_round_is_returned_at_once(t *testing.T) {
-	s := redistest.StartServer(t)
-	rc, rcA := s.Client(t), s.Client(t)
-	var releases atomic.Int64
 	// Holds up the second release of a only: the give-back of round 2.
-	silent := &redistest.Silence{Max: 2 * redistest.Hang, Match: func(cmd redis.Cmder) bool {
-		return multilock.RunsScript(cmd, "release") && releases.Add(1) == 2
-	}}
-	defer silent.Off()
-	rcA.AddHook(silent)
-	c, cA := redistest.Lockkit(t, rc), redistest.Lockkit(t, rcA)
-	a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
-	other := reentrant.New(c, b)
-	redistest.MustLock(t, other)
-	memberA, memberB := reentrant.New(cA, a), reentrant.New(c, b)
-	redistest.MustLock(t, memberA) // loads the scripts: each release is then one EVALSHA
-	redistest.MustUnlock(t, memberA)
-	releases.Store(0)
+	g := newHeldRelease(t, 2)
+	defer g.silent.Off()
+	rc, silent, a, b := g.rc, g.silent, g.a, g.b
+	other, memberA, memberB := g.other, g.memberA, g.memberB
 	// b is busy: each round takes a, waits at most 20 ms for b and gives a
 	// back.
 	m := multilock.New([]lockkit.Locker{memberB, memberA}, multilock.WithLockWait(20*time.Millisecond))

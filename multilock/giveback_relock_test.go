@@ -3,16 +3,12 @@ package multilock_test
 import (
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
 	"github.com/lockkit/lockkit/multilock"
-	"github.com/lockkit/lockkit/reentrant"
 )
 
 // TestLock_again_after_a_give_back_in_doubt_then_Unlock_leaves_nothing_held:
@@ -26,22 +22,11 @@ import (
 func TestLock_again_after_a_give_back_in_doubt_then_Unlock_leaves_nothing_held(t *testing.T) {
 	for _, settled := range []bool{false, true} {
 		t.Run(fmt.Sprintf("settled_in_the_background=%v", settled), func(t *testing.T) {
-			s := redistest.StartServer(t)
-			rc, rcA := s.Client(t), s.Client(t)
-			var releases atomic.Int64
 			// Holds up the first release of a once on: the give-back.
-			silent := &redistest.Silence{Max: 2 * redistest.Hang, Match: func(cmd redis.Cmder) bool {
-				return multilock.RunsScript(cmd, "release") && releases.Add(1) == 1
-			}}
-			defer silent.Off()
-			rcA.AddHook(silent)
-			c, cA := redistest.Lockkit(t, rc), redistest.Lockkit(t, rcA)
-			a, b := "a-"+redistest.Unique(t), "b-"+redistest.Unique(t)
-			other := reentrant.New(c, b)
-			redistest.MustLock(t, other)
-			memberA, memberB := reentrant.New(cA, a), reentrant.New(c, b)
-			redistest.MustLock(t, memberA) // loads the scripts: each release is then one EVALSHA
-			redistest.MustUnlock(t, memberA)
+			g := newHeldRelease(t, 1)
+			defer g.silent.Off()
+			rc, silent, a, b := g.rc, g.silent, g.a, g.b
+			other, memberA, memberB := g.other, g.memberA, g.memberB
 			m := multilock.New([]lockkit.Locker{memberB, memberA})
 
 			silent.On()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -310,4 +311,39 @@ func redLockUnlockInDoubt[H interface{ Arm() }](ctx context.Context, t *testing.
 	if err := r.Unlock(ctx); err == nil || errors.Is(err, lockkit.ErrLost) || errors.Is(err, lockkit.ErrNotHeld) {
 		t.Fatalf("%s = %v; want the nodes' errors", what, err)
 	}
+}
+
+// heldRelease is a scene for a give-back that gets no reply: a server
+// reached by rc; member a, a reentrant.Mutex on a client of its own whose
+// nth release (counted from the end of newHeldRelease) silent holds up
+// once on; member b on another client, held by other. The scripts are
+// loaded, so that each release is one EVALSHA.
+type heldRelease struct {
+	rc               *redis.Client
+	silent           *redistest.Silence
+	a, b             string // the names of a and b
+	memberA, memberB *reentrant.Mutex
+	other            *reentrant.Mutex
+}
+
+// newHeldRelease sets up a heldRelease whose silent holds up a's nth
+// release, not on yet (the caller defers turning it off).
+func newHeldRelease(t *testing.T, nth int64) heldRelease {
+	t.Helper()
+	s := redistest.StartServer(t)
+	rc, rcA := s.Client(t), s.Client(t)
+	var releases atomic.Int64
+	silent := &redistest.Silence{Max: 2 * redistest.Hang, Match: func(cmd redis.Cmder) bool {
+		return multilock.RunsScript(cmd, "release") && releases.Add(1) == nth
+	}}
+	rcA.AddHook(silent)
+	c, cA := redistest.Lockkit(t, rc), redistest.Lockkit(t, rcA)
+	g := heldRelease{rc: rc, silent: silent, a: "a-" + redistest.Unique(t), b: "b-" + redistest.Unique(t)}
+	g.other = reentrant.New(c, g.b)
+	redistest.MustLock(t, g.other)
+	g.memberA, g.memberB = reentrant.New(cA, g.a), reentrant.New(c, g.b)
+	redistest.MustLock(t, g.memberA) // loads the scripts
+	redistest.MustUnlock(t, g.memberA)
+	releases.Store(0)
+	return g
 }
