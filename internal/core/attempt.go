@@ -47,13 +47,7 @@ func (r *Holder) Attempt(ctx context.Context, op string, args ...any) (bool, tim
 		case <-*settling:
 		case <-ctx.Done():
 		case <-r.cfg.Client.Done():
-			grace := time.NewTimer(ClosedGrace)
-			select {
-			case <-*settling:
-			case <-ctx.Done():
-			case <-grace.C:
-			}
-			grace.Stop()
+			closedGrace(ctx, *settling)
 		}
 	}
 	return ok, wait, err

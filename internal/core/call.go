@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
-	"time"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/slotmap"
@@ -96,13 +95,8 @@ func call[T any](ctx context.Context, c *lockkit.Client, closed <-chan struct{},
 		// what the request did itself (give back what an acquire took),
 		// unless the server does not answer.
 		why = lockkit.ErrClosed
-		grace := time.NewTimer(ClosedGrace)
-		defer grace.Stop()
-		select {
-		case o := <-reply:
+		if o, ok := closedGrace(ctx, reply); ok {
 			return o.v, o.err
-		case <-ctx.Done():
-		case <-grace.C:
 		}
 	}
 	if !state.CompareAndSwap(pending, abandoned) {

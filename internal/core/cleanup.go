@@ -23,6 +23,21 @@ const CleanupGrace = 100 * time.Millisecond
 // against one that does not the call still returns soon.
 const ClosedGrace = time.Second
 
+// closedGrace waits, once a call's Client has closed, ClosedGrace more at
+// most for what comes on ch, or until ctx ends, and reports whether it
+// came.
+func closedGrace[T any](ctx context.Context, ch <-chan T) (v T, ok bool) {
+	grace := time.NewTimer(ClosedGrace)
+	defer grace.Stop()
+	select {
+	case v = <-ch:
+		return v, true
+	case <-ctx.Done():
+	case <-grace.C:
+	}
+	return v, false
+}
+
 // Cleanup runs clean in a goroutine of c (see lockkit.Client.Go), on a
 // context detached from ctx and bounded by CleanupTimeout, and waits for
 // it while ctx lasts and c is open, and for CleanupGrace more. It returns
