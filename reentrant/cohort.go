@@ -397,15 +397,12 @@ func (co *cohort) giveBack(ctx context.Context) error {
 	co.endTenure()
 	g := newLostRelease(co.hold)
 	co.giving = g
+	co.users.Add(1) // the give-back's join (see finish)
 	co.mu.Unlock()
 	over, err := co.tryGive(ctx, g)
 	if over {
-		co.mu.Lock()
-		co.given(g)
-		co.unlock()
+		co.finish(g)
 	} else {
-		// giveLater's join: co stays the process's cohort meanwhile.
-		co.users.Add(1)
 		co.key.c.Go(func() { co.giveLater(g) }) // Close waits for it
 	}
 	co.leave()
@@ -518,12 +515,12 @@ func (co *cohort) takeBack(hold *core.Hold) *lostRelease {
 	runtime.AddCleanup(co.holder, (*lostShare).giveBack, share)
 	co.holder, co.tenure, co.count = nil, nil, 0
 	co.giving = g
-	co.users.Add(1) // give's: the holder's join may be given back first
+	co.users.Add(1) // the give-back's join (see finish): the holder's may go first
 	return g
 }
 
 // give gives g's hold back in Redis, asking again until it is over (see
-// giveLater), and then passes the local lock on and undoes takeBack's join.
+// giveLater), and then finishes it.
 func (co *cohort) give(g *lostRelease) {
 	ctx, cancel := core.Detached(context.Background())
 	over, _ := co.tryGive(ctx, g)
@@ -532,10 +529,7 @@ func (co *cohort) give(g *lostRelease) {
 		co.giveLater(g)
 		return
 	}
-	co.mu.Lock()
-	co.given(g)
-	co.unlock()
-	co.leave()
+	co.finish(g)
 }
 
 // lostShare is the join of a cohort that a Mutex whose tenure was lost

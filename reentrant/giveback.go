@@ -51,10 +51,7 @@ func (co *cohort) tryGive(ctx context.Context, g *lostRelease) (bool, error) {
 // until it is over (see tryGive), and then passes the local lock on: a lost
 // hold whose release cannot reach Redis keeps the process's other Mutexes
 // out only while Redis does not answer, as an Unlock in doubt does (see
-// settle). co.giving is g. The caller joined co for it, so that co stays
-// the process's cohort until then, and a Lock that comes meanwhile waits
-// in it rather than take a hold of a new cohort before this one's is
-// given back; giveLater undoes that join.
+// settle). co.giving is g, with the give-back's join (see finish).
 func (co *cohort) giveLater(g *lostRelease) {
 	c := co.key.c
 	for n := 0; ; n++ {
@@ -71,6 +68,14 @@ func (co *cohort) giveLater(g *lostRelease) {
 			break
 		}
 	}
+	co.finish(g)
+}
+
+// finish ends g, given back (see given), and undoes the give-back's join:
+// whoever starts giving a hold back joins co for it, so that co stays the
+// process's cohort until then, and a Lock that comes meanwhile waits in it
+// rather than take a hold of a new cohort before this one's is given back.
+func (co *cohort) finish(g *lostRelease) {
 	co.mu.Lock()
 	co.given(g)
 	co.unlock()
