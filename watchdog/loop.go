@@ -89,8 +89,15 @@ func (w *Watchdog) round(now time.Time) (batch []renewal, lost []func(), more bo
 			continue
 		}
 		// Renew early what falls due within half a period, so holds taken
-		// close together share a round trip.
-		if !h.due.After(now.Add(h.lease.TTL / 6)) {
+		// close together share a round trip; but not a retry of a failed
+		// renewal, which falls due sooner than that: it would be sent again
+		// at once, and again, for as long as the server answers with an
+		// error.
+		early := h.lease.TTL / 6
+		if h.lastErr != nil {
+			early = 0
+		}
+		if !h.due.After(now.Add(early)) {
 			w.flights++
 			h.flight = w.flights
 			batch = append(batch, renewal{h, h.flight})

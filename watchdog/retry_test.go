@@ -1,6 +1,8 @@
 package watchdog_test
 
 import (
+	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -47,5 +49,35 @@ func TestWatchdog_retries_through_a_cut_and_keeps_the_hold(t *testing.T) {
 	redistest.NotYet(t, lost, "the hold was reported lost though a retry renewed it within its lease")
 	if w.Len() != 1 {
 		t.Fatalf("Len = %d after the retry renewed the hold, want 1", w.Len())
+	}
+}
+
+// TestWatchdog_retries_a_renewal_refused_at_once_every_TTL_over_10: a
+// renewal the server refuses at once (an error reply, as a BUSY server
+// gives) is retried every TTL/10 until the deadline, not again and again:
+// about ten round trips before the hold is reported lost, not hundreds.
+func TestWatchdog_retries_a_renewal_refused_at_once_every_TTL_over_10(t *testing.T) {
+	c := redistest.StartServer(t).Client(t)
+	var rounds atomic.Int64
+	w := watchdog.New(c, watchdog.OnRound(func(watchdog.Round) { rounds.Add(1) }))
+	t.Cleanup(func() { _ = w.Close() })
+	const ttl = time.Second
+	lost := make(chan error, 1)
+	h := w.Register()
+	t.Cleanup(h.Stop)
+	h.Start(watchdog.Lease{
+		Script: redis.NewScript(`return redis.error_reply('BUSY refused')`),
+		Keys:   []string{redistest.Unique(t)},
+		TTL:    ttl,
+		OnLost: func(err error) { lost <- err },
+	}, time.Now())
+	w.Check() // the first renewal now, rather than in ttl/3
+	err := redistest.Receive(t, lost, redistest.Hang, "the hold to be reported lost")
+	if !errors.Is(err, watchdog.ErrNotRenewed) {
+		t.Fatalf("lost with %v; want ErrNotRenewed", err)
+	}
+	// One round a retry, every ttl/10 until the deadline, and the first.
+	if n := rounds.Load(); n > 2*int64(ttl/(ttl/10)) {
+		t.Fatalf("%d renewal rounds within one lease; want about %d, one each ttl/10", n, ttl/(ttl/10))
 	}
 }
