@@ -2,10 +2,7 @@ package fair
 
 import (
 	"context"
-	"crypto/sha1"
-	"encoding/hex"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -13,31 +10,18 @@ import (
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/lua"
+	"github.com/lockkit/lockkit/internal/redistest"
 )
 
 // ScriptName returns the name of the fair-lock script cmd runs ("acquire",
 // "release", "renew", "undo", "leave" or "force"), or "" when cmd runs none
 // of them. It recognises both EVALSHA and the EVAL go-redis falls back to.
 func ScriptName(cmd redis.Cmder) string {
-	args := cmd.Args()
-	if len(args) < 2 {
-		return ""
-	}
-	var sha string
-	switch strings.ToLower(cmd.Name()) {
-	case "evalsha", "evalsha_ro":
-		sha = fmt.Sprint(args[1])
-	case "eval", "eval_ro":
-		sum := sha1.Sum([]byte(fmt.Sprint(args[1])))
-		sha = hex.EncodeToString(sum[:])
-	default:
-		return ""
-	}
 	for name, s := range map[string]*redis.Script{
 		"acquire": scripts.Acquire, "release": scripts.Release, "renew": lua.Mutex.Renew,
 		"undo": scripts.Undo, "leave": leaveScript, "force": scripts.Force,
 	} {
-		if s.Hash() == sha {
+		if redistest.RunsScript(cmd, s) {
 			return name
 		}
 	}

@@ -1,7 +1,7 @@
 -- queue.lua: the wait queue of a fair lock, shared by acquire.lua,
 -- release.lua, undo.lua, leave.lua and force.lua: each runs as the prelude,
 -- internal/lua's queue.lua (the queue's helpers: evict, enqueue, drop,
--- ahead_of, settle), this file and its own file (renew.lua does not touch
+-- ahead_of, settle, put_back), this file and its own file (renew.lua does not touch
 -- the queue and runs after the prelude alone).
 --
 -- The queue's members are the waiting owner ids. Each waiter has a channel
@@ -25,26 +25,4 @@ local function hand_on(queue, timeouts, prefix)
   local now = now_ms()
   wake(evict(queue, timeouts, now), prefix)
   settle(queue, timeouts, now)
-end
-
--- put_back puts owner back first in line, with deadline (server ms), after
--- the undo of a hold it took from the head of the queue: every waiter now
--- queued was behind it then. Nothing when the deadline has passed. An
--- entry the owner has already keeps the later deadline.
-local function put_back(queue, timeouts, owner, deadline, now)
-  if deadline <= now then
-    return
-  end
-  local first = redis.call('zrange', queue, 0, 0, 'withscores')
-  if first[1] ~= owner then
-    local arrival = 1
-    if first[1] then
-      arrival = tonumber(first[2]) - 1
-    end
-    redis.call('zadd', queue, arrival, owner)
-  end
-  local had = redis.call('zscore', timeouts, owner)
-  if not had or tonumber(had) < deadline then
-    redis.call('zadd', timeouts, deadline, owner)
-  end
 end

@@ -1,13 +1,12 @@
 package multilock
 
 import (
-	"crypto/sha1"
-	"encoding/hex"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockkit/lockkit/internal/lua"
+	"github.com/lockkit/lockkit/internal/redistest"
 )
 
 // RunsScript reports whether cmd runs the RedLock node script called name
@@ -18,19 +17,7 @@ func RunsScript(cmd redis.Cmder, name string) bool {
 		"acquire": lua.Mutex.Acquire, "release": lua.Mutex.Release, "renew": lua.Mutex.Renew,
 		"undo": lua.Mutex.Undo, "raise": raiseScript,
 	}[name]
-	args := cmd.Args()
-	if s == nil || len(args) < 2 {
-		return false
-	}
-	arg, _ := args[1].(string)
-	switch cmd.Name() {
-	case "evalsha":
-		return arg == s.Hash()
-	case "eval":
-		sum := sha1.Sum([]byte(arg))
-		return hex.EncodeToString(sum[:]) == s.Hash()
-	}
-	return false
+	return s != nil && redistest.RunsScript(cmd, s)
 }
 
 // SetBackoff sets the bounds of the backoff r's Lock sleeps by between

@@ -17,7 +17,8 @@
 --          a single try that never joins
 --
 -- Returns {1, token} when the hold took the permits (its queue entry is
--- removed; the token is newly minted). Returns {0, wait} when it did not:
+-- removed, and its deadline kept in the hash's ':q:' .. h for undo.lua;
+-- the token is newly minted). Returns {0, wait} when it did not:
 -- wait is how many ms may pass before a lease ends, freeing permits
 -- without a wake-up; -1 when no permit is held. Returns {0, 0} to an
 -- acquire undone before it came (see the prelude's undone), which does
@@ -42,8 +43,15 @@ end
 tidy(now, def, prefix)
 
 if free(def) - wanted_ahead(m) >= n then
-  drop(waiters, timeouts, m)
-  local token = hold_new(hash, fence, kind, h, id, ':n:' .. h, n)
+  local token
+  if queued then
+    -- Taken from the queue: the hold keeps the entry's deadline, so that
+    -- the undo of this acquire puts the waiter back in line.
+    drop(waiters, timeouts, m)
+    token = hold_new(hash, fence, kind, h, id, ':n:' .. h, n, ':q:' .. h, now + wt)
+  else
+    token = hold_new(hash, fence, kind, h, id, ':n:' .. h, n)
+  end
   redis.call('hincrby', hash, ':used', n)
   redis.call('zadd', leases, now + lease, h)
   redis.call('pexpire', permits_key, expiry)

@@ -13,6 +13,10 @@ local bad, now = enter(def, prefix)
 if bad then
   return bad
 end
+-- The waiter no longer waits: the undo of a hold it took from the queue
+-- must not put it back in line (see undo.lua).
+local _, w = wants(m)
+redis.call('hdel', hash, ':q:' .. w)
 local left = drop(waiters, timeouts, m) > 0
 if left then
   -- The running totals behind it dropped by its permits.

@@ -6,7 +6,9 @@
 -- {NAME} slot (renew.lua takes KEYS[1] and KEYS[4] alone):
 -- KEYS[1]  hash PREFIX:{NAME}: ':kind' = 'semaphore', ':used' = the
 --          permits held, and for each hold h the prelude's fields (count
---          1, token, unlock and attempt ids) and ':n:' .. h = its permits
+--          1, token, unlock and attempt ids), ':n:' .. h = its permits
+--          and, for a hold taken from the queue, ':q:' .. h = the queue
+--          entry's deadline (see undo.lua)
 -- KEYS[2]  fencing-token counter PREFIX:{NAME}:fence (no TTL)
 -- KEYS[3]  released tokens: the prefix PREFIX:{NAME}:released of their
 --          keys (see the prelude)
@@ -52,7 +54,7 @@ end
 local function free_hold(h)
   local n = tonumber(redis.call('hget', hash, ':n:' .. h) or '0')
   hold_drop(hash, h)
-  redis.call('hdel', hash, ':n:' .. h)
+  redis.call('hdel', hash, ':n:' .. h, ':q:' .. h)
   redis.call('zrem', leases, h)
   if n > 0 then
     redis.call('hincrby', hash, ':used', -n)

@@ -11,9 +11,13 @@
 -- ARGV[6]  prefix of the waiters' channels, PREFIX:{NAME}:ch:
 --
 -- Returns 1 when a hold was freed (the waiters its permits serve are
--- woken, as by release.lua), 0 when there was nothing to undo. The
--- queue entry, if any, is left to leave.lua. A WRONGKIND error when
--- another kind holds the name.
+-- woken, as by release.lua), 0 when there was nothing to undo. A hold
+-- taken from the queue (acquire.lua kept the entry's deadline in ':q:' ..
+-- h) whose deadline has not passed is put back first in line: the
+-- waiters queued since came behind it, and those ahead of it were served
+-- along with it. The queue entry is otherwise left alone (leave.lua
+-- removes it, and the deadline kept, so that an undo after it puts back
+-- nothing). A WRONGKIND error when another kind holds the name.
 local h, def, prefix = ARGV[1], ARGV[5], ARGV[6]
 local bad, now, before = enter(def, prefix)
 if bad then
@@ -21,7 +25,11 @@ if bad then
 end
 local done = hold_undo(hash, h, ARGV[2], tonumber(ARGV[3]), released, ARGV[4])
 if done == 'drop' then
+  local v = redis.call('hmget', hash, ':n:' .. h, ':q:' .. h)
   free_hold(h)
+  if v[1] and v[2] then
+    put_back(waiters, timeouts, v[1] .. ':' .. h, tonumber(v[2]), now)
+  end
   wake_served(def, prefix, before)
 end
 settle_all(now)

@@ -126,9 +126,9 @@ const (
 	acquireField = ":a:"
 	infoField    = ":m:"
 	kindField    = ":kind"
-	// queueField + h is the deadline of the queue entry a fair lock's
-	// hold h was taken from (fair/acquire.lua), for the undo of that
-	// acquire.
+	// queueField + h is the deadline of the queue entry a fair lock's or
+	// a semaphore's hold h was taken from (fair/acquire.lua,
+	// semaphore/acquire.lua), for the undo of that acquire.
 	queueField = ":q:"
 )
 
@@ -145,9 +145,9 @@ func kindOf(s *snapshot) string {
 // readHash decodes the prelude's hold layout: a field not starting with
 // ':' is a hold (value = count), ':t:', ':u:' and ':a:' + hold are its
 // token, last partial unlock and latest acquires (ids separated by
-// spaces, the last one last), ':q:' + hold a fair hold's queue deadline,
-// and ':kind' the kind. It
-// notes holds without a token and fields without a hold.
+// spaces, the last one last), ':q:' + hold the deadline of the queue
+// entry it was taken from, and ':kind' the kind. It notes holds without a
+// token and fields without a hold.
 func readHash(s *snapshot, l *Lock) hash {
 	h := hash{meta: map[string]string{}}
 	per := map[string]map[string]string{tokenField: {}, unlockField: {}, acquireField: {}, infoField: {}, queueField: {}}

@@ -9,7 +9,8 @@
 --   ':u:' .. h  ids of the hold's latest partial unlocks (see hold_release)
 --   ':a:' .. h  ids of the hold's latest acquires (see Acquires)
 --   ':m:' .. h  who holds it, a JSON object (WithHolderInfo; info.lua)
---   ':q:' .. h  a fair hold's queue deadline (see fair/acquire.lua)
+--   ':q:' .. h  the deadline of the queue entry a hold was taken from
+--               (fair, semaphore: see internal/lua/queue.lua's put_back)
 --   ':kind'     the lock kind owning the name (one per hash)
 -- Owner ids never start with ':', so these fields never collide.
 --

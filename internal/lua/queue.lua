@@ -99,3 +99,27 @@ local function settle(queue, timeouts, now)
   redis.call('pexpire', queue, ttl)
   redis.call('pexpire', timeouts, ttl)
 end
+
+-- put_back puts member back first in line, with deadline (server ms),
+-- after the undo of a hold it took from the queue (a fair lock's head,
+-- or a semaphore's waiter that the free permits served along with every
+-- waiter ahead of it): the waiters queued since came behind it. Nothing
+-- when the deadline has passed. An entry the member has already keeps the
+-- later deadline.
+local function put_back(queue, timeouts, member, deadline, now)
+  if deadline <= now then
+    return
+  end
+  local first = redis.call('zrange', queue, 0, 0, 'withscores')
+  if first[1] ~= member then
+    local arrival = 1
+    if first[1] then
+      arrival = tonumber(first[2]) - 1
+    end
+    redis.call('zadd', queue, arrival, member)
+  end
+  local had = redis.call('zscore', timeouts, member)
+  if not had or tonumber(had) < deadline then
+    redis.call('zadd', timeouts, deadline, member)
+  end
+end

@@ -2,6 +2,9 @@ package redistest
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -92,4 +95,22 @@ func (h *Silence) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 func IsScript(cmd redis.Cmder) bool {
 	n := cmd.Name()
 	return n == "evalsha" || n == "eval"
+}
+
+// RunsScript reports whether cmd runs s, by EVALSHA or by the EVAL
+// go-redis falls back to: a Match for the requests of one script.
+func RunsScript(cmd redis.Cmder, s *redis.Script) bool {
+	args := cmd.Args()
+	if len(args) < 2 {
+		return false
+	}
+	arg, _ := args[1].(string)
+	switch strings.ToLower(cmd.Name()) {
+	case "evalsha", "evalsha_ro":
+		return arg == s.Hash()
+	case "eval", "eval_ro":
+		sum := sha1.Sum([]byte(arg))
+		return hex.EncodeToString(sum[:]) == s.Hash()
+	}
+	return false
 }
