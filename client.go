@@ -102,8 +102,9 @@ func (c *Client) Locals(f func(m map[any]any)) {
 
 // Close stops the Client's watchdog and pub/sub connection. Holds still
 // open are reported lost at once (their lost signal closes, with
-// [ErrClosed]), waiting calls return an error matching [ErrClosed], and
-// so does every later call on a lock of the Client, but for the releases,
+// [ErrClosed]), waiting calls return an error matching [ErrClosed] (at
+// once, but for those whose request is on its way: see below), and so
+// does every later call on a lock of the Client, but for the releases,
 // which still free what was held. A Lock whose acquire was on its way
 // returns ErrClosed too, having given back what the acquire took; against
 // a server that does not answer, within about a second if its ctx can end
@@ -123,16 +124,22 @@ func (c *Client) Close() error {
 	}
 	c.closeOnce.Do(func() {
 		close(c.closed)
-		var watchdog chan struct{}
+		var watchdog, notifier chan struct{}
 		if c.err == nil {
 			// The holds are reported lost at once: the watchdog's Close
 			// does that first, and then waits for the renewals on their
 			// way, which a server that does not answer holds up, as it
-			// does the clean-ups waited for below.
-			watchdog = make(chan struct{})
+			// does the clean-ups waited for below. Likewise the waits
+			// asleep until a release end at once: the notifier's Close
+			// wakes them first, and then waits for its connections.
+			watchdog, notifier = make(chan struct{}), make(chan struct{})
 			go func() {
 				defer close(watchdog)
 				_ = c.wd.Close()
+			}()
+			go func() {
+				defer close(notifier)
+				_ = c.nt.Close()
 			}()
 		}
 		c.bgMu.Lock()
@@ -149,7 +156,7 @@ func (c *Client) Close() error {
 		if c.err != nil {
 			return
 		}
-		_ = c.nt.Close()
+		<-notifier
 		<-watchdog
 	})
 	return nil

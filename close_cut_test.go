@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/fair"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -24,12 +26,15 @@ import (
 // timeout, times its retries). Close reports every hold lost, with
 // ErrClosed, and the calls whose attempt was on its way return ErrClosed,
 // within seconds: not once the leases lapse (20 s here) or go-redis gives
-// the requests up. Those asleep until a release wakes them return
-// ErrClosed once Close has waited for what it left behind.
+// the requests up. So do those asleep until a release wakes them, before
+// Close has waited for the requests left behind.
 func TestClose_during_a_network_cut_reports_holds_lost_and_ends_waits_at_once(t *testing.T) {
 	srv := redistest.StartServer(t)
 	proxy := redistest.StartProxy(t, srv.Addr())
-	rc := proxy.Client(t)
+	// The requests sent into the cut stay held up until it heals, as they
+	// do on a client whose read timeout is long.
+	rc := redis.NewClient(&redis.Options{Addr: proxy.Addr(), ReadTimeout: time.Minute})
+	t.Cleanup(func() { _ = rc.Close() })
 	var mu sync.Mutex
 	var lost []lockkit.LostInfo
 	lc := lockkit.New(rc, lockkit.WithWatchdogTimeout(20*time.Second), lockkit.WithTrace(&lockkit.Trace{Lost: func(i lockkit.LostInfo) {
@@ -69,7 +74,6 @@ func TestClose_during_a_network_cut_reports_holds_lost_and_ends_waits_at_once(t 
 		},
 		"latch Await": latch.New(lc, name+"-latch", 1).Await,
 	}
-	promptly := map[string]bool{"fair Lock": true, "spin Lock": true, "semaphore Acquire": true}
 	type outcome struct {
 		call string
 		err  error
@@ -91,17 +95,21 @@ func TestClose_during_a_network_cut_reports_holds_lost_and_ends_waits_at_once(t 
 		redistest.Receive(t, l.Lost(), 5*time.Second, "a hold to be reported lost")
 	}
 	redistest.Receive(t, permit.Lost(), 5*time.Second, "the permit to be reported lost")
-	// The calls whose attempt was on its way return at once; those asleep
-	// until a release wakes them (reentrant, latch), once Close has
-	// waited for the requests left behind and closes the pub/sub
-	// connection.
-	for len(promptly) > 0 {
-		o := redistest.Receive(t, done, 5*time.Second, fmt.Sprintf("the calls whose attempt was on its way to return (%d left)", len(promptly)))
+	// Every call returns at once: those whose attempt was on its way (fair,
+	// spin, semaphore) and those asleep until a release wakes them
+	// (reentrant, latch), while Close still waits for the requests left
+	// behind.
+	for len(waits) > 0 {
+		o := redistest.Receive(t, done, 5*time.Second, fmt.Sprintf("the calls to return (%d left)", len(waits)))
 		if !errors.Is(o.err, lockkit.ErrClosed) {
 			t.Errorf("%s = %v; want ErrClosed", o.call, o.err)
 		}
 		delete(waits, o.call)
-		delete(promptly, o.call)
+	}
+	select {
+	case err := <-closed:
+		t.Fatalf("Close = %v before the cut healed; want it to wait for the requests left behind", err)
+	default:
 	}
 	mu.Lock()
 	for _, i := range lost {
@@ -112,9 +120,4 @@ func TestClose_during_a_network_cut_reports_holds_lost_and_ends_waits_at_once(t 
 	mu.Unlock()
 	proxy.Heal() // Close waits for the requests left behind, held up by the cut
 	redistest.Receive(t, closed, redistest.Hang, "Close")
-	for range waits {
-		if o := redistest.Receive(t, done, redistest.Hang, "a call asleep to return"); !errors.Is(o.err, lockkit.ErrClosed) {
-			t.Errorf("%s = %v; want ErrClosed", o.call, o.err)
-		}
-	}
 }
