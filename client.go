@@ -109,7 +109,8 @@ func (c *Client) Locals(f func(m map[any]any)) {
 // returns ErrClosed too, having given back what the acquire took; against
 // a server that does not answer, within about a second if its ctx can end
 // (one that cannot, such as context.Background(), waits for the reply),
-// the give-back going on in the background. (If Close comes at the very
+// the give-back going on in the background (asked again, with more time,
+// twice more at most if it gets no answer). (If Close comes at the very
 // moment the reply does, Lock may instead return the hold, reported lost
 // by the time Close has returned, its Token 0: Unlock it as usual.) It
 // does not release holds in Redis (they end with their lease) and does not

@@ -2,6 +2,7 @@ package lockkit_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/lockkit/lockkit"
 	"github.com/lockkit/lockkit/internal/redistest"
@@ -62,4 +63,34 @@ func TestClose_a_Lock_whose_acquire_then_fails_returns_ErrClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	redistest.WantErr(t, err, lockkit.ErrClosed)
+}
+
+// TestClose_gives_back_a_hold_whose_acquire_was_on_its_way_on_a_slow_link:
+// every round trip to the server takes half a second, and its script
+// cache is empty, so that the give-back's first try costs two round trips
+// (the EVAL after a NOSCRIPT), more than a clean-up's first budget. A Lock
+// whose acquire was on its way when the Client closed returns ErrClosed,
+// and the give-back goes on until it is done: by the time Close returns,
+// nothing of the hold is left in Redis, where before it was asked no more
+// once the Client had closed, and held the lock for its whole lease.
+func TestClose_gives_back_a_hold_whose_acquire_was_on_its_way_on_a_slow_link(t *testing.T) {
+	srv := redistest.StartServer(t)
+	proxy := redistest.StartProxy(t, srv.Addr())
+	rc := proxy.Client(t)
+	ctx := redistest.Ctx(t, redistest.Hang)
+	if err := rc.Ping(ctx).Err(); err != nil { // the connection is open
+		t.Fatal(err)
+	}
+	proxy.SetDelay(250*time.Millisecond, 250*time.Millisecond)
+	sent := redistest.CountCommands(rc)
+	lc := lockkit.New(rc)
+	name := redistest.Unique(t)
+	m := reentrant.New(lc, name)
+	got := redistest.LockAsync(ctx, m)
+	redistest.Eventually(t, redistest.Hang, "the acquire to be sent", func() bool { return sent.Total() > 0 })
+	if err := lc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	redistest.WantErr(t, redistest.Receive(t, got, redistest.Hang, "the Lock"), lockkit.ErrClosed)
+	redistest.AssertClean(t, srv.Client(t), name)
 }

@@ -332,7 +332,7 @@ func (r *Holder) freeze(id string) func(undo bool) {
 			if prev != nil {
 				<-*prev
 			}
-			answered := !undo || r.undo(token, count, id)
+			answered := !undo || r.undo(token, count, id, 0)
 			r.settling.CompareAndSwap(&ch, nil)
 			close(ch)
 			if !answered {
@@ -345,9 +345,10 @@ func (r *Holder) freeze(id string) func(undo bool) {
 // undo runs the Undo script for the hold r knows of (token and count), or
 // for the acquire with attempt id token when count is -1, after the
 // acquire with attempt id, and reports whether Redis answered (or never
-// will: the go-redis client is closed).
-func (r *Holder) undo(token any, count int64, id string) bool {
-	ctx, cancel := Detached(context.Background())
+// will: the go-redis client is closed). try counts the tries made before
+// (see undoBudget).
+func (r *Holder) undo(token any, count int64, id string, try int) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), undoBudget(try, r.cfg.Client.Err() != nil))
 	defer cancel()
 	err := r.runUndo(ctx, token, count, id)
 	// A go-redis client its user closed will never answer: nothing more
@@ -357,14 +358,33 @@ func (r *Holder) undo(token any, count int64, id string) bool {
 
 // undoLater asks Redis again to undo the acquire with attempt id, whose
 // undo got no answer, pausing as settleLater does between tries, until
-// Redis answers or the Client (or its go-redis client) is closed. It
+// Redis answers or the go-redis client is closed; once the Client is
+// closed, undoClosedTries more times at most (Close waits for them). It
 // undoes that acquire alone (by its attempt id, as for a shared owner
 // id), so that it touches nothing r took since; if the acquire has not
 // come yet, it marks it, and it does nothing when it comes. Without this,
 // an acquire held up in the network while its undo failed would take the
 // lock when it came, and keep it, unknown to anyone, for a whole lease.
 func (r *Holder) undoLater(id string) {
-	retryLater(r.cfg.Client, func() bool { return r.undo(id, -1, id) })
+	retryLater(r.cfg.Client, undoClosedTries, func(n int) bool { return r.undo(id, -1, id, n) })
+}
+
+// undoClosedTries is how many more times undoLater asks once the Client
+// is closed: a give-back that failed at Close (the server was slow, or
+// not answering for a moment) still frees the lock before its lease ends.
+const undoClosedTries = 2
+
+// undoBudget is how long an undo may take, after try tries that got no
+// answer: CleanupTimeout, doubling with each try up to 8 times as much,
+// so that a slow link (whose first try may cost two round trips, the
+// EVAL after a NOSCRIPT) is given room; at least ClosedGrace once the
+// Client is closed, the wait Close gives an acquire's give-back.
+func undoBudget(try int, closed bool) time.Duration {
+	d := CleanupTimeout << min(try, 3)
+	if closed {
+		d = max(d, ClosedGrace)
+	}
+	return d
 }
 
 // runUndo runs the Undo script that cuts the owner's hold back to token

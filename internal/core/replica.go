@@ -63,9 +63,9 @@ func (r *Holder) confirm(ctx context.Context, id string) error {
 		if h := r.Live(); h != nil {
 			token, count = h.Token, h.Count
 		}
-		answered = r.undo(token, count, id)
+		answered = r.undo(token, count, id, 0)
 	} else {
-		answered = r.undo(id, -1, id)
+		answered = r.undo(id, -1, id, 0)
 	}
 	if !answered {
 		r.cfg.Client.Go(func() { r.undoLater(id) })

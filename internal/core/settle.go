@@ -31,21 +31,28 @@ func (r *Holder) settleLater(h *Hold) {
 	}
 	r.background = h
 	c := r.cfg.Client
-	c.Go(func() { retryLater(c, func() bool { return r.settleTry(h) }) })
+	c.Go(func() { retryLater(c, 0, func(int) bool { return r.settleTry(h) }) })
 }
 
 // retryLater calls try, pausing SettleRetry before each call, until it
-// reports that it is done or c is closed.
-func retryLater(c *lockkit.Client, try func() bool) {
+// reports that it is done, or c is closed and it has made afterClose more
+// calls since (without pausing: Close waits for them). try is given the
+// number of its call, from 1.
+func retryLater(c *lockkit.Client, afterClose int, try func(n int) bool) {
 	t := time.NewTimer(SettleRetry.Bound(0))
 	defer t.Stop()
 	for n := 1; ; n++ {
 		select {
 		case <-t.C:
 		case <-c.Done():
-			return
 		}
-		if try() {
+		if c.Err() != nil {
+			if afterClose == 0 {
+				return
+			}
+			afterClose--
+		}
+		if try(n) {
 			return
 		}
 		t.Reset(SettleRetry.Bound(n))
