@@ -11,8 +11,11 @@ import (
 // have acknowledged it, for at most timeout (Redis WAIT). A failover that
 // promotes one of those replicas then keeps the hold. Use it on Sentinel
 // or Cluster deployments whose failovers must not hand a held lock to
-// someone else; it costs two round trips per fresh hold (none per
-// re-entry).
+// someone else; it costs two round trips per fresh hold. A re-entry waits
+// alike when the lease is fixed ([WithLease]), since it moves the lease's
+// end, which no renewal moves again: a failover that lost the move would
+// end the hold before the holder expects it. A re-entry of a renewed hold
+// does not wait (the watchdog renews the lease at the new master).
 //
 // When fewer than n acknowledge in time, the hold is undone and the call
 // returns an error matching [ErrReplicaAck] that says how many did; if the

@@ -140,7 +140,10 @@ func (r *Holder) attempt(ctx context.Context, op string, args []any) (bool, time
 		r.freeze(id)(true)
 		return false, 0, Op(op, c.Name, err)
 	}
-	if res[0] == 1 {
+	if res[0] == 1 || !r.cfg.Watched() {
+		// A fresh hold, or a re-entry that moved a fixed lease's end, which
+		// no renewal will move again: a failover that lost the move would
+		// end the hold before its holder is told.
 		if err := r.confirm(ctx, id); err != nil { // see replica.go
 			abort(pre)
 			return false, 0, Op(op, c.Name, err)

@@ -38,12 +38,13 @@ import (
 // errNoMaster reports a client whose master for a key cannot be named.
 var errNoMaster = errors.New("WithReplicaAck needs a *redis.Client (plain or failover) or a *redis.ClusterClient")
 
-// confirm asks the replicas to acknowledge the fresh hold that the acquire
-// with attempt id just took, when the lock wants it. When they do not (too
-// few, an error, ctx ending), or the Client was closed while they were
-// waited for, it undoes that acquire and returns why; the lock is then as
-// the caller left it, or soon is (an undo that gets no answer is asked
-// again in the background, see undoLater). r.op held.
+// confirm asks the replicas to acknowledge the fresh hold (or the
+// re-entry of a fixed lease) that the acquire with attempt id just took,
+// when the lock wants it. When they do not (too few, an error, ctx
+// ending), or the Client was closed while they were waited for, it undoes
+// that acquire and returns why; the lock is then as the caller left it,
+// or soon is (an undo that gets no answer is asked again in the
+// background, see undoLater). r.op held.
 func (r *Holder) confirm(ctx context.Context, id string) error {
 	if r.cfg.ReplicaAcks == 0 {
 		return nil
