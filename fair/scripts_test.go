@@ -233,7 +233,7 @@ func (e *scriptEnv) leave(owner string) int64 {
 
 func (e *scriptEnv) force() int64 {
 	e.t.Helper()
-	n, err := scripts.Force.Run(e.ctx(), e.c, e.keys, e.chans).Int64()
+	n, err := scripts.Force.Run(e.ctx(), e.c, e.keys, core.ForceArgs(e.chans)...).Int64()
 	if err != nil {
 		e.t.Fatalf("force: %v", err)
 	}
@@ -585,7 +585,7 @@ func TestScripts_refuse_another_kind(t *testing.T) {
 			return scripts.Undo.Run(e.ctx(), e.c, e.keys, "x", 0, 0, "", e.chans).Err()
 		}},
 		{"force", func(e *scriptEnv) error {
-			return scripts.Force.Run(e.ctx(), e.c, e.keys, e.chans).Err()
+			return scripts.Force.Run(e.ctx(), e.c, e.keys, core.ForceArgs(e.chans)...).Err()
 		}},
 	}
 	for _, tc := range cases {

@@ -1,6 +1,8 @@
 package reentrant_test
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -26,6 +28,34 @@ func TestLocalHandoff_ForceUnlock_by_a_Mutex_of_the_process_tells_its_holder_at_
 		t.Fatalf("ForceUnlock = %v, %v; want true", ok, err)
 	}
 	freshHoldAfterLoss(ctx, t, holder, waiter, got, lost, 5*time.Second)
+	redistest.MustUnlock(t, waiter)
+	redistest.AssertClean(t, c, name)
+}
+
+// TestLocalHandoff_ForceUnlock_whose_ctx_ends_in_a_stall_tells_its_holder_once_it_runs:
+// the test above with the server stalled: the ForceUnlock's ctx ends
+// before the server answers, so that it fails with its outcome unknown,
+// and its script runs once the stall ends. The Mutex that holds the
+// process's hold learns then that it is lost, not at the watchdog's next
+// renewal, and the Mutex waiting in memory takes the lock from Redis.
+func TestLocalHandoff_ForceUnlock_whose_ctx_ends_in_a_stall_tells_its_holder_once_it_runs(t *testing.T) {
+	srv, c, lc, name := hookedProcess(t, nil)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	opts := []lockkit.Option{handoff, lockkit.WithWatchdogTimeout(time.Minute)}
+	holder, waiter, forcer := reentrant.New(lc, name, opts...), reentrant.New(lc, name, opts...), reentrant.New(lc, name, opts...)
+	if ok, err := forcer.ForceUnlock(ctx); ok || err != nil { // its script is loaded
+		t.Fatalf("ForceUnlock of a free lock = %v, %v; want false", ok, err)
+	}
+	redistest.MustLock(t, holder)
+	lost := holder.Token()
+	got := lockLocal(ctx, t, waiter, 1)
+	srv.Stall(t, 2*time.Second)
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if _, err := forcer.ForceUnlock(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("ForceUnlock in the stall = %v; want its ctx's deadline", err)
+	}
+	freshHoldAfterLoss(ctx, t, holder, waiter, got, lost, 10*time.Second)
 	redistest.MustUnlock(t, waiter)
 	redistest.AssertClean(t, c, name)
 }

@@ -68,6 +68,10 @@ func New(c *lockkit.Client, name string, opts ...lockkit.Option) *Mutex {
 			return m
 		}
 		m.local, m.opts = true, slices.Clone(opts)
+		// The hold a ForceUnlock removed may be this process's: the
+		// watchdog finds out at once, so that its local holder learns it
+		// is lost.
+		m.x.Forced = m.x.Cfg.Client.Watchdog().Check
 	}
 	return m
 }
@@ -138,16 +142,11 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 
 // ForceUnlock frees the lock whoever holds it, however many times, and
 // wakes every waiter (the first in the queue, for a fair lock). It reports
-// whether there was a hold to remove. Other owners learn that they lost the
+// whether there was a hold to remove, also when the client sent it twice
+// (a re-send after a lost reply). Other owners learn that they lost the
 // lock from the watchdog or their next Unlock.
 func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
-	ok, err := m.ex().ForceUnlock(ctx)
-	if ok && m.local {
-		// The hold it removed may be this process's: let the watchdog
-		// find out now, so that its local holder learns it is lost.
-		m.x.Cfg.Client.Watchdog().Check()
-	}
-	return ok, err
+	return m.ex().ForceUnlock(ctx)
 }
 
 // IsLocked reports whether any owner holds the lock.

@@ -96,7 +96,7 @@ func withdraw(ctx context.Context, c *lockkit.Client, k keys, w string) (bool, e
 // forceUnlock runs forceunlock.lua and reports whether holds were removed.
 func forceUnlock(ctx context.Context, c *lockkit.Client, k keys) (bool, error) {
 	n, err := core.Call(ctx, c, func(ctx context.Context) (int64, error) {
-		return writeScripts.Force.Run(ctx, c.Redis(), k.all, k.rch, k.wch).Int64()
+		return writeScripts.Force.Run(ctx, c.Redis(), k.all, core.ForceArgs(k.rch, k.wch)...).Int64()
 	}, nil)
 	return n == 1, err
 }

@@ -142,6 +142,7 @@ func cases() []testCase {
 		{"acquire_held_up_past_its_undo_does_nothing", testAcquireHeldUp},
 		{"acquire_held_up_while_its_undo_goes_unanswered_does_nothing", testAcquireHeldUpUndoUnanswered},
 		{"force_unlock_frees_and_holder_gets_ErrLost", testForce},
+		{"force_unlock_sent_twice_reports_the_hold_it_removed", testForceResent},
 		{"queries_follow_the_hold", testQueries},
 		{"with_owner_shares_the_hold", testWithOwner},
 		{"with_owner_failed_lock_leaves_nothing_held", testWithOwnerLostAcquire},

@@ -688,6 +688,31 @@ func testUnlockRetryAfterRenewal(t *testing.T, e *env) {
 	redistest.WantErr(t, m.Unlock(ctx(t)), lockkit.ErrNotHeld)
 }
 
+// testForceResent checks that a ForceUnlock the client sent twice (a
+// re-send after a lost reply) reports the hold its first run removed,
+// not the free lock its second run found.
+func testForceResent(t *testing.T, e *env) {
+	if _, ok := e.lock("x").(forcer); !ok {
+		return
+	}
+	name := redistest.Unique(t)
+	holder := e.lock(name)
+	redistest.MustLock(t, holder)
+	h := &redistest.ResendScript{}
+	f := e.k.New(redistest.Lockkit(t, e.newRC(t, h)), name).(forcer)
+	h.Arm()
+	if ok, err := f.ForceUnlock(ctx(t)); !ok || err != nil {
+		t.Fatalf("ForceUnlock sent twice = %v, %v; want true", ok, err)
+	}
+	if h.Armed() {
+		t.Fatal("the ForceUnlock was not sent")
+	}
+	redistest.WantErr(t, holder.Unlock(ctx(t)), lockkit.ErrLost)
+	if ok, err := f.ForceUnlock(ctx(t)); ok || err != nil {
+		t.Fatalf("ForceUnlock of a free lock = %v, %v; want false", ok, err)
+	}
+}
+
 // testAcquireResent checks that an acquire the client sent twice takes the
 // lock once: after Lock and Unlock, the lock is free at once.
 func testAcquireResent(t *testing.T, e *env) {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -18,10 +19,16 @@ type Exclusive struct {
 	Base
 	H *Holder
 	// Force frees the lock whoever holds it; it gets ForceKeys and
-	// ForceArgs and returns 1 when a hold was removed, 0 when none was.
+	// ForceArgs, after a force id and its window (see core.ForceArgs), and
+	// returns 1 when a hold was removed (also to a re-send), 0 when none
+	// was.
 	Force     *redis.Script
 	ForceKeys []string
 	ForceArgs []any
+	// Forced, if not nil, is called when a ForceUnlock removed a hold,
+	// also when its reply comes after its ctx ended, or may have (its
+	// reply was lost).
+	Forced func()
 }
 
 // base returns x's Base, or nil for a nil x.
@@ -59,7 +66,7 @@ func (x *Exclusive) Unlock(ctx context.Context) error {
 
 // ForceUnlock runs the Force script with the owner's own hold, if any,
 // suspended (see Holder.Suspended), and reports whether a hold was
-// removed.
+// removed (see Forced).
 func (x *Exclusive) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := x.Check(ctx); err != nil {
 		return false, err
@@ -70,12 +77,21 @@ func (x *Exclusive) ForceUnlock(ctx context.Context) (bool, error) {
 	}
 	defer op.Unlock()
 	var n int64
+	args := ForceArgs(x.ForceArgs...) // the same for every re-send
+	forced := func(n int64, err error) {
+		if x.Forced != nil && (n == 1 || err != nil && !isServerError(err)) {
+			x.Forced()
+		}
+	}
 	err := x.H.Suspended(func() (err error) {
 		n, err = Call(ctx, x.Cfg.Client, func(ctx context.Context) (int64, error) {
-			return x.Force.Run(ctx, x.Cfg.Client.Redis(), x.ForceKeys, x.ForceArgs...).Int64()
-		}, nil)
+			return x.Force.Run(ctx, x.Cfg.Client.Redis(), x.ForceKeys, args...).Int64()
+		}, forced)
 		return err
 	})
+	if !errors.Is(err, errNoReply) { // else its reply, when it comes, tells
+		forced(n, err)
+	}
 	if err != nil {
 		return false, Op("force unlock", x.Cfg.Name, err)
 	}

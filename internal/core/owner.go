@@ -12,6 +12,7 @@ var (
 	ownerSeq   atomic.Uint64
 	unlockSeq  atomic.Uint64
 	attemptSeq atomic.Uint64
+	forceSeq   atomic.Uint64
 )
 
 // NewOwner returns an owner id unique across processes: this process's
@@ -32,4 +33,14 @@ func newUnlockID() string {
 func newAttemptID() string {
 	var n [20]byte
 	return processID + ":a" + string(strconv.AppendUint(n[:0], attemptSeq.Add(1), 10))
+}
+
+// ForceArgs returns the first arguments of a ForceUnlock's script: a force
+// id unique across processes, so that a script re-sent by the client
+// reports the holds its first run removed, and how long the id is
+// remembered (ReleaseWindow, in ms); the script's own arguments follow.
+func ForceArgs(args ...any) []any {
+	var n [20]byte
+	id := processID + ":f" + string(strconv.AppendUint(n[:0], forceSeq.Add(1), 10))
+	return append([]any{id, ReleaseWindow.Milliseconds()}, args...)
 }

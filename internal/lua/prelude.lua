@@ -302,6 +302,13 @@ local function remembered(released, token)
   return redis.call('exists', released .. ':' .. token) == 1
 end
 
+-- Forced releases. A ForceUnlock gives its script a force id, new for
+-- each call and the same in a re-send of it (go-redis re-sends a command
+-- whose reply was lost): the script that removed holds remembers the id
+-- as a release remembers its token, so that a re-send reports the removal
+-- again instead of finding the lock free. Force ids are never bare
+-- numbers, so they never collide with the tokens.
+
 -- hold_release undoes one acquire of hold h with token, under unlock id
 -- (the same for every retry of one unlock). An empty token names the
 -- owner's current hold, whatever its token: a value that shares the owner

@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockkit/lockkit/internal/core"
 	"github.com/lockkit/lockkit/internal/lua"
 	"github.com/lockkit/lockkit/internal/redistest"
 )
@@ -89,7 +90,7 @@ func (l *procsLock) pass(want int64) {
 // force runs force.lua and checks that it released the lock.
 func (l *procsLock) force() {
 	l.t.Helper()
-	if n, err := lua.Mutex.Force.Run(context.Background(), l.c, l.keys, l.ch, "reentrant").Int64(); err != nil || n != 1 {
+	if n, err := lua.Mutex.Force.Run(context.Background(), l.c, l.keys, core.ForceArgs(l.ch, "reentrant")...).Int64(); err != nil || n != 1 {
 		l.t.Fatalf("force = %d, %v; want 1", n, err)
 	}
 }
