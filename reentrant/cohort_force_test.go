@@ -60,6 +60,37 @@ func TestLocalHandoff_ForceUnlock_whose_ctx_ends_in_a_stall_tells_its_holder_onc
 	redistest.AssertClean(t, c, name)
 }
 
+// TestLocalHandoff_ForceUnlock_of_its_own_hold_ends_it_as_its_Unlock_would:
+// a Mutex in cohort mode that holds the process's hold, entered twice,
+// force-unlocks it. It holds nothing afterwards, as outside cohort mode:
+// its lost signal stays open and its Unlock reports ErrNotHeld. The
+// process's Mutex waiting in memory takes the lock from Redis, with a
+// larger token.
+func TestLocalHandoff_ForceUnlock_of_its_own_hold_ends_it_as_its_Unlock_would(t *testing.T) {
+	c, lc, name := oneProcess(t)
+	ctx := redistest.Ctx(t, 30*time.Second)
+	holder, waiter := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
+	redistest.MustLock(t, holder)
+	redistest.MustLock(t, holder)
+	forced := holder.Token()
+	got := lockLocal(ctx, t, waiter, 1)
+	if ok, err := holder.ForceUnlock(ctx); !ok || err != nil {
+		t.Fatalf("ForceUnlock of its own hold = %v, %v; want true", ok, err)
+	}
+	if err := redistest.Receive(t, got, 10*time.Second, "the waiter's Lock"); err != nil {
+		t.Fatal(err)
+	}
+	if waiter.Token() <= forced {
+		t.Errorf("the waiter's token %d after the forced hold's %d: want a fresh, larger one", waiter.Token(), forced)
+	}
+	if redistest.Closed(holder.Lost()) {
+		t.Error("the lost signal closed after the Mutex's own ForceUnlock")
+	}
+	redistest.WantErr(t, holder.Unlock(ctx), lockkit.ErrNotHeld)
+	redistest.MustUnlock(t, waiter)
+	redistest.AssertClean(t, c, name)
+}
+
 // TestForceUnlock_frees_a_hold_however_many_times_it_was_entered: a hold
 // entered three times is freed by one ForceUnlock, which reports it; the
 // holder's next Unlock reports the loss, and another owner gets the lock

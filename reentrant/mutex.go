@@ -146,6 +146,9 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 // (a re-send after a lost reply). Other owners learn that they lost the
 // lock from the watchdog or their next Unlock.
 func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
+	if m != nil && m.local {
+		return m.forceLocal(ctx)
+	}
 	return m.ex().ForceUnlock(ctx)
 }
 
