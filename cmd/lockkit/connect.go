@@ -29,7 +29,7 @@ func (o *options) connect() (redis.UniversalClient, error) {
 	switch {
 	case o.sentinelMaster != "":
 		opt := &redis.FailoverOptions{MasterName: o.sentinelMaster, SentinelAddrs: o.sentinels, DB: o.db.n}
-		o.settle(&opt.ContextTimeoutEnabled, &opt.ReadTimeout, &opt.WriteTimeout, &opt.Username, &opt.Password)
+		o.settle(&opt.ContextTimeoutEnabled, &opt.MaxRetries, &opt.ReadTimeout, &opt.WriteTimeout, &opt.Username, &opt.Password)
 		if o.tls {
 			opt.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 		}
@@ -45,7 +45,7 @@ func (o *options) connect() (redis.UniversalClient, error) {
 				return nil, fmt.Errorf("-u: %w", err)
 			}
 		}
-		o.settle(&opt.ContextTimeoutEnabled, &opt.ReadTimeout, &opt.WriteTimeout, &opt.Username, &opt.Password)
+		o.settle(&opt.ContextTimeoutEnabled, &opt.MaxRetries, &opt.ReadTimeout, &opt.WriteTimeout, &opt.Username, &opt.Password)
 		if o.tls && opt.TLSConfig == nil {
 			opt.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 		}
@@ -64,7 +64,7 @@ func (o *options) connect() (redis.UniversalClient, error) {
 				opt.DB = o.db.n
 			}
 		}
-		o.settle(&opt.ContextTimeoutEnabled, &opt.ReadTimeout, &opt.WriteTimeout, &opt.Username, &opt.Password)
+		o.settle(&opt.ContextTimeoutEnabled, &opt.MaxRetries, &opt.ReadTimeout, &opt.WriteTimeout, &opt.Username, &opt.Password)
 		if o.tls && opt.TLSConfig == nil {
 			host, _, _ := net.SplitHostPort(opt.Addr)
 			opt.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, ServerName: host}
@@ -102,10 +102,13 @@ func (o *options) tuneTLS(c *tls.Config) error {
 
 // settle sets what a client of every kind takes from the flags, over
 // what a URL gave: deadlines on its sockets from each call's ctx,
-// --timeout as its read and write timeouts, and --user and -a (or
-// $REDISCLI_AUTH, when neither -a nor the URL gives a password).
-func (o *options) settle(ctxTimeout *bool, read, write *time.Duration, user, password *string) {
-	*ctxTimeout = true
+// --timeout as its read and write timeouts, no retry of a command (a
+// request that a call left behind at its deadline, which the Client's
+// Close waits for, then ends at its first read timeout, not at the
+// fourth), and --user and -a (or $REDISCLI_AUTH, when neither -a nor the
+// URL gives a password).
+func (o *options) settle(ctxTimeout *bool, retries *int, read, write *time.Duration, user, password *string) {
+	*ctxTimeout, *retries = true, -1
 	*read, *write = o.timeout, o.timeout
 	override(user, o.user)
 	override(password, o.password)

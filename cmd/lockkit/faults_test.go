@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"net"
 	"strings"
 	"syscall"
@@ -38,6 +39,35 @@ func TestCommands_exit_1_when_the_server_stalls_or_is_down(t *testing.T) {
 	check("stalls")
 	s.Kill(t)
 	check("is down")
+}
+
+// TestUnlock_force_against_a_server_that_pauses_writes_ends_by_its_timeout:
+// the server answers reads but holds writes (CLIENT PAUSE WRITE, as during
+// a FAILOVER), so that unlock's inspection succeeds and its force is held
+// up. The command fails with status 1 about --timeout later: the request
+// it left behind, which the Client's Close waits for, ends at its first
+// read timeout. Before, go-redis retried it three times, and the command
+// took four times --timeout.
+func TestUnlock_force_against_a_server_that_pauses_writes_ends_by_its_timeout(t *testing.T) {
+	s := redistest.StartServer(t)
+	f := newFixture(t, s.Client(t))
+	redistest.MustLock(t, reentrant.New(f.lc, f.name))
+	if err := s.Client(t).Do(f.ctx, "CLIENT", "PAUSE", time.Minute.Milliseconds(), "WRITE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Client(t).Do(context.Background(), "CLIENT", "UNPAUSE").Err() })
+	const timeout = time.Second
+	start := time.Now()
+	r := f.run(t, "--timeout", timeout.String(), "--prefix", f.prefix, "unlock", "--force", "--yes", f.name)
+	took := time.Since(start)
+	if r.code != exitFail || !strings.Contains(r.stderr, "lockkit unlock:") {
+		t.Errorf("unlock against a server that pauses writes: status %d, stderr %q; want %d and the error", r.code, r.stderr, exitFail)
+	}
+	// --timeout for the call, and at most one more for the request left
+	// behind; four times it before.
+	if took > 3*timeout {
+		t.Errorf("unlock took %v with --timeout %v", took, timeout)
+	}
 }
 
 // TestWatch_outlives_a_server_restart_and_ends_on_SIGTERM checks that
