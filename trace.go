@@ -112,7 +112,9 @@ type RenewInfo struct {
 	Holds int
 	// Renewed, Retry and Lost count the holds whose lease was renewed (a
 	// fixed lease's, see [WithLease]: verified, found there), whose
-	// renewal failed and will be tried again, and that were found gone.
+	// renewal failed and will be tried again, and that were found gone. A
+	// hold that ended while its renewal was on its way (released, or
+	// reported lost at its lease's end) counts in none of them.
 	Renewed, Retry, Lost int
 	// Took is how long the round trip took.
 	Took time.Duration

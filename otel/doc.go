@@ -56,7 +56,10 @@
 //     (a fixed lease's verifications count as renewals), one per hold per
 //     round trip, with outcome "renewed", "retry" (the renewal failed and
 //     the hold is not reported lost yet: it is tried again while the
-//     lease lasts) or "lost" (the hold was found gone).
+//     lease lasts) or "lost" (the hold was found gone). A hold that ended
+//     while its renewal was on its way (released, or reported lost at its
+//     lease's end because the round trip took longer) counts in none: the
+//     round trip's outcome is in lockkit.watchdog.duration.
 //   - lockkit.lock.lost: holds found lost (the Lost hook): the lease ran
 //     out, the key vanished, the Client was closed, WithMaxHold, or an
 //     Unlock found the hold gone first. A hold that values share (see
