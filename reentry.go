@@ -13,7 +13,8 @@ import "github.com/lockkit/lockkit/internal/config"
 //
 // The owner is still the lock value (or the owner id): any goroutine may
 // Unlock it, and a Lock on the value that waits for the value's own hold
-// is woken by that Unlock. A goroutine that Locks twice without an Unlock
+// is woken by that Unlock (a spin lock's, which is never woken, tries
+// again when its sleep ends). A goroutine that Locks twice without an Unlock
 // in between waits until its ctx ends, as it would deadlock with
 // sync.Mutex. With [WithOwner], the values that share an owner id, in one
 // process or many, are one non-reentrant owner: while any of them holds

@@ -183,10 +183,13 @@ func (m *Mutex) Token() int64 {
 // fixed lease ([lockkit.WithLease]) ended, the Client was closed, or an
 // Unlock found it gone first (that Unlock returns [lockkit.ErrLost]).
 // Nothing is ever sent on it, and an Unlock that releases the hold does
-// not close it; nor does a loss found after the Unlock of m's last
-// acquire failed with its outcome unknown (the hold is no longer the
-// caller's to use): the Unlock called again tells (see the README's "The watchdog"). It returns nil (a
-// channel that never fires) when m holds nothing; call it after Lock.
+// not close it; nor does the watchdog, finding the hold gone or not
+// renewed, after the Unlock of m's last acquire failed with its outcome
+// unknown (the hold is no longer the caller's to use, and may be gone by
+// that Unlock): the Unlock called again tells, or its retry in the
+// background, which closes it when it finds the hold gone and not
+// released (see the README's "The watchdog"). It returns nil (a channel
+// that never fires) when m holds nothing; call it after Lock.
 func (m *Mutex) Lost() <-chan struct{} {
 	if m != nil && m.local {
 		return m.slot.Lost()
