@@ -62,8 +62,8 @@ func WithBackoff(floor, cap time.Duration) lockkit.Option {
 // without jitter, and never past the end of the holder's lease. Without
 // jitter, waiters that started together keep attempting together: prefer
 // [WithBackoff] when many contend. floor must be positive and at most cap,
-// and multiplier finite and at least 1. It applies to spin locks (and as a Client
-// default).
+// and multiplier finite and at least 1. It applies to spin locks (and as a
+// Client default).
 func WithExponentialBackoff(floor, cap time.Duration, multiplier float64) lockkit.Option {
 	return func(o *config.Options) {
 		if !o.For("WithExponentialBackoff", true, config.Spin) {
