@@ -164,7 +164,9 @@ func (e *Election) campaign(ctx context.Context, value string) (_ *Leadership, a
 		err = cfg.Client.Err()
 	}
 	if err == nil && n == 1 {
-		return &Leadership{e: e, leader: Leader{Value: value, Term: term}, ctx: lctx}, false, nil
+		l := &Leadership{e: e, leader: Leader{Value: value, Term: term}}
+		l.ctx, l.resign = context.WithCancelCause(lctx)
+		return l, false, nil
 	}
 	again = err == nil
 	if err != nil {

@@ -14,8 +14,9 @@ import (
 // TestResign_with_an_ended_ctx_against_a_stalled_server_waits_500ms_and_a_retry_settles_it:
 // a Resign called with a ctx that had ended, while the server does not
 // answer, waits core.CleanupTimeout for the release at most and fails;
-// once the server answers again, a second Resign settles it (the release
-// went through: it reports success), and the candidate campaigns again.
+// its leadership's Context ends at once, as after every Resign; once the
+// server answers again, a second Resign settles it (the release went
+// through: it reports success), and the candidate campaigns again.
 func TestResign_with_an_ended_ctx_against_a_stalled_server_waits_500ms_and_a_retry_settles_it(t *testing.T) {
 	srv, c, name := redistest.OnServer(t)
 	ctx := redistest.Ctx(t, redistest.Hang)
@@ -31,6 +32,15 @@ func TestResign_with_an_ended_ctx_against_a_stalled_server_waits_500ms_and_a_ret
 	// Loose, against a loaded machine.
 	if took > core.CleanupTimeout+300*time.Millisecond {
 		t.Errorf("Resign with an ended ctx took %v against a stalled server; want about %v", took, core.CleanupTimeout)
+	}
+	// The leader gave the leadership up: its work stops now, not once
+	// the retry tells, nor when the lease would end (here after another
+	// candidate could lead, had the server lost the hold meanwhile).
+	select {
+	case <-l.Context().Done():
+		redistest.WantErr(t, context.Cause(l.Context()), lockkit.ErrNotHeld)
+	default:
+		t.Error("the leadership's Context lasts after a Resign in doubt")
 	}
 	_, err = e.Campaign(ctx, "b")
 	redistest.WantErr(t, err, lockkit.ErrInvalid)
