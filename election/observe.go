@@ -18,16 +18,19 @@ import (
 // go-redis client is closed, or the name turns out to be another kind's.
 //
 // Observe returns once its subscription to the election's channel is
-// confirmed, so that every change after that is reported. Leaders
+// confirmed, so that every change after that is noticed. Leaders
 // proclaim themselves and resign with a message on that channel, so an
 // observer learns of them at once; a leader that dies says nothing, so
 // each observer also reads again when the leader's lease would run out
 // (about once per two thirds of the lease while a leader lives). A
 // failed read (a restart under way, say) is retried when the notifier
 // reconnects, and at the latest after 250 ms. Changes are read, not
-// queued: one observer that does not keep up skips the leaders in
-// between, gets the latest when it reads the channel again, and holds up
-// nobody else. Two goroutines per call, which end with the channel.
+// queued: each message makes the observer read who leads now, so that a
+// leadership that ends before that read (one won and resigned at once)
+// is skipped, and an observer that does not keep up skips the leaders in
+// between and gets the latest when it reads the channel again, holding up
+// nobody else. The leaders reported are always in order of term. Two
+// goroutines per call, which end with the channel.
 //
 // When ctx ends before the subscription is confirmed, the error matches
 // both [lockkit.ErrNotObtained] and ctx.Err(), as a Campaign's does.
