@@ -190,8 +190,12 @@ func (n *Notifier) subscribe(ctx context.Context, ch *channel) error {
 	return n.subscribeHeld(ctx, ch)
 }
 
-// subscribeHeld is subscribe with subMu held.
-func (n *Notifier) subscribeHeld(ctx context.Context, ch *channel) error {
+// subscribeHeld is subscribe with subMu held. An error that says a
+// Cluster client's map of slots may be out of date (the master it names
+// is unreachable: a failover) has it read the map again, so that the
+// subscribe tried next goes to the new master (see slotmap.Check).
+func (n *Notifier) subscribeHeld(ctx context.Context, ch *channel) (err error) {
+	defer func() { slotmap.Check(n.client, err) }()
 	name := ch.name
 	key, sharded, marked, master, err := n.route(ctx, name)
 	if err != nil {
