@@ -69,8 +69,7 @@ func TestLocalHandoff_ForceUnlock_whose_ctx_ends_in_a_stall_tells_its_holder_onc
 func TestLocalHandoff_ForceUnlock_of_its_own_hold_ends_it_as_its_Unlock_would(t *testing.T) {
 	c, lc, name := oneProcess(t)
 	ctx := redistest.Ctx(t, 30*time.Second)
-	holder, waiter := reentrant.New(lc, name, handoff), reentrant.New(lc, name, handoff)
-	redistest.MustLock(t, holder)
+	holder, waiter := heldInCohort(t, lc, name)
 	redistest.MustLock(t, holder)
 	forced := holder.Token()
 	got := lockLocal(ctx, t, waiter, 1)
