@@ -106,6 +106,9 @@ func join(m *Mutex) *cohort {
 			// replaced and deletes nothing.
 			opts := append(slices.Clone(m.opts), lockkit.Option(noHandoff))
 			co = &cohort{key: key, redis: New(cfg.Client, cfg.Name, opts...)}
+			// Its ForceUnlock (see forceLocal) tells the holder as the
+			// cohort Mutexes' own do.
+			co.redis.x.Forced = cfg.Client.Watchdog().Check
 			co.users.Store(1)
 			locals[key] = co
 		}
