@@ -35,9 +35,9 @@ func (l *Leadership) Leader() Leader {
 // (the watchdog found the lease gone or could not renew it in time, a
 // fixed lease ran out, another Election force-unlocked the election, or
 // the Client was closed), and with one matching [lockkit.ErrNotHeld]
-// after Resign (also one that fails with its outcome unknown: the leader
-// gave the leadership up), or after the leader's own Election
-// force-unlocked it.
+// after Resign (also one that fails with its outcome unknown, but for an
+// error reply of the server, which left it leading: the leader gave the
+// leadership up), or after the leader's own Election force-unlocked it.
 // Run the leader's work under it. It carries the values of the ctx given
 // to Campaign, but not its cancellation.
 func (l *Leadership) Context() context.Context {
@@ -69,10 +69,12 @@ func (l *Leadership) Resign(ctx context.Context) error {
 	}
 	err := e.m.Unlock(ctx)
 	if core.InDoubt(err) {
-		// The leadership may still be held, and may be lost meanwhile,
-		// which the retry, not the watchdog, tells: the leader's work
-		// stops now.
-		l.resign(core.NotHeld(e.b.Cfg.Name))
+		if !core.Refused(err) {
+			// The leadership may be gone, or lost meanwhile, which the
+			// retry, not the watchdog, tells: the leader's work stops
+			// now. (A refused Resign left it leading.)
+			l.resign(core.NotHeld(e.b.Cfg.Name))
+		}
 		l.resigned.Store(false) // a retry settles it
 		return err
 	}

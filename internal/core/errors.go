@@ -110,3 +110,7 @@ func ClientClosed(err error) bool {
 func InDoubt(err error) bool {
 	return err != nil && !errors.Is(err, lockkit.ErrNotHeld) && !errors.Is(err, lockkit.ErrLost)
 }
+
+// Refused reports whether err is an error reply of the server (TRYAGAIN
+// while a slot moves, OOM, …): the request did not take effect.
+func Refused(err error) bool { return isServerError(err) }
