@@ -54,7 +54,8 @@
 // each waiter waits for; the processes registered
 // as waiting for a reentrant lock or an election, the next to be woken
 // first; how many connections are subscribed to each of its wake-up
-// channels (PUBSUB NUMSUB, added up over the nodes of a Cluster; lockkit
+// channels (PUBSUB NUMSUB, added up over the nodes of a Cluster, so that
+// show fails, within --timeout, while any node does not answer; lockkit
 // subscribes one connection per Client, so this is the number of
 // processes with local waiters there): a latch's waiters, an election's
 // candidates and its observers (PREFIX:{NAME}:observe); and the
