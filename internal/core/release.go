@@ -61,12 +61,9 @@ func (r *Holder) Release(ctx context.Context, op string) error {
 		}
 		return outcome
 	}
-	r.Slot.mu.Lock()
-	last := h.Count == 1
-	r.Slot.mu.Unlock()
 	outcome, err := r.releaseCurrent(ctx, h)
 	if err != nil {
-		if last {
+		if h.unlocking.Load() { // the last acquire's release, in doubt
 			r.settleLater(h)
 		}
 		return Op(op, r.cfg.Name, err)
