@@ -50,7 +50,7 @@ local function wants(m)
   return tonumber(n), w
 end
 
--- free_hold drops hold h and gives its permits back.
+-- free_hold drops hold h and gives its permits back; it returns them.
 local function free_hold(h)
   local n = tonumber(redis.call('hget', hash, ':n:' .. h) or '0')
   hold_drop(hash, h)
@@ -59,6 +59,7 @@ local function free_hold(h)
   if n > 0 then
     redis.call('hincrby', hash, ':used', -n)
   end
+  return n
 end
 
 -- settle_all makes the hash and the leases expire with the latest lease,

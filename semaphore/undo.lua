@@ -25,10 +25,10 @@ if bad then
 end
 local done = hold_undo(hash, h, ARGV[2], tonumber(ARGV[3]), released, ARGV[4])
 if done == 'drop' then
-  local v = redis.call('hmget', hash, ':n:' .. h, ':q:' .. h)
-  free_hold(h)
-  if v[1] and v[2] then
-    put_back(waiters, timeouts, v[1] .. ':' .. h, tonumber(v[2]), now)
+  local place = redis.call('hget', hash, ':q:' .. h)
+  local n = free_hold(h)
+  if place and n > 0 then
+    put_back(waiters, timeouts, n .. ':' .. h, tonumber(place), now)
   end
   wake_served(def, prefix, before)
 end
